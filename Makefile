@@ -1,0 +1,53 @@
+# promptdeck developer tasks.  `make test` on a fresh clone installs everything and runs everything.
+
+VENV       := .venv
+PEERS      := tests/peers
+VENV_STAMP := $(VENV)/.installed
+NODE_STAMP := $(PEERS)/node_modules/.installed
+LINT_PATHS := $(wildcard src tests benchmarks)
+
+# Run a command, then print how long it took; keeps the command's exit status.
+TIMED = @sh -c 'echo "+ $$*"; s=$$(date +%s%N); "$$@"; rc=$$?; ms=$$(( ($$(date +%s%N) - s) / 1000000 )); \
+	echo "== $$1: $$((ms / 1000)).$$((ms % 1000 / 100))s, exit $$rc"; exit $$rc' timed
+
+.PHONY: node serve test lint typecheck pytest bench clean-node
+
+# The Python virtualenv, rebuilt whenever pyproject.toml changes.
+$(VENV): $(VENV_STAMP)
+
+$(VENV_STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e '.[dev]'
+	touch $@
+
+# Node peers (MCP Inspector, conformance suite, reference server, Node 22), pinned by package-lock.json.
+node: $(NODE_STAMP)
+
+$(NODE_STAMP): $(PEERS)/package-lock.json $(PEERS)/package.json
+	npm ci --prefix $(PEERS) --no-audit --no-fund
+	touch $@
+
+serve: $(VENV)
+	$(VENV)/bin/promptdeck serve examples/prompts
+
+test: $(VENV) node
+	$(TIMED) $(VENV)/bin/ruff check $(LINT_PATHS)
+	$(TIMED) $(VENV)/bin/mypy
+	$(TIMED) $(VENV)/bin/pytest
+
+# The same steps one at a time.
+lint: $(VENV)
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+
+typecheck: $(VENV)
+	$(VENV)/bin/mypy
+
+pytest: $(VENV) node
+	$(VENV)/bin/pytest
+
+bench: $(VENV)
+	$(VENV)/bin/python benchmarks/bench_stdio.py
+
+clean-node:
+	rm -rf $(PEERS)/node_modules

@@ -1,0 +1,169 @@
+"""The official MCP Python SDK serving the same prompt library as promptdeck, for the benchmarks.
+
+    python benchmarks/sdk_server.py DIR
+
+reads every ``*.md`` file below DIR the way promptdeck does (front matter in YAML between two ``---``
+lines, names from the path below DIR without ``.md`` and with ``.`` between folders, files and folders
+starting with ``.`` or ``_`` skipped) and registers one SDK prompt per file with the same name,
+description and arguments. Rendering is deliberately simple: ``{{ name }}`` placeholders in the body
+are replaced with the argument values (defaults filled in, enum values checked) and the result is sent
+as one user message. That is the server a developer would write with the SDK to serve such a folder;
+it is not a general promptdeck replacement (no roles, embeds or Jinja).
+
+Each prompt goes through ``Prompt.from_function`` -- the same path as ``@server.prompt()`` -- with a
+keyword-only async function whose signature lists the prompt's arguments (async, so the SDK does not
+hop to a worker thread per render; the cheaper of its two paths).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import sys
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+RenderFn = Callable[..., Coroutine[Any, Any, str]]
+
+
+class LibraryError(Exception):
+    pass
+
+
+def iter_prompt_files(root: Path) -> Iterator[tuple[str, Path]]:
+    """Yield (relative posix path, absolute path) of every prompt file, sorted, skipping ``.``/``_``."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
+        base = Path(dirpath)
+        rel_dir = base.relative_to(root).as_posix()
+        for fname in sorted(filenames):
+            if fname.startswith((".", "_")) or not fname.endswith(".md"):
+                continue
+            rel = fname if rel_dir == "." else f"{rel_dir}/{fname}"
+            yield rel, base / fname
+
+
+def split_front_matter(text: str, where: str) -> tuple[dict[str, Any], str]:
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        if text.endswith("\n---"):
+            end = len(text) - 4
+        else:
+            raise LibraryError(f"{where}: front matter is not closed")
+    meta = yaml.load(text[4 : end + 1], Loader=_Loader) or {}
+    if not isinstance(meta, dict):
+        raise LibraryError(f"{where}: front matter is not a mapping")
+    return meta, text[end + 5 :]
+
+
+def describe(arg: dict[str, Any]) -> str | None:
+    """The argument description, with choices and default added as promptdeck does for clients."""
+    parts: list[str] = []
+    if arg.get("description"):
+        parts.append(str(arg["description"]))
+    extra: list[str] = []
+    if arg.get("enum"):
+        extra.append("one of: " + ", ".join(str(v) for v in arg["enum"]))
+    if "default" in arg:
+        extra.append(f"default: {arg['default']}")
+    if extra:
+        parts.append(f"({'; '.join(extra)})")
+    return " ".join(parts) or None
+
+
+def make_render(name: str, body: str, args: list[dict[str, Any]]) -> RenderFn:
+    enums = {str(a["name"]): [str(v) for v in a["enum"]] for a in args if a.get("enum")}
+
+    def substitute(values: dict[str, str | None]) -> str:
+        return _PLACEHOLDER.sub(lambda m: values.get(m.group(1)) or "", body)
+
+    async def render(**values: str | None) -> str:
+        for key, allowed in enums.items():
+            if values.get(key) is not None and values[key] not in allowed:
+                raise ValueError(f"argument {key!r} must be one of {allowed}")
+        return substitute(values)
+
+    params: list[inspect.Parameter] = []
+    for a in args:
+        arg_name = str(a["name"])
+        if not arg_name.isidentifier() or arg_name.startswith("_"):
+            raise LibraryError(f"{name}: argument name {arg_name!r} cannot be a Python parameter")
+        required = bool(a.get("required", False)) and "default" not in a
+        default: Any = inspect.Parameter.empty if required else (str(a["default"]) if "default" in a else None)
+        annotation: Any = str if required or default is not None else str | None
+        params.append(inspect.Parameter(arg_name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=annotation))
+    # The SDK reads the signature (and pydantic the annotations) to build its argument model.
+    render.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
+    render.__annotations__ = {p.name: p.annotation for p in params} | {"return": str}
+    render.__name__ = render.__qualname__ = re.sub(r"\W", "_", name)
+    return render
+
+
+def load_prompt(rel: str, path: Path) -> Prompt:
+    meta, body = split_front_matter(path.read_text(encoding="utf-8"), rel)
+    name = str(meta.get("name") or rel.removesuffix(".md").replace("/", "."))
+    args = meta.get("arguments") or []
+    if not isinstance(args, list) or not all(isinstance(a, dict) and "name" in a for a in args):
+        raise LibraryError(f"{rel}: arguments must be a list of mappings with a name")
+    prompt = Prompt.from_function(
+        make_render(name, body, args),
+        name=name,
+        title=meta.get("title"),
+        description=str(meta.get("description") or ""),
+    )
+    # from_function knows only names and requiredness; give clients the same descriptions promptdeck does.
+    prompt.arguments = [
+        PromptArgument(
+            name=str(a["name"]),
+            description=describe(a),
+            required=bool(a.get("required", False)) and "default" not in a,
+        )
+        for a in args
+    ]
+    return prompt
+
+
+def build_server(root: Path) -> MCPServer:
+    server = MCPServer(name="sdk-prompts-bench", warn_on_duplicate_prompts=False)
+    seen: set[str] = set()
+    for rel, path in iter_prompt_files(root):
+        prompt = load_prompt(rel, path)
+        if prompt.name in seen:
+            raise LibraryError(f"{rel}: a second prompt is named {prompt.name!r}")
+        seen.add(prompt.name)
+        server.add_prompt(prompt)
+    return server
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python benchmarks/sdk_server.py DIR", file=sys.stderr)
+        return 2
+    root = Path(argv[0]).resolve()
+    if not root.is_dir():
+        print(f"not a folder: {root}", file=sys.stderr)
+        return 2
+    try:
+        server = build_server(root)
+    except (LibraryError, OSError, yaml.YAMLError) as exc:
+        print(f"sdk_server: {exc}", file=sys.stderr)
+        return 1
+    server.run(transport="stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

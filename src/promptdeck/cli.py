@@ -1,0 +1,153 @@
+"""The ``promptdeck`` command. The only module that prints to a terminal or exits."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import sys
+from typing import Any, NoReturn
+
+import click
+
+from .protocol.errors import PromptdeckError
+from .protocol.revisions import LATEST, REVISIONS
+
+
+def _fail(message: str, code: int = 1) -> NoReturn:
+    click.echo(f"promptdeck: {message}", err=True)
+    sys.exit(code)
+
+
+def _setup_logging(verbose: int) -> None:
+    level = logging.WARNING - 10 * verbose
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("promptdeck %(levelname)s %(message)s"))
+    root = logging.getLogger("promptdeck")
+    root.addHandler(handler)
+    root.setLevel(max(level, logging.DEBUG))
+
+
+def _parse_args(pairs: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            _fail(f"-a takes name=value, got {pair!r}", 2)
+        out[key] = value
+    return out
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="promptdeck")
+def main() -> None:
+    """Serve a prompt library to MCP clients, and check or preview its prompts."""
+
+
+@main.command()
+@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--name", default="promptdeck", show_default=True, help="Server name clients see.")
+@click.option("--page-size", default=100, show_default=True, type=click.IntRange(1, 10_000),
+              help="Prompts per prompts/list page.")
+@click.option("--no-watch", is_flag=True, help="Do not reload prompt files when they change.")
+@click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
+def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, verbose: int) -> None:
+    """Serve the prompt library in FOLDERS over stdio (what MCP clients launch)."""
+    _setup_logging(verbose)
+    from .server.app import PromptServer
+
+    server = PromptServer(name, page_size=page_size)
+    try:
+        for folder in folders:
+            server.add_folder(folder)
+    except PromptdeckError as exc:
+        _fail(str(exc))
+    logging.getLogger("promptdeck").info("serving %d prompts over stdio", len(server.catalog))
+    try:
+        server.serve(watch=not no_watch)
+    except KeyboardInterrupt:
+        pass
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False))
+def check(folder: str) -> None:
+    """Validate every prompt file in FOLDER; exit 1 if any has a problem."""
+    from .sources.files import FileSource
+
+    try:
+        source = FileSource(folder)
+        source.load(compile_all=True)
+        prompts = source.prompts()
+    except PromptdeckError as exc:
+        _fail(str(exc))
+    problems = [e for rel in sorted(source.errors) for e in source.errors[rel]]
+    for problem in problems:
+        click.echo(str(problem))
+    files = len(source.errors)
+    summary = f"{len(prompts)} prompts ok"
+    if problems:
+        summary += f"; {len(problems)} problem{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}"
+    click.echo(summary, err=bool(problems))
+    sys.exit(1 if problems else 0)
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("prompt")
+@click.option("-a", "--arg", "pairs", multiple=True, metavar="NAME=VALUE", help="An argument (repeatable).")
+@click.option("--revision", type=click.Choice(sorted(REVISIONS)), default=LATEST.version, show_default=True,
+              help="Protocol revision to shape the output for.")
+@click.option("--json", "as_json", is_flag=True, help="Print the raw prompts/get result.")
+def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_json: bool) -> None:
+    """Show the messages a client gets for PROMPT, with the errors a client would get."""
+    _setup_logging(0)
+    from .server.app import PromptServer
+    from .server.local import LocalClient
+
+    server = PromptServer()
+    try:
+        server.add_folder(folder, compile_all=True)
+    except PromptdeckError as exc:
+        _fail(str(exc))
+    client = LocalClient(server, revision)
+    response = client.request("prompts/get", {"name": prompt, "arguments": _parse_args(pairs)})
+    if "error" in response:
+        error = response["error"]
+        _fail(f"error {error['code']}: {error['message']}")
+    result = response["result"]
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    _print_messages(result)
+
+
+def _print_messages(result: dict[str, Any]) -> None:
+    width = 72
+    for message in result["messages"]:
+        click.secho(f"── {message['role']} ".ljust(width, "─"), bold=True)
+        click.echo(_describe_content(message["content"]))
+    if result.get("description"):
+        click.secho(f"({result['description']})", dim=True)
+
+
+def _describe_content(content: dict[str, Any]) -> str:
+    kind = content["type"]
+    if kind == "text":
+        return str(content["text"])
+    if kind in ("image", "audio"):
+        size = len(base64.b64decode(content["data"]))
+        return f"[{kind} {content['mimeType']}, {size:,} bytes]"
+    if kind == "resource":
+        res = content["resource"]
+        head = f"[resource {res['uri']} ({res.get('mimeType', '?')})]"
+        if "text" in res:
+            return f"{head}\n{res['text']}"
+        return f"{head} {len(base64.b64decode(res['blob'])):,} bytes"
+    if kind == "resource_link":
+        return f"[link {content.get('title') or content['name']}: {content['uri']}]"
+    return json.dumps(content)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,118 @@
+"""The catalog: an immutable, sorted snapshot of every prompt a server offers.
+
+Sources build a new ``Catalog`` and the server swaps it in one assignment, so
+readers never lock. List pages are encoded once per revision and position and
+kept as bytes: answering ``prompts/list`` is a lookup and a write.
+
+Cursors name the last prompt of the previous page (base64url of its name), not
+an offset, so a prompt added or removed between two pages neither repeats nor
+skips any other.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..protocol.errors import InvalidParams
+from ..protocol.jsonrpc import encode_json
+from ..protocol.revisions import LATEST, Revision
+from .spec import Prompt
+
+DEFAULT_PAGE_SIZE = 100
+_CURSOR_PREFIX = "n:"
+
+
+def encode_cursor(after: str) -> str:
+    return base64.urlsafe_b64encode((_CURSOR_PREFIX + after).encode()).decode("ascii").rstrip("=")
+
+
+def decode_cursor(cursor: object) -> str:
+    """The name a cursor points after; ``InvalidParams`` for anything we did not issue."""
+    if not isinstance(cursor, str) or not cursor or len(cursor) > 1024:
+        raise InvalidParams(f"invalid cursor {_show(cursor)}")
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise InvalidParams(f"invalid cursor {_show(cursor)}") from None
+    if not raw.startswith(_CURSOR_PREFIX):
+        raise InvalidParams(f"invalid cursor {_show(cursor)}")
+    return raw[len(_CURSOR_PREFIX):]
+
+
+def _show(cursor: object) -> str:
+    text = repr(cursor)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Catalog:
+    __slots__ = ("_names", "_prompts", "page_size", "_pages", "_signature")
+
+    def __init__(self, prompts: Iterable[Prompt] = (), page_size: int = DEFAULT_PAGE_SIZE) -> None:
+        if page_size < 1:
+            raise ValueError("page_size must be at least 1")
+        by_name: dict[str, Prompt] = {}
+        for p in prompts:
+            if p.name in by_name:
+                raise ValueError(f"two prompts are named {p.name!r}: {by_name[p.name].source} and {p.source}")
+            by_name[p.name] = p
+        self._names = sorted(by_name)
+        self._prompts = by_name
+        self.page_size = page_size
+        self._pages: dict[tuple[str, int], bytes] = {}
+        self._signature: bytes | None = None
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __iter__(self) -> Iterator[Prompt]:
+        return (self._prompts[n] for n in self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._prompts
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._names)
+
+    def get(self, name: str) -> Prompt | None:
+        return self._prompts.get(name)
+
+    def require(self, name: object) -> Prompt:
+        """The prompt called ``name``, or ``InvalidParams`` naming it."""
+        if not isinstance(name, str):
+            raise InvalidParams('"name" must be a string naming a prompt')
+        prompt = self._prompts.get(name)
+        if prompt is None:
+            raise InvalidParams(f"unknown prompt {name!r}", {"prompt": name})
+        return prompt
+
+    def start_of(self, cursor: object) -> int:
+        if cursor is None:
+            return 0
+        return bisect_right(self._names, decode_cursor(cursor))
+
+    def page(self, rev: Revision, cursor: object = None) -> bytes:
+        """The encoded ``ListPromptsResult`` for the page after ``cursor``."""
+        start = self.start_of(cursor)
+        key = (rev.version, start)
+        cached = self._pages.get(key)
+        if cached is None:
+            cached = self._pages[key] = encode_json(self.page_result(rev, start))
+        return cached
+
+    def page_result(self, rev: Revision, start: int) -> dict[str, Any]:
+        names = self._names[start:start + self.page_size]
+        result: dict[str, Any] = {"prompts": [self._prompts[n].descriptor(rev) for n in names]}
+        if start + self.page_size < len(self._names):
+            result["nextCursor"] = encode_cursor(names[-1])
+        return result
+
+    def signature(self) -> bytes:
+        """What ``prompts/list`` shows, as bytes: two catalogs list the same iff these are equal."""
+        if self._signature is None:
+            self._signature = encode_json([self._prompts[n].descriptor(LATEST) for n in self._names])
+        return self._signature

@@ -1,0 +1,115 @@
+"""A prompt as the server knows it: what clients see in a listing, and how to render it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
+
+from ..protocol.revisions import Revision
+from .arguments import Argument
+from .content import Message
+
+#: Where the full argument schema goes in a prompt's ``_meta`` (2025-06-18 and later).
+META_ARGUMENTS = "promptdeck.dev/arguments"
+META_TAGS = "promptdeck.dev/tags"
+NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
+
+
+class RenderContext:
+    """Handed to a render: who asked and a way to report progress on slow work."""
+
+    __slots__ = ("prompt", "_progress")
+
+    def __init__(self, prompt: str, progress: Callable[[float, float | None, str | None], None] | None = None):
+        self.prompt = prompt
+        self._progress = progress
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Report progress; a no-op unless the client asked for it with a progress token."""
+        if self._progress is not None:
+            self._progress(done, total, message)
+
+
+RenderFn = Callable[[dict[str, Any], RenderContext], "list[Message] | Awaitable[list[Message]]"]
+#: ``(value typed so far, other arguments already filled) -> suggestions``
+Completer = Callable[[str, Mapping[str, str]], Iterable[str]]
+
+
+class Prompt:
+    """An immutable prompt. ``descriptor(rev)`` is its ``prompts/list`` entry for a revision."""
+
+    __slots__ = ("name", "title", "description", "arguments", "icons", "tags", "source", "render",
+                 "completers", "_wire", "_by_name")
+
+    def __init__(
+        self,
+        name: str,
+        render: RenderFn,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        arguments: tuple[Argument, ...] = (),
+        icons: tuple[dict[str, Any], ...] = (),
+        tags: frozenset[str] = frozenset(),
+        source: str = "",
+        completers: Mapping[str, Completer] | None = None,
+    ) -> None:
+        if not NAME_RE.match(name):
+            raise ValueError(f"prompt name {name!r} must be 1-128 letters, digits, '_', '-' or '.'")
+        self.name = name
+        self.title = title
+        self.description = description
+        self.arguments = arguments
+        self.icons = icons
+        self.tags = tags
+        self.source = source
+        self.render = render
+        self.completers: Mapping[str, Completer] = dict(completers or {})
+        self._wire: dict[str, dict[str, Any]] = {}
+        self._by_name = {a.name: a for a in arguments}
+
+    def argument(self, name: str) -> Argument | None:
+        return self._by_name.get(name)
+
+    def descriptor(self, rev: Revision) -> dict[str, Any]:
+        cached = self._wire.get(rev.version)
+        if cached is None:
+            cached = self._wire[rev.version] = self._make_descriptor(rev)
+        return cached
+
+    def _make_descriptor(self, rev: Revision) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        if rev.titles and self.title is not None:
+            out["title"] = self.title
+        if self.description is not None:
+            out["description"] = self.description
+        if self.arguments:
+            args = []
+            for a in self.arguments:
+                entry: dict[str, Any] = {"name": a.name}
+                if rev.titles and a.title is not None:
+                    entry["title"] = a.title
+                if a.wire_description is not None:
+                    entry["description"] = a.wire_description
+                entry["required"] = a.required
+                args.append(entry)
+            out["arguments"] = args
+        if rev.icons and self.icons:
+            out["icons"] = list(self.icons)
+        if rev.meta:
+            meta: dict[str, Any] = {}
+            if self.arguments:
+                meta[META_ARGUMENTS] = {
+                    "type": "object",
+                    "properties": {a.name: a.json_schema() for a in self.arguments},
+                    "required": [a.name for a in self.arguments if a.required],
+                }
+            if self.tags:
+                meta[META_TAGS] = sorted(self.tags)
+            if meta:
+                out["_meta"] = meta
+        return out
+
+    def __repr__(self) -> str:
+        return f"Prompt({self.name!r}, source={self.source!r})"

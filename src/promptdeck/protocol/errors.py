@@ -1,0 +1,93 @@
+"""The one exception tree of promptdeck.
+
+::
+
+    PromptdeckError                 anything promptdeck raises on purpose
+    ├── McpError(code, message, data)   crosses the wire as a JSON-RPC error
+    │   ├── ParseError              -32700  bytes that are not JSON
+    │   ├── InvalidRequest          -32600  JSON that is not a valid request
+    │   ├── MethodNotFound          -32601  unknown method / capability not offered
+    │   ├── InvalidParams           -32602  unknown prompt, bad argument, bad cursor
+    │   └── InternalError           -32603  a render failed; details stay in the log
+    └── LibraryError                a prompt source could not be loaded
+        └── PromptFileError         one file at fault, with its path and line
+
+Library code raises these; the server turns ``McpError`` into a JSON-RPC error
+and anything else into a generic ``InternalError`` (the details go to stderr).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+
+class PromptdeckError(Exception):
+    """Root of every exception promptdeck raises on purpose."""
+
+
+class McpError(PromptdeckError):
+    """An error that is sent to the peer as a JSON-RPC error object."""
+
+    code: int = INTERNAL_ERROR
+
+    def __init__(self, message: str, data: Any = None, *, code: int | None = None,
+                 detail: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+        #: for the server log only, never sent: why an internal error happened
+        self.detail = detail
+        if code is not None:
+            self.code = code
+
+    def to_wire(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class ParseError(McpError):
+    code = PARSE_ERROR
+
+
+class InvalidRequest(McpError):
+    code = INVALID_REQUEST
+
+
+class MethodNotFound(McpError):
+    code = METHOD_NOT_FOUND
+
+
+class InvalidParams(McpError):
+    code = INVALID_PARAMS
+
+
+class InternalError(McpError):
+    """Sent as a generic message; ``detail`` says what went wrong, in the log only."""
+
+    code = INTERNAL_ERROR
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("Internal error", detail=detail)
+
+
+class LibraryError(PromptdeckError):
+    """A prompt source could not be loaded as a whole (missing folder, duplicate names, …)."""
+
+
+class PromptFileError(LibraryError):
+    """One prompt file is at fault; ``line`` is 1-based, or None when it is the whole file."""
+
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.reason = message
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {message}")

@@ -1,0 +1,63 @@
+"""Which protocol revision has which field, content type and behaviour.
+
+Encoding for a session reads this table instead of comparing version strings
+all over the code: ``REVISIONS["2024-11-05"].resource_link`` says whether a
+``resource_link`` block may be sent to such a peer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    version: str
+    #: Prompt.title, PromptArgument.title, Implementation.title
+    titles: bool
+    #: _meta on Prompt, content blocks and resource contents
+    meta: bool
+    #: Prompt.icons and Implementation.icons/description/websiteUrl
+    icons: bool
+    #: the audio content block
+    audio: bool
+    #: the resource_link content block
+    resource_link: bool
+    #: Annotations.lastModified
+    last_modified: bool
+    #: the ``completions`` server capability flag
+    completions_capability: bool
+    #: notifications/progress ``message``
+    progress_message: bool
+    #: JSON-RPC batches (arrays) are accepted
+    batches: bool
+    #: completion/complete ``context.arguments``
+    completion_context: bool
+
+
+R2024_11_05 = Revision("2024-11-05", titles=False, meta=False, icons=False, audio=False,
+                       resource_link=False, last_modified=False, completions_capability=False,
+                       progress_message=False, batches=False, completion_context=False)
+R2025_03_26 = Revision("2025-03-26", titles=False, meta=False, icons=False, audio=True,
+                       resource_link=False, last_modified=False, completions_capability=True,
+                       progress_message=True, batches=True, completion_context=False)
+R2025_06_18 = Revision("2025-06-18", titles=True, meta=True, icons=False, audio=True,
+                       resource_link=True, last_modified=True, completions_capability=True,
+                       progress_message=True, batches=False, completion_context=True)
+R2025_11_25 = Revision("2025-11-25", titles=True, meta=True, icons=True, audio=True,
+                       resource_link=True, last_modified=True, completions_capability=True,
+                       progress_message=True, batches=False, completion_context=True)
+
+#: Revisions negotiated with ``initialize``, oldest first.
+LEGACY: tuple[Revision, ...] = (R2024_11_05, R2025_03_26, R2025_06_18, R2025_11_25)
+REVISIONS: dict[str, Revision] = {r.version: r for r in LEGACY}
+LATEST = R2025_11_25
+
+
+def negotiate(requested: object) -> Revision:
+    """The revision to answer an ``initialize`` with: the client's if we have it, else our newest."""
+    if isinstance(requested, str):
+        revision = REVISIONS.get(requested)
+        if revision is not None:
+            return revision
+    return LATEST

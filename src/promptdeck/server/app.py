@@ -1,0 +1,153 @@
+"""``PromptServer``: the prompts a server offers, from folders and Python, and the sessions it serves.
+
+The server holds one immutable ``Catalog`` and replaces it whole when a source
+changes; sessions read ``server.catalog`` on every request and never lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..prompts.catalog import DEFAULT_PAGE_SIZE, Catalog
+from ..prompts.spec import Completer, Prompt
+from ..protocol import jsonrpc
+from ..protocol.revisions import Revision
+from ..sources.python import PythonSource
+
+if TYPE_CHECKING:
+    from ..sources.files import FileSource
+    from .session import LegacySession
+
+log = logging.getLogger("promptdeck.server")
+F = TypeVar("F", bound=Callable[..., Any])
+
+LIST_CHANGED = jsonrpc.encode_notification("notifications/prompts/list_changed")
+
+
+def _package_version() -> str:
+    try:
+        return version("promptdeck")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0.0.0"
+
+
+class PromptServer:
+    """A prompt library served over MCP.
+
+    >>> server = PromptServer("team-prompts")
+    >>> server.add_folder("prompts")            # doctest: +SKIP
+    >>> @server.prompt()
+    ... def hello(name: str) -> str:
+    ...     return f"Say hello to {name}."
+    >>> server.serve()                          # doctest: +SKIP
+    """
+
+    def __init__(self, name: str = "promptdeck", *, version: str | None = None,
+                 instructions: str | None = None, page_size: int = DEFAULT_PAGE_SIZE) -> None:
+        self.name = name
+        self.version = version or _package_version()
+        self.instructions = instructions
+        self.page_size = page_size
+        self.folders: list[FileSource] = []
+        self.python = PythonSource()
+        self.sessions: set[LegacySession] = set()
+        self.catalog = Catalog(page_size=page_size)
+        self._dirty = True
+
+    # -- building the library ------------------------------------------------------------------
+
+    def add_folder(self, path: str | os.PathLike[str], *, compile_all: bool | None = None) -> FileSource:
+        """Serve every prompt file below ``path``; files that fail to load are logged and skipped."""
+        from ..sources.files import FileSource
+
+        source = FileSource(path)
+        source.load(compile_all=compile_all)
+        for errors in source.errors.values():
+            for error in errors:
+                log.error("%s", error)
+        self.folders.append(source)
+        self.refresh()
+        return source
+
+    def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
+               tags: Iterable[str] = (), icons: Iterable[dict[str, Any]] = ()) -> Callable[[F], F]:
+        """Decorator: serve a function as a prompt (see ``promptdeck.sources.python``)."""
+        inner = self.python.prompt(name, title=title, description=description, tags=tags, icons=icons)
+
+        def register(fn: F) -> F:
+            inner(fn)
+            self.refresh()
+            return fn
+
+        return register
+
+    def add_prompt(self, prompt: Prompt) -> None:
+        self.python.add(prompt)
+        self.refresh()
+
+    def completer(self, prompt: str, argument: str) -> Callable[[Completer], Completer]:
+        """Decorator: suggest values for ``argument`` of ``prompt`` (any source)."""
+        return self.python.completer(prompt, argument)
+
+    @property
+    def completers(self) -> dict[tuple[str, str], Completer]:
+        return self.python.completers
+
+    def server_info(self, rev: Revision) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version}
+
+    # -- catalog swaps -------------------------------------------------------------------------
+
+    def build_catalog(self) -> Catalog:
+        """A new snapshot of every source; on a name clash the earlier source wins and it is logged."""
+        seen: dict[str, Prompt] = {}
+        sources: list[FileSource | PythonSource] = [*self.folders, self.python]
+        for source in sources:
+            for prompt in source.prompts():
+                first = seen.get(prompt.name)
+                if first is not None:
+                    log.error("prompt %r from %s is hidden by %s", prompt.name, prompt.source, first.source)
+                    continue
+                seen[prompt.name] = prompt
+        return Catalog(seen.values(), page_size=self.page_size)
+
+    def refresh(self) -> bool:
+        """Rebuild the catalog; tell every session if what ``prompts/list`` shows has changed."""
+        new = self.build_catalog()
+        changed = new.signature() != self.catalog.signature()
+        self.catalog = new
+        if changed:
+            for session in list(self.sessions):
+                if session.lifecycle.revision is not None:
+                    session.notify(LIST_CHANGED)
+        return changed
+
+    def reload_paths(self, paths: Iterable[str]) -> bool:
+        """Re-read changed files of every folder (from the watcher) and swap the catalog."""
+        paths = list(paths)
+        for source in self.folders:
+            source.update(p for p in paths if _below(p, str(source.root)))
+            for rel, errors in source.errors.items():
+                if any(os.path.abspath(p) == str(source.root / rel) for p in paths):
+                    for error in errors:
+                        log.error("%s", error)
+        return self.refresh()
+
+    def serve(self, *, watch: bool = True) -> None:
+        """Serve over stdio until the client closes stdin."""
+        import asyncio
+
+        from .stdio import serve_stdio
+
+        asyncio.run(serve_stdio(self, watch=watch))
+
+
+def _below(path: str, root: str) -> bool:
+    absolute = os.path.abspath(path)
+    return absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep)
+
+

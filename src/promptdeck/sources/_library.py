@@ -1,0 +1,30 @@
+"""A library folder as templates see it: confined file access and one sandboxed Jinja environment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ..prompts.arguments import Argument
+from ..prompts.paths import LibraryRoot
+from ..prompts.render import BoundedEnvironment, make_environment
+from ..prompts.spec import Completer
+
+#: A file that ``read()`` may pull into a template.
+MAX_READ_BYTES = 1024 * 1024
+
+
+class Library:
+    def __init__(self, root: Path) -> None:
+        self.root = LibraryRoot(root)
+        self.env: BoundedEnvironment = make_environment({"read": self.read})
+
+    def read(self, path: str) -> str:
+        """``read(path)`` in templates: the text of a library file."""
+        return self.root.read_text(path, MAX_READ_BYTES)
+
+    def complete_path(self, value: str, _context: Mapping[str, str]) -> Iterable[str]:
+        return self.root.files(prefix=value, limit=101)
+
+    def path_completers(self, arguments: tuple[Argument, ...]) -> dict[str, Completer]:
+        return {a.name: self.complete_path for a in arguments if a.type == "path" and not a.enum}

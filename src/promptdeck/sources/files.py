@@ -1,0 +1,267 @@
+"""Prompts from a folder of Markdown files with YAML front matter (format: docs/prompt-files.md).
+
+``FileSource`` keeps the last good version of every file: reloading a file that
+no longer parses records its errors and goes on serving the old prompt.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..prompts.arguments import Argument, SpecError, parse_arguments
+from ..prompts.spec import NAME_RE, Prompt
+from ..protocol.errors import LibraryError, PromptFileError
+from ._blocks import Block, BlockError, build_block, render_blocks, validate_icons
+from ._library import Library
+
+log = logging.getLogger("promptdeck.files")
+
+MAX_PROMPT_FILE_BYTES = 1024 * 1024
+#: Above this many files, templates compile on first use instead of at start-up (``check`` always compiles).
+EAGER_COMPILE_LIMIT = 2000
+_KEYS = ("name", "title", "description", "icons", "tags", "arguments")
+_ROLE_LINE = re.compile(r"^(user|assistant):[ \t]*(\{.*\})?[ \t]*$")
+_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
+
+try:
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+
+@dataclass
+class ParsedFile:
+    prompt: Prompt | None
+    errors: list[PromptFileError] = field(default_factory=list)
+
+
+def prompt_name_for(rel: str) -> str:
+    return rel[:-3].replace("/", ".")
+
+
+def is_prompt_path(rel: str) -> bool:
+    parts = rel.split("/")
+    return rel.endswith(".md") and not any(p.startswith((".", "_")) for p in parts)
+
+
+def _split_front_matter(text: str) -> tuple[str | None, str, int]:
+    """(front matter, body, line number of the body's first line)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return None, text, 1
+    end = re.search(r"^---[ \t]*\r?$", text[4:], re.MULTILINE)
+    if end is None:
+        raise PromptFileError("", "front matter starts with '---' but has no closing '---' line", 1)
+    front = text[4:4 + end.start()]
+    rest = text[4 + end.end():]
+    if rest.startswith("\r\n"):
+        rest = rest[2:]
+    elif rest.startswith("\n"):
+        rest = rest[1:]
+    return front, rest, front.count("\n") + 3
+
+
+def _line_of(front: str, *needles: str) -> int | None:
+    """Line (1-based, in the file) of the first front-matter line containing a needle."""
+    for i, line in enumerate(front.splitlines()):
+        if any(n in line for n in needles):
+            return i + 2
+    return None
+
+
+def _segments(body: str, first_line: int) -> Iterable[tuple[str, str | None, str, int, int]]:
+    """Split a body at role lines outside code fences: (role, spec text, text, role line, text line)."""
+    role, spec, start, spec_line = "user", None, first_line, first_line
+    lines: list[str] = []
+    fence: str | None = None
+    for offset, line in enumerate(body.split("\n")):
+        number = first_line + offset
+        fence_match = _FENCE.match(line)
+        if fence_match:
+            marker = fence_match.group(1)
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+        match = _ROLE_LINE.match(line.rstrip("\r")) if fence is None else None
+        if match:
+            text = "\n".join(lines)
+            if text.strip() or spec is not None or start != first_line:
+                yield role, spec, text, spec_line, start
+            role, spec, spec_line, start, lines = match.group(1), match.group(2), number, number + 1, []
+        else:
+            lines.append(line)
+    text = "\n".join(lines)
+    if text.strip() or spec is not None or start != first_line:
+        yield role, spec, text, spec_line, start
+
+
+def parse_file(library: Library, rel: str, data: bytes, *, compile_now: bool = True) -> ParsedFile:
+    """Parse one prompt file; every problem found is returned with its line."""
+    errors: list[PromptFileError] = []
+
+    def fail(message: str, line: int | None = None) -> ParsedFile:
+        errors.append(PromptFileError(rel, message, line))
+        return ParsedFile(None, errors)
+
+    if len(data) > MAX_PROMPT_FILE_BYTES:
+        return fail(f"file is larger than {MAX_PROMPT_FILE_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return fail(f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+    try:
+        front, body, body_line = _split_front_matter(text)
+    except PromptFileError as exc:
+        return fail(exc.reason, exc.line)
+
+    meta: dict[str, Any] = {}
+    if front is not None and front.strip():
+        try:
+            loaded = yaml.load(front, Loader=_Loader)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            problem = getattr(exc, "problem", None) or str(exc)
+            return fail(f"front matter is not valid YAML: {problem}", mark.line + 2 if mark else 2)
+        if not isinstance(loaded, dict):
+            return fail("front matter must be a mapping of keys (name, title, description, ...)", 2)
+        meta = loaded
+    front = front or ""
+    for key in meta:
+        if key not in _KEYS:
+            return fail(f"unknown front matter key {key!r} (known: {', '.join(_KEYS)})",
+                        _line_of(front, f"{key}:"))
+    name = meta.get("name", prompt_name_for(rel))
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        hint = "" if "name" in meta else "; set a valid `name:` in the front matter"
+        return fail(f"prompt name {name!r} is not valid: use letters, digits, '_', '-' and '.'{hint}",
+                    _line_of(front, "name:"))
+    for key in ("title", "description"):
+        if key in meta and not isinstance(meta[key], str):
+            return fail(f"{key} must be text", _line_of(front, f"{key}:"))
+    tags = meta.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        return fail("tags must be a list of words", _line_of(front, "tags:"))
+    try:
+        icons = validate_icons(meta.get("icons"))
+    except BlockError as exc:
+        return fail(str(exc), _line_of(front, "icons:"))
+    arguments: tuple[Argument, ...]
+    try:
+        arguments = parse_arguments(meta.get("arguments"))
+    except SpecError as exc:
+        found = re.search(r"argument '([^']+)'", str(exc))
+        line = _line_of(front, f"name: {found.group(1)}", f"name: \"{found.group(1)}\"") if found else None
+        return fail(str(exc), line or _line_of(front, "arguments:"))
+
+    blocks: list[Block] = []
+    for role, spec_text, body_text, spec_line, text_line in _segments(body, body_line):
+        try:
+            blocks.append(build_block(library, role, spec_text, body_text, spec_line, text_line,
+                                      arguments, compile_now=compile_now))
+        except BlockError as exc:
+            errors.append(PromptFileError(rel, str(exc), exc.line))
+    if errors:
+        return ParsedFile(None, errors)
+    path_args = tuple(a.name for a in arguments if a.type == "path")
+    prompt = Prompt(
+        name,
+        render_blocks(library, tuple(blocks), path_args),
+        title=meta.get("title"),
+        description=meta.get("description"),
+        arguments=arguments,
+        icons=icons,
+        tags=frozenset(tags),
+        source=rel,
+        completers=library.path_completers(arguments),
+    )
+    return ParsedFile(prompt)
+
+
+class FileSource:
+    """A folder of prompt files, loaded once and then updated file by file."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        path = Path(root)
+        if not path.is_dir():
+            raise LibraryError(f"prompt library {str(root)!r} is not a folder")
+        self.library = Library(path)
+        self.root = self.library.root.root
+        self._prompts: dict[str, Prompt] = {}
+        self.errors: dict[str, list[PromptFileError]] = {}
+
+    def scan(self) -> list[str]:
+        """Relative paths of every prompt file, sorted."""
+        found: list[str] = []
+        root = str(self.root)
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if not d.startswith((".", "_"))]
+            rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
+            prefix = "" if rel_dir == "." else rel_dir + "/"
+            found.extend(prefix + f for f in filenames if f.endswith(".md") and not f.startswith((".", "_")))
+        found.sort()
+        return found
+
+    def load(self, *, compile_all: bool | None = None) -> None:
+        """Read every file. ``compile_all`` defaults to compiling templates now for small libraries."""
+        paths = self.scan()
+        compile_now = len(paths) <= EAGER_COMPILE_LIMIT if compile_all is None else compile_all
+        if not compile_now:
+            log.info("%d prompt files: templates compile on first use (`promptdeck check` compiles all)",
+                     len(paths))
+        self._prompts.clear()
+        self.errors.clear()
+        for rel in paths:
+            self._load_one(rel, compile_now)
+
+    def _load_one(self, rel: str, compile_now: bool) -> None:
+        try:
+            with open(self.root / rel, "rb") as fh:
+                data = fh.read(MAX_PROMPT_FILE_BYTES + 1)
+        except OSError as exc:
+            self.errors[rel] = [PromptFileError(rel, f"cannot read: {exc.strerror}")]
+            return
+        parsed = parse_file(self.library, rel, data, compile_now=compile_now)
+        if parsed.prompt is None:
+            self.errors[rel] = parsed.errors
+            if rel in self._prompts:
+                log.error("%s; still serving its last good version", parsed.errors[0])
+        else:
+            self.errors.pop(rel, None)
+            self._prompts[rel] = parsed.prompt
+
+    def update(self, changed: Iterable[str]) -> None:
+        """Re-read the given files (absolute or relative paths); a deleted file drops its prompt."""
+        for path in changed:
+            rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/") \
+                if os.path.isabs(path) else path
+            if rel.startswith("../") or not is_prompt_path(rel):
+                continue
+            if (self.root / rel).is_file():
+                self._load_one(rel, compile_now=True)
+            else:
+                self._prompts.pop(rel, None)
+                self.errors.pop(rel, None)
+
+    def prompts(self) -> list[Prompt]:
+        """Current prompts; of two files with one name, the first path wins and the other is an error."""
+        out: list[Prompt] = []
+        owner: dict[str, str] = {}
+        for rel in sorted(self._prompts):
+            prompt = self._prompts[rel]
+            first = owner.get(prompt.name)
+            if first is not None:
+                self.errors[rel] = [PromptFileError(rel, f"prompt name {prompt.name!r} is already used by {first}")]
+                continue
+            owner[prompt.name] = rel
+            out.append(prompt)
+        return out

@@ -1,0 +1,1 @@
+"""Helpers shared by promptdeck's tests (not part of the package)."""
