@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 
 import click
 
+from ._version import __version__
 from .protocol.errors import PromptdeckError
 from .protocol.revisions import LATEST, REVISIONS
 
@@ -39,7 +40,7 @@ def _parse_args(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="promptdeck")
+@click.version_option(__version__, prog_name="promptdeck")
 def main() -> None:
     """Serve a prompt library to MCP clients, and check or preview its prompts."""
 
@@ -59,10 +60,9 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, v
     server = PromptServer(name, page_size=page_size)
     try:
         for folder in folders:
-            server.add_folder(folder)
+            server.add_folder(folder, defer=True)
     except PromptdeckError as exc:
         _fail(str(exc))
-    logging.getLogger("promptdeck").info("serving %d prompts over stdio", len(server.catalog))
     try:
         server.serve(watch=not no_watch)
     except KeyboardInterrupt:

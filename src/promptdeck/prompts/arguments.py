@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import msgspec
 
 from ..protocol.errors import InvalidParams
 
@@ -35,8 +36,7 @@ class SpecError(ValueError):
     """An argument declaration is wrong; the loader adds the file and line."""
 
 
-@dataclass(frozen=True, slots=True)
-class Argument:
+class Argument(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     description: str | None = None
     title: str | None = None
@@ -49,7 +49,7 @@ class Argument:
     max: float | None = None
     examples: tuple[str, ...] = ()
     #: the description clients see: the author's text plus type, choices and default
-    wire_description: str | None = field(default=None, compare=False)
+    wire_description: str | None = None
 
     def convert(self, raw: object) -> Any:
         """The typed value for ``raw`` (a string from the wire), or ``InvalidParams`` naming the rule."""
@@ -225,7 +225,7 @@ def make_argument(
         enum=enum_values, default=converted_default, pattern=compiled, min=min, max=max,
         examples=tuple(str(_show(e)) for e in examples),
     )
-    object.__setattr__(arg, "wire_description", _describe(arg))
+    msgspec.structs.force_setattr(arg, "wire_description", _describe(arg))
     return arg
 
 

@@ -8,8 +8,9 @@ revision, leaving out what that revision lacks and down-converting
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 from ..protocol.errors import InternalError
 from ..protocol.revisions import Revision
@@ -18,8 +19,7 @@ Role = Literal["user", "assistant"]
 ROLES: tuple[Role, ...] = ("user", "assistant")
 
 
-@dataclass(frozen=True, slots=True)
-class Annotations:
+class Annotations(msgspec.Struct, frozen=True):
     audience: tuple[Role, ...] | None = None
     priority: float | None = None
     last_modified: str | None = None
@@ -35,28 +35,24 @@ class Annotations:
         return out or None
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
+class Text(msgspec.Struct, frozen=True):
     text: str
     annotations: Annotations | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Image:
+class Image(msgspec.Struct, frozen=True):
     data: bytes
     mime_type: str
     annotations: Annotations | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Audio:
+class Audio(msgspec.Struct, frozen=True):
     data: bytes
     mime_type: str
     annotations: Annotations | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Resource:
+class Resource(msgspec.Struct, frozen=True):
     """An embedded resource: ``text`` or ``blob`` (raw bytes, sent base64)."""
 
     uri: str
@@ -66,8 +62,7 @@ class Resource:
     annotations: Annotations | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ResourceLink:
+class ResourceLink(msgspec.Struct, frozen=True):
     uri: str
     name: str
     title: str | None = None
@@ -80,8 +75,7 @@ class ResourceLink:
 Content = Text | Image | Audio | Resource | ResourceLink
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(msgspec.Struct, frozen=True):
     role: Role
     content: Content
 

@@ -7,11 +7,10 @@ all over the code: ``REVISIONS["2024-11-05"].resource_link`` says whether a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
-@dataclass(frozen=True, slots=True)
-class Revision:
+class Revision(msgspec.Struct, frozen=True, kw_only=True):
     version: str
     #: Prompt.title, PromptArgument.title, Implementation.title
     titles: bool
@@ -35,16 +34,16 @@ class Revision:
     completion_context: bool
 
 
-R2024_11_05 = Revision("2024-11-05", titles=False, meta=False, icons=False, audio=False,
+R2024_11_05 = Revision(version="2024-11-05", titles=False, meta=False, icons=False, audio=False,
                        resource_link=False, last_modified=False, completions_capability=False,
                        progress_message=False, batches=False, completion_context=False)
-R2025_03_26 = Revision("2025-03-26", titles=False, meta=False, icons=False, audio=True,
+R2025_03_26 = Revision(version="2025-03-26", titles=False, meta=False, icons=False, audio=True,
                        resource_link=False, last_modified=False, completions_capability=True,
                        progress_message=True, batches=True, completion_context=False)
-R2025_06_18 = Revision("2025-06-18", titles=True, meta=True, icons=False, audio=True,
+R2025_06_18 = Revision(version="2025-06-18", titles=True, meta=True, icons=False, audio=True,
                        resource_link=True, last_modified=True, completions_capability=True,
                        progress_message=True, batches=False, completion_context=True)
-R2025_11_25 = Revision("2025-11-25", titles=True, meta=True, icons=True, audio=True,
+R2025_11_25 = Revision(version="2025-11-25", titles=True, meta=True, icons=True, audio=True,
                        resource_link=True, last_modified=True, completions_capability=True,
                        progress_message=True, batches=False, completion_context=True)
 

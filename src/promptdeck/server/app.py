@@ -9,12 +9,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterable
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._version import __version__
 from ..prompts.catalog import DEFAULT_PAGE_SIZE, Catalog
 from ..prompts.spec import Completer, Prompt
 from ..protocol import jsonrpc
+from ..protocol.errors import LibraryError
 from ..protocol.revisions import Revision
 from ..sources.python import PythonSource
 
@@ -26,13 +27,6 @@ log = logging.getLogger("promptdeck.server")
 F = TypeVar("F", bound=Callable[..., Any])
 
 LIST_CHANGED = jsonrpc.encode_notification("notifications/prompts/list_changed")
-
-
-def _package_version() -> str:
-    try:
-        return version("promptdeck")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0.0.0"
 
 
 class PromptServer:
@@ -49,29 +43,56 @@ class PromptServer:
     def __init__(self, name: str = "promptdeck", *, version: str | None = None,
                  instructions: str | None = None, page_size: int = DEFAULT_PAGE_SIZE) -> None:
         self.name = name
-        self.version = version or _package_version()
+        self.version = version or __version__
         self.instructions = instructions
         self.page_size = page_size
         self.folders: list[FileSource] = []
         self.python = PythonSource()
         self.sessions: set[LegacySession] = set()
-        self.catalog = Catalog(page_size=page_size)
-        self._dirty = True
+        self._catalog = Catalog(page_size=page_size)
+        self._pending: list[tuple[str | os.PathLike[str], bool | None]] = []
+        #: called once the deferred folders are loaded (the stdio server starts its watcher then)
+        self.on_loaded: list[Callable[[], None]] = []
 
     # -- building the library ------------------------------------------------------------------
 
-    def add_folder(self, path: str | os.PathLike[str], *, compile_all: bool | None = None) -> FileSource:
-        """Serve every prompt file below ``path``; files that fail to load are logged and skipped."""
+    def add_folder(self, path: str | os.PathLike[str], *, compile_all: bool | None = None,
+                   defer: bool = False) -> None:
+        """Serve every prompt file below ``path``; files that fail to load are logged and skipped.
+
+        With ``defer``, only the folder's existence is checked now and its files are read when a
+        request first needs the catalog, so a stdio server answers ``initialize`` before it has
+        parsed a large library.
+        """
+        if not os.path.isdir(path):
+            raise LibraryError(f"prompt library {str(path)!r} is not a folder")
+        self._pending.append((path, compile_all))
+        if not defer:
+            self._load_pending()
+
+    def _load_pending(self) -> None:
         from ..sources.files import FileSource
 
-        source = FileSource(path)
-        source.load(compile_all=compile_all)
-        for errors in source.errors.values():
-            for error in errors:
-                log.error("%s", error)
-        self.folders.append(source)
-        self.refresh()
-        return source
+        pending, self._pending = self._pending, []
+        for path, compile_all in pending:
+            source = FileSource(path)
+            source.load(compile_all=compile_all)
+            for errors in source.errors.values():
+                for error in errors:
+                    log.error("%s", error)
+            self.folders.append(source)
+        # No session has seen a list that lacked these prompts: reading the catalog is what loads them.
+        self.refresh(notify=False)
+        log.info("serving %d prompts", len(self._catalog))
+        for callback in self.on_loaded:
+            callback()
+
+    @property
+    def catalog(self) -> Catalog:
+        """The current snapshot; reading it first loads any deferred folder."""
+        if self._pending:
+            self._load_pending()
+        return self._catalog
 
     def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
                tags: Iterable[str] = (), icons: Iterable[dict[str, Any]] = ()) -> Callable[[F], F]:
@@ -115,12 +136,12 @@ class PromptServer:
                 seen[prompt.name] = prompt
         return Catalog(seen.values(), page_size=self.page_size)
 
-    def refresh(self) -> bool:
+    def refresh(self, *, notify: bool = True) -> bool:
         """Rebuild the catalog; tell every session if what ``prompts/list`` shows has changed."""
         new = self.build_catalog()
-        changed = new.signature() != self.catalog.signature()
-        self.catalog = new
-        if changed:
+        changed = new.signature() != self._catalog.signature()
+        self._catalog = new
+        if changed and notify:
             for session in list(self.sessions):
                 if session.lifecycle.revision is not None:
                     session.notify(LIST_CHANGED)

@@ -43,6 +43,15 @@ class _Writer:
             self.stream.flush()
 
 
+class _WriteEnd(asyncio.Protocol):
+    def __init__(self, closed: asyncio.Future[None]) -> None:
+        self.closed = closed
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
 class StdioConnection(asyncio.Protocol):
     def __init__(self, server: PromptServer, writer: _Writer, done: asyncio.Future[None]) -> None:
         self.writer = writer
@@ -179,22 +188,35 @@ async def serve_stdio(server: PromptServer, *, watch: bool = True,
     saved_stdout = sys.stdout
     sys.stdout = sys.stderr
     transport: asyncio.WriteTransport | None = None
-    try:
-        transport, _ = await loop.connect_write_pipe(asyncio.Protocol, out_stream)
-    except (ValueError, OSError):
-        transport = None  # a regular file: plain blocking writes
+    closed: asyncio.Future[None] = loop.create_future()
+    if _pollable(out_stream):
+        transport, _ = await loop.connect_write_pipe(lambda: _WriteEnd(closed), out_stream)
+    else:
+        transport = None  # a regular file or /dev/null: plain blocking writes
     writer = _Writer(transport, out_stream)
     done: asyncio.Future[None] = loop.create_future()
     connection = StdioConnection(server, writer, done)
     handler = _ClientLogHandler(server)
     logging.getLogger("promptdeck").addHandler(handler)
     stop = asyncio.Event()
-    watcher = asyncio.ensure_future(watch_folders(server, stop)) if watch else None
+    watcher: asyncio.Future[None] | None = None
+
+    def start_watcher() -> None:
+        nonlocal watcher
+        if watch and watcher is None:
+            watcher = asyncio.ensure_future(watch_folders(server, stop))
+
+    # Watching imports watchfiles (and anyio): start it once the library is loaded, not before
+    # the first response.
+    if server.folders and not server._pending:
+        start_watcher()
+    else:
+        server.on_loaded.append(start_watcher)
     read_transport: asyncio.ReadTransport | None = None
     try:
-        try:
+        if _pollable(in_stream):
             read_transport, _ = await loop.connect_read_pipe(lambda: connection, in_stream)
-        except (ValueError, OSError):
+        else:
             _read_in_thread(loop, connection, in_stream)
         await done
         if connection.tasks:
@@ -209,8 +231,27 @@ async def serve_stdio(server: PromptServer, *, watch: bool = True,
         if read_transport is not None:
             read_transport.close()
         if transport is not None:
+            # close() flushes what is still buffered; wait for it, or the last answers are lost.
             transport.close()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(closed), 10)
         sys.stdout = saved_stdout
+
+
+def _pollable(stream: IO[bytes]) -> bool:
+    """Whether epoll can watch this stream (pipes, sockets, ttys: yes; files and /dev/null: no)."""
+    import select
+
+    if not hasattr(select, "epoll"):  # pragma: no cover - not Linux
+        return True
+    poller = select.epoll()
+    try:
+        poller.register(stream.fileno(), select.EPOLLIN)
+        return True
+    except OSError:
+        return False
+    finally:
+        poller.close()
 
 
 def _read_in_thread(loop: asyncio.AbstractEventLoop, connection: StdioConnection, stream: IO[bytes]) -> None:

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin, get_type_hints
+
+import msgspec
 
 from ..prompts.arguments import ARG_TYPES, MISSING, Argument, SpecError, make_argument
 from ..prompts.content import Audio, Image, Message, Resource, ResourceLink, Text
@@ -29,8 +30,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 _TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(msgspec.Struct, frozen=True, kw_only=True):
     """Extra facts about a Python prompt argument, given with ``Annotated[type, Arg(...)]``."""
 
     description: str | None = None
@@ -63,7 +63,7 @@ def _argument(param: inspect.Parameter, hint: Any) -> Argument:
         raise SpecError(f"argument {param.name!r}: type {hint!r} is not one of str, int, float, bool, Literal")
     has_default = param.default is not inspect.Parameter.empty
     return make_argument(
-        param.name, description=extra.description, title=extra.title, type=kind, enum=enum,  # type: ignore[arg-type]
+        param.name, description=extra.description, title=extra.title, type=kind, enum=enum,
         required=not has_default and not optional,
         default=param.default if has_default else MISSING,
         pattern=extra.pattern, min=extra.min, max=extra.max, examples=extra.examples,
