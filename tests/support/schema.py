@@ -140,7 +140,7 @@ def _format_checker() -> Any:
     return checker
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Schema:
     revision: str
     path: Path
@@ -167,15 +167,14 @@ class _Schema:
         return self.root.evolve(schema=schema)
 
     @functools.cached_property
-    def request_methods(self) -> frozenset[str]:
-        return frozenset(self._methods("Request"))
+    def request_methods(self) -> dict[str, str]:
+        """Request method -> the definition of that request."""
+        return {method: name for name, method in self._method_defs() if name.endswith("Request")}
 
     @functools.cached_property
     def notification_methods(self) -> dict[str, str]:
+        """Notification method -> a definition carrying that method constant."""
         return {method: name for name, method in self._method_defs() if name.endswith("Notification")}
-
-    def _methods(self, suffix: str) -> Iterable[str]:
-        return (method for name, method in self._method_defs() if name.endswith(suffix))
 
     def _method_defs(self) -> Iterable[tuple[str, str]]:
         for name, node in self.defs.items():
@@ -184,11 +183,15 @@ class _Schema:
                 yield name, method
 
 
-@functools.cache
 def _load(revision: str) -> _Schema:
     path = schema_dir() / revision / "schema.json"
     if not path.is_file():
         raise AssertionError(schema_missing_reason(revision))
+    return _load_file(path.resolve(), revision)
+
+
+@functools.cache
+def _load_file(path: Path, revision: str) -> _Schema:
     doc = json.loads(path.read_text(encoding="utf-8"))
     defs_key = "$defs" if "$defs" in doc else "definitions"
     # Give the document a base URI so that "#/definitions/..." refs resolve against it from any subschema.
@@ -199,9 +202,12 @@ def _load(revision: str) -> _Schema:
     return _Schema(revision, path, doc, defs_key, root)
 
 
-@functools.cache
 def _def_validator(revision: str, names: tuple[str, ...]) -> Any:
-    schema = _load(revision)
+    return _compiled(_load(revision), names)
+
+
+@functools.cache
+def _compiled(schema: _Schema, names: tuple[str, ...]) -> Any:
     for name in names:
         schema.require(name)
     node = schema.ref(names[0]) if len(names) == 1 else {"anyOf": [schema.ref(n) for n in names]}
@@ -231,11 +237,21 @@ def _describe(error: Any, indent: str = "  ") -> list[str]:
         branches: dict[int, list[Any]] = {}
         for sub in error.context:
             branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        # A tagged union (content blocks): only explain the branches whose "type" tag the value carries.
+        tagged = [i for i in branches if not any(_is_tag_error(e) for e in branches[i])]
+        if tagged and len(tagged) < len(branches):
+            branches = {i: branches[i] for i in tagged}
         for index, subs in sorted(branches.items()):
             best = jsonschema.exceptions.best_match(subs)
             name = _branch_name(error.validator_value[index])
-            lines.append(f"{indent}  - as {name}: at {best.json_path}: {_short(best.message)}")
+            deeper = _describe(best, indent + "    ")
+            lines.append(f"{indent}  - as {name}: {deeper[0].strip()}")
+            lines.extend(deeper[1:])
     return lines
+
+
+def _is_tag_error(error: Any) -> bool:
+    return error.validator == "const" and list(error.relative_path) == ["type"]
 
 
 def _short(message: str, limit: int = 240) -> str:
@@ -349,9 +365,7 @@ class _FieldWalker:
         ]
 
 
-def _unknown_fields(
-    revision: str, names: tuple[str, ...], obj: object, allow: Collection[str] = ()
-) -> list[str]:
+def _unknown_fields(revision: str, names: tuple[str, ...], obj: object, allow: Collection[str] = ()) -> list[str]:
     schema = _load(revision)
     for name in names:
         schema.require(name)
@@ -388,9 +402,8 @@ def _result_defs(revision: str, method: str) -> tuple[str, ...]:
     schema = _load(revision)
     if method not in schema.request_methods:
         raise AssertionError(f"MCP {revision} has no request method {method!r}")
-    candidates = RESULT_DEFS.get(method)
-    if candidates is None:
-        raise AssertionError(f"tests/support/schema.py knows no result definition for {method!r}")
+    # Unlisted methods: FooRequest is answered with FooResult (ListToolsRequest -> ListToolsResult ...).
+    candidates = RESULT_DEFS.get(method) or (schema.request_methods[method].removesuffix("Request") + "Result",)
     names = tuple(name for name in candidates if schema.has(name))
     if not names:
         raise AssertionError(f"MCP {revision} defines none of {', '.join(candidates)} (for {method!r})")
@@ -425,6 +438,10 @@ def validate_result(revision: str, method: str, result: Mapping[str, Any], *, st
         _check_notification(revision, method, message, strict)
         return
     names = _result_defs(revision, method)
+    if "InputRequiredResult" in names:
+        # 2026-07-28: resultType says which one it is (InputRequiredResult alone would accept nearly anything).
+        wanted = result.get("resultType") == "input_required"
+        names = tuple(name for name in names if (name == "InputRequiredResult") == wanted)
     label = f"MCP {revision} {' | '.join(names)} (result of {method})"
     _raise_if_invalid(_def_validator(revision, names), result, label)
     if strict:
@@ -462,7 +479,7 @@ def validate_message(
         if kind == "JSONRPCNotification":
             _check_notification(revision, str(sent), message, strict)
         else:
-            requests = {m: n for n, m in schema._method_defs() if n.endswith("Request")}
+            requests = schema.request_methods
             if sent not in requests:
                 raise AssertionError(f"MCP {revision} has no request method {sent!r}")
             _raise_if_invalid(_def_validator(revision, (requests[sent],)), message, f"MCP {revision} {sent}")
@@ -482,9 +499,7 @@ def validate_message(
         known = set(schema.defs[kind].get("properties", {}))
         extra = sorted(set(message) - known)
         if extra:
-            raise AssertionError(
-                f"{kind} has members MCP {revision} does not define: {extra}: {_repr.repr(message)}"
-            )
+            raise AssertionError(f"{kind} has members MCP {revision} does not define: {extra}: {_repr.repr(message)}")
         if "error" in message:
             problems = _unknown_fields(revision, (kind,), message)
             _raise_unknown(revision, "error response", problems, message)

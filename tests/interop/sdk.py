@@ -1,0 +1,35 @@
+"""Driving ``promptdeck serve`` with the official MCP Python SDK client over real stdio pipes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import mcp.client.session as sdk_session
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+RECORDER = Path(__file__).resolve().parents[1] / "support" / "recorder.py"
+REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+Handler = Callable[[Any], Awaitable[None]]
+
+
+@asynccontextmanager
+async def connect(serve_args: list[str], revision: str, log: Path,
+                  message_handler: Handler | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """An initialized SDK ``ClientSession`` on ``promptdeck serve SERVE_ARGS`` that offers ``revision``."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(RECORDER), str(log), "--", sys.executable, "-m", "promptdeck", "serve", *serve_args],
+    )
+    # The SDK always offers its newest handshake revision; pin the one under test.
+    with mock.patch.object(sdk_session, "LATEST_HANDSHAKE_VERSION", revision):
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, message_handler=message_handler) as session:
+                result = await session.initialize()
+                yield session, result

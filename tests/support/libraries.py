@@ -1,0 +1,47 @@
+"""Prompt libraries made on the fly for tests."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples" / "prompts"
+
+#: Arguments that make every example prompt render (required ones, and paths that exist).
+EXAMPLE_ARGS: dict[str, dict[str, str]] = {
+    "code-review": {"code": "def add(a, b):\n    return a - b"},
+    "explain-code": {"code": "print(sum(range(10)))"},
+    "git.commit": {"diff": "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"},
+    "debug.workflow": {"error": "KeyError: 'user_id'"},
+    "project-analysis": {},
+    "describe-image": {},
+    "standup.transcribe": {},
+    "write-tests": {"source": "_material/service.py"},
+    "docs.release-notes": {"version": "2.4.0"},
+    "summarize": {"text": "promptdeck serves prompt libraries to MCP clients."},
+}
+
+
+def write_prompts(root: Path, count: int, *, per_folder: int = 500) -> list[str]:
+    """``count`` small prompts with two arguments, in folders of ``per_folder``; returns their names."""
+    names: list[str] = []
+    for i in range(count):
+        folder = root / f"set{i // per_folder:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"p{i:05d}.md").write_text(
+            "---\n"
+            f"description: Generated prompt number {i}\n"
+            "arguments:\n"
+            "  - {name: topic, required: true, description: What to write about}\n"
+            "  - {name: tone, enum: [plain, formal], default: plain}\n"
+            "---\n"
+            f"Write a {{{{ tone }}}} note about {{{{ topic }}}} (prompt {i}).\n"
+        )
+        names.append(f"set{i // per_folder:03d}.p{i:05d}")
+    return sorted(names)
+
+
+def copy_examples(dest: Path) -> Path:
+    shutil.copytree(EXAMPLES, dest)
+    return dest
