@@ -109,7 +109,8 @@ class Argument(msgspec.Struct, frozen=True, kw_only=True):
         if self.default is not MISSING:
             schema["default"] = self.default
         if self.pattern is not None:
-            schema["pattern"] = self.pattern.pattern
+            # JSON Schema patterns search; ours must match the whole value: anchor it for clients.
+            schema["pattern"] = f"^(?:{self.pattern.pattern})$"
         bounds = ("minLength", "maxLength") if self.type in ("string", "path") else ("minimum", "maximum")
         if self.min is not None:
             schema[bounds[0]] = _int_if_whole(self.min)
@@ -152,7 +153,8 @@ def _describe(arg: Argument) -> str | None:
                 kind += f" {lo}..{hi}"
         hints.append(kind)
     if arg.default is not MISSING:
-        hints.append(f"default: {_show(arg.default)}")
+        shown = " ".join(_show(arg.default).split())
+        hints.append(f"default: {shown if len(shown) <= 40 else shown[:37] + '...'}")
     if not hints:
         return arg.description
     suffix = "(" + "; ".join(hints) + ")"

@@ -74,10 +74,19 @@ class TemplateText:
     def names(self) -> tuple[str, ...]:
         return tuple(self._plan[1::2]) if self._plan is not None else ()
 
-    def compile(self) -> None:
-        """Compile now; raises ``TemplateSyntaxError`` with a line relative to this template."""
-        if self._plan is None and self._compiled is None:
-            self._compiled = self._env.from_string(self.source)
+    def compile(self) -> frozenset[str]:
+        """Compile now and return the names the template reads from outside.
+
+        Raises ``TemplateSyntaxError`` with a line relative to this template.
+        """
+        if self._plan is not None:
+            return frozenset(self.names)
+        from jinja2 import meta
+
+        tree = self._env.parse(self.source)
+        if self._compiled is None:
+            self._compiled = self._env.from_string(tree)
+        return frozenset(meta.find_undeclared_variables(tree)) - set(self._env.globals)
 
     def render(self, values: Mapping[str, Any]) -> str:
         plan = self._plan

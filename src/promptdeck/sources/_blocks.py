@@ -98,25 +98,30 @@ def _annotations(raw: object, line: int) -> Annotations | None:
     return Annotations(audience, None if priority is None else float(priority), modified)
 
 
-def _template(library: Library, value: object, line: int, compile_now: bool) -> Tmpl:
+def _template(library: Library, value: object, line: int, compile_now: bool, known: frozenset[str]) -> Tmpl:
     if isinstance(value, str):
         tmpl = TemplateText(value, library.env, line)
-        _compile(tmpl, compile_now)
+        _compile(tmpl, compile_now, known)
         return tmpl
     if isinstance(value, dict):
-        return {str(k): _template(library, v, line, compile_now) for k, v in value.items()}
+        return {str(k): _template(library, v, line, compile_now, known) for k, v in value.items()}
     if value is None or isinstance(value, int | float):
         return value
     raise BlockError(f"unexpected value {value!r} in the role line", line)
 
 
-def _compile(tmpl: TemplateText, compile_now: bool) -> None:
+def _compile(tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> None:
     if not compile_now:
         return
     try:
-        tmpl.compile()
+        used = tmpl.compile()
     except TemplateSyntaxError as exc:
         raise BlockError(f"template error: {exc.message}", tmpl.line + (exc.lineno or 1) - 1) from None
+    unknown = sorted(used - known)
+    if unknown:
+        declared = ", ".join(sorted(known)) or "none"
+        raise BlockError(f"template uses {', '.join(repr(n) for n in unknown)}, which is not an argument "
+                         f"(arguments: {declared})", tmpl.line)
 
 
 def _is_static(value: object) -> bool:
@@ -178,11 +183,13 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
             raise BlockError("resource_link size must be a whole number of bytes", spec_line)
     elif kind in ("image", "audio"):
         raise BlockError(f"{kind} must name a library file", spec_line)
-    fields = _template(library, {k: v for k, v in spec.items() if k != "annotations"}, spec_line, compile_now)
+    known = frozenset(a.name for a in arguments)
+    fields = _template(library, {k: v for k, v in spec.items() if k != "annotations"}, spec_line, compile_now,
+                       known)
     body_tmpl = None
     if takes_body:
         body_tmpl = TemplateText(body.strip("\n").rstrip(), library.env, text_line)
-        _compile(body_tmpl, compile_now)
+        _compile(body_tmpl, compile_now, known)
     return Block(role, kind, fields, body_tmpl, annotations, spec_line)
 
 
@@ -198,8 +205,11 @@ def _file_content(library: Library, kind: str, path: str, fields: dict[str, Any]
                   ann: Annotations | None) -> Content:
     root = library.root
     if kind in ("image", "audio"):
-        data = root.read_bytes(path)
         mime = fields.get("mimeType") or guess_mime(path)
+        if not mime.startswith(kind + "/"):
+            # Only a templated path gets here (static ones are checked at load): the argument is at fault.
+            raise InvalidParams(f"file {path!r} is not {'an image' if kind == 'image' else 'audio'} ({mime})")
+        data = root.read_bytes(path)
         return Image(data, mime, ann) if kind == "image" else Audio(data, mime, ann)
     mime = guess_mime(path)
     if kind == "resource":

@@ -23,8 +23,15 @@ class Library:
         """``read(path)`` in templates: the text of a library file."""
         return self.root.read_text(path, MAX_READ_BYTES)
 
-    def complete_path(self, value: str, _context: Mapping[str, str]) -> Iterable[str]:
-        return self.root.files(prefix=value, limit=101)
+    def path_completer(self, argument: Argument) -> Completer:
+        """Library files below the typed prefix that the argument's pattern accepts."""
+        pattern = argument.pattern
+
+        def complete(value: str, _context: Mapping[str, str]) -> Iterable[str]:
+            files = self.root.files(prefix=value, limit=5000)
+            return [f for f in files if pattern.fullmatch(f)] if pattern is not None else files
+
+        return complete
 
     def path_completers(self, arguments: tuple[Argument, ...]) -> dict[str, Completer]:
-        return {a.name: self.complete_path for a in arguments if a.type == "path" and not a.enum}
+        return {a.name: self.path_completer(a) for a in arguments if a.type == "path" and not a.enum}

@@ -90,7 +90,8 @@ def _segments(body: str, first_line: int) -> Iterable[tuple[str, str | None, str
             marker = fence_match.group(1)
             if fence is None:
                 fence = marker
-            elif marker[0] == fence[0] and len(marker) >= len(fence):
+            elif marker[0] == fence[0] and len(marker) >= len(fence) and not line[fence_match.end():].strip():
+                # A closing fence carries no info string: "```python" inside a block is text.
                 fence = None
         match = _ROLE_LINE.match(line.rstrip("\r")) if fence is None else None
         if match:
