@@ -1,22 +1,66 @@
 """promptdeck: serve a prompt library to any MCP client, spec-exact and fast."""
 
-from .prompts.arguments import Argument
-from .prompts.catalog import Catalog
-from .prompts.content import Annotations, Audio, Image, Message, Resource, ResourceLink, Text, assistant, user
-from .prompts.spec import Prompt, RenderContext
-from .protocol.errors import (
-    InternalError,
-    InvalidParams,
-    InvalidRequest,
-    LibraryError,
-    McpError,
-    MethodNotFound,
-    ParseError,
-    PromptdeckError,
-    PromptFileError,
-)
-from .server.app import PromptServer
-from .sources.python import Arg
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .prompts.arguments import Argument
+    from .prompts.catalog import Catalog
+    from .prompts.content import Annotations, Audio, Image, Message, Resource, ResourceLink, Text, assistant, user
+    from .prompts.spec import Prompt, RenderContext
+    from .protocol.errors import (
+        InternalError,
+        InvalidParams,
+        InvalidRequest,
+        LibraryError,
+        McpError,
+        MethodNotFound,
+        ParseError,
+        PromptdeckError,
+        PromptFileError,
+    )
+    from .server.app import PromptServer
+    from .sources.python import Arg
+
+# Names load on first use, so `promptdeck serve` pays only for what the stdio path needs.
+_WHERE: dict[str, str] = {
+    "Annotations": ".prompts.content",
+    "Arg": ".sources.python",
+    "Argument": ".prompts.arguments",
+    "Audio": ".prompts.content",
+    "Catalog": ".prompts.catalog",
+    "Image": ".prompts.content",
+    "InternalError": ".protocol.errors",
+    "InvalidParams": ".protocol.errors",
+    "InvalidRequest": ".protocol.errors",
+    "LibraryError": ".protocol.errors",
+    "McpError": ".protocol.errors",
+    "Message": ".prompts.content",
+    "MethodNotFound": ".protocol.errors",
+    "ParseError": ".protocol.errors",
+    "Prompt": ".prompts.spec",
+    "PromptFileError": ".protocol.errors",
+    "PromptServer": ".server.app",
+    "PromptdeckError": ".protocol.errors",
+    "RenderContext": ".prompts.spec",
+    "Resource": ".prompts.content",
+    "ResourceLink": ".prompts.content",
+    "Text": ".prompts.content",
+    "assistant": ".prompts.content",
+    "user": ".prompts.content",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'promptdeck' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Annotations",
