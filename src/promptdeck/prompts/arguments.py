@@ -242,12 +242,29 @@ def _coerce(arg: Argument, value: Any, what: str) -> Any:
         raise SpecError(f"{what} {value!r}: {exc.message}") from None
 
 
+#: Parsed argument lists by their YAML's repr: libraries repeat the same lists in many files, and
+#: Arguments are immutable, so files can share one tuple (less time to load, less memory to hold).
+_PARSED: dict[str, tuple[Argument, ...]] = {}
+_PARSED_MAX = 4096
+
+
 def parse_arguments(raw: object) -> tuple[Argument, ...]:
     """Arguments from the front matter's ``arguments`` list."""
     if raw is None:
         return ()
     if not isinstance(raw, list):
         raise SpecError("arguments must be a list of {name, description, required, ...}")
+    key = repr(raw)
+    cached = _PARSED.get(key)
+    if cached is None:
+        cached = _parse_arguments(raw)
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[key] = cached
+    return cached
+
+
+def _parse_arguments(raw: list[Any]) -> tuple[Argument, ...]:
     known = {"name", "description", "title", "required", "type", "enum", "default", "pattern",
              "min", "max", "examples"}
     args: list[Argument] = []

@@ -139,9 +139,12 @@ class PromptServer:
     def refresh(self, *, notify: bool = True) -> bool:
         """Rebuild the catalog; tell every session if what ``prompts/list`` shows has changed."""
         new = self.build_catalog()
-        changed = new.signature() != self._catalog.signature()
-        self._catalog = new
-        if changed and notify:
+        old, self._catalog = self._catalog, new
+        if not notify or not self.sessions:
+            return len(old) != len(new) or old.names != new.names
+        # Comparing signatures encodes every prompt: only worth it when someone is listening.
+        changed = new.signature() != old.signature()
+        if changed:
             for session in list(self.sessions):
                 if session.lifecycle.revision is not None:
                     session.notify(LIST_CHANGED)

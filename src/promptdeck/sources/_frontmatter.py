@@ -1,0 +1,232 @@
+"""A fast reader for the front matter prompt files usually have, with PyYAML behind it.
+
+PyYAML builds its result in Python and costs ~170 us for a typical front
+matter, most of a file's load time. ``fast_load`` reads the shapes prompt files
+use (block mappings and sequences, flow ``[...]``/``{...}``, plain and simple
+quoted scalars) and returns None for anything else, so the caller falls back to
+``yaml.safe_load``. Whatever it does return is what ``yaml.safe_load`` returns
+for the same text; a property test holds it to that.
+
+Plain scalars it resolves only when the answer is certain under YAML 1.1 as
+PyYAML implements it (decimal integers without leading zeros, simple decimals,
+true/false/yes/no/on/off, null/~); anything that might be a date, an octal,
+a sexagesimal number and so on goes to PyYAML.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*):(?: +(.*))?$")
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)$")
+_FLOAT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\.[0-9]+$")
+_BOOLS = {
+    "true": True, "True": True, "TRUE": True, "yes": True, "Yes": True, "YES": True,
+    "on": True, "On": True, "ON": True,
+    "false": False, "False": False, "FALSE": False, "no": False, "No": False, "NO": False,
+    "off": False, "Off": False, "OFF": False,
+}
+_NULLS = {"null", "Null", "NULL", "~"}
+_RESERVED_KEYS = set(_BOOLS) | _NULLS
+_INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
+_MAYBE_NUMBER = set("0123456789+-.")
+
+
+class _Unsure(Exception):
+    """The text is outside what this reader is sure about: let PyYAML read it."""
+
+
+def fast_load(text: str) -> dict[str, Any] | None:
+    """The mapping ``yaml.safe_load(text)`` would give, or None when PyYAML must decide."""
+    if "\t" in text or "\r" in text or " #" in text or "\\" in text or "&" in text or "*" in text:
+        return None
+    lines: list[tuple[int, str]] = []
+    for raw in text.split("\n"):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped in ("---", "...") or stripped.startswith(("--- ", "%")):
+            return None
+        lines.append((len(raw) - len(raw.lstrip(" ")), raw.rstrip(" ").lstrip(" ")))
+    if not lines:
+        return None
+    try:
+        if lines[0][0] != 0:
+            return None
+        value, end = _mapping(lines, 0, 0)
+    except (_Unsure, IndexError):
+        return None
+    return value if end == len(lines) else None
+
+
+def _mapping(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[dict[str, Any], int]:
+    out: dict[str, Any] = {}
+    while i < len(lines):
+        ind, content = lines[i]
+        if ind < indent:
+            break
+        if ind > indent or content.startswith("- ") or content == "-":
+            raise _Unsure
+        match = _KEY.match(content)
+        if match is None or match.group(1) in _RESERVED_KEYS:
+            raise _Unsure
+        key, rest = match.group(1), match.group(2)
+        i += 1
+        if rest:
+            out[key] = _inline(rest)
+            continue
+        if i < len(lines) and lines[i][0] > indent:
+            out[key], i = _block(lines, i, lines[i][0])
+        elif i < len(lines) and lines[i][0] == indent and _is_item(lines[i][1]):
+            out[key], i = _sequence(lines, i, indent)
+        else:
+            out[key] = None
+    return out, i
+
+
+def _is_item(content: str) -> bool:
+    return content.startswith("- ") or content == "-"
+
+
+def _block(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[Any, int]:
+    if _is_item(lines[i][1]):
+        return _sequence(lines, i, indent)
+    return _mapping(lines, i, indent)
+
+
+def _sequence(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[list[Any], int]:
+    out: list[Any] = []
+    while i < len(lines):
+        ind, content = lines[i]
+        if ind < indent or (ind == indent and not _is_item(content)):
+            break
+        if ind > indent:
+            raise _Unsure
+        item = content[1:].lstrip(" ")
+        if not item:
+            i += 1
+            if i < len(lines) and lines[i][0] > indent:
+                value, i = _block(lines, i, lines[i][0])
+                out.append(value)
+            else:
+                out.append(None)
+        elif _KEY.match(item) and not item.startswith(("[", "{", '"', "'")):
+            # "- key: value" opens a mapping whose keys line up with "key".
+            column = indent + len(content) - len(item)
+            lines[i] = (column, item)
+            value, i = _mapping(lines, i, column)
+            out.append(value)
+        else:
+            out.append(_inline(item))
+            i += 1
+    return out, i
+
+
+def _inline(text: str) -> Any:
+    if text[0] in "[{":
+        value, pos = _flow(text, 0)
+        if text[pos:].strip():
+            raise _Unsure
+        return value
+    if text[0] in "\"'":
+        value, pos = _quoted(text, 0)
+        if pos != len(text):
+            raise _Unsure
+        return value
+    return _plain(text, flow=False)
+
+
+def _quoted(text: str, pos: int) -> tuple[str, int]:
+    quote = text[pos]
+    if quote == '"':
+        end = text.find('"', pos + 1)
+        if end < 0:
+            raise _Unsure
+        return text[pos + 1:end], end + 1
+    out: list[str] = []
+    pos += 1
+    while True:
+        end = text.find("'", pos)
+        if end < 0:
+            raise _Unsure
+        out.append(text[pos:end])
+        if text.startswith("''", end):
+            out.append("'")
+            pos = end + 2
+            continue
+        return "".join(out), end + 1
+
+
+def _plain(token: str, *, flow: bool) -> Any:
+    if not token or token[0] in _INDICATORS or token.endswith(":") or ": " in token or "#" in token:
+        raise _Unsure
+    if flow and any(c in token for c in ",[]{}:"):
+        raise _Unsure
+    if token in _BOOLS:
+        return _BOOLS[token]
+    if token in _NULLS:
+        return None
+    if token[0] in _MAYBE_NUMBER:
+        if _INT.match(token):
+            return int(token)
+        if _FLOAT.match(token):
+            return float(token)
+        raise _Unsure  # dates, octals, 1_000, .inf, 1:30 ...: PyYAML knows best
+    if token.lower() in (".inf", ".nan", "<<", "="):
+        raise _Unsure
+    return token
+
+
+def _skip(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] == " ":
+        pos += 1
+    return pos
+
+
+def _flow(text: str, pos: int) -> tuple[Any, int]:
+    opener = text[pos]
+    closer = "]" if opener == "[" else "}"
+    pos = _skip(text, pos + 1)
+    seq: list[Any] = []
+    mapping: dict[str, Any] = {}
+    if pos < len(text) and text[pos] == closer:
+        return (seq if opener == "[" else mapping), pos + 1
+    while True:
+        if opener == "{":
+            colon = text.find(":", pos)
+            if colon < 0:
+                raise _Unsure
+            key = text[pos:colon].strip()
+            if not _KEY.match(key + ":") or key in _RESERVED_KEYS:
+                raise _Unsure
+            if colon + 1 >= len(text) or text[colon + 1] != " ":
+                raise _Unsure
+            value, pos = _flow_value(text, _skip(text, colon + 1))
+            mapping[key] = value
+        else:
+            value, pos = _flow_value(text, pos)
+            seq.append(value)
+        pos = _skip(text, pos)
+        if pos >= len(text):
+            raise _Unsure
+        if text[pos] == closer:
+            return (seq if opener == "[" else mapping), pos + 1
+        if text[pos] != ",":
+            raise _Unsure
+        pos = _skip(text, pos + 1)
+        if pos >= len(text) or text[pos] in ",]}":
+            raise _Unsure  # trailing or doubled commas
+
+
+def _flow_value(text: str, pos: int) -> tuple[Any, int]:
+    if pos >= len(text):
+        raise _Unsure
+    if text[pos] in "[{":
+        return _flow(text, pos)
+    if text[pos] in "\"'":
+        return _quoted(text, pos)
+    end = pos
+    while end < len(text) and text[end] not in ",]}":
+        end += 1
+    return _plain(text[pos:end].strip(), flow=True), end
