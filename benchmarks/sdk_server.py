@@ -102,8 +102,9 @@ def make_render(name: str, body: str, args: list[dict[str, Any]]) -> RenderFn:
         required = bool(a.get("required", False)) and "default" not in a
         default: Any = inspect.Parameter.empty if required else (str(a["default"]) if "default" in a else None)
         annotation: Any = str if required or default is not None else str | None
-        params.append(inspect.Parameter(arg_name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                        annotation=annotation))
+        params.append(
+            inspect.Parameter(arg_name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        )
     # The SDK reads the signature (and pydantic the annotations) to build its argument model.
     render.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
     render.__annotations__ = {p.name: p.annotation for p in params} | {"return": str}
