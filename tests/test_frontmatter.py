@@ -1,0 +1,135 @@
+"""The fast front-matter reader must agree with PyYAML whenever it answers at all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from promptdeck.sources._frontmatter import fast_load
+
+# Scalars chosen to hit YAML 1.1's corners: booleans, nulls, octal-looking and sexagesimal numbers,
+# dates, floats without a dot, indicators, quotes and colons.
+TRICKY = ["yes", "No", "ON", "off", "true", "False", "null", "~", "Null", "0", "012", "7", "-3", "+4", "1.5",
+          "1e5", ".5", "1_000", "0x1F", "1:30", "2024-01-01", "2024-01-01 10:00:00", ".inf", "-.Inf", ".NaN",
+          "a: b", "a:b", "x #y", "#z", "- item", "[x]", "{y}", "a, b", "it's", 'say "hi"', "&anchor", "*ref",
+          "!tag", "|", ">", "%", "@", "`", "?", "<<", "=", "plain words", "C#", "under_score", "Ünïcode",
+          "trailing:", "", " ", "'quoted'", '"dq"', "back\\slash", "tab\there"]
+scalar_text = st.one_of(st.sampled_from(TRICKY), st.text(alphabet="ab1:-# '\"[]{},.", max_size=8))
+key = st.one_of(st.sampled_from(["name", "title", "description", "arguments", "enum", "yes", "on", "a-b",
+                                 "required", "x_1", "default", "min"]),
+                st.from_regex(r"[a-z][a-z_]{0,5}", fullmatch=True))
+
+
+def render_scalar(value: str, style: int) -> str:
+    if style == 1:
+        return "'" + value.replace("'", "''") + "'"
+    if style == 2 and '"' not in value and "\\" not in value:
+        return '"' + value + '"'
+    return value
+
+
+@st.composite
+def flow(draw: st.DrawFn, depth: int = 0) -> str:
+    items = draw(st.lists(st.tuples(scalar_text, st.integers(0, 2)), max_size=4))
+    parts = [render_scalar(v, s) for v, s in items]
+    if depth == 0 and draw(st.booleans()):
+        parts.append(draw(flow(depth=1)))
+    if draw(st.booleans()):
+        return "[" + ", ".join(parts) + "]"
+    keys = draw(st.lists(key, min_size=len(parts), max_size=len(parts)))
+    return "{" + ", ".join(f"{k}: {p}" for k, p in zip(keys, parts, strict=True)) + "}"
+
+
+@st.composite
+def value(draw: st.DrawFn) -> str:
+    choice = draw(st.integers(0, 2))
+    if choice == 0:
+        return render_scalar(draw(scalar_text), draw(st.integers(0, 2)))
+    return draw(flow())
+
+
+@st.composite
+def block(draw: st.DrawFn, indent: int, depth: int) -> list[str]:
+    lines: list[str] = []
+    pad = " " * indent
+    for k in draw(st.lists(key, min_size=1, max_size=4)):
+        kind = draw(st.integers(0, 3 if depth < 2 else 1))
+        if kind <= 1:
+            lines.append(f"{pad}{k}: {draw(value())}".rstrip())
+        elif kind == 2:
+            lines.append(f"{pad}{k}:")
+            lines.extend(draw(block(indent + draw(st.integers(1, 4)), depth + 1)))
+        else:
+            lines.append(f"{pad}{k}:")
+            item_indent = indent + draw(st.integers(0, 2))
+            for _ in range(draw(st.integers(1, 3))):
+                if draw(st.booleans()):
+                    lines.append(f"{' ' * item_indent}- {draw(value())}".rstrip())
+                else:
+                    inner = draw(block(item_indent + 2, depth + 1))
+                    lines.append(" " * item_indent + "- " + inner[0].lstrip(" "))
+                    lines.extend(inner[1:])
+    return lines
+
+
+def agree(text: str) -> Any:
+    fast = fast_load(text)
+    if fast is None:
+        return None
+    assert fast == yaml.safe_load(text), text
+    # bool is an int to ==; the types must match too.
+    assert repr(fast) == repr(yaml.safe_load(text)), text
+    return fast
+
+
+@settings(max_examples=600, deadline=None)
+@given(block(0, 0))
+def test_fast_reader_agrees_with_pyyaml(lines: list[str]) -> None:
+    agree("\n".join(lines) + "\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab:-#'\"[]{}, \n\t|>1.", max_size=60))
+def test_fast_reader_on_noise_agrees_or_declines(text: str) -> None:
+    try:
+        expected = yaml.safe_load(text)
+    except yaml.YAMLError:
+        # Text PyYAML refuses must never be read as something by the fast path.
+        assert fast_load(text) is None, text
+        return
+    fast = fast_load(text)
+    if fast is not None:
+        assert repr(fast) == repr(expected), text
+
+
+def test_typical_front_matter_takes_the_fast_path() -> None:
+    text = (
+        "description: Draft a note about a topic.\n"
+        "tags: [writing, notes]\n"
+        "arguments:\n"
+        "  - name: topic\n"
+        "    required: true\n"
+        "  - {name: tone, enum: [neutral, 'friendly', \"formal\"], default: neutral}\n"
+        "  - name: words\n"
+        "    type: integer\n"
+        "    min: 10\n"
+        "    max: 500\n"
+    )
+    assert agree(text) == {
+        "description": "Draft a note about a topic.",
+        "tags": ["writing", "notes"],
+        "arguments": [
+            {"name": "topic", "required": True},
+            {"name": "tone", "enum": ["neutral", "friendly", "formal"], "default": "neutral"},
+            {"name": "words", "type": "integer", "min": 10, "max": 500},
+        ],
+    }
+
+
+def test_uncertain_shapes_are_left_to_pyyaml() -> None:
+    for text in ["when: 2024-01-01\n", "n: 012\n", "t: 1:30\n", "d: >-\n  folded\n", "a: x # note\n",
+                 "a: &x 1\nb: *x\n", "k: 1e5\n", "? complex\n: key\n", "a: 'unterminated\n"]:
+        assert fast_load(text) is None, text
