@@ -7,7 +7,6 @@ below the root. Reads are size-capped.
 
 from __future__ import annotations
 
-import mimetypes
 import os
 from pathlib import Path
 
@@ -27,7 +26,12 @@ _EXTRA_TYPES = {
 
 def guess_mime(path: str) -> str:
     ext = os.path.splitext(path)[1].lower()
-    return _EXTRA_TYPES.get(ext) or mimetypes.guess_type(path)[0] or "application/octet-stream"
+    known = _EXTRA_TYPES.get(ext)
+    if known is not None:
+        return known
+    import mimetypes  # reads the system's type tables: only for extensions we do not know
+
+    return mimetypes.guess_type(path)[0] or "application/octet-stream"
 
 
 def is_text_mime(mime: str) -> bool:

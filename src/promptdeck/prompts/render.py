@@ -1,8 +1,8 @@
 """Templates: Jinja2 in a sandbox, bounded in time and output, compiled once and lazily.
 
 A template that only substitutes names (``Hello {{ name }}``) skips Jinja
-entirely: it is split once at load and rendered with a join, which keeps a
-100,000-prompt library loading in seconds. Anything else compiles on first
+entirely: it is split once at load and rendered with a join. Jinja itself is
+imported only when a template needs it, and such a template compiles on first
 use (or at load, when asked to validate) and is cached on the template.
 """
 
@@ -12,14 +12,13 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
-
-from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError
-from jinja2.environment import Template
-from jinja2.exceptions import SecurityError, TemplateError
-from jinja2.sandbox import SandboxedEnvironment
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol.errors import InternalError, McpError
+
+if TYPE_CHECKING:
+    from jinja2.environment import Template
+    from jinja2.sandbox import SandboxedEnvironment
 
 MAX_RENDER_SECONDS = 2.0
 MAX_OUTPUT_CHARS = 4 * 1024 * 1024
@@ -30,22 +29,46 @@ _JINJA_MARK = re.compile(r"\{[{%#]")
 _deadline = threading.local()
 
 
-class RenderLimitError(TemplateError):
+class RenderLimitError(Exception):
     """A render ran out of time or produced too much text."""
 
 
-class BoundedEnvironment(SandboxedEnvironment):
-    """The sandbox, plus a deadline checked on every call a template makes (``range``, filters, …)."""
+class TemplateSyntax(Exception):
+    """A template does not parse; ``lineno`` is relative to the template."""
 
-    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-        limit = getattr(_deadline, "at", None)
-        if limit is not None and time.monotonic() > limit:
-            raise RenderLimitError(f"rendering took longer than {MAX_RENDER_SECONDS} s")
-        return super().call(__context, __obj, *args, **kwargs)
+    def __init__(self, message: str, lineno: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.lineno = lineno
 
 
-def make_environment(globals_: Mapping[str, Any] | None = None) -> BoundedEnvironment:
-    env = BoundedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+class EnvironmentSource(Protocol):
+    """Whatever hands out the (lazily made) Jinja environment of a library."""
+
+    @property
+    def env(self) -> SandboxedEnvironment: ...
+
+
+_environment_class: type[SandboxedEnvironment] | None = None
+
+
+def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvironment:
+    """A sandboxed environment whose every call (``range``, filters, …) checks the render deadline."""
+    global _environment_class
+    from jinja2 import StrictUndefined
+
+    if _environment_class is None:
+        from jinja2.sandbox import SandboxedEnvironment
+
+        class BoundedEnvironment(SandboxedEnvironment):
+            def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+                limit = getattr(_deadline, "at", None)
+                if limit is not None and time.monotonic() > limit:
+                    raise RenderLimitError(f"rendering took longer than {MAX_RENDER_SECONDS} s")
+                return super().call(__context, __obj, *args, **kwargs)
+
+        _environment_class = BoundedEnvironment
+    env = _environment_class(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
     if globals_:
         env.globals.update(globals_)
     return env
@@ -54,12 +77,12 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> BoundedEnviro
 class TemplateText:
     """One template string: a fast substitution plan, or Jinja compiled on first use."""
 
-    __slots__ = ("source", "line", "_plan", "_compiled", "_env")
+    __slots__ = ("source", "line", "_plan", "_compiled", "_envs")
 
-    def __init__(self, source: str, env: BoundedEnvironment, line: int = 1) -> None:
+    def __init__(self, source: str, envs: EnvironmentSource, line: int = 1) -> None:
         self.source = source
         self.line = line
-        self._env = env
+        self._envs = envs
         self._compiled: Template | None = None
         self._plan: list[str] | None = None
         stripped = _SIMPLE.sub("", source)
@@ -75,18 +98,19 @@ class TemplateText:
         return tuple(self._plan[1::2]) if self._plan is not None else ()
 
     def compile(self) -> frozenset[str]:
-        """Compile now and return the names the template reads from outside.
-
-        Raises ``TemplateSyntaxError`` with a line relative to this template.
-        """
+        """Compile now and return the names the template reads from outside (``TemplateSyntax`` if bad)."""
         if self._plan is not None:
             return frozenset(self.names)
-        from jinja2 import meta
+        from jinja2 import TemplateSyntaxError, meta
 
-        tree = self._env.parse(self.source)
+        env = self._envs.env
+        try:
+            tree = env.parse(self.source)
+        except TemplateSyntaxError as exc:
+            raise TemplateSyntax(exc.message or str(exc), exc.lineno or 1) from None
         if self._compiled is None:
-            self._compiled = self._env.from_string(tree)
-        return frozenset(meta.find_undeclared_variables(tree)) - set(self._env.globals)
+            self._compiled = env.from_string(tree)
+        return frozenset(meta.find_undeclared_variables(tree)) - set(env.globals)
 
     def render(self, values: Mapping[str, Any]) -> str:
         plan = self._plan
@@ -98,10 +122,11 @@ class TemplateText:
                 try:
                     parts[i] = _to_text(values[plan[i]])
                 except KeyError:
-                    raise UndefinedError(f"'{plan[i]}' is undefined") from None
+                    # Same words as Jinja's StrictUndefined, so both paths fail alike.
+                    raise RenderFailure(f"'{plan[i]}' is undefined") from None
             return "".join(parts)
         if self._compiled is None:
-            self._compiled = self._env.from_string(self.source)
+            self._compiled = self._envs.env.from_string(self.source)
         chunks: list[str] = []
         size = 0
         for chunk in self._compiled.generate(values):
@@ -112,24 +137,30 @@ class TemplateText:
         return "".join(chunks)
 
 
+class RenderFailure(Exception):
+    """A fast-path template named an undefined value."""
+
+
 def _to_text(value: Any) -> str:
     # Jinja prints values with str(); the fast path must print exactly the same.
     return value if isinstance(value, str) else str(value)
 
 
 def run_bounded(fn: Callable[[], Any], what: str) -> Any:
-    """Run a render under the time limit; template faults become ``InternalError`` with a logged reason."""
+    """Run a render under the time limit; any fault becomes ``InternalError`` with a logged reason.
+
+    ``McpError`` passes through: a missing file named by an argument is the client's -32602.
+    """
     _deadline.at = time.monotonic() + MAX_RENDER_SECONDS
     try:
         return fn()
     except McpError:
         raise
-    except (TemplateError, SecurityError, ValueError, TypeError, ArithmeticError, LookupError,
-            RecursionError) as exc:
+    except Exception as exc:  # templates fail in many ways (Jinja, sandbox, filters); all are ours
         raise InternalError(f"{what}: {type(exc).__name__}: {exc}") from exc
     finally:
         _deadline.at = None
 
 
-__all__ = ["BoundedEnvironment", "TemplateText", "TemplateSyntaxError", "make_environment", "run_bounded",
-           "RenderLimitError", "MAX_RENDER_SECONDS"]
+__all__ = ["TemplateText", "TemplateSyntax", "make_environment", "run_bounded", "RenderLimitError",
+           "MAX_RENDER_SECONDS"]

@@ -50,9 +50,7 @@ class PromptServer:
         self.python = PythonSource()
         self.sessions: set[LegacySession] = set()
         self._catalog = Catalog(page_size=page_size)
-        self._pending: list[tuple[str | os.PathLike[str], bool | None]] = []
-        #: called once the deferred folders are loaded (the stdio server starts its watcher then)
-        self.on_loaded: list[Callable[[], None]] = []
+        self.pending: list[tuple[str | os.PathLike[str], bool | None]] = []
 
     # -- building the library ------------------------------------------------------------------
 
@@ -66,14 +64,14 @@ class PromptServer:
         """
         if not os.path.isdir(path):
             raise LibraryError(f"prompt library {str(path)!r} is not a folder")
-        self._pending.append((path, compile_all))
+        self.pending.append((path, compile_all))
         if not defer:
             self._load_pending()
 
     def _load_pending(self) -> None:
         from ..sources.files import FileSource
 
-        pending, self._pending = self._pending, []
+        pending, self.pending = self.pending, []
         for path, compile_all in pending:
             source = FileSource(path)
             source.load(compile_all=compile_all)
@@ -84,13 +82,15 @@ class PromptServer:
         # No session has seen a list that lacked these prompts: reading the catalog is what loads them.
         self.refresh(notify=False)
         log.info("serving %d prompts", len(self._catalog))
-        for callback in self.on_loaded:
-            callback()
+
+    def watch_roots(self) -> list[str]:
+        """Absolute paths of every folder served, loaded or not yet."""
+        return [str(f.root) for f in self.folders] + [os.path.realpath(p) for p, _ in self.pending]
 
     @property
     def catalog(self) -> Catalog:
         """The current snapshot; reading it first loads any deferred folder."""
-        if self._pending:
+        if self.pending:
             self._load_pending()
         return self._catalog
 
@@ -163,11 +163,9 @@ class PromptServer:
 
     def serve(self, *, watch: bool = True) -> None:
         """Serve over stdio until the client closes stdin."""
-        import asyncio
-
         from .stdio import serve_stdio
 
-        asyncio.run(serve_stdio(self, watch=watch))
+        serve_stdio(self, watch=watch)
 
 
 def _below(path: str, root: str) -> bool:

@@ -9,7 +9,6 @@ messages) go to ``notify``.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
@@ -87,7 +86,7 @@ class LegacySession:
     def close(self) -> None:
         self.lifecycle.fire("close")
         for task in list(self.in_flight.values()):
-            task.cancel()
+            task.get_loop().call_soon_threadsafe(task.cancel)
         self.server.sessions.discard(self)
 
     # -- requests ------------------------------------------------------------------------------
@@ -110,6 +109,8 @@ class LegacySession:
         return jsonrpc.encode_result(req.id, result)
 
     async def _finish_async(self, req: Request, pending: Awaitable[Any]) -> bytes | None:
+        import asyncio  # only async prompts get here; the stdio server runs without asyncio otherwise
+
         self.in_flight[req.id] = asyncio.current_task()
         try:
             result = await pending
@@ -224,7 +225,8 @@ class LegacySession:
             request_id = (note.params or {}).get("requestId")
             task = self.in_flight.pop(request_id, None) if isinstance(request_id, int | str) else None
             if task is not None:
-                task.cancel()
+                # The task may run on another thread's loop (the stdio server's async runner).
+                task.get_loop().call_soon_threadsafe(task.cancel)
         # Anything else (progress, roots changes, unknown methods) needs no answer and is ignored.
 
     def log_to_client(self, level: int, name: str, data: Any) -> None:

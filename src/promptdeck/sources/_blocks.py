@@ -6,13 +6,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-from jinja2 import TemplateSyntaxError
-
 from ..prompts.arguments import Argument
 from ..prompts.content import ROLES, Annotations, Audio, Content, Image, Message, Resource, ResourceLink, Text
 from ..prompts.paths import guess_mime, is_text_mime
-from ..prompts.render import TemplateText, run_bounded
+from ..prompts.render import TemplateSyntax, TemplateText, run_bounded
 from ..prompts.spec import RenderContext, RenderFn
 from ..protocol.errors import InvalidParams
 from ._library import Library
@@ -100,7 +97,7 @@ def _annotations(raw: object, line: int) -> Annotations | None:
 
 def _template(library: Library, value: object, line: int, compile_now: bool, known: frozenset[str]) -> Tmpl:
     if isinstance(value, str):
-        tmpl = TemplateText(value, library.env, line)
+        tmpl = TemplateText(value, library, line)
         _compile(tmpl, compile_now, known)
         return tmpl
     if isinstance(value, dict):
@@ -115,8 +112,8 @@ def _compile(tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> No
         return
     try:
         used = tmpl.compile()
-    except TemplateSyntaxError as exc:
-        raise BlockError(f"template error: {exc.message}", tmpl.line + (exc.lineno or 1) - 1) from None
+    except TemplateSyntax as exc:
+        raise BlockError(f"template error: {exc.message}", tmpl.line + exc.lineno - 1) from None
     unknown = sorted(used - known)
     if unknown:
         declared = ", ".join(sorted(known)) or "none"
@@ -132,6 +129,8 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
                 text_line: int, arguments: tuple[Argument, ...], *, compile_now: bool) -> Block:
     spec: dict[str, Any] = {}
     if spec_text is not None:
+        import yaml  # role-line mappings are rare: PyYAML loads only for files that have them
+
         try:
             loaded = yaml.safe_load(spec_text)
         except yaml.YAMLError as exc:
@@ -188,7 +187,7 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
                        known)
     body_tmpl = None
     if takes_body:
-        body_tmpl = TemplateText(body.strip("\n").rstrip(), library.env, text_line)
+        body_tmpl = TemplateText(body.strip("\n").rstrip(), library, text_line)
         _compile(body_tmpl, compile_now, known)
     return Block(role, kind, fields, body_tmpl, annotations, spec_line)
 

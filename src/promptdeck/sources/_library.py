@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..prompts.arguments import Argument
 from ..prompts.paths import LibraryRoot
-from ..prompts.render import BoundedEnvironment, make_environment
+from ..prompts.render import make_environment
 from ..prompts.spec import Completer
+
+if TYPE_CHECKING:
+    from jinja2.sandbox import SandboxedEnvironment
 
 #: A file that ``read()`` may pull into a template.
 MAX_READ_BYTES = 1024 * 1024
@@ -17,7 +21,14 @@ MAX_READ_BYTES = 1024 * 1024
 class Library:
     def __init__(self, root: Path) -> None:
         self.root = LibraryRoot(root)
-        self.env: BoundedEnvironment = make_environment({"read": self.read})
+        self._env: SandboxedEnvironment | None = None
+
+    @property
+    def env(self) -> SandboxedEnvironment:
+        """The library's sandboxed Jinja environment, made (and Jinja imported) on first need."""
+        if self._env is None:
+            self._env = make_environment({"read": self.read})
+        return self._env
 
     def read(self, path: str) -> str:
         """``read(path)`` in templates: the text of a library file."""

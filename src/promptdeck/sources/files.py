@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import gc
 import logging
-import multiprocessing as mp
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from ..prompts.arguments import Argument, SpecError, parse_arguments
 from ..prompts.spec import NAME_RE, Prompt
@@ -36,11 +33,6 @@ PARALLEL_BATCH = 1000
 _KEYS = ("name", "title", "description", "icons", "tags", "arguments")
 _ROLE_LINE = re.compile(r"^(user|assistant):[ \t]*(\{.*\})?[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
-
-try:
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
 
 
 @dataclass
@@ -131,14 +123,16 @@ def stage_file(rel: str, data: bytes) -> Staged:
         return [(exc.reason, exc.line)]
     meta: dict[str, Any] = {}
     if front is not None and front.strip():
-        try:
-            loaded = fast_load(front)
-            if loaded is None:
-                loaded = yaml.load(front, Loader=_Loader)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            problem = getattr(exc, "problem", None) or str(exc)
-            return [(f"front matter is not valid YAML: {problem}", mark.line + 2 if mark else 2)]
+        loaded = fast_load(front)
+        if loaded is None:
+            import yaml  # only for front matter the fast reader leaves to PyYAML
+
+            try:
+                loaded = yaml.load(front, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                problem = getattr(exc, "problem", None) or str(exc)
+                return [(f"front matter is not valid YAML: {problem}", mark.line + 2 if mark else 2)]
         if not isinstance(loaded, dict):
             return [("front matter must be a mapping of keys (name, title, description, ...)", 2)]
         meta = loaded
@@ -273,7 +267,12 @@ class FileSource:
         """Read and stage files; a large library is staged by worker processes, one per core."""
         root = str(self.root)
         workers = min(os.cpu_count() or 1, 8)
-        if len(paths) < PARALLEL_MIN_FILES or workers < 2 or "fork" not in mp.get_all_start_methods():
+        if len(paths) < PARALLEL_MIN_FILES or workers < 2:
+            yield from _stage_files((root, paths))
+            return
+        import multiprocessing as mp
+
+        if "fork" not in mp.get_all_start_methods():
             yield from _stage_files((root, paths))
             return
         batches = [(root, paths[i:i + PARALLEL_BATCH]) for i in range(0, len(paths), PARALLEL_BATCH)]

@@ -1,0 +1,68 @@
+"""Watching prompt folders and reloading what changed.
+
+Two shapes of the same loop: ``watch_folders`` for servers that run an asyncio
+loop (HTTP), ``WatchThread`` for the stdio server, which runs without one.
+Both import watchfiles only when they start, after the library has loaded, so
+it never delays a server's first answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from .app import PromptServer
+
+log = logging.getLogger("promptdeck.watch")
+
+
+def _reload(server: PromptServer, changes: set[tuple[Any, str]]) -> None:
+    try:
+        server.reload_paths(sorted({path for _, path in changes}))
+    except Exception:
+        log.exception("reloading the library failed; still serving the previous catalog")
+
+
+async def watch_folders(server: PromptServer, stop: asyncio.Event) -> None:
+    """Reload changed prompt files until ``stop`` is set (inside an asyncio loop)."""
+    roots = [str(f.root) for f in server.folders]
+    if not roots:
+        return
+    from watchfiles import awatch
+
+    async for changes in awatch(*roots, stop_event=stop, debounce=100, step=20, recursive=True):
+        _reload(server, changes)
+
+
+class WatchThread(threading.Thread):
+    """Reloads changed prompt files on a thread of its own until ``stop()``."""
+
+    def __init__(self, server: PromptServer, lock: threading.RLock) -> None:
+        super().__init__(name="promptdeck-watch", daemon=True)
+        self.server = server
+        self.lock = lock
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        roots = self.server.watch_roots()
+        if not roots:
+            return
+        from watchfiles import watch
+
+        for changes in watch(*roots, stop_event=self._stop_event, debounce=100, step=20, recursive=True,
+                             raise_interrupt=False):
+            # The lock keeps a reload from interleaving its notifications with a response being written.
+            with self.lock:
+                _reload(self.server, changes)
+
+    @property
+    def stopped(self) -> bool:
+        """True once started and finished (or told to stop): never start it again."""
+        return self._stop_event.is_set() or self.ident is not None
+
+    def stop(self) -> None:
+        self._stop_event.set()
