@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import base64
 import json
-import logging
 import sys
 from typing import Any, NoReturn
 
 import click
 
+from ._serve import setup_logging
 from ._version import __version__
 from .protocol.errors import PromptdeckError
 from .protocol.revisions import LATEST, REVISIONS
@@ -18,15 +18,6 @@ from .protocol.revisions import LATEST, REVISIONS
 def _fail(message: str, code: int = 1) -> NoReturn:
     click.echo(f"promptdeck: {message}", err=True)
     sys.exit(code)
-
-
-def _setup_logging(verbose: int) -> None:
-    level = logging.WARNING - 10 * verbose
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("promptdeck %(levelname)s %(message)s"))
-    root = logging.getLogger("promptdeck")
-    root.addHandler(handler)
-    root.setLevel(max(level, logging.DEBUG))
 
 
 def _parse_args(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -54,19 +45,9 @@ def main() -> None:
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
 def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, verbose: int) -> None:
     """Serve the prompt library in FOLDERS over stdio (what MCP clients launch)."""
-    _setup_logging(verbose)
-    from .server.app import PromptServer
+    from ._serve import serve_stdio_folders
 
-    server = PromptServer(name, page_size=page_size)
-    try:
-        for folder in folders:
-            server.add_folder(folder, defer=True)
-    except PromptdeckError as exc:
-        _fail(str(exc))
-    try:
-        server.serve(watch=not no_watch)
-    except KeyboardInterrupt:
-        pass
+    sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose))
 
 
 @main.command()
@@ -101,7 +82,7 @@ def check(folder: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the raw prompts/get result.")
 def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_json: bool) -> None:
     """Show the messages a client gets for PROMPT, with the errors a client would get."""
-    _setup_logging(0)
+    setup_logging(0)
     from .server.app import PromptServer
     from .server.local import LocalClient
 
