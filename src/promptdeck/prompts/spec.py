@@ -85,26 +85,14 @@ class Prompt:
         if self.description is not None:
             out["description"] = self.description
         if self.arguments:
-            args = []
-            for a in self.arguments:
-                entry: dict[str, Any] = {"name": a.name}
-                if rev.titles and a.title is not None:
-                    entry["title"] = a.title
-                if a.wire_description is not None:
-                    entry["description"] = a.wire_description
-                entry["required"] = a.required
-                args.append(entry)
+            args, schema = _arguments_wire(self.arguments, rev)
             out["arguments"] = args
         if rev.icons and self.icons:
             out["icons"] = list(self.icons)
         if rev.meta:
             meta: dict[str, Any] = {}
             if self.arguments:
-                meta[META_ARGUMENTS] = {
-                    "type": "object",
-                    "properties": {a.name: a.json_schema() for a in self.arguments},
-                    "required": [a.name for a in self.arguments if a.required],
-                }
+                meta[META_ARGUMENTS] = schema
             if self.tags:
                 meta[META_TAGS] = sorted(self.tags)
             if meta:
@@ -113,3 +101,33 @@ class Prompt:
 
     def __repr__(self) -> str:
         return f"Prompt({self.name!r}, source={self.source!r})"
+
+
+#: Wire forms of argument lists, shared by every prompt with the same (immutable) arguments: libraries
+#: repeat argument lists, and a 10,000-prompt listing then builds each form once.
+_ARGS_WIRE: dict[tuple[tuple[Argument, ...], str], tuple[list[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def _arguments_wire(arguments: tuple[Argument, ...], rev: Revision) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    key = (arguments, rev.version)
+    cached = _ARGS_WIRE.get(key)
+    if cached is not None:
+        return cached
+    args = []
+    for a in arguments:
+        entry: dict[str, Any] = {"name": a.name}
+        if rev.titles and a.title is not None:
+            entry["title"] = a.title
+        if a.wire_description is not None:
+            entry["description"] = a.wire_description
+        entry["required"] = a.required
+        args.append(entry)
+    schema = {
+        "type": "object",
+        "properties": {a.name: a.json_schema() for a in arguments},
+        "required": [a.name for a in arguments if a.required],
+    }
+    if len(_ARGS_WIRE) >= 4096:
+        _ARGS_WIRE.clear()
+    cached = _ARGS_WIRE[key] = (args, schema)
+    return cached
