@@ -165,7 +165,7 @@ def test_error_codes(revision: str, log: Path) -> None:
 
 def test_list_changed_after_file_edit(revision: str, log: Path, tmp_path: Path) -> None:
     library = copy_examples(tmp_path / "library")
-    changed = anyio.Event()
+    changed = _Flag()
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.PromptListChangedNotification):
@@ -186,7 +186,29 @@ def test_list_changed_after_file_edit(revision: str, log: Path, tmp_path: Path) 
             await anyio.sleep(1.0)
             assert "fresh" in {p.name for p in (await session.list_prompts()).prompts}
             assert (await session.get_prompt("fresh", {})).messages[0].content.text == "Hello!"
+            # Deleting the file removes its prompt, and says so.
+            changed.clear()
+            (library / "fresh.md").unlink()
+            with anyio.fail_after(10):
+                await changed.wait()
+            assert {p.name for p in (await session.list_prompts()).prompts} == before
 
     anyio.run(run)
     sent, received = read_log(log)
     assert any(m.get("method") == "notifications/prompts/list_changed" for m in received)
+
+
+class _Flag:
+    """A resettable event (anyio's Event cannot be cleared)."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def clear(self) -> None:
+        self._event = anyio.Event()
+
+    async def wait(self) -> None:
+        await self._event.wait()
