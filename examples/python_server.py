@@ -5,6 +5,7 @@ Run it as an MCP stdio server:  python examples/python_server.py
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -37,7 +38,7 @@ async def handover(team: str, topic: str, ctx: RenderContext) -> str:
 
 
 @server.completer("handover", "team")
-def complete_team(value: str, context: dict[str, str]) -> list[str]:
+def complete_team(value: str, context: Mapping[str, str]) -> list[str]:
     return [t for t in TEAMS if t.startswith(value)]
 
 

@@ -25,6 +25,7 @@ MAX_OUTPUT_CHARS = 4 * 1024 * 1024
 
 _SIMPLE = re.compile(r"\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}")
 _JINJA_MARK = re.compile(r"\{[{%#]")
+_NEWLINES = re.compile(r"\r\n|\r")
 
 _deadline = threading.local()
 
@@ -87,8 +88,11 @@ class TemplateText:
         self._plan: list[str] | None = None
         stripped = _SIMPLE.sub("", source)
         if not _JINJA_MARK.search(stripped) and "-}}" not in source and "{{-" not in source:
-            # Alternate literal text and names: [text, name, text, name, text].
-            self._plan = _SIMPLE.split(source)
+            # Alternate literal text and names: [text, name, text, name, text]. Like Jinja's lexer,
+            # literal text gets \n for every newline sequence.
+            plan = _SIMPLE.split(source)
+            plan[::2] = [_NEWLINES.sub("\n", text) for text in plan[::2]]
+            self._plan = plan
             if self._plan[-1].endswith("\n"):
                 # Jinja drops one trailing newline (keep_trailing_newline=False); do the same.
                 self._plan[-1] = self._plan[-1][:-1]
