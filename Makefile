@@ -29,7 +29,7 @@ $(NODE_STAMP): $(PEERS)/package-lock.json $(PEERS)/package.json
 	touch $@
 
 serve: $(VENV)
-	$(VENV)/bin/promptdeck serve examples/prompts
+	@$(VENV)/bin/promptdeck serve examples/prompts
 
 test: $(VENV) node
 	$(TIMED) $(VENV)/bin/ruff check $(LINT_PATHS)
