@@ -43,11 +43,38 @@ def main() -> None:
               help="Prompts per prompts/list page.")
 @click.option("--no-watch", is_flag=True, help="Do not reload prompt files when they change.")
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
-def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, verbose: int) -> None:
-    """Serve the prompt library in FOLDERS over stdio (what MCP clients launch)."""
-    from ._serve import serve_stdio_folders
+@click.option("--http", "http", metavar="[HOST:]PORT", help="Serve Streamable HTTP on HOST (default 127.0.0.1).")
+@click.option("--stateless", is_flag=True, help="HTTP: keep no sessions (for replicas behind a load balancer).")
+@click.option("--json-response", is_flag=True, help="HTTP: answer POSTs with JSON instead of SSE.")
+@click.option("--allow-host", multiple=True, metavar="HOST", help="HTTP: accept this Host (besides loopback).")
+@click.option("--allow-origin", multiple=True, metavar="ORIGIN", help="HTTP: accept this Origin (besides loopback).")
+def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, verbose: int, http: str | None,
+          stateless: bool, json_response: bool, allow_host: tuple[str, ...], allow_origin: tuple[str, ...]) -> None:
+    """Serve the prompt library in FOLDERS over stdio (what MCP clients launch), or over HTTP."""
+    if http is None:
+        if stateless or json_response or allow_host or allow_origin:
+            _fail("--stateless, --json-response, --allow-host and --allow-origin go with --http", 2)
+        from ._serve import serve_stdio_folders
 
-    sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose))
+        sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose))
+    host, _, port_text = http.rpartition(":")
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        _fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
+    setup_logging(verbose)
+    from .server.app import PromptServer
+    from .server.http import run
+
+    server = PromptServer(name, page_size=page_size)
+    try:
+        for folder in folders:
+            server.add_folder(folder)
+    except PromptdeckError as exc:
+        _fail(str(exc))
+    host = host.strip("[]") or "127.0.0.1"
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"promptdeck: serving {len(server.catalog)} prompts on http://{shown}:{port_text}/mcp", err=True)
+    run(server, host, int(port_text), stateless=stateless, json_response=json_response, watch=not no_watch,
+        allowed_hosts=allow_host, allowed_origins=allow_origin)
 
 
 @main.command()

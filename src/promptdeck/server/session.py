@@ -83,6 +83,11 @@ class LegacySession:
             return None  # promptdeck sends no requests of its own, so no response is awaited
         raise AssertionError(msg)  # pragma: no cover
 
+    def assume(self, revision: Revision) -> None:
+        """Act as an initialized session of ``revision`` without a handshake (stateless HTTP)."""
+        self.lifecycle.initialize(revision)
+        self.lifecycle.fire("initialized")
+
     def close(self) -> None:
         self.lifecycle.fire("close")
         for task in list(self.in_flight.values()):

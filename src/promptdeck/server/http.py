@@ -1,0 +1,399 @@
+"""Streamable HTTP (2025-03-26 … 2025-11-25) as a plain ASGI app.
+
+One endpoint takes POST (a JSON-RPC message: a request is answered as JSON
+or as an SSE stream, a notification or response with 202), GET (the
+session's SSE stream: list_changed and log messages, with event ids and
+``Last-Event-ID`` replay from a bounded buffer) and DELETE (ends the session).
+Every method goes through the same ``LegacySession`` as stdio.
+
+Stateful mode mints a random ``Mcp-Session-Id`` on initialize. Stateless mode
+(``stateless=True``, for replicas behind a load balancer) keeps nothing: each
+POST gets a fresh session that assumes the revision in ``MCP-Protocol-Version``
+(2025-03-26 when absent), so any replica answers any request; GET and DELETE
+are 405 there.
+
+Host and Origin are checked on every request (DNS rebinding): by default only
+loopback names are accepted, any port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import secrets
+import time
+from collections import deque
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from ..protocol import jsonrpc
+from ..protocol.errors import InvalidRequest, McpError, ParseError
+from ..protocol.jsonrpc import Request
+from ..protocol.revisions import REVISIONS, Revision
+from ._sse import SSE_HEADERS, Receive, Scope, Send, event, header, respond, respond_error
+from .session import LegacySession
+from .watch import watch_folders
+
+if TYPE_CHECKING:
+    from .app import PromptServer
+
+log = logging.getLogger("promptdeck.http")
+
+LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
+DEFAULT_REVISION = REVISIONS["2025-03-26"]  # what to assume without MCP-Protocol-Version (spec)
+REPLAY_EVENTS = 1000
+
+
+class _HttpSession:
+    """A legacy session held between requests, with its GET stream and replay buffer."""
+
+    def __init__(self, server: PromptServer, session_id: str) -> None:
+        self.id = session_id
+        self.legacy = LegacySession(server, self.notify)
+        self.last_seen = time.monotonic()
+        self.buffer: deque[tuple[int, bytes]] = deque(maxlen=REPLAY_EVENTS)
+        self.next_event = 0
+        self.stream: asyncio.Queue[tuple[int, bytes] | None] | None = None
+        self.loop = asyncio.get_running_loop()
+
+    def notify(self, message: bytes) -> None:
+        # Log records may be emitted on other threads; the queue belongs to the event loop.
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            self._push(message)
+        else:
+            self.loop.call_soon_threadsafe(self._push, message)
+
+    def _push(self, message: bytes) -> None:
+        self.next_event += 1
+        item = (self.next_event, message)
+        self.buffer.append(item)
+        if self.stream is not None:
+            self.stream.put_nowait(item)
+
+    def close(self) -> None:
+        self.legacy.close()
+        if self.stream is not None:
+            self.stream.put_nowait(None)
+
+
+def _host_allowed(host: str | None, allowed: frozenset[str]) -> bool:
+    if host is None:
+        return False
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    return host in allowed or name in allowed
+
+
+class StreamableHttpApp:
+    """The ASGI application; see the module docstring."""
+
+    def __init__(self, server: PromptServer, *, path: str = "/mcp", json_response: bool = False,
+                 stateless: bool = False, allowed_hosts: Iterable[str] = (), allowed_origins: Iterable[str] = (),
+                 session_idle_seconds: float = 1800, max_sessions: int = 1000,
+                 max_body_bytes: int = 4 * 1024 * 1024, watch: bool = True) -> None:
+        self.server = server
+        self.path = path
+        self.json_response = json_response
+        self.stateless = stateless
+        self.allowed_hosts = frozenset(LOOPBACK) | frozenset(allowed_hosts)
+        self.allowed_origins = frozenset(allowed_origins)
+        self.session_idle_seconds = session_idle_seconds
+        self.max_sessions = max_sessions
+        self.max_body_bytes = max_body_bytes
+        self.watch = watch
+        self.sessions: dict[str, _HttpSession] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stop = asyncio.Event()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if not _host_allowed(header(scope, b"host"), self.allowed_hosts):
+            await respond_error(send, 403, InvalidRequest("Host not allowed"))
+            return
+        origin = header(scope, b"origin")
+        if origin is not None and not self._origin_ok(origin):
+            await respond_error(send, 403, InvalidRequest("Origin not allowed"))
+            return
+        path = scope["path"]
+        if path == "/healthz":
+            await respond(send, 200, b"ok", b"text/plain")
+            return
+        if path != self.path:
+            await respond(send, 404, b"not found", b"text/plain")
+            return
+        method = scope["method"]
+        if method == "POST":
+            await self._post(scope, receive, send)
+        elif method == "GET" and not self.stateless:
+            await self._get(scope, receive, send)
+        elif method == "DELETE" and not self.stateless:
+            await self._delete(scope, send)
+        else:
+            allow = b"POST" if self.stateless else b"GET, POST, DELETE"
+            await respond(send, 405, b"", None, [(b"allow", allow)])
+
+    def _origin_ok(self, origin: str) -> bool:
+        if origin in self.allowed_origins:
+            return True
+        try:
+            parts = urlsplit(origin)
+        except ValueError:
+            return False
+        return parts.scheme in ("http", "https") and (parts.hostname or "") in ("localhost", "127.0.0.1", "::1")
+
+    # -- lifespan ------------------------------------------------------------------------------
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.server.catalog  # noqa: B018 - load deferred folders before the first request
+                if self.watch:
+                    self._tasks.append(asyncio.ensure_future(watch_folders(self.server, self._stop)))
+                self._tasks.append(asyncio.ensure_future(self._expire_loop()))
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self._stop.set()
+                for task in self._tasks:
+                    task.cancel()
+                for task in self._tasks:
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+                for session in list(self.sessions.values()):
+                    session.close()
+                self.sessions.clear()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _expire_loop(self) -> None:
+        while True:
+            await asyncio.sleep(min(30.0, self.session_idle_seconds / 2))
+            self.expire()
+
+    def expire(self) -> None:
+        """End sessions idle for longer than the limit (their ids then answer 404)."""
+        limit = time.monotonic() - self.session_idle_seconds
+        for session_id, session in list(self.sessions.items()):
+            if session.last_seen < limit and session.stream is None:
+                session.close()
+                del self.sessions[session_id]
+
+    # -- POST ----------------------------------------------------------------------------------
+
+    async def _read_body(self, receive: Receive) -> bytes | None:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                return b""
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    def _revision_header(self, scope: Scope) -> Revision | None | bool:
+        """The revision named by MCP-Protocol-Version; the default when absent; False when unsupported."""
+        value = header(scope, b"mcp-protocol-version")
+        if value is None:
+            return None
+        return REVISIONS.get(value, False)
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        content_type = (header(scope, b"content-type") or "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            await respond_error(send, 415, InvalidRequest("Content-Type must be application/json"))
+            return
+        accept = header(scope, b"accept") or ""
+        if not (("application/json" in accept and "text/event-stream" in accept) or "*/*" in accept):
+            await respond_error(send, 406, InvalidRequest(
+                "Accept must list both application/json and text/event-stream"))
+            return
+        body = await self._read_body(receive)
+        if body is None:
+            return
+        if not body and self.max_body_bytes:
+            await respond_error(send, 413, InvalidRequest(f"body larger than {self.max_body_bytes} bytes"))
+            return
+        try:
+            decoded = jsonrpc.decode(body)
+        except ParseError as exc:
+            await respond_error(send, 400, exc)
+            return
+        messages = decoded if isinstance(decoded, list) else [decoded]
+        initialize = any(isinstance(m, Request) and m.method == "initialize" for m in messages)
+        revision = self._revision_header(scope)
+        if revision is False and not initialize:
+            await respond_error(send, 400, InvalidRequest(
+                f"unsupported MCP-Protocol-Version {header(scope, b'mcp-protocol-version')!r}; "
+                f"supported: {', '.join(REVISIONS)}"))
+            return
+        extra: list[tuple[bytes, bytes]] = []
+        session: _HttpSession | None = None
+        if self.stateless:
+            legacy = LegacySession(self.server, lambda _message: None)
+            if not initialize:
+                legacy.assume(revision or DEFAULT_REVISION)  # type: ignore[arg-type]
+        elif initialize:
+            if len(self.sessions) >= self.max_sessions:
+                self.expire()
+            if len(self.sessions) >= self.max_sessions:
+                await respond_error(send, 503, InvalidRequest("too many sessions; try again later"),
+                                    [(b"retry-after", b"30")])
+                return
+            session = _HttpSession(self.server, secrets.token_urlsafe(32))
+            legacy = session.legacy
+            extra.append((b"mcp-session-id", session.id.encode()))
+        else:
+            session_id = header(scope, b"mcp-session-id")
+            if session_id is None:
+                await respond_error(send, 400, InvalidRequest("Mcp-Session-Id header is required"))
+                return
+            session = self.sessions.get(session_id)
+            if session is None:
+                await respond_error(send, 404, InvalidRequest("session not found; initialize again"))
+                return
+            session.last_seen = time.monotonic()
+            legacy = session.legacy
+        if not any(isinstance(m, Request) for m in messages) and not isinstance(decoded, list):
+            legacy.handle(decoded, lambda _message: None)
+            await respond(send, 202, b"", None, extra)
+            return
+        if session is not None and initialize:
+            # Registered before answering: the client may send its next request the moment it reads this.
+            self.sessions[session.id] = session
+        try:
+            await self._answer(scope, send, legacy, body, extra)
+        finally:
+            if self.stateless:
+                legacy.close()  # nothing outlives a stateless request
+            elif session is not None and initialize and legacy.lifecycle.revision is None:
+                self.sessions.pop(session.id, None)  # initialize failed: no session to keep
+
+    async def _answer(self, scope: Scope, send: Send, legacy: LegacySession, body: bytes,
+                      extra: list[tuple[bytes, bytes]]) -> None:
+        related: list[bytes] = []
+        outcome = legacy.handle_bytes(body, related.append)
+        if isinstance(outcome, list):
+            answers = [await item if inspect.isawaitable(item) else item for item in outcome]
+            parts = [a for a in answers if isinstance(a, bytes)]
+            response: bytes | None = b"[" + b",".join(parts) + b"]" if parts else None
+        elif inspect.isawaitable(outcome):
+            response = await outcome
+        else:
+            response = outcome
+        if response is None:
+            await respond(send, 202, b"", None, extra)
+            return
+        if self.json_response and not related:
+            await respond(send, 200, response, extra=extra)
+            return
+        stream = b"".join(event(note) for note in related) + event(response)
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + extra})
+        await send({"type": "http.response.body", "body": stream})
+
+    # -- GET and DELETE ------------------------------------------------------------------------
+
+    def _session_for(self, scope: Scope) -> tuple[_HttpSession | None, int, str]:
+        session_id = header(scope, b"mcp-session-id")
+        if session_id is None:
+            return None, 400, "Mcp-Session-Id header is required"
+        session = self.sessions.get(session_id)
+        if session is None:
+            return None, 404, "session not found; initialize again"
+        return session, 200, ""
+
+    async def _get(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if "text/event-stream" not in (header(scope, b"accept") or ""):
+            await respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
+            return
+        session, status, why = self._session_for(scope)
+        if session is None:
+            await respond_error(send, status, InvalidRequest(why))
+            return
+        if self._revision_header(scope) is False:
+            await respond_error(send, 400, InvalidRequest("unsupported MCP-Protocol-Version"))
+            return
+        if session.stream is not None:
+            session.stream.put_nowait(None)  # one GET stream a session: the newest takes over
+        queue: asyncio.Queue[tuple[int, bytes] | None] = asyncio.Queue()
+        session.stream = queue
+        last = header(scope, b"last-event-id")
+        replay: list[tuple[int, bytes]] = []
+        if last is not None and last.isdigit():
+            replay = [item for item in session.buffer if item[0] > int(last)]
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        opening = b""
+        if session.legacy.revision.version >= "2025-11-25":
+            # Priming event: gives the client an id to resume from, and how long to wait before it does.
+            opening = f"id: {session.next_event}\nretry: 3000\ndata: \n\n".encode()
+        opening += b"".join(event(data, str(number)) for number, data in replay)
+        await send({"type": "http.response.body", "body": opening or b": stream open\n\n", "more_body": True})
+        disconnected = asyncio.ensure_future(self._wait_disconnect(receive))
+        try:
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait({getter, disconnected}, timeout=15,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if disconnected in done:
+                    getter.cancel()
+                    return
+                if getter not in done:
+                    getter.cancel()
+                    await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+                    continue
+                item = getter.result()
+                if item is None:
+                    break
+                number, data = item
+                await send({"type": "http.response.body", "body": event(data, str(number)), "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
+        except OSError:
+            return
+        finally:
+            disconnected.cancel()
+            if session.stream is queue:
+                session.stream = None
+            session.last_seen = time.monotonic()
+
+    @staticmethod
+    async def _wait_disconnect(receive: Receive) -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    async def _delete(self, scope: Scope, send: Send) -> None:
+        session, status, why = self._session_for(scope)
+        if session is None:
+            await respond_error(send, status, InvalidRequest(why))
+            return
+        session.close()
+        self.sessions.pop(session.id, None)
+        await respond(send, 200, b"", None)
+
+
+def create_app(server: PromptServer, **options: Any) -> StreamableHttpApp:
+    """The ASGI app serving ``server`` over Streamable HTTP (options: see ``StreamableHttpApp``)."""
+    return StreamableHttpApp(server, **options)
+
+
+def run(server: PromptServer, host: str, port: int, **options: Any) -> None:
+    """Serve over HTTP with uvicorn until interrupted."""
+    try:
+        import uvicorn
+    except ImportError as exc:  # pragma: no cover - the http extra is missing
+        raise McpError("HTTP needs uvicorn: pip install 'promptdeck[http]'") from exc
+    app = create_app(server, **options)
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", access_log=False)

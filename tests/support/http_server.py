@@ -1,0 +1,48 @@
+"""Start ``promptdeck serve --http`` as a real process on a free loopback port."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def http_server(folder: str, *options: str) -> Iterator[str]:
+    """Yields the MCP endpoint URL; the server is stopped on exit."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", folder, "--http", f"127.0.0.1:{port}",
+                             *options], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                stderr = proc.stderr.read().decode() if proc.stderr else ""
+                raise RuntimeError(f"promptdeck --http did not start: {stderr}")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()

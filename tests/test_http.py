@@ -1,0 +1,130 @@
+"""Streamable HTTP, spoken with raw requests to a real uvicorn process."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.http_server import http_server
+from tests.support.libraries import EXAMPLES, copy_examples
+
+ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+def init_body(revision: str = "2025-11-25") -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": revision, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+def sse_messages(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ") and line[6:].strip()]
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with http_server(str(EXAMPLES), "--no-watch") as endpoint:
+        yield endpoint
+
+
+def start_session(url: str, revision: str = "2025-11-25") -> tuple[str, dict[str, str]]:
+    response = httpx.post(url, json=init_body(revision), headers=ACCEPT)
+    assert response.status_code == 200 and response.headers["content-type"] == "text/event-stream"
+    session = response.headers["mcp-session-id"]
+    assert len(session) >= 32 and all(0x21 <= ord(c) <= 0x7E for c in session)
+    headers = {**ACCEPT, "mcp-session-id": session, "mcp-protocol-version": revision}
+    note = httpx.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    assert note.status_code == 202 and note.content == b""
+    return session, headers
+
+
+def test_session_lifecycle_and_status_codes(url: str) -> None:
+    session, headers = start_session(url)
+    listed = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "prompts/list"}, headers=headers)
+    [message] = sse_messages(listed.text)
+    assert message["id"] == 1 and len(message["result"]["prompts"]) == 10
+    no_id = {k: v for k, v in headers.items() if k != "mcp-session-id"}
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    assert httpx.post(url, json=ping, headers=no_id).status_code == 400
+    assert httpx.post(url, json=ping, headers={**headers, "mcp-session-id": "nope"}).status_code == 404
+    assert httpx.post(url, json=ping, headers={**headers, "mcp-protocol-version": "1999-01-01"}).status_code == 400
+    # The conformance suite sends an older supported revision on a newer session: accepted.
+    assert httpx.post(url, json=ping, headers={**headers, "mcp-protocol-version": "2025-03-26"}).status_code == 200
+    assert httpx.post(url, content=b"{nope", headers=headers).status_code == 400
+    assert httpx.post(url, json=ping, headers={**headers, "content-type": "text/plain"}).status_code == 415
+    assert httpx.post(url, json=ping, headers={**headers, "accept": "application/json"}).status_code == 406
+    assert httpx.put(url, headers=headers).status_code == 405
+    assert httpx.delete(url, headers=headers).status_code == 200
+    assert httpx.post(url, json=ping, headers=headers).status_code == 404
+
+
+def test_errors_keep_json_rpc_codes(url: str) -> None:
+    _, headers = start_session(url)
+    get = {"jsonrpc": "2.0", "id": 3, "method": "prompts/get", "params": {"name": "code-review"}}
+    [message] = sse_messages(httpx.post(url, json=get, headers=headers).text)
+    assert message["error"]["code"] == -32602 and "'code'" in message["error"]["message"]
+
+
+def test_oversized_body_is_413(url: str) -> None:
+    _, headers = start_session(url)
+    big = {"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"pad": "x" * (5 * 1024 * 1024)}}
+    assert httpx.post(url, json=big, headers=headers).status_code == 413
+
+
+def test_dns_rebinding_is_refused(url: str) -> None:
+    assert httpx.post(url, json=init_body(), headers={**ACCEPT, "origin": "http://evil.example.com"}).status_code == 403
+    assert httpx.post(url, json=init_body(), headers={**ACCEPT, "host": "evil.example.com"}).status_code == 403
+    ok = httpx.post(url, json=init_body(), headers={**ACCEPT, "origin": "http://localhost:6274"})
+    assert ok.status_code == 200
+
+
+def test_get_stream_carries_list_changed_and_replays(tmp_path: Path) -> None:
+    library = copy_examples(tmp_path / "lib")
+    with http_server(str(library)) as url:
+        _, headers = start_session(url)
+        get_headers = {**headers, "accept": "text/event-stream"}
+        seen: list[str] = []
+        opened = threading.Event()
+
+        def listen() -> None:
+            with httpx.stream("GET", url, headers=get_headers, timeout=20) as response:
+                assert response.status_code == 200
+                opened.set()
+                for line in response.iter_lines():
+                    seen.append(line)
+                    if "list_changed" in line:
+                        return
+
+        thread = threading.Thread(target=listen, daemon=True)
+        thread.start()
+        assert opened.wait(10)
+        (library / "fresh.md").write_text("Hello\n")
+        thread.join(15)
+        assert any("notifications/prompts/list_changed" in line for line in seen)
+        ids = [line[4:] for line in seen if line.startswith("id: ")]
+        assert ids, seen
+        # A new GET with Last-Event-ID from before the change replays it.
+        with httpx.stream("GET", url, headers={**get_headers, "last-event-id": "0"}, timeout=20) as response:
+            for line in response.iter_lines():
+                if "list_changed" in line:
+                    break
+            else:
+                pytest.fail("no replay")
+
+
+def test_stateless_mode_keeps_no_sessions() -> None:
+    with http_server(str(EXAMPLES), "--stateless", "--json-response", "--no-watch") as url:
+        init = httpx.post(url, json=init_body(), headers=ACCEPT)
+        assert init.status_code == 200 and "mcp-session-id" not in init.headers
+        assert init.headers["content-type"] == "application/json"
+        headers = {**ACCEPT, "mcp-protocol-version": "2025-06-18"}
+        got = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+                                    "params": {"name": "summarize", "arguments": {"text": "hi"}}}, headers=headers)
+        assert got.json()["result"]["messages"]
+        assert httpx.get(url, headers={**headers, "accept": "text/event-stream"}).status_code == 405
+        assert httpx.delete(url, headers=headers).status_code == 405
