@@ -1,0 +1,142 @@
+"""What stands in front of the HTTP endpoint: bearer tokens, rate limits, metrics and the audit log.
+
+Tokens are compared in constant time and never logged; the audit log names the
+principal (the token's name, or the client address without auth), never the
+token or argument values.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+import time
+from bisect import bisect_left
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..protocol.errors import LibraryError
+
+audit = logging.getLogger("promptdeck.audit")
+
+TOKENS_ENV = "PROMPTDECK_TOKENS"
+
+
+class BearerTokens:
+    """Static bearer tokens: ``name:token`` pairs from a file (one a line, ``#`` comments) or the environment."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]]) -> None:
+        self._tokens = [(name, token.encode()) for name, token in pairs]
+        if not self._tokens:
+            raise LibraryError("no bearer tokens given")
+        for name, token in self._tokens:
+            if len(token) < 16:
+                raise LibraryError(f"bearer token {name!r} is shorter than 16 characters")
+
+    @classmethod
+    def parse(cls, text: str, where: str) -> BearerTokens:
+        pairs: list[tuple[str, str]] = []
+        for number, raw in enumerate(text.replace(",", "\n").splitlines(), 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            name, sep, token = line.partition(":")
+            if not sep or not name or not token:
+                raise LibraryError(f"{where}:{number}: expected name:token")
+            pairs.append((name.strip(), token.strip()))
+        return cls(pairs)
+
+    @classmethod
+    def load(cls, path: str | None) -> BearerTokens | None:
+        """Tokens from ``path``, else from $PROMPTDECK_TOKENS, else None (no authentication)."""
+        if path is not None:
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    return cls.parse(fh.read(), path)
+            except OSError as exc:
+                raise LibraryError(f"cannot read token file {path!r}: {exc.strerror}") from None
+        value = os.environ.get(TOKENS_ENV)
+        return cls.parse(value, f"${TOKENS_ENV}") if value else None
+
+    def principal(self, authorization: str | None) -> str | None:
+        """The name of the token in an ``Authorization: Bearer`` header, or None."""
+        if authorization is None:
+            return None
+        scheme, _, presented = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not presented:
+            return None
+        candidate = presented.strip().encode()
+        found = None
+        for name, token in self._tokens:  # check them all: the time taken says nothing about which matched
+            if hmac.compare_digest(candidate, token):
+                found = name
+        return found
+
+
+class RateLimiter:
+    """A token bucket per principal: ``per_minute`` requests, refilled continuously."""
+
+    def __init__(self, per_minute: int, max_principals: int = 100_000) -> None:
+        self.capacity = float(per_minute)
+        self.rate = per_minute / 60.0
+        self.max_principals = max_principals
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def check(self, principal: str, now: float | None = None) -> float:
+        """0 when the request may go ahead, else the seconds to wait."""
+        now = time.monotonic() if now is None else now
+        tokens, then = self._buckets.get(principal, (self.capacity, now))
+        tokens = min(self.capacity, tokens + (now - then) * self.rate)
+        if tokens >= 1:
+            if len(self._buckets) >= self.max_principals and principal not in self._buckets:
+                self._buckets.clear()  # bounded memory; a reset only ever forgives
+            self._buckets[principal] = (tokens - 1, now)
+            return 0.0
+        self._buckets[principal] = (tokens, now)
+        return (1 - tokens) / self.rate
+
+
+BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+@dataclass
+class Metrics:
+    """Counters in the Prometheus text format, for ``/metrics``."""
+
+    requests: dict[tuple[str, str], int] = field(default_factory=dict)
+    buckets: list[int] = field(default_factory=lambda: [0] * (len(BUCKETS) + 1))
+    duration_sum: float = 0.0
+    duration_count: int = 0
+
+    def observe(self, method: str, outcome: str, seconds: float) -> None:
+        key = (method, outcome)
+        self.requests[key] = self.requests.get(key, 0) + 1
+        self.buckets[bisect_left(BUCKETS, seconds)] += 1
+        self.duration_sum += seconds
+        self.duration_count += 1
+
+    def render(self, sessions: int, prompts: int) -> bytes:
+        lines = ["# HELP promptdeck_requests_total JSON-RPC requests by method and outcome.",
+                 "# TYPE promptdeck_requests_total counter"]
+        for (method, outcome), count in sorted(self.requests.items()):
+            lines.append(f'promptdeck_requests_total{{method="{method}",outcome="{outcome}"}} {count}')
+        lines += ["# HELP promptdeck_request_seconds Time to answer a JSON-RPC request.",
+                  "# TYPE promptdeck_request_seconds histogram"]
+        total = 0
+        for bound, count in zip(BUCKETS, self.buckets, strict=False):
+            total += count
+            lines.append(f'promptdeck_request_seconds_bucket{{le="{bound}"}} {total}')
+        lines.append(f'promptdeck_request_seconds_bucket{{le="+Inf"}} {self.duration_count}')
+        lines.append(f"promptdeck_request_seconds_sum {self.duration_sum:.6f}")
+        lines.append(f"promptdeck_request_seconds_count {self.duration_count}")
+        lines += ["# HELP promptdeck_sessions Live HTTP sessions.", "# TYPE promptdeck_sessions gauge",
+                  f"promptdeck_sessions {sessions}",
+                  "# HELP promptdeck_prompts Prompts in the catalog.", "# TYPE promptdeck_prompts gauge",
+                  f"promptdeck_prompts {prompts}"]
+        return ("\n".join(lines) + "\n").encode()
+
+
+def log_get(principal: str, prompt: object, outcome: str, seconds: float) -> None:
+    """One audit line per prompts/get: who, which prompt, outcome, duration. Never argument values."""
+    audit.info("prompts/get principal=%s prompt=%r outcome=%s duration_ms=%.2f",
+               principal, prompt if isinstance(prompt, str) else None, outcome, seconds * 1000)
