@@ -128,3 +128,29 @@ def test_stateless_mode_keeps_no_sessions() -> None:
         assert got.json()["result"]["messages"]
         assert httpx.get(url, headers={**headers, "accept": "text/event-stream"}).status_code == 405
         assert httpx.delete(url, headers=headers).status_code == 405
+
+
+def test_bearer_tokens_rate_limit_metrics(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text("alice:alice-secret-token-0001\nbob:bob-secret-token-000002\n")
+    with http_server(str(EXAMPLES), "--no-watch", "--token-file", str(tokens), "--rate-limit", "30") as url:
+        refused = httpx.post(url, json=init_body(), headers=ACCEPT)
+        assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
+        wrong = httpx.post(url, json=init_body(), headers={**ACCEPT, "authorization": "Bearer nope-nope-nope-nope"})
+        assert wrong.status_code == 401
+        alice = {**ACCEPT, "authorization": "Bearer alice-secret-token-0001"}
+        init = httpx.post(url, json=init_body(), headers=alice)
+        assert init.status_code == 200
+        session = {**alice, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        get = {"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "summarize",
+                                                                          "arguments": {"text": "x"}}}
+        assert httpx.post(url, json=get, headers=session).status_code == 200
+        # A session belongs to its principal: bob cannot use alice's id.
+        bob = {**session, "authorization": "Bearer bob-secret-token-000002"}
+        assert httpx.post(url, json=get, headers=bob).status_code == 404
+        metrics = httpx.get(url.replace("/mcp", "/metrics"), headers=alice).text
+        assert 'promptdeck_requests_total{method="prompts/get",outcome="ok"} 1' in metrics
+        codes = [httpx.post(url, json=get, headers=session).status_code for _ in range(40)]
+        assert 429 in codes
+        limited = httpx.post(url, json=get, headers=session)
+        assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1

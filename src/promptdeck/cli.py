@@ -48,12 +48,18 @@ def main() -> None:
 @click.option("--json-response", is_flag=True, help="HTTP: answer POSTs with JSON instead of SSE.")
 @click.option("--allow-host", multiple=True, metavar="HOST", help="HTTP: accept this Host (besides loopback).")
 @click.option("--allow-origin", multiple=True, metavar="ORIGIN", help="HTTP: accept this Origin (besides loopback).")
+@click.option("--token-file", type=click.Path(dir_okay=False), help="HTTP: require bearer tokens, name:token a line "
+              "(default: $PROMPTDECK_TOKENS, comma-separated; neither: no authentication).")
+@click.option("--rate-limit", type=click.IntRange(1), metavar="N", help="HTTP: at most N requests a minute per "
+              "principal (429 past it).")
 def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, verbose: int, http: str | None,
-          stateless: bool, json_response: bool, allow_host: tuple[str, ...], allow_origin: tuple[str, ...]) -> None:
+          stateless: bool, json_response: bool, allow_host: tuple[str, ...], allow_origin: tuple[str, ...],
+          token_file: str | None, rate_limit: int | None) -> None:
     """Serve the prompt library in FOLDERS over stdio (what MCP clients launch), or over HTTP."""
     if http is None:
-        if stateless or json_response or allow_host or allow_origin:
-            _fail("--stateless, --json-response, --allow-host and --allow-origin go with --http", 2)
+        if stateless or json_response or allow_host or allow_origin or token_file or rate_limit:
+            _fail("--stateless, --json-response, --allow-host, --allow-origin, --token-file and --rate-limit "
+                  "go with --http", 2)
         from ._serve import serve_stdio_folders
 
         sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose))
@@ -62,10 +68,12 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, v
         _fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
     setup_logging(verbose)
     from .server.app import PromptServer
+    from .server.guard import BearerTokens
     from .server.http import run
 
     server = PromptServer(name, page_size=page_size)
     try:
+        tokens = BearerTokens.load(token_file)
         for folder in folders:
             server.add_folder(folder)
     except PromptdeckError as exc:
@@ -74,7 +82,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, v
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"promptdeck: serving {len(server.catalog)} prompts on http://{shown}:{port_text}/mcp", err=True)
     run(server, host, int(port_text), stateless=stateless, json_response=json_response, watch=not no_watch,
-        allowed_hosts=allow_host, allowed_origins=allow_origin)
+        allowed_hosts=allow_host, allowed_origins=allow_origin, tokens=tokens, rate_limit=rate_limit)
 
 
 @main.command()

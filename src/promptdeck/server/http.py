@@ -31,9 +31,10 @@ from urllib.parse import urlsplit
 
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest, McpError, ParseError
-from ..protocol.jsonrpc import Request
+from ..protocol.jsonrpc import Invalid, Request
 from ..protocol.revisions import REVISIONS, Revision
-from ._sse import SSE_HEADERS, Receive, Scope, Send, event, header, respond, respond_error
+from ._asgi import SSE_HEADERS, BodyTooLarge, Disconnected, Receive, Scope, Send, read_body, respond, respond_error
+from .guard import BearerTokens, Metrics, RateLimiter, log_get
 from .session import LegacySession
 from .watch import watch_folders
 
@@ -45,18 +46,35 @@ log = logging.getLogger("promptdeck.http")
 LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
 DEFAULT_REVISION = REVISIONS["2025-03-26"]  # what to assume without MCP-Protocol-Version (spec)
 REPLAY_EVENTS = 1000
+RETRY_MS = 3000
+
+
+def event(data: bytes, event_id: str | None = None) -> bytes:
+    """One SSE event carrying one JSON-RPC message."""
+    head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
+    return head + b"event: message\ndata: " + data + b"\n\n"
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
 
 
 class _HttpSession:
     """A legacy session held between requests, with its GET stream and replay buffer."""
 
-    def __init__(self, server: PromptServer, session_id: str) -> None:
+    def __init__(self, server: PromptServer, session_id: str, principal: str) -> None:
         self.id = session_id
+        self.principal = principal
         self.legacy = LegacySession(server, self.notify)
         self.last_seen = time.monotonic()
         self.buffer: deque[tuple[int, bytes]] = deque(maxlen=REPLAY_EVENTS)
         self.next_event = 0
         self.stream: asyncio.Queue[tuple[int, bytes] | None] | None = None
+        self.undelivered: list[tuple[int, bytes]] = []
+        self.streams = 0
         self.loop = asyncio.get_running_loop()
 
     def notify(self, message: bytes) -> None:
@@ -76,6 +94,13 @@ class _HttpSession:
         self.buffer.append(item)
         if self.stream is not None:
             self.stream.put_nowait(item)
+        else:
+            self.undelivered.append(item)  # sent by the next GET stream that opens
+
+    def stream_id(self) -> int:
+        """A number for a new stream's ids, unique in this session."""
+        self.streams += 1
+        return self.streams
 
     def close(self) -> None:
         self.legacy.close()
@@ -96,7 +121,8 @@ class StreamableHttpApp:
     def __init__(self, server: PromptServer, *, path: str = "/mcp", json_response: bool = False,
                  stateless: bool = False, allowed_hosts: Iterable[str] = (), allowed_origins: Iterable[str] = (),
                  session_idle_seconds: float = 1800, max_sessions: int = 1000,
-                 max_body_bytes: int = 4 * 1024 * 1024, watch: bool = True) -> None:
+                 max_body_bytes: int = 4 * 1024 * 1024, watch: bool = True, tokens: BearerTokens | None = None,
+                 rate_limit: int | None = None) -> None:
         self.server = server
         self.path = path
         self.json_response = json_response
@@ -107,7 +133,11 @@ class StreamableHttpApp:
         self.max_sessions = max_sessions
         self.max_body_bytes = max_body_bytes
         self.watch = watch
+        self.tokens = tokens
+        self.limiter = RateLimiter(rate_limit) if rate_limit else None
+        self.metrics = Metrics()
         self.sessions: dict[str, _HttpSession] = {}
+        self._stateless_streams = 0
         self._tasks: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
 
@@ -128,19 +158,41 @@ class StreamableHttpApp:
         if path == "/healthz":
             await respond(send, 200, b"ok", b"text/plain")
             return
-        if path != self.path:
+        if path not in (self.path, "/metrics"):
             await respond(send, 404, b"not found", b"text/plain")
             return
+        principal = self._principal(scope)
+        if principal is None:
+            await respond_error(send, 401, InvalidRequest("a valid bearer token is required"),
+                                [(b"www-authenticate", b'Bearer realm="promptdeck"')])
+            return
+        if path == "/metrics":
+            body = self.metrics.render(len(self.sessions), len(self.server.catalog))
+            await respond(send, 200, body, b"text/plain; version=0.0.4")
+            return
+        if self.limiter is not None:
+            wait = self.limiter.check(principal)
+            if wait > 0:
+                await respond_error(send, 429, InvalidRequest("too many requests; slow down"),
+                                    [(b"retry-after", str(max(1, round(wait + 0.5))).encode())])
+                return
         method = scope["method"]
         if method == "POST":
-            await self._post(scope, receive, send)
+            await self._post(scope, receive, send, principal)
         elif method == "GET" and not self.stateless:
-            await self._get(scope, receive, send)
+            await self._get(scope, receive, send, principal)
         elif method == "DELETE" and not self.stateless:
-            await self._delete(scope, send)
+            await self._delete(scope, send, principal)
         else:
             allow = b"POST" if self.stateless else b"GET, POST, DELETE"
             await respond(send, 405, b"", None, [(b"allow", allow)])
+
+    def _principal(self, scope: Scope) -> str | None:
+        """Who is asking: the bearer token's name, or the client address when there is no authentication."""
+        if self.tokens is not None:
+            return self.tokens.principal(header(scope, b"authorization"))
+        client = scope.get("client")
+        return str(client[0]) if client else "local"
 
     def _origin_ok(self, origin: str) -> bool:
         if origin in self.allowed_origins:
@@ -190,21 +242,6 @@ class StreamableHttpApp:
 
     # -- POST ----------------------------------------------------------------------------------
 
-    async def _read_body(self, receive: Receive) -> bytes | None:
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return None
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                return b""
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
-
     def _revision_header(self, scope: Scope) -> Revision | None | bool:
         """The revision named by MCP-Protocol-Version; the default when absent; False when unsupported."""
         value = header(scope, b"mcp-protocol-version")
@@ -212,7 +249,7 @@ class StreamableHttpApp:
             return None
         return REVISIONS.get(value, False)
 
-    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _post(self, scope: Scope, receive: Receive, send: Send, principal: str) -> None:
         content_type = (header(scope, b"content-type") or "").split(";")[0].strip().lower()
         if content_type != "application/json":
             await respond_error(send, 415, InvalidRequest("Content-Type must be application/json"))
@@ -222,11 +259,12 @@ class StreamableHttpApp:
             await respond_error(send, 406, InvalidRequest(
                 "Accept must list both application/json and text/event-stream"))
             return
-        body = await self._read_body(receive)
-        if body is None:
-            return
-        if not body and self.max_body_bytes:
+        try:
+            body = await read_body(receive, self.max_body_bytes, dict(scope["headers"]).get(b"content-length"))
+        except BodyTooLarge:
             await respond_error(send, 413, InvalidRequest(f"body larger than {self.max_body_bytes} bytes"))
+            return
+        except Disconnected:
             return
         try:
             decoded = jsonrpc.decode(body)
@@ -234,6 +272,12 @@ class StreamableHttpApp:
             await respond_error(send, 400, exc)
             return
         messages = decoded if isinstance(decoded, list) else [decoded]
+        invalid = [m for m in messages if isinstance(m, Invalid)]
+        if not messages or (invalid and len(invalid) == len(messages)):
+            # Nothing in the body can be processed: an HTTP error, carrying the JSON-RPC one.
+            error = invalid[0].error if invalid else InvalidRequest("an empty batch is not a request")
+            await respond(send, 400, jsonrpc.encode_error(invalid[0].id if invalid else None, error))
+            return
         initialize = any(isinstance(m, Request) and m.method == "initialize" for m in messages)
         revision = self._revision_header(scope)
         if revision is False and not initialize:
@@ -254,7 +298,7 @@ class StreamableHttpApp:
                 await respond_error(send, 503, InvalidRequest("too many sessions; try again later"),
                                     [(b"retry-after", b"30")])
                 return
-            session = _HttpSession(self.server, secrets.token_urlsafe(32))
+            session = _HttpSession(self.server, secrets.token_urlsafe(32), principal)
             legacy = session.legacy
             extra.append((b"mcp-session-id", session.id.encode()))
         else:
@@ -263,7 +307,8 @@ class StreamableHttpApp:
                 await respond_error(send, 400, InvalidRequest("Mcp-Session-Id header is required"))
                 return
             session = self.sessions.get(session_id)
-            if session is None:
+            if session is None or session.principal != principal:
+                # Another principal's session answers like a missing one: ids are not credentials.
                 await respond_error(send, 404, InvalidRequest("session not found; initialize again"))
                 return
             session.last_seen = time.monotonic()
@@ -276,16 +321,17 @@ class StreamableHttpApp:
             # Registered before answering: the client may send its next request the moment it reads this.
             self.sessions[session.id] = session
         try:
-            await self._answer(scope, send, legacy, body, extra)
+            await self._answer(send, legacy, body, messages, extra, principal)
         finally:
             if self.stateless:
                 legacy.close()  # nothing outlives a stateless request
             elif session is not None and initialize and legacy.lifecycle.revision is None:
                 self.sessions.pop(session.id, None)  # initialize failed: no session to keep
 
-    async def _answer(self, scope: Scope, send: Send, legacy: LegacySession, body: bytes,
-                      extra: list[tuple[bytes, bytes]]) -> None:
+    async def _answer(self, send: Send, legacy: LegacySession, body: bytes, messages: list[jsonrpc.Message],
+                      extra: list[tuple[bytes, bytes]], principal: str) -> None:
         related: list[bytes] = []
+        started = time.perf_counter()
         outcome = legacy.handle_bytes(body, related.append)
         if isinstance(outcome, list):
             answers = [await item if inspect.isawaitable(item) else item for item in outcome]
@@ -298,29 +344,57 @@ class StreamableHttpApp:
         if response is None:
             await respond(send, 202, b"", None, extra)
             return
+        self._observe(messages, response, time.perf_counter() - started, principal)
         if self.json_response and not related:
-            await respond(send, 200, response, extra=extra)
+            await respond(send, 200, response, headers=extra)
             return
-        stream = b"".join(event(note) for note in related) + event(response)
+        frames = [*related, response]
+        if legacy.revision.version >= "2025-11-25":
+            # 2025-11-25: open with a priming event (an id, empty data) and a retry hint, and give every
+            # event an id. The whole stream is in this one body, so there is nothing to resume.
+            key = f"p{self._stream_number(legacy)}"
+            stream = f"id: {key}-0\nretry: {RETRY_MS}\ndata: \n\n".encode() + b"".join(
+                event(data, f"{key}-{n}") for n, data in enumerate(frames, 1))
+        else:
+            stream = b"".join(event(data) for data in frames)
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + extra})
         await send({"type": "http.response.body", "body": stream})
 
+    def _stream_number(self, legacy: LegacySession) -> int:
+        for session in self.sessions.values():
+            if session.legacy is legacy:
+                return session.stream_id()
+        self._stateless_streams += 1
+        return self._stateless_streams
+
+    def _observe(self, messages: list[jsonrpc.Message], response: bytes, seconds: float, principal: str) -> None:
+        if len(messages) != 1 or not isinstance(messages[0], Request):
+            self.metrics.observe("batch", "ok", seconds)
+            return
+        request = messages[0]
+        # Our encoder writes the id, then "result" or "error": the prefix tells the outcome exactly.
+        failed = response.startswith(b'{"jsonrpc":"2.0","id":' + jsonrpc.encode_json(request.id) + b',"error"')
+        outcome = "error" if failed else "ok"
+        self.metrics.observe(request.method, outcome, seconds)
+        if request.method == "prompts/get":
+            log_get(principal, (request.params or {}).get("name"), outcome, seconds)
+
     # -- GET and DELETE ------------------------------------------------------------------------
 
-    def _session_for(self, scope: Scope) -> tuple[_HttpSession | None, int, str]:
+    def _session_for(self, scope: Scope, principal: str) -> tuple[_HttpSession | None, int, str]:
         session_id = header(scope, b"mcp-session-id")
         if session_id is None:
             return None, 400, "Mcp-Session-Id header is required"
         session = self.sessions.get(session_id)
-        if session is None:
+        if session is None or session.principal != principal:
             return None, 404, "session not found; initialize again"
         return session, 200, ""
 
-    async def _get(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _get(self, scope: Scope, receive: Receive, send: Send, principal: str) -> None:
         if "text/event-stream" not in (header(scope, b"accept") or ""):
             await respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
             return
-        session, status, why = self._session_for(scope)
+        session, status, why = self._session_for(scope, principal)
         if session is None:
             await respond_error(send, status, InvalidRequest(why))
             return
@@ -332,15 +406,21 @@ class StreamableHttpApp:
         queue: asyncio.Queue[tuple[int, bytes] | None] = asyncio.Queue()
         session.stream = queue
         last = header(scope, b"last-event-id")
-        replay: list[tuple[int, bytes]] = []
-        if last is not None and last.isdigit():
-            replay = [item for item in session.buffer if item[0] > int(last)]
+        if last is not None:
+            # Resuming: what this stream sent after that event, still in the buffer.
+            after = _event_number(last)
+            replay = [item for item in session.buffer if after is not None and item[0] > after]
+        else:
+            replay = session.undelivered
+        session.undelivered = []
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         opening = b""
         if session.legacy.revision.version >= "2025-11-25":
-            # Priming event: gives the client an id to resume from, and how long to wait before it does.
-            opening = f"id: {session.next_event}\nretry: 3000\ndata: \n\n".encode()
-        opening += b"".join(event(data, str(number)) for number, data in replay)
+            # Priming event: an id to resume from (unique: it names the position and this stream), and
+            # how long to wait before reconnecting.
+            position = replay[-1][0] if replay else session.next_event
+            opening = f"id: g{position}-{session.stream_id()}\nretry: {RETRY_MS}\ndata: \n\n".encode()
+        opening += b"".join(event(data, f"g{number}") for number, data in replay)
         await send({"type": "http.response.body", "body": opening or b": stream open\n\n", "more_body": True})
         disconnected = asyncio.ensure_future(self._wait_disconnect(receive))
         try:
@@ -359,7 +439,7 @@ class StreamableHttpApp:
                 if item is None:
                     break
                 number, data = item
-                await send({"type": "http.response.body", "body": event(data, str(number)), "more_body": True})
+                await send({"type": "http.response.body", "body": event(data, f"g{number}"), "more_body": True})
             await send({"type": "http.response.body", "body": b""})
         except OSError:
             return
@@ -374,14 +454,22 @@ class StreamableHttpApp:
         while (await receive())["type"] != "http.disconnect":
             pass
 
-    async def _delete(self, scope: Scope, send: Send) -> None:
-        session, status, why = self._session_for(scope)
+    async def _delete(self, scope: Scope, send: Send, principal: str) -> None:
+        session, status, why = self._session_for(scope, principal)
         if session is None:
             await respond_error(send, status, InvalidRequest(why))
             return
         session.close()
         self.sessions.pop(session.id, None)
         await respond(send, 200, b"", None)
+
+
+def _event_number(event_id: str) -> int | None:
+    """The GET-stream position an event id names (``g12`` or a priming ``g12-3``); None for others."""
+    if event_id.startswith("p"):
+        return None  # a POST stream's id: that stream was complete when sent, nothing to replay
+    number = event_id.removeprefix("g").split("-", 1)[0]
+    return int(number) if number.isdigit() else None
 
 
 def create_app(server: PromptServer, **options: Any) -> StreamableHttpApp:

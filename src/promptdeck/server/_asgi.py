@@ -1,0 +1,93 @@
+"""Small pieces of plain ASGI: the callable's types, headers, bodies and short responses."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from ..protocol import jsonrpc
+from ..protocol.errors import McpError
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+Headers = list[tuple[bytes, bytes]]
+
+JSON = b"application/json"
+SSE_HEADERS: Headers = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache, no-transform"),
+    # nginx buffers responses unless told not to; an SSE stream must flow event by event.
+    (b"x-accel-buffering", b"no"),
+]
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class Disconnected(Exception):
+    pass
+
+
+def headers_of(scope: Scope) -> dict[bytes, bytes]:
+    """Request headers by lower-case name (ASGI servers lower-case them); a repeated header keeps its last value."""
+    return dict(scope["headers"])
+
+
+async def read_body(receive: Receive, limit: int, declared: bytes | None) -> bytes:
+    """The whole request body, refusing more than ``limit`` bytes (before reading, when declared)."""
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge
+    message = await receive()
+    if message["type"] == "http.disconnect":
+        raise Disconnected
+    body: bytes = message.get("body", b"")
+    if not message.get("more_body", False):
+        if len(body) > limit:
+            raise BodyTooLarge
+        return body
+    chunks = [body]
+    size = len(body)
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise Disconnected
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def respond(send: Send, status: int, body: bytes = b"", content_type: bytes | None = JSON,
+                  headers: Headers | None = None) -> None:
+    """A complete response in two ASGI messages."""
+    out: Headers = [(b"content-type", content_type)] if content_type is not None and body else []
+    out.append((b"content-length", b"%d" % len(body)))
+    if headers:
+        out.extend(headers)
+    await send({"type": "http.response.start", "status": status, "headers": out})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def respond_error(send: Send, status: int, error: McpError, headers: Headers | None = None) -> None:
+    """An HTTP error whose body is an id-less JSON-RPC error (the spec allows one on every HTTP error)."""
+    await respond(send, status, jsonrpc.encode_error(None, error), JSON, headers)
+
+
+def media_types(value: bytes | None) -> list[bytes]:
+    """The media ranges of an Accept header, lower-cased, parameters dropped."""
+    if not value:
+        return []
+    return [part.split(b";", 1)[0].strip().lower() for part in value.split(b",")]
+
+
+def accepts(ranges: list[bytes], media_type: bytes) -> bool:
+    """Does an Accept header's list of ranges admit ``media_type`` (wildcards count)?"""
+    major = media_type.split(b"/", 1)[0]
+    return media_type in ranges or b"*/*" in ranges or major + b"/*" in ranges
