@@ -19,6 +19,7 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
+from tests.support.flag import Flag
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES, copy_examples
 from tests.support.schema import schema_available, schema_missing_reason
@@ -141,7 +142,7 @@ def test_error_codes(url: str, revision: str, log: Path) -> None:
 @pytest.mark.parametrize("revision", ["2025-11-25", "2025-03-26"])
 def test_list_changed_after_file_edit(revision: str, log: Path, tmp_path: Path) -> None:
     library = copy_examples(tmp_path / "library")
-    changed = _Flag()
+    changed = Flag()
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.PromptListChangedNotification):
@@ -190,18 +191,3 @@ def test_stateless_replicas_answer_each_others_clients(revision: str, log: Path)
             http_server(str(EXAMPLES), "--no-watch", "--stateless") as second:
         anyio.run(run, first, second)
 
-
-class _Flag:
-    """A resettable event (anyio's Event cannot be cleared)."""
-
-    def __init__(self) -> None:
-        self._event = anyio.Event()
-
-    def set(self) -> None:
-        self._event.set()
-
-    def clear(self) -> None:
-        self._event = anyio.Event()
-
-    async def wait(self) -> None:
-        await self._event.wait()

@@ -15,6 +15,7 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from tests.support.flag import Flag
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES, copy_examples
 from tests.support.schema import schema_available, schema_missing_reason
 from tests.support.traffic import read_log, validate_traffic
@@ -165,7 +166,7 @@ def test_error_codes(revision: str, log: Path) -> None:
 
 def test_list_changed_after_file_edit(revision: str, log: Path, tmp_path: Path) -> None:
     library = copy_examples(tmp_path / "library")
-    changed = _Flag()
+    changed = Flag()
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.PromptListChangedNotification):
@@ -197,18 +198,3 @@ def test_list_changed_after_file_edit(revision: str, log: Path, tmp_path: Path) 
     sent, received = read_log(log)
     assert any(m.get("method") == "notifications/prompts/list_changed" for m in received)
 
-
-class _Flag:
-    """A resettable event (anyio's Event cannot be cleared)."""
-
-    def __init__(self) -> None:
-        self._event = anyio.Event()
-
-    def set(self) -> None:
-        self._event.set()
-
-    def clear(self) -> None:
-        self._event = anyio.Event()
-
-    async def wait(self) -> None:
-        await self._event.wait()
