@@ -137,21 +137,24 @@ class PromptServer:
         return Catalog(seen.values(), page_size=self.page_size)
 
     def refresh(self, *, notify: bool = True) -> bool:
-        """Rebuild the catalog; tell every session if what ``prompts/list`` shows has changed."""
+        """Rebuild the catalog; tell every session if what ``prompts/list`` shows has changed.
+
+        Returns whether sessions were told (False when nobody listens or nothing changed).
+        """
         new = self.build_catalog()
         old, self._catalog = self._catalog, new
         if not notify or not self.sessions:
-            return len(old) != len(new) or old.names != new.names
+            return False
         # Comparing signatures encodes every prompt: only worth it when someone is listening.
-        changed = new.signature() != old.signature()
-        if changed:
-            for session in list(self.sessions):
-                if session.lifecycle.revision is not None:
-                    session.notify(LIST_CHANGED)
-        return changed
+        if new.signature() == old.signature():
+            return False
+        for session in list(self.sessions):
+            if session.lifecycle.revision is not None:
+                session.notify(LIST_CHANGED)
+        return True
 
     def reload_paths(self, paths: Iterable[str]) -> bool:
-        """Re-read changed files of every folder (from the watcher) and swap the catalog."""
+        """Re-read changed files of every folder (from the watcher) and swap the catalog; see ``refresh``."""
         paths = list(paths)
         for source in self.folders:
             source.update(p for p in paths if _below(p, str(source.root)))
