@@ -1,6 +1,7 @@
 """The official MCP Python SDK serving the same prompt library as promptdeck, for the benchmarks.
 
-    python benchmarks/sdk_server.py DIR
+    python benchmarks/sdk_server.py DIR                                        # stdio
+    python benchmarks/sdk_server.py DIR --http PORT [--stateless] [--json-response]
 
 reads every ``*.md`` file below DIR the way promptdeck does (front matter in YAML between two ``---``
 lines, names from the path below DIR without ``.md`` and with ``.`` between folders, files and folders
@@ -13,10 +14,17 @@ it is not a general promptdeck replacement (no roles, embeds or Jinja).
 Each prompt goes through ``Prompt.from_function`` -- the same path as ``@server.prompt()`` -- with a
 keyword-only async function whose signature lists the prompt's arguments (async, so the SDK does not
 hop to a worker thread per render; the cheaper of its two paths).
+
+With ``--http PORT`` the same server runs the SDK's Streamable HTTP transport (``MCPServer.run(
+transport="streamable-http")``: Starlette on uvicorn, endpoint ``/mcp``) on 127.0.0.1 only, stateful
+with SSE responses by default; ``--stateless`` and ``--json-response`` set the SDK's ``stateless_http``
+and ``json_response``. Over HTTP the server logs at WARNING, so that (like promptdeck) it writes no
+log line per request: no uvicorn access log, no "Processing request" line.
 """
 
 from __future__ import annotations
 
+import argparse
 import inspect
 import os
 import re
@@ -136,8 +144,10 @@ def load_prompt(rel: str, path: Path) -> Prompt:
     return prompt
 
 
-def build_server(root: Path) -> MCPServer:
-    server = MCPServer(name="sdk-prompts-bench", warn_on_duplicate_prompts=False)
+def build_server(root: Path, *, quiet: bool = False) -> MCPServer:
+    server = MCPServer(
+        name="sdk-prompts-bench", warn_on_duplicate_prompts=False, log_level="WARNING" if quiet else "INFO"
+    )
     seen: set[str] = set()
     for rel, path in iter_prompt_files(root):
         prompt = load_prompt(rel, path)
@@ -149,20 +159,37 @@ def build_server(root: Path) -> MCPServer:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: python benchmarks/sdk_server.py DIR", file=sys.stderr)
-        return 2
-    root = Path(argv[0]).resolve()
+    parser = argparse.ArgumentParser(
+        prog="sdk_server.py", description="The official MCP SDK serving a promptdeck-style prompt folder."
+    )
+    parser.add_argument("dir", type=Path, metavar="DIR", help="prompt library folder")
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT (/mcp)")
+    parser.add_argument("--stateless", action="store_true", help="HTTP: the SDK's stateless_http mode")
+    parser.add_argument("--json-response", action="store_true", help="HTTP: answer POSTs with JSON, not SSE")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.http is None and (args.stateless or args.json_response):
+        parser.error("--stateless and --json-response go with --http")
+    if args.http is not None and not 0 < args.http < 65536:
+        parser.error(f"--http takes a port number, got {args.http}")
+    root = args.dir.resolve()
     if not root.is_dir():
         print(f"not a folder: {root}", file=sys.stderr)
         return 2
     try:
-        server = build_server(root)
+        server = build_server(root, quiet=args.http is not None)
     except (LibraryError, OSError, yaml.YAMLError) as exc:
         print(f"sdk_server: {exc}", file=sys.stderr)
         return 1
-    server.run(transport="stdio")
+    if args.http is None:
+        server.run(transport="stdio")
+    else:
+        server.run(
+            transport="streamable-http",
+            host="127.0.0.1",
+            port=args.http,
+            stateless_http=args.stateless,
+            json_response=args.json_response,
+        )
     return 0
 
 

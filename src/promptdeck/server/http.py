@@ -321,15 +321,15 @@ class StreamableHttpApp:
             # Registered before answering: the client may send its next request the moment it reads this.
             self.sessions[session.id] = session
         try:
-            await self._answer(send, legacy, body, messages, extra, principal)
+            await self._answer(send, legacy, session, body, messages, extra, principal)
         finally:
             if self.stateless:
                 legacy.close()  # nothing outlives a stateless request
             elif session is not None and initialize and legacy.lifecycle.revision is None:
                 self.sessions.pop(session.id, None)  # initialize failed: no session to keep
 
-    async def _answer(self, send: Send, legacy: LegacySession, body: bytes, messages: list[jsonrpc.Message],
-                      extra: list[tuple[bytes, bytes]], principal: str) -> None:
+    async def _answer(self, send: Send, legacy: LegacySession, session: _HttpSession | None, body: bytes,
+                      messages: list[jsonrpc.Message], extra: list[tuple[bytes, bytes]], principal: str) -> None:
         related: list[bytes] = []
         started = time.perf_counter()
         outcome = legacy.handle_bytes(body, related.append)
@@ -352,7 +352,7 @@ class StreamableHttpApp:
         if legacy.revision.version >= "2025-11-25":
             # 2025-11-25: open with a priming event (an id, empty data) and a retry hint, and give every
             # event an id. The whole stream is in this one body, so there is nothing to resume.
-            key = f"p{self._stream_number(legacy)}"
+            key = f"p{self._stream_number(session)}"
             stream = f"id: {key}-0\nretry: {RETRY_MS}\ndata: \n\n".encode() + b"".join(
                 event(data, f"{key}-{n}") for n, data in enumerate(frames, 1))
         else:
@@ -360,10 +360,9 @@ class StreamableHttpApp:
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + extra})
         await send({"type": "http.response.body", "body": stream})
 
-    def _stream_number(self, legacy: LegacySession) -> int:
-        for session in self.sessions.values():
-            if session.legacy is legacy:
-                return session.stream_id()
+    def _stream_number(self, session: _HttpSession | None) -> int:
+        if session is not None:
+            return session.stream_id()
         self._stateless_streams += 1
         return self._stateless_streams
 
