@@ -1,37 +1,129 @@
-"""The public API and the layering rules of DESIGN.md."""
+"""The public API (promptdeck.__all__) and the import rules of DESIGN.md, checked in fresh interpreters."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import promptdeck
 
-PUBLIC = ["Annotations", "Arg", "Argument", "Audio", "Catalog", "Image", "InternalError", "InvalidParams",
-          "InvalidRequest", "LibraryError", "McpError", "Message", "MethodNotFound", "ParseError", "Prompt",
-          "PromptFileError", "PromptServer", "PromptdeckError", "RenderContext", "Resource", "ResourceLink", "Text",
-          "assistant", "user"]
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "prompts"
+
+PUBLIC = [
+    "Annotations", "Arg", "Argument", "Audio", "Catalog", "Image", "InternalError", "InvalidParams",
+    "InvalidRequest", "LibraryError", "McpError", "Message", "MethodNotFound", "ParseError", "Prompt",
+    "PromptFileError", "PromptServer", "PromptdeckError", "RenderContext", "Resource", "ResourceLink", "Text",
+    "assistant", "user",
+]
 
 
-def test_all_is_pinned_and_every_name_resolves() -> None:
-    assert sorted(promptdeck.__all__) == PUBLIC
+def python(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    return done.stdout
+
+
+def modules_after(imports: str) -> set[str]:
+    """Top-level packages in sys.modules of a fresh interpreter after ``imports``."""
+    out = python(f"import sys\n{imports}\nprint(' '.join(sorted(sys.modules)))")
+    return {m.split(".")[0] for m in out.split()}
+
+
+# -- the public API -----------------------------------------------------------------------------------
+
+
+def test_all_is_pinned() -> None:
+    assert promptdeck.__all__ == sorted(promptdeck.__all__, key=str)
+    assert promptdeck.__all__ == PUBLIC
+
+
+def test_every_public_name_resolves_to_its_object() -> None:
+    from promptdeck.prompts.content import Message
+    from promptdeck.protocol.errors import InvalidParams, McpError
+    from promptdeck.server.app import PromptServer
+
     for name in PUBLIC:
-        assert getattr(promptdeck, name) is not None
+        assert getattr(promptdeck, name) is not None, name
+    assert promptdeck.PromptServer is PromptServer
+    assert promptdeck.Message is Message
+    assert issubclass(promptdeck.InvalidParams, McpError) and promptdeck.InvalidParams is InvalidParams
 
 
-def loaded_after(code: str) -> set[str]:
-    out = subprocess.run([sys.executable, "-c", code + "\nimport sys; print(' '.join(sys.modules))"],
-                         capture_output=True, text=True, check=True)
-    return {m.split(".")[0] for m in out.stdout.split()}
+def test_unknown_names_are_attribute_errors() -> None:
+    with pytest.raises(AttributeError, match="module 'promptdeck' has no attribute 'Nope'"):
+        promptdeck.Nope  # noqa: B018
 
 
-def test_protocol_layer_is_sans_io() -> None:
-    mods = loaded_after("import promptdeck.protocol.jsonrpc, promptdeck.protocol.lifecycle, "
-                        "promptdeck.protocol.revisions, promptdeck.protocol.errors")
-    assert not mods & {"asyncio", "anyio", "uvicorn", "jinja2", "socket", "selectors"}
+def test_every_public_name_imports_in_a_fresh_interpreter() -> None:
+    out = python(f"from promptdeck import {', '.join(PUBLIC)}\nprint('ok')")
+    assert out == "ok\n"
 
 
-def test_stdio_start_up_path_stays_light() -> None:
-    mods = loaded_after("import promptdeck._entry, promptdeck._serve, promptdeck.server.app, "
-                        "promptdeck.server.stdio")
-    assert not mods & {"uvicorn", "httpx", "click", "asyncio", "jinja2", "yaml", "watchfiles"}
+def test_importing_the_package_loads_nothing_heavy() -> None:
+    loaded = modules_after("import promptdeck")
+    assert not loaded & {"jinja2", "yaml", "click", "uvicorn", "httpx", "watchfiles", "asyncio"}
+
+
+def test_the_error_tree() -> None:
+    from promptdeck import (
+        InternalError,
+        InvalidParams,
+        InvalidRequest,
+        LibraryError,
+        McpError,
+        MethodNotFound,
+        ParseError,
+        PromptdeckError,
+        PromptFileError,
+    )
+
+    codes = {ParseError: -32700, InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602}
+    for kind, code in codes.items():
+        assert issubclass(kind, McpError) and kind("m").code == code
+    assert InternalError("why").code == -32603
+    assert issubclass(McpError, PromptdeckError) and issubclass(LibraryError, PromptdeckError)
+    assert issubclass(PromptFileError, LibraryError) and not issubclass(LibraryError, McpError)
+    error = PromptFileError("a/b.md", "broken", 3)
+    assert (str(error), error.path, error.line, error.reason) == ("a/b.md:3: broken", "a/b.md", 3, "broken")
+    assert str(PromptFileError("a.md", "whole file")) == "a.md: whole file"
+
+
+# -- layering -----------------------------------------------------------------------------------------
+
+
+def test_the_protocol_layer_is_sans_io() -> None:
+    loaded = modules_after("import promptdeck.protocol.jsonrpc, promptdeck.protocol.lifecycle, "
+                           "promptdeck.protocol.revisions, promptdeck.protocol.errors")
+    assert "promptdeck" in loaded and "msgspec" in loaded
+    assert not loaded & {"asyncio", "anyio", "uvicorn", "jinja2", "httpx", "click", "yaml", "watchfiles",
+                         "socket", "selectors", "ssl"}
+
+
+def test_the_stdio_path_does_not_import_http_libraries() -> None:
+    out = python("import promptdeck.cli, promptdeck.server.stdio, sys; "
+                 "print(sorted(m for m in sys.modules if m.split('.')[0] in ('uvicorn','httpx')))")
+    assert out == "[]\n"
+
+
+def test_serve_start_up_does_not_import_uvicorn_or_httpx() -> None:
+    """`python -X importtime -m promptdeck serve DIR`: answer a handshake and a listing, then read what it imported."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "prompts/list"},
+    ]
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "promptdeck", "serve", "--no-watch",
+                           str(EXAMPLES)], input="".join(json.dumps(r) + "\n" for r in requests),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [1, 2]
+    assert answers[0]["result"]["protocolVersion"] == "2025-06-18"
+    assert len(answers[1]["result"]["prompts"]) >= 10
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "promptdeck.server.stdio" in imported  # importtime did report
+    assert not {m for m in imported if m.split(".")[0] in ("uvicorn", "httpx")}

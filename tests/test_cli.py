@@ -1,56 +1,194 @@
-"""The command line, run as a real process."""
+"""The command line (cli.py), run as a real process: `promptdeck check` and `promptdeck render`."""
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.libraries import EXAMPLES
+import pytest
+
+from promptdeck.sources.files import FileSource
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "prompts"
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "promptdeck", *args], capture_output=True, text=True, timeout=60)
 
 
-def test_check_the_examples() -> None:
+def write(root: Path, files: dict[str, str | bytes]) -> Path:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return root
+
+
+# -- check --------------------------------------------------------------------------------------------
+
+
+def test_check_passes_the_examples() -> None:
+    source = FileSource(EXAMPLES)
+    source.load(compile_all=True)
+    count = len(source.prompts())
+    assert count >= 10 and source.errors == {}
     done = cli("check", str(EXAMPLES))
-    assert done.returncode == 0 and done.stdout.strip() == "10 prompts ok"
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{count} prompts ok\n"
+    assert done.stderr == ""
 
 
-def test_check_reports_every_problem_with_file_and_line(tmp_path: Path) -> None:
-    (tmp_path / "good.md").write_text("fine\n")
-    (tmp_path / "bad.md").write_text("---\ncolour: red\n---\nx\n")
-    (tmp_path / "worse.md").write_text("one\nassistant:\n{% for %}\n")
+def test_check_reports_every_problem_as_path_line_message(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "good.md": "fine\n",
+        "also/good.md": "---\narguments:\n  - {name: x}\n---\n{{ x }}\n",
+        "bad.md": "---\ntitle: t\ncolour: red\n---\nx\n",
+        "sub/worse.md": "one\nassistant:\n{% for %}\nuser: {image: missing.png}\n",
+        "args.md": "---\narguments:\n  - name: a\n  - name: b\n    type: date\n---\n{{ a }}\n",
+        "latin1.md": b"caf\xe9!",
+        "dup.md": "---\nname: good\n---\nsame name\n",
+    })
     done = cli("check", str(tmp_path))
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
-        "bad.md:2: unknown front matter key 'colour' (known: name, title, description, icons, tags, arguments)",
-        "worse.md:3: template error: Expected an expression, got 'end of statement block'",
+        "args.md:4: argument 'b': type must be one of string, integer, number, boolean, path, got 'date'",
+        "bad.md:3: unknown front matter key 'colour' (known: name, title, description, icons, tags, arguments)",
+        "good.md: prompt name 'good' is already used by dup.md",
+        "latin1.md: not UTF-8 text (invalid continuation byte at byte 3)",
+        "sub/worse.md:3: template error: Expected an expression, got 'end of statement block'",
+        "sub/worse.md:4: file 'missing.png' does not exist in the library",
     ]
-    assert "1 prompts ok; 2 problems in 2 files" in done.stderr
+    assert done.stderr == "2 prompts ok; 6 problems in 5 files\n"
 
 
-def test_render_prints_messages_and_json() -> None:
-    done = cli("render", str(EXAMPLES), "summarize", "-a", "text=The quarterly report")
-    assert done.returncode == 0 and "── user" in done.stdout and "The quarterly report" in done.stdout
-    raw = cli("render", str(EXAMPLES), "describe-image", "--json", "--revision", "2024-11-05")
-    result = json.loads(raw.stdout)
-    assert any(m["content"]["type"] == "image" for m in result["messages"])
+def test_check_of_a_clean_tmp_library(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": "x", "pic.png": PNG, "b.md": "user: {image: pic.png}\n"})
+    done = cli("check", str(tmp_path))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "2 prompts ok\n", "")
 
 
-def test_render_errors_are_the_clients_errors() -> None:
-    unknown = cli("render", str(EXAMPLES), "nope")
-    assert unknown.returncode == 1 and "error -32602: unknown prompt 'nope'" in unknown.stderr
-    missing = cli("render", str(EXAMPLES), "code-review")
-    assert missing.returncode == 1 and "missing required argument 'code'" in missing.stderr
-    usage = cli("render", str(EXAMPLES), "code-review", "-a", "novalue")
-    assert usage.returncode == 2 and "name=value" in usage.stderr
+def test_check_of_one_problem_uses_the_singular(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": "{{ nobody }}"})
+    done = cli("check", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stdout == "a.md:1: template uses 'nobody', which is not an argument (arguments: none)\n"
+    assert done.stderr == "0 prompts ok; 1 problem in 1 file\n"
 
 
-def test_serve_refuses_a_missing_folder_either_way(tmp_path: Path) -> None:
-    for extra in ([], ["--name", "x", "--page-size", "5"], ["--page-size", "0"]):
-        done = cli("serve", str(tmp_path / "nowhere"), *extra)
-        assert done.returncode in (1, 2) and done.stdout == ""
-        assert "nowhere" in done.stderr or "page-size" in done.stderr
+def test_check_of_a_missing_folder(tmp_path: Path) -> None:
+    done = cli("check", str(tmp_path / "nowhere"))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("promptdeck: prompt library ") and "is not a folder" in done.stderr
+
+
+# -- render -------------------------------------------------------------------------------------------
+
+
+def test_render_prints_messages_with_role_headers() -> None:
+    done = cli("render", str(EXAMPLES), "summarize", "-a", "text=The quarterly report", "--arg", "bullets=3")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("── user ─") and len(lines[0]) == 72
+    assert "in at most 3 bullet points" in done.stdout and "The quarterly report" in done.stdout
+    assert lines[-1] == "(Summarize a text, or the conversation so far, in a few bullet points.)"
+
+
+def test_render_describes_non_text_content(tmp_path: Path) -> None:
+    write(tmp_path, {"p.md": "user: {image: pic.png}\nassistant: {resource: notes.txt}\n"
+                             "user: {resource_link: {uri: 'https://x', name: x, title: The X}}\n",
+                     "pic.png": PNG, "notes.txt": "note body"})
+    done = cli("render", str(tmp_path), "p")
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stdout.splitlines() if not line.startswith("──")] == [
+        f"[image image/png, {len(PNG)} bytes]",
+        "[resource promptdeck:///notes.txt (text/plain)]",
+        "note body",
+        "[link The X: https://x]",
+    ]
+
+
+def test_render_json_is_the_prompts_get_result() -> None:
+    done = cli("render", str(EXAMPLES), "describe-image", "--json", "--revision", "2024-11-05")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) == {"description", "messages"}
+    image = result["messages"][0]
+    assert image["role"] == "user" and image["content"]["type"] == "image"
+    assert base64.b64decode(image["content"]["data"]) == (EXAMPLES / "_material" / "diagram.png").read_bytes()
+    assert all(m["content"]["type"] in ("text", "image") for m in result["messages"])
+
+
+@pytest.mark.parametrize("revision, link", [
+    ("2025-03-26", {"type": "text", "text": "debugging-checklist.md: promptdeck:///_material/debugging-checklist.md"}),
+    ("2025-06-18", {"type": "resource_link", "uri": "promptdeck:///_material/debugging-checklist.md",
+                    "name": "debugging-checklist.md", "mimeType": "text/markdown"}),
+])
+def test_render_json_shapes_content_for_the_revision(revision: str, link: dict[str, str]) -> None:
+    done = cli("render", str(EXAMPLES), "debug.workflow", "-a", "error=KeyError: 'x'", "--json",
+               "--revision", revision)
+    assert done.returncode == 0, done.stderr
+    messages = json.loads(done.stdout)["messages"]
+    assert "KeyError: 'x'" in messages[0]["content"]["text"]
+    [linked] = [m["content"] for m in messages if "debugging-checklist" in json.dumps(m)]
+    size = linked.pop("size", None)
+    assert linked == link
+    assert size == (None if revision == "2025-03-26"
+                    else (EXAMPLES / "_material" / "debugging-checklist.md").stat().st_size)
+
+
+def test_render_an_unknown_prompt_is_the_clients_error() -> None:
+    done = cli("render", str(EXAMPLES), "nope")
+    assert done.returncode == 1 and done.stdout == ""
+    assert "promptdeck: error -32602: unknown prompt 'nope'" in done.stderr
+
+
+def test_render_a_missing_required_argument_names_it() -> None:
+    done = cli("render", str(EXAMPLES), "code-review")
+    assert done.returncode == 1 and done.stdout == ""
+    assert "error -32602: prompt 'code-review' is missing required argument 'code'" in done.stderr
+
+
+def test_render_a_bad_argument_names_the_rule() -> None:
+    done = cli("render", str(EXAMPLES), "code-review", "-a", "code=x", "-a", "strictness=9", "-a", "extra=1")
+    assert done.returncode == 1
+    assert "error -32602: prompt 'code-review' has no argument 'extra'" in done.stderr
+    done = cli("render", str(EXAMPLES), "code-review", "-a", "code=x", "-a", "strictness=9")
+    assert done.returncode == 1
+    assert "error -32602: prompt 'code-review': argument 'strictness' must be at most 5, got 9" in done.stderr
+
+
+def test_render_a_path_argument_naming_a_missing_file() -> None:
+    done = cli("render", str(EXAMPLES), "describe-image", "-a", "image=_material/nothing.png")
+    assert done.returncode == 1
+    assert "error -32602: prompt 'describe-image': argument 'image': file '_material/nothing.png' does not exist" \
+        in done.stderr
+
+
+def test_render_audio_for_2024_11_05_is_an_internal_error() -> None:
+    done = cli("render", str(EXAMPLES), "standup.transcribe", "--revision", "2024-11-05")
+    assert done.returncode == 1 and done.stdout == ""
+    assert "promptdeck: error -32603: Internal error" in done.stderr
+    assert "audio content cannot be sent to a 2024-11-05 client" in done.stderr  # the log says why
+
+
+def test_render_usage_errors_exit_2(tmp_path: Path) -> None:
+    done = cli("render", str(EXAMPLES), "code-review", "-a", "novalue")
+    assert done.returncode == 2 and "-a takes name=value, got 'novalue'" in done.stderr
+    done = cli("render", str(EXAMPLES), "code-review", "--revision", "1999-01-01")
+    assert done.returncode == 2 and "--revision" in done.stderr
+    done = cli("render", str(tmp_path / "nowhere"), "x")
+    assert done.returncode == 1 and "is not a folder" in done.stderr
+
+
+def test_render_of_a_library_with_broken_files_still_renders_the_good_ones(tmp_path: Path) -> None:
+    write(tmp_path, {"ok.md": "all good\n", "bad.md": "{% if %}"})
+    done = cli("render", str(tmp_path), "ok")
+    assert done.returncode == 0 and "all good" in done.stdout
+    assert "bad.md:1: template error" in done.stderr  # logged, not fatal

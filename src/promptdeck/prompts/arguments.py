@@ -21,7 +21,7 @@ _TRUE = frozenset({"true", "yes", "1", "on"})
 _FALSE = frozenset({"false", "no", "0", "off"})
 #: Longest argument value accepted, in characters: bounds rendering work per request.
 MAX_VALUE_LENGTH = 1_000_000
-_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 class _Missing:

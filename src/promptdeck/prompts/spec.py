@@ -13,7 +13,7 @@ from .content import Message
 #: Where the full argument schema goes in a prompt's ``_meta`` (2025-06-18 and later).
 META_ARGUMENTS = "promptdeck.dev/arguments"
 META_TAGS = "promptdeck.dev/tags"
-NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
+NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}\Z")
 
 
 class RenderContext:
