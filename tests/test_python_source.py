@@ -229,9 +229,6 @@ def test_render_context_is_passed_to_the_parameter_annotated_with_it() -> None:
     assert run(p, topic="y") == [Message("user", Text("slow: y 1"))]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: an Optional parameter without a default is an optional argument, but "
-                   "when the client leaves it out the function is called without it: TypeError, -32603 "
-                   "(sources/python.py prompt_from_function.render)")
 def test_an_optional_parameter_without_default_gets_none() -> None:
     def maybe(note: str | None) -> str:
         return f"note={note}"

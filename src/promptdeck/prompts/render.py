@@ -62,17 +62,36 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
         from jinja2.sandbox import SandboxedEnvironment
 
         class BoundedEnvironment(SandboxedEnvironment):
+            # Intercepted operators are not folded at compile time (where no limit applies) and go
+            # through call_binop at render time, where sizes are capped.
+            intercepted_binops = frozenset({"**", "*"})
+
             def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-                limit = getattr(_deadline, "at", None)
-                if limit is not None and time.monotonic() > limit:
-                    raise RenderLimitError(f"rendering took longer than {MAX_RENDER_SECONDS} s")
+                _check_deadline()
                 return super().call(__context, __obj, *args, **kwargs)
+
+            def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+                _check_deadline()
+                if operator == "**" and isinstance(right, int | float) and abs(right) > 1000:
+                    raise RenderLimitError("exponent larger than 1000 in a template")
+                if operator == "*":
+                    for seq, count in ((left, right), (right, left)):
+                        if isinstance(seq, str | list | tuple) and isinstance(count, int) \
+                                and len(seq) * count > MAX_OUTPUT_CHARS:
+                            raise RenderLimitError("repetition longer than the output limit")
+                return super().call_binop(context, operator, left, right)
 
         _environment_class = BoundedEnvironment
     env = _environment_class(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
     if globals_:
         env.globals.update(globals_)
     return env
+
+
+def _check_deadline() -> None:
+    limit = getattr(_deadline, "at", None)
+    if limit is not None and time.monotonic() > limit:
+        raise RenderLimitError(f"rendering took longer than {MAX_RENDER_SECONDS} s")
 
 
 class TemplateText:
@@ -110,11 +129,14 @@ class TemplateText:
         env = self._envs.env
         try:
             tree = env.parse(self.source)
+            names = frozenset(meta.find_undeclared_variables(tree)) - set(env.globals)
+            if self._compiled is None:
+                self._compiled = env.from_string(tree)
         except TemplateSyntaxError as exc:
             raise TemplateSyntax(exc.message or str(exc), exc.lineno or 1) from None
-        if self._compiled is None:
-            self._compiled = env.from_string(tree)
-        return frozenset(meta.find_undeclared_variables(tree)) - set(env.globals)
+        except Exception as exc:  # unknown filters, bad constants, ...: the author's mistake, not a crash
+            raise TemplateSyntax(f"{type(exc).__name__}: {exc}", getattr(exc, "lineno", None) or 1) from None
+        return names
 
     def render(self, values: Mapping[str, Any]) -> str:
         plan = self._plan
@@ -128,6 +150,8 @@ class TemplateText:
                 except KeyError:
                     # Same words as Jinja's StrictUndefined, so both paths fail alike.
                     raise RenderFailure(f"'{plan[i]}' is undefined") from None
+            if sum(map(len, parts)) > MAX_OUTPUT_CHARS:
+                raise RenderLimitError(f"rendered text is longer than {MAX_OUTPUT_CHARS} characters")
             return "".join(parts)
         if self._compiled is None:
             self._compiled = self._envs.env.from_string(self.source)

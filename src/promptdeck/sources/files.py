@@ -230,6 +230,7 @@ class FileSource:
         self.root = self.library.root.root
         self._prompts: dict[str, Prompt] = {}
         self.errors: dict[str, list[PromptFileError]] = {}
+        self._duplicates: set[str] = set()
 
     def scan(self) -> list[str]:
         """Relative paths of every prompt file, sorted."""
@@ -311,11 +312,15 @@ class FileSource:
         """Current prompts; of two files with one name, the first path wins and the other is an error."""
         out: list[Prompt] = []
         owner: dict[str, str] = {}
+        for rel in self._duplicates:  # recomputed below: the other file may be gone by now
+            self.errors.pop(rel, None)
+        self._duplicates = set()
         for rel in sorted(self._prompts):
             prompt = self._prompts[rel]
             first = owner.get(prompt.name)
             if first is not None:
                 self.errors[rel] = [PromptFileError(rel, f"prompt name {prompt.name!r} is already used by {first}")]
+                self._duplicates.add(rel)
                 continue
             owner[prompt.name] = rel
             out.append(prompt)

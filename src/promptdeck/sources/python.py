@@ -111,8 +111,11 @@ def prompt_from_function(
         arguments.append(_argument(param, hint))
     is_async = inspect.iscoroutinefunction(fn)
 
+    # Optional parameters without a default (``x: str | None``) get None when the client leaves them out.
+    implicit_none = {a.name: None for a in arguments if not a.required and a.default is MISSING}
+
     def render(values: dict[str, Any], ctx: RenderContext) -> Any:
-        kwargs = dict(values)
+        kwargs = {**implicit_none, **values}
         if ctx_param is not None:
             kwargs[ctx_param] = ctx
         if is_async:
