@@ -848,8 +848,6 @@ def test_trimming_markers_and_tags_take_the_jinja_path() -> None:
     assert TemplateText("x {{- a -}} y", ENVS).render({"a": "A"}) == "xAy"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the fast path treats Jinja literals such as 'true' and 'none' as "
-                   "argument names (render._SIMPLE), so '{{ true }}' renders differently from Jinja")
 def test_jinja_literals_are_not_names_on_the_fast_path() -> None:
     for word in ("true", "none", "false"):
         source = f"x {{{{ {word} }}}}"
@@ -857,8 +855,6 @@ def test_jinja_literals_are_not_names_on_the_fast_path() -> None:
             {word: "VALUE"})
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the fast path accepts '{{{ x }}}', which Jinja rejects as a syntax "
-                   "error (render._SIMPLE matches inside a run of three braces)")
 def test_a_triple_brace_is_not_taken_for_a_simple_substitution() -> None:
     source = "{{{ x }}}"
     with pytest.raises(Exception, match="unexpected|expected") as jinja_error:

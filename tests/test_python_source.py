@@ -238,8 +238,6 @@ def test_an_optional_parameter_without_default_gets_none() -> None:
     assert run(p) == [Message("user", Text("note=None"))]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: positional-only parameters are accepted, then called by keyword: "
-                   "TypeError, -32603 (sources/python.py prompt_from_function)")
 def test_positional_only_parameters_work_or_are_refused() -> None:
     def positional(a: str, /) -> str:
         return a

@@ -26,6 +26,7 @@ MAX_OUTPUT_CHARS = 4 * 1024 * 1024
 _SIMPLE = re.compile(r"\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}")
 _JINJA_MARK = re.compile(r"\{[{%#]")
 _NEWLINES = re.compile(r"\r\n|\r")
+_LITERALS = frozenset({"true", "false", "none", "True", "False", "None"})
 
 _deadline = threading.local()
 
@@ -106,7 +107,15 @@ class TemplateText:
         self._compiled: Template | None = None
         self._plan: list[str] | None = None
         stripped = _SIMPLE.sub("", source)
-        if not _JINJA_MARK.search(stripped) and "-}}" not in source and "{{-" not in source:
+        simple = not _JINJA_MARK.search(stripped) and "-}}" not in source and "{{-" not in source
+        if simple:
+            for match in _SIMPLE.finditer(source):
+                # Jinja reads these as literals, and "{{{ x }}}" is a syntax error there: leave both to Jinja.
+                if match.group(1) in _LITERALS or source[match.start() - 1:match.start()] == "{" \
+                        or source[match.end():match.end() + 1] == "}":
+                    simple = False
+                    break
+        if simple:
             # Alternate literal text and names: [text, name, text, name, text]. Like Jinja's lexer,
             # literal text gets \n for every newline sequence.
             plan = _SIMPLE.split(source)

@@ -108,6 +108,9 @@ def prompt_from_function(
             continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise SpecError(f"prompt {prompt_name!r}: *args and **kwargs cannot be prompt arguments")
+        if param.kind is param.POSITIONAL_ONLY:
+            raise SpecError(f"prompt {prompt_name!r}: {param.name!r} is positional-only; arguments are passed "
+                            f"by name")
         arguments.append(_argument(param, hint))
     is_async = inspect.iscoroutinefunction(fn)
 
