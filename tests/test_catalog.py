@@ -17,6 +17,7 @@ from promptdeck.prompts.catalog import DEFAULT_PAGE_SIZE, Catalog, decode_cursor
 from promptdeck.prompts.content import Message
 from promptdeck.prompts.spec import META_ARGUMENTS, META_TAGS, Prompt, RenderContext
 from promptdeck.protocol.errors import InvalidParams
+from promptdeck.protocol.jsonrpc import encode_json
 from promptdeck.protocol.revisions import LATEST, REVISIONS, Revision
 
 R1, R2, R3, R4 = (REVISIONS[v] for v in ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"))
@@ -350,3 +351,25 @@ def test_signature_changes_with_what_a_listing_shows() -> None:
     assert base.signature() != Catalog([make("a", description="x")]).signature()
     assert base.signature() != Catalog([make("a", description="x"), make("b", icons=({"src": "https://i"},))]
                                        ).signature()
+
+
+def test_views_hide_prompts_whose_scopes_a_principal_lacks() -> None:
+    catalog = Catalog([make("open"), make("pay", scopes=frozenset({"hr:payroll"})),
+                       make("law", scopes=frozenset({"legal", "hr"}))], page_size=2)
+    assert catalog.view(None) is catalog  # stdio: trusted with everything
+    assert catalog.view(frozenset({"hr"})) is catalog  # "hr" reaches every restricted prompt here
+    nobody = catalog.view(frozenset())
+    assert nobody.names == ["open"] and "pay" not in nobody
+    with pytest.raises(InvalidParams, match="unknown prompt 'pay'"):
+        nobody.require("pay")
+    assert catalog.view(frozenset({"hr:payroll"})).names == ["open", "pay"]
+    assert catalog.view(frozenset({"legal", "other"})).names == ["law", "open"]
+    # Principals that see the same prompts share one view, pages and all.
+    assert catalog.view(frozenset({"legal"})) is catalog.view(frozenset({"legal", "unrelated"}))
+    assert catalog.view(frozenset({"legal"})).page(LATEST) == encode_json({"prompts": [
+        catalog.require(n).descriptor(LATEST) for n in ("law", "open")]})
+
+
+def test_a_catalog_without_restrictions_is_its_own_view() -> None:
+    catalog = Catalog([make("a"), make("b")])
+    assert catalog.view(frozenset()) is catalog

@@ -165,6 +165,13 @@ def test_front_matter_fields(tmp_path: Path) -> None:
     assert [a.name for a in p.arguments] == ["code"] and p.arguments[0].required
 
 
+def test_scopes_restrict_who_sees_a_prompt(tmp_path: Path) -> None:
+    source = load(tmp_path, {"a.md": front("scopes: [hr, legal]") + "x", "b.md": front("scopes: hr:payroll") + "y",
+                             "c.md": "z"})
+    assert {p.name: p.scopes for p in source.prompts()} == {
+        "a": frozenset({"hr", "legal"}), "b": frozenset({"hr:payroll"}), "c": frozenset()}
+
+
 def test_byte_order_mark_and_crlf_are_accepted(tmp_path: Path) -> None:
     lf = front("title: T") + "first\nsecond\nassistant:\nreply\n"
     source = load(tmp_path, {"lf.md": lf, "crlf.md": lf.replace("\n", "\r\n").encode(),
@@ -396,6 +403,8 @@ def test_path_arguments_complete_to_matching_library_files(tmp_path: Path) -> No
     pytest.param(front("title: [1]") + "x", 2, "title must be text", id="title"),
     pytest.param(front("title: t", "description: {a: 1}") + "x", 3, "description must be text", id="description"),
     pytest.param(front("tags: code") + "x", 2, "tags must be a list of words", id="tags"),
+    pytest.param(front("title: t", "scopes: [hr, 3]") + "x", 3, "scopes must be a list of scope names",
+                 id="scopes"),
     pytest.param(front("title: t", "icons:", "  - {src: 'http://x/i.png'}") + "x", 3,
                  "icon src 'http://x/i.png' must be an https: or data: URI", id="icon"),
     pytest.param(front("arguments:", "  - name: a", "  - name: b", "    type: date") + "x", 4,

@@ -6,22 +6,25 @@ from pathlib import Path
 
 import pytest
 
-from promptdeck.protocol.errors import LibraryError
-from promptdeck.server.guard import BearerTokens, Metrics, RateLimiter, log_get
+from promptdeck.prompts.catalog import grants
+from promptdeck.protocol.errors import AuthError, LibraryError
+from promptdeck.server.guard import BearerTokens, Metrics, Principal, RateLimiter, log_get, missing_scopes
 
 
 def test_tokens_from_a_file_and_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "tokens"
-    path.write_text("# team tokens\nalice: a-very-long-secret-token-1\nbob:another-long-secret-token\n")
+    path.write_text("# team tokens\nalice: a-very-long-secret-token-1 hr prompts:legal\n"
+                    "bob:another-long-secret-token\n")
     tokens = BearerTokens.load(str(path))
     assert tokens is not None
-    assert tokens.principal("Bearer a-very-long-secret-token-1") == "alice"
-    assert tokens.principal("bearer another-long-secret-token") == "bob"
+    alice = Principal("alice", frozenset({"hr", "prompts:legal"}))
+    assert tokens.principal("Bearer a-very-long-secret-token-1") == alice
+    assert tokens.principal("bearer another-long-secret-token") == Principal("bob", frozenset())
     for bad in (None, "", "Bearer", "Basic a-very-long-secret-token-1", "Bearer a-very-long-secret-token-2"):
         assert tokens.principal(bad) is None
     monkeypatch.setenv("PROMPTDECK_TOKENS", "ci:0123456789abcdef0123,ops:fedcba9876543210fedc")
     from_env = BearerTokens.load(None)
-    assert from_env is not None and from_env.principal("Bearer fedcba9876543210fedc") == "ops"
+    assert from_env is not None and from_env.principal("Bearer fedcba9876543210fedc") == Principal("ops")
     monkeypatch.delenv("PROMPTDECK_TOKENS")
     assert BearerTokens.load(None) is None
 
@@ -31,11 +34,50 @@ def test_bad_token_files_say_where(tmp_path: Path) -> None:
     path.write_text("alice-without-a-colon\n")
     with pytest.raises(LibraryError, match=r"tokens:1: expected name:token"):
         BearerTokens.load(str(path))
+    path.write_text("ok:0123456789abcdef0123\nalice:\n")
+    with pytest.raises(LibraryError, match=r"tokens:2: expected name:token"):
+        BearerTokens.load(str(path))
     path.write_text("alice:short\n")
     with pytest.raises(LibraryError, match="shorter than 16"):
         BearerTokens.load(str(path))
     with pytest.raises(LibraryError, match="cannot read token file"):
         BearerTokens.load(str(tmp_path / "missing"))
+
+
+async def _authenticate(tokens: BearerTokens, header: str | None) -> Principal:
+    return await tokens.authenticate(header)
+
+
+def test_authenticate_tells_missing_from_invalid_tokens() -> None:
+    import asyncio
+
+    tokens = BearerTokens([("alice", "a-very-long-secret-token-1", ["hr"])])
+    assert asyncio.run(_authenticate(tokens, "Bearer a-very-long-secret-token-1")).scopes == frozenset({"hr"})
+    with pytest.raises(AuthError) as missing:
+        asyncio.run(_authenticate(tokens, None))
+    assert missing.value.error is None and missing.value.status == 401
+    assert tokens.challenge(missing.value) == b'Bearer realm="promptdeck"'
+    with pytest.raises(AuthError) as invalid:
+        asyncio.run(_authenticate(tokens, "Bearer wrong-token-of-some-length"))
+    assert invalid.value.error == "invalid_token"
+    assert b'error="invalid_token"' in tokens.challenge(invalid.value)
+
+
+@pytest.mark.parametrize(("held", "needed", "granted"), [
+    (None, "anything", True),
+    (frozenset(), "hr", False),
+    (frozenset({"hr"}), "hr", True),
+    (frozenset({"prompts"}), "prompts:hr", True),
+    (frozenset({"prompts"}), "prompts:hr:payroll", True),
+    (frozenset({"prompts:hr"}), "prompts", False),
+    (frozenset({"prompts:hr"}), "prompts:hr:payroll", True),
+    (frozenset({"prompts:h"}), "prompts:hr", False),
+    (frozenset({"prompt"}), "prompts:hr", False),
+])
+def test_scopes_nest_on_colons(held: frozenset[str] | None, needed: str, granted: bool) -> None:
+    assert grants(held, needed) is granted
+    assert missing_scopes(held, [needed, "x"] if held is not None else [needed]) == (
+        ((needed,) if not granted else ()) + (("x",) if held is not None else ()))
 
 
 def test_rate_limiter_refills_over_time() -> None:

@@ -52,14 +52,26 @@ def main() -> None:
               "(default: $PROMPTDECK_TOKENS, comma-separated; neither: no authentication).")
 @click.option("--rate-limit", type=click.IntRange(1), metavar="N", help="HTTP: at most N requests a minute per "
               "principal (429 past it).")
+@click.option("--oauth-issuer", metavar="URL", help="HTTP: accept JWT access tokens from this OAuth 2.1 "
+              "authorization server (its keys are found through its metadata unless --oauth-jwks says).")
+@click.option("--oauth-jwks", metavar="URL", help="HTTP: the issuer's JWKS URL.")
+@click.option("--oauth-audience", metavar="AUD", help="HTTP: the audience tokens must carry (default: the "
+              "resource URL).")
+@click.option("--resource-url", metavar="URL", help="HTTP: this endpoint's public URL, for OAuth metadata "
+              "(default: http://HOST:PORT/mcp).")
+@click.option("--require-scope", multiple=True, metavar="SCOPE", help="HTTP: every request needs this scope "
+              "(403 insufficient_scope otherwise; repeatable).")
 def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, verbose: int, http: str | None,
           stateless: bool, json_response: bool, allow_host: tuple[str, ...], allow_origin: tuple[str, ...],
-          token_file: str | None, rate_limit: int | None) -> None:
+          token_file: str | None, rate_limit: int | None, oauth_issuer: str | None, oauth_jwks: str | None,
+          oauth_audience: str | None, resource_url: str | None, require_scope: tuple[str, ...]) -> None:
     """Serve the prompt library in FOLDERS over stdio (what MCP clients launch), or over HTTP."""
+    http_only = (stateless, json_response, allow_host, allow_origin, token_file, rate_limit, oauth_issuer,
+                 oauth_jwks, oauth_audience, resource_url, require_scope)
     if http is None:
-        if stateless or json_response or allow_host or allow_origin or token_file or rate_limit:
-            _fail("--stateless, --json-response, --allow-host, --allow-origin, --token-file and --rate-limit "
-                  "go with --http", 2)
+        if any(http_only):
+            _fail("--stateless, --json-response, --allow-host, --allow-origin, --token-file, --rate-limit and "
+                  "the OAuth options go with --http", 2)
         from ._serve import serve_stdio_folders
 
         sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose))
@@ -69,20 +81,34 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, v
     setup_logging(verbose)
     from .server.app import PromptServer
     from .server.guard import BearerTokens
-    from .server.http import run
+    from .server.http import Authenticator, run
 
+    if oauth_issuer is None and (oauth_jwks or oauth_audience or require_scope):
+        _fail("--oauth-jwks, --oauth-audience and --require-scope go with --oauth-issuer", 2)
+    if oauth_issuer is not None and token_file is not None:
+        _fail("choose one of --token-file and --oauth-issuer", 2)
+    host = host.strip("[]") or "127.0.0.1"
+    shown = f"[{host}]" if ":" in host else host
     server = PromptServer(name, page_size=page_size)
+    auth: Authenticator | None = None
+    metadata = None
     try:
-        tokens = BearerTokens.load(token_file)
+        if oauth_issuer is not None:
+            from .server.oauth import OAuthResource
+
+            oauth = OAuthResource(issuer=oauth_issuer, resource=resource_url or f"http://{shown}:{port_text}/mcp",
+                                  jwks_url=oauth_jwks, audience=oauth_audience, required_scopes=require_scope,
+                                  name=name)
+            auth, metadata = oauth, (oauth.metadata_path, oauth.metadata())
+        else:
+            auth = BearerTokens.load(token_file)
         for folder in folders:
             server.add_folder(folder)
     except PromptdeckError as exc:
         _fail(str(exc))
-    host = host.strip("[]") or "127.0.0.1"
-    shown = f"[{host}]" if ":" in host else host
     click.echo(f"promptdeck: serving {len(server.catalog)} prompts on http://{shown}:{port_text}/mcp", err=True)
     run(server, host, int(port_text), stateless=stateless, json_response=json_response, watch=not no_watch,
-        allowed_hosts=allow_host, allowed_origins=allow_origin, tokens=tokens, rate_limit=rate_limit)
+        allowed_hosts=allow_host, allowed_origins=allow_origin, auth=auth, rate_limit=rate_limit, metadata=metadata)
 
 
 @main.command()

@@ -7,6 +7,10 @@ kept as bytes: answering ``prompts/list`` is a lookup and a write.
 Cursors name the last prompt of the previous page (base64url of its name), not
 an offset, so a prompt added or removed between two pages neither repeats nor
 skips any other.
+
+A prompt with ``scopes`` is seen only by principals holding one of them:
+``view(held)`` is the catalog such a principal sees, built once per distinct
+combination of scope groups it can see and cached with the snapshot.
 """
 
 from __future__ import annotations
@@ -24,6 +28,18 @@ from .spec import Prompt
 
 DEFAULT_PAGE_SIZE = 100
 _CURSOR_PREFIX = "n:"
+
+
+def grants(held: frozenset[str] | None, needed: str) -> bool:
+    """Does holding ``held`` grant ``needed``? Scopes nest on ``:``: ``prompts`` grants ``prompts:hr``."""
+    if held is None or needed in held:
+        return True
+    cut = needed.rfind(":")
+    while cut > 0:
+        if needed[:cut] in held:
+            return True
+        cut = needed.rfind(":", 0, cut)
+    return False
 
 
 def encode_cursor(after: str) -> str:
@@ -49,7 +65,7 @@ def _show(cursor: object) -> str:
 
 
 class Catalog:
-    __slots__ = ("_names", "_prompts", "page_size", "_pages", "_signature")
+    __slots__ = ("_names", "_prompts", "page_size", "_pages", "_signature", "_groups", "_views")
 
     def __init__(self, prompts: Iterable[Prompt] = (), page_size: int = DEFAULT_PAGE_SIZE) -> None:
         if page_size < 1:
@@ -64,6 +80,24 @@ class Catalog:
         self.page_size = page_size
         self._pages: dict[tuple[str, int], bytes] = {}
         self._signature: bytes | None = None
+        self._groups = sorted({p.scopes for p in by_name.values() if p.scopes}, key=sorted)
+        self._views: dict[tuple[frozenset[str], ...], Catalog] = {}
+
+    def view(self, held: frozenset[str] | None) -> Catalog:
+        """The prompts a principal holding ``held`` may see (None: every prompt)."""
+        if held is None or not self._groups:
+            return self
+        visible = tuple(g for g in self._groups if any(grants(held, scope) for scope in g))
+        if len(visible) == len(self._groups):
+            return self
+        view = self._views.get(visible)
+        if view is None:
+            allowed = set(visible)
+            if len(self._views) >= 256:
+                self._views.clear()
+            view = self._views[visible] = Catalog((p for p in self if not p.scopes or p.scopes in allowed),
+                                                  self.page_size)
+        return view
 
     def __len__(self) -> int:
         return len(self._names)

@@ -39,7 +39,7 @@ Completer = Callable[[str, Mapping[str, str]], Iterable[str]]
 class Prompt:
     """An immutable prompt. ``descriptor(rev)`` is its ``prompts/list`` entry for a revision."""
 
-    __slots__ = ("name", "title", "description", "arguments", "icons", "tags", "source", "render",
+    __slots__ = ("name", "title", "description", "arguments", "icons", "tags", "scopes", "source", "render",
                  "completers", "_wire", "_by_name")
 
     def __init__(
@@ -52,6 +52,7 @@ class Prompt:
         arguments: tuple[Argument, ...] = (),
         icons: tuple[dict[str, Any], ...] = (),
         tags: frozenset[str] = frozenset(),
+        scopes: frozenset[str] = frozenset(),
         source: str = "",
         completers: Mapping[str, Completer] | None = None,
     ) -> None:
@@ -63,6 +64,8 @@ class Prompt:
         self.arguments = arguments
         self.icons = icons
         self.tags = tags
+        #: who may see and get it: principals holding any of these scopes; empty means everyone
+        self.scopes = scopes
         self.source = source
         self.render = render
         self.completers: Mapping[str, Completer] = dict(completers or {})

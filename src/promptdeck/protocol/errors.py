@@ -9,6 +9,7 @@
     │   ├── MethodNotFound          -32601  unknown method / capability not offered
     │   ├── InvalidParams           -32602  unknown prompt, bad argument, bad cursor
     │   └── InternalError           -32603  a render failed; details stay in the log
+    ├── AuthError(status, error)    HTTP 401/403 before any JSON-RPC is read
     └── LibraryError                a prompt source could not be loaded
         └── PromptFileError         one file at fault, with its path and line
 
@@ -76,6 +77,22 @@ class InternalError(McpError):
 
     def __init__(self, detail: str) -> None:
         super().__init__("Internal error", detail=detail)
+
+
+class AuthError(PromptdeckError):
+    """A request's credentials were missing, invalid (401) or lacked a scope (403).
+
+    ``error`` is the RFC 6750 error code (``invalid_token``, ``insufficient_scope``) or None when no
+    credentials were presented at all (the challenge then carries no error, per RFC 6750 section 3.1).
+    """
+
+    def __init__(self, message: str, *, status: int = 401, error: str | None = "invalid_token",
+                 scopes: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.error = error
+        self.scopes = scopes
 
 
 class LibraryError(PromptdeckError):

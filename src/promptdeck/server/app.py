@@ -95,9 +95,14 @@ class PromptServer:
         return self._catalog
 
     def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
-               tags: Iterable[str] = (), icons: Iterable[dict[str, Any]] = ()) -> Callable[[F], F]:
-        """Decorator: serve a function as a prompt (see ``promptdeck.sources.python``)."""
-        inner = self.python.prompt(name, title=title, description=description, tags=tags, icons=icons)
+               tags: Iterable[str] = (), icons: Iterable[dict[str, Any]] = (),
+               scopes: Iterable[str] = ()) -> Callable[[F], F]:
+        """Decorator: serve a function as a prompt (see ``promptdeck.sources.python``).
+
+        With ``scopes``, only HTTP principals holding one of them see and may get it.
+        """
+        inner = self.python.prompt(name, title=title, description=description, tags=tags, icons=icons,
+                                   scopes=scopes)
 
         def register(fn: F) -> F:
             inner(fn)

@@ -1,8 +1,11 @@
-"""What stands in front of the HTTP endpoint: bearer tokens, rate limits, metrics and the audit log.
+"""What stands in front of the HTTP endpoint: principals, bearer tokens, rate limits, metrics and the audit log.
 
 Tokens are compared in constant time and never logged; the audit log names the
 principal (the token's name, or the client address without auth), never the
 token or argument values.
+
+Scopes are hierarchical on ``:``: holding ``prompts`` grants ``prompts:hr`` and
+``prompts:hr:payroll``, never the reverse.
 """
 
 from __future__ import annotations
@@ -15,36 +18,56 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..protocol.errors import LibraryError
+from ..prompts.catalog import grants
+from ..protocol.errors import AuthError, LibraryError
 
 audit = logging.getLogger("promptdeck.audit")
 
 TOKENS_ENV = "PROMPTDECK_TOKENS"
 
 
-class BearerTokens:
-    """Static bearer tokens: ``name:token`` pairs from a file (one a line, ``#`` comments) or the environment."""
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who sent a request. ``scopes`` None means trusted with every prompt (a local stdio client)."""
 
-    def __init__(self, pairs: Iterable[tuple[str, str]]) -> None:
-        self._tokens = [(name, token.encode()) for name, token in pairs]
+    name: str
+    scopes: frozenset[str] | None = frozenset()
+
+
+LOCAL = Principal("local", None)
+
+
+def missing_scopes(held: frozenset[str] | None, needed: Iterable[str]) -> tuple[str, ...]:
+    return tuple(scope for scope in needed if not grants(held, scope))
+
+
+class BearerTokens:
+    """Static bearer tokens: ``name:token [scope ...]`` lines from a file (``#`` comments) or the environment."""
+
+    def __init__(self, entries: Iterable[tuple[str, str] | tuple[str, str, Iterable[str]]]) -> None:
+        self._tokens: list[tuple[Principal, bytes]] = []
+        for entry in entries:
+            scopes: frozenset[str] = frozenset(entry[2]) if len(entry) > 2 else frozenset()
+            self._tokens.append((Principal(entry[0], scopes), entry[1].encode()))
         if not self._tokens:
             raise LibraryError("no bearer tokens given")
-        for name, token in self._tokens:
-            if len(token) < 16:
-                raise LibraryError(f"bearer token {name!r} is shorter than 16 characters")
+        for principal, secret in self._tokens:
+            if len(secret) < 16:
+                raise LibraryError(f"bearer token {principal.name!r} is shorter than 16 characters")
 
     @classmethod
     def parse(cls, text: str, where: str) -> BearerTokens:
-        pairs: list[tuple[str, str]] = []
+        entries: list[tuple[str, str, list[str]]] = []
         for number, raw in enumerate(text.replace(",", "\n").splitlines(), 1):
             line = raw.strip()
             if not line or line.startswith("#"):
                 continue
-            name, sep, token = line.partition(":")
-            if not sep or not name or not token:
-                raise LibraryError(f"{where}:{number}: expected name:token")
-            pairs.append((name.strip(), token.strip()))
-        return cls(pairs)
+            name, sep, rest = line.partition(":")
+            words = rest.split()
+            if not sep or not name.strip() or not words:
+                raise LibraryError(f"{where}:{number}: expected name:token [scope ...]")
+            entries.append((name.strip(), words[0], words[1:]))
+        return cls(entries)
 
     @classmethod
     def load(cls, path: str | None) -> BearerTokens | None:
@@ -58,19 +81,50 @@ class BearerTokens:
         value = os.environ.get(TOKENS_ENV)
         return cls.parse(value, f"${TOKENS_ENV}") if value else None
 
-    def principal(self, authorization: str | None) -> str | None:
-        """The name of the token in an ``Authorization: Bearer`` header, or None."""
-        if authorization is None:
+    def principal(self, authorization: str | None) -> Principal | None:
+        """The principal whose token is in an ``Authorization: Bearer`` header, or None."""
+        presented = bearer(authorization)
+        if presented is None:
             return None
-        scheme, _, presented = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not presented:
-            return None
-        candidate = presented.strip().encode()
+        candidate = presented.encode()
         found = None
-        for name, token in self._tokens:  # check them all: the time taken says nothing about which matched
+        for principal, token in self._tokens:  # check them all: the time taken says nothing about which matched
             if hmac.compare_digest(candidate, token):
-                found = name
+                found = principal
         return found
+
+    async def authenticate(self, authorization: str | None) -> Principal:
+        principal = self.principal(authorization)
+        if principal is None:
+            if bearer(authorization) is None:
+                raise AuthError("a bearer token is required", error=None)
+            raise AuthError("the bearer token is not valid")
+        return principal
+
+    def challenge(self, error: AuthError) -> bytes:
+        return _challenge(error, b"")
+
+
+def bearer(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, or None."""
+    if authorization is None:
+        return None
+    scheme, _, presented = authorization.partition(" ")
+    presented = presented.strip()
+    return presented if scheme.lower() == "bearer" and presented else None
+
+
+def _challenge(error: AuthError, extra: bytes) -> bytes:
+    """A ``WWW-Authenticate`` value (RFC 6750 section 3) for ``error``."""
+    parts = [b'Bearer realm="promptdeck"']
+    if error.error is not None:
+        parts.append(b'error="%s"' % error.error.encode())
+        parts.append(b'error_description="%s"' % error.message.replace('"', "'").encode("ascii", "replace"))
+    if error.scopes:
+        parts.append(b'scope="%s"' % " ".join(error.scopes).encode("ascii", "replace"))
+    if extra:
+        parts.append(extra)
+    return b", ".join(parts)
 
 
 class RateLimiter:

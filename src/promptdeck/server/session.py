@@ -25,6 +25,7 @@ from ..protocol.lifecycle import Lifecycle, State
 from ..protocol.revisions import LATEST, Revision, negotiate
 
 if TYPE_CHECKING:
+    from ..prompts.catalog import Catalog
     from .app import PromptServer
 
 log = logging.getLogger("promptdeck.server")
@@ -47,6 +48,13 @@ class LegacySession:
         self.log_level: int | None = None
         self.client_info: dict[str, Any] = {}
         self.in_flight: dict[RequestId, Any] = {}
+        #: the scopes of who is asking; None (stdio) sees every prompt
+        self.scopes: frozenset[str] | None = None
+
+    @property
+    def catalog(self) -> Catalog:
+        """The prompts this session may see: a prompt it may not see answers like an unknown one."""
+        return self.server.catalog.view(self.scopes)
 
     @property
     def revision(self) -> Revision:
@@ -158,11 +166,10 @@ class LegacySession:
         return {}
 
     def _list(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        return self.server.catalog.page(self.revision, params.get("cursor"))
+        return self.catalog.page(self.revision, params.get("cursor"))
 
     def _get(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        catalog = self.server.catalog
-        prompt = catalog.require(params.get("name"))
+        prompt = self.catalog.require(params.get("name"))
         raw_args = params.get("arguments")
         if raw_args is not None and not isinstance(raw_args, dict):
             raise InvalidParams('"arguments" must be an object mapping names to strings')
@@ -207,7 +214,7 @@ class LegacySession:
             raise InvalidParams("this server offers no resources to complete")
         if ref.get("type") != "ref/prompt":
             raise InvalidParams(f"unknown reference type {ref.get('type')!r}")
-        prompt = self.server.catalog.require(ref.get("name"))
+        prompt = self.catalog.require(ref.get("name"))
         context = params.get("context")
         filled = context.get("arguments") if isinstance(context, dict) else None
         hook = self.server.completers.get((prompt.name, argument.get("name")))  # type: ignore[arg-type]

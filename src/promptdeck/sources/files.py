@@ -30,7 +30,7 @@ EAGER_COMPILE_LIMIT = 2000
 #: From this many files on, reading and front matter run in worker processes.
 PARALLEL_MIN_FILES = 5000
 PARALLEL_BATCH = 1000
-_KEYS = ("name", "title", "description", "icons", "tags", "arguments")
+_KEYS = ("name", "title", "description", "icons", "tags", "scopes", "arguments")
 _ROLE_LINE = re.compile(r"^(user|assistant):[ \t]*(\{.*\})?[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 
@@ -183,6 +183,11 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     tags = meta.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         return fail("tags must be a list of words", _line_of(front, "tags:"))
+    scopes = meta.get("scopes") or []
+    if isinstance(scopes, str):
+        scopes = scopes.split()
+    if not isinstance(scopes, list) or not all(isinstance(s, str) and s and " " not in s for s in scopes):
+        return fail("scopes must be a list of scope names", _line_of(front, "scopes:"))
     try:
         icons = validate_icons(meta.get("icons"))
     except BlockError as exc:
@@ -213,6 +218,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         arguments=arguments,
         icons=icons,
         tags=frozenset(tags),
+        scopes=frozenset(scopes),
         source=rel,
         completers=library.path_completers(arguments) if path_args else None,
     )

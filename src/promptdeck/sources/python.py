@@ -93,6 +93,7 @@ def prompt_from_function(
     description: str | None = None,
     tags: Iterable[str] = (),
     icons: Iterable[dict[str, Any]] = (),
+    scopes: Iterable[str] = (),
     completers: dict[str, Completer] | None = None,
 ) -> Prompt:
     """Build a ``Prompt`` from a function; ``SpecError`` if its signature cannot be an argument list."""
@@ -128,7 +129,8 @@ def prompt_from_function(
     doc = inspect.getdoc(fn)
     return Prompt(
         prompt_name, render, title=title, description=description or doc, arguments=tuple(arguments),
-        icons=tuple(icons), tags=frozenset(tags), source=f"python:{fn.__module__}.{fn.__qualname__}",
+        icons=tuple(icons), tags=frozenset(tags), scopes=frozenset(scopes),
+        source=f"python:{fn.__module__}.{fn.__qualname__}",
         completers=completers,
     )
 
@@ -145,10 +147,11 @@ class PythonSource:
         self.completers: dict[tuple[str, str], Completer] = {}
 
     def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
-               tags: Iterable[str] = (), icons: Iterable[dict[str, Any]] = ()) -> Callable[[F], F]:
+               tags: Iterable[str] = (), icons: Iterable[dict[str, Any]] = (),
+               scopes: Iterable[str] = ()) -> Callable[[F], F]:
         def register(fn: F) -> F:
             built = prompt_from_function(fn, name=name, title=title, description=description, tags=tags,
-                                         icons=icons)
+                                         icons=icons, scopes=scopes)
             self._prompts[built.name] = built
             return fn
 
