@@ -19,7 +19,7 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
-from tests.support.flag import Flag
+from tests.support.flag import Flag, setter_for
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES, copy_examples
 from tests.support.schema import schema_available, schema_missing_reason
@@ -143,10 +143,7 @@ def test_error_codes(url: str, revision: str, log: Path) -> None:
 def test_list_changed_after_file_edit(revision: str, log: Path, tmp_path: Path) -> None:
     library = copy_examples(tmp_path / "library")
     changed = Flag()
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.PromptListChangedNotification):
-            changed.set()
+    on_message = setter_for(types.PromptListChangedNotification, changed)
 
     async def run(url: str) -> None:
         async with connect_http(url, revision, log, on_message) as (session, _):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Any
+
 import anyio
 
 
@@ -17,3 +20,13 @@ class Flag:
 
     async def wait(self) -> None:
         await self._event.wait()
+
+
+def setter_for(kind: type, flag: Flag) -> Callable[[Any], Awaitable[None]]:
+    """An SDK ``message_handler`` that sets ``flag`` whenever a message of type ``kind`` arrives."""
+
+    async def handle(message: Any) -> None:
+        if isinstance(message, kind):
+            flag.set()
+
+    return handle

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, TypeVar
 
 from ..protocol import jsonrpc
 from ..protocol.errors import McpError
@@ -22,6 +23,10 @@ SSE_HEADERS: Headers = [
     # nginx buffers responses unless told not to; an SSE stream must flow event by event.
     (b"x-accel-buffering", b"no"),
 ]
+
+
+T = TypeVar("T")
+KEEP_ALIVE_SECONDS = 15.0
 
 
 class BodyTooLarge(Exception):
@@ -62,6 +67,40 @@ async def read_body(receive: Receive, limit: int, declared: bytes | None) -> byt
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
+
+
+async def stream_queue(send: Send, receive: Receive, queue: asyncio.Queue[T | None],
+                       frame: Callable[[T], bytes]) -> None:
+    """Send each queued item as ``frame(item)`` on an open SSE response until None ends it.
+
+    Returns early when the client goes away; a comment line every ``KEEP_ALIVE_SECONDS`` keeps
+    proxies from closing a quiet stream.
+    """
+    gone = asyncio.ensure_future(_disconnected(receive))
+    try:
+        while True:
+            getter = asyncio.ensure_future(queue.get())
+            done, _ = await asyncio.wait({getter, gone}, timeout=KEEP_ALIVE_SECONDS,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if gone in done:
+                getter.cancel()
+                return
+            if getter not in done:
+                getter.cancel()
+                await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+                continue
+            item = getter.result()
+            if item is None:
+                break
+            await send({"type": "http.response.body", "body": frame(item), "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+    finally:
+        gone.cancel()
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 async def respond(send: Send, status: int, body: bytes = b"", content_type: bytes | None = JSON,

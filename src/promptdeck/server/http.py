@@ -6,6 +6,9 @@ session's SSE stream: list_changed and log messages, with event ids and
 ``Last-Event-ID`` replay from a bounded buffer) and DELETE (ends the session).
 Every method goes through the same ``LegacySession`` as stdio.
 
+The 2024-11-05 HTTP+SSE transport is served beside it on ``/sse`` and
+``/messages`` (stateful mode only; see ``legacy_sse``).
+
 Stateful mode mints a random ``Mcp-Session-Id`` on initialize. Stateless mode
 (``stateless=True``, for replicas behind a load balancer) keeps nothing: each
 POST gets a fresh session that assumes the revision in ``MCP-Protocol-Version``
@@ -13,7 +16,9 @@ POST gets a fresh session that assumes the revision in ``MCP-Protocol-Version``
 are 405 there.
 
 Host and Origin are checked on every request (DNS rebinding): by default only
-loopback names are accepted, any port.
+loopback names are accepted, any port. Then the ``Authenticator`` (static
+bearer tokens or OAuth JWTs, see ``guard`` and ``oauth``) names the principal;
+its scopes decide which prompts its sessions see.
 """
 
 from __future__ import annotations
@@ -26,15 +31,27 @@ import secrets
 import time
 from collections import deque
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from ..protocol import jsonrpc
-from ..protocol.errors import InvalidRequest, McpError, ParseError
+from ..protocol.errors import AuthError, InvalidRequest, McpError, ParseError
 from ..protocol.jsonrpc import Invalid, Request
 from ..protocol.revisions import REVISIONS, Revision
-from ._asgi import SSE_HEADERS, BodyTooLarge, Disconnected, Receive, Scope, Send, read_body, respond, respond_error
-from .guard import BearerTokens, Metrics, RateLimiter, log_get
+from ._asgi import (
+    SSE_HEADERS,
+    BodyTooLarge,
+    Disconnected,
+    Receive,
+    Scope,
+    Send,
+    read_body,
+    respond,
+    respond_error,
+    stream_queue,
+)
+from .guard import Metrics, Principal, RateLimiter, log_get
+from .legacy_sse import LegacySseTransport
 from .session import LegacySession
 from .watch import watch_folders
 
@@ -47,6 +64,16 @@ LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
 DEFAULT_REVISION = REVISIONS["2025-03-26"]  # what to assume without MCP-Protocol-Version (spec)
 REPLAY_EVENTS = 1000
 RETRY_MS = 3000
+
+
+class Authenticator(Protocol):
+    """Names the principal behind a request's ``Authorization`` header, or raises ``AuthError``."""
+
+    async def authenticate(self, authorization: str | None) -> Principal: ...
+
+    def challenge(self, error: AuthError) -> bytes:
+        """The ``WWW-Authenticate`` value for a 401 or 403."""
+        ...
 
 
 def event(data: bytes, event_id: str | None = None) -> bytes:
@@ -65,10 +92,11 @@ def header(scope: Scope, name: bytes) -> str | None:
 class _HttpSession:
     """A legacy session held between requests, with its GET stream and replay buffer."""
 
-    def __init__(self, server: PromptServer, session_id: str, principal: str) -> None:
+    def __init__(self, server: PromptServer, session_id: str, principal: Principal) -> None:
         self.id = session_id
-        self.principal = principal
+        self.principal = principal.name
         self.legacy = LegacySession(server, self.notify)
+        self.legacy.scopes = principal.scopes
         self.last_seen = time.monotonic()
         self.buffer: deque[tuple[int, bytes]] = deque(maxlen=REPLAY_EVENTS)
         self.next_event = 0
@@ -121,8 +149,9 @@ class StreamableHttpApp:
     def __init__(self, server: PromptServer, *, path: str = "/mcp", json_response: bool = False,
                  stateless: bool = False, allowed_hosts: Iterable[str] = (), allowed_origins: Iterable[str] = (),
                  session_idle_seconds: float = 1800, max_sessions: int = 1000,
-                 max_body_bytes: int = 4 * 1024 * 1024, watch: bool = True, tokens: BearerTokens | None = None,
-                 rate_limit: int | None = None) -> None:
+                 max_body_bytes: int = 4 * 1024 * 1024, watch: bool = True, auth: Authenticator | None = None,
+                 rate_limit: int | None = None, metadata: tuple[str, bytes] | None = None,
+                 legacy_sse: bool = True) -> None:
         self.server = server
         self.path = path
         self.json_response = json_response
@@ -133,10 +162,13 @@ class StreamableHttpApp:
         self.max_sessions = max_sessions
         self.max_body_bytes = max_body_bytes
         self.watch = watch
-        self.tokens = tokens
+        self.auth = auth
+        #: (path, document) of the RFC 9728 protected-resource metadata, served without authentication
+        self.metadata = metadata
         self.limiter = RateLimiter(rate_limit) if rate_limit else None
         self.metrics = Metrics()
         self.sessions: dict[str, _HttpSession] = {}
+        self.legacy_sse = LegacySseTransport(self) if legacy_sse and not stateless else None
         self._stateless_streams = 0
         self._tasks: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
@@ -158,25 +190,35 @@ class StreamableHttpApp:
         if path == "/healthz":
             await respond(send, 200, b"ok", b"text/plain")
             return
-        if path not in (self.path, "/metrics"):
+        if self.metadata is not None and path in (self.metadata[0], "/.well-known/oauth-protected-resource"):
+            await respond(send, 200, self.metadata[1], headers=[(b"cache-control", b"max-age=3600")])
+            return
+        old = self.legacy_sse
+        if path not in (self.path, "/metrics") and (old is None or path not in (old.sse_path, old.messages_path)):
             await respond(send, 404, b"not found", b"text/plain")
             return
-        principal = self._principal(scope)
+        principal = await self._principal(scope, send)
         if principal is None:
-            await respond_error(send, 401, InvalidRequest("a valid bearer token is required"),
-                                [(b"www-authenticate", b'Bearer realm="promptdeck"')])
             return
         if path == "/metrics":
-            body = self.metrics.render(len(self.sessions), len(self.server.catalog))
+            body = self.metrics.render(self.session_count(), len(self.server.catalog))
             await respond(send, 200, body, b"text/plain; version=0.0.4")
             return
         if self.limiter is not None:
-            wait = self.limiter.check(principal)
+            wait = self.limiter.check(principal.name)
             if wait > 0:
                 await respond_error(send, 429, InvalidRequest("too many requests; slow down"),
                                     [(b"retry-after", str(max(1, round(wait + 0.5))).encode())])
                 return
         method = scope["method"]
+        if old is not None and path != self.path:
+            if path == old.sse_path and method == "GET":
+                await old.stream(scope, receive, send, principal)
+            elif path == old.messages_path and method == "POST":
+                await old.post(scope, receive, send, principal)
+            else:
+                await respond(send, 405, b"", None, [(b"allow", b"GET" if path == old.sse_path else b"POST")])
+            return
         if method == "POST":
             await self._post(scope, receive, send, principal)
         elif method == "GET" and not self.stateless:
@@ -187,12 +229,21 @@ class StreamableHttpApp:
             allow = b"POST" if self.stateless else b"GET, POST, DELETE"
             await respond(send, 405, b"", None, [(b"allow", allow)])
 
-    def _principal(self, scope: Scope) -> str | None:
-        """Who is asking: the bearer token's name, or the client address when there is no authentication."""
-        if self.tokens is not None:
-            return self.tokens.principal(header(scope, b"authorization"))
-        client = scope.get("client")
-        return str(client[0]) if client else "local"
+    def session_count(self) -> int:
+        """Live sessions of both HTTP transports."""
+        return len(self.sessions) + (len(self.legacy_sse.sessions) if self.legacy_sse is not None else 0)
+
+    async def _principal(self, scope: Scope, send: Send) -> Principal | None:
+        """Who is asking (the client address without authentication); None once a 401/403 is sent."""
+        if self.auth is None:
+            client = scope.get("client")
+            return Principal(str(client[0]) if client else "local")
+        try:
+            return await self.auth.authenticate(header(scope, b"authorization"))
+        except AuthError as exc:
+            await respond_error(send, exc.status, InvalidRequest(exc.message),
+                                [(b"www-authenticate", self.auth.challenge(exc))])
+            return None
 
     def _origin_ok(self, origin: str) -> bool:
         if origin in self.allowed_origins:
@@ -224,6 +275,8 @@ class StreamableHttpApp:
                 for session in list(self.sessions.values()):
                     session.close()
                 self.sessions.clear()
+                if self.legacy_sse is not None:
+                    self.legacy_sse.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -249,7 +302,7 @@ class StreamableHttpApp:
             return None
         return REVISIONS.get(value, False)
 
-    async def _post(self, scope: Scope, receive: Receive, send: Send, principal: str) -> None:
+    async def _post(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
         content_type = (header(scope, b"content-type") or "").split(";")[0].strip().lower()
         if content_type != "application/json":
             await respond_error(send, 415, InvalidRequest("Content-Type must be application/json"))
@@ -289,12 +342,13 @@ class StreamableHttpApp:
         session: _HttpSession | None = None
         if self.stateless:
             legacy = LegacySession(self.server, lambda _message: None)
+            legacy.scopes = principal.scopes
             if not initialize:
                 legacy.assume(revision or DEFAULT_REVISION)  # type: ignore[arg-type]
         elif initialize:
-            if len(self.sessions) >= self.max_sessions:
+            if self.session_count() >= self.max_sessions:
                 self.expire()
-            if len(self.sessions) >= self.max_sessions:
+            if self.session_count() >= self.max_sessions:
                 await respond_error(send, 503, InvalidRequest("too many sessions; try again later"),
                                     [(b"retry-after", b"30")])
                 return
@@ -307,12 +361,13 @@ class StreamableHttpApp:
                 await respond_error(send, 400, InvalidRequest("Mcp-Session-Id header is required"))
                 return
             session = self.sessions.get(session_id)
-            if session is None or session.principal != principal:
+            if session is None or session.principal != principal.name:
                 # Another principal's session answers like a missing one: ids are not credentials.
                 await respond_error(send, 404, InvalidRequest("session not found; initialize again"))
                 return
             session.last_seen = time.monotonic()
             legacy = session.legacy
+            legacy.scopes = principal.scopes  # what this request's token grants, not the first one's
         if not any(isinstance(m, Request) for m in messages) and not isinstance(decoded, list):
             legacy.handle(decoded, lambda _message: None)
             await respond(send, 202, b"", None, extra)
@@ -329,7 +384,7 @@ class StreamableHttpApp:
                 self.sessions.pop(session.id, None)  # initialize failed: no session to keep
 
     async def _answer(self, send: Send, legacy: LegacySession, session: _HttpSession | None, body: bytes,
-                      messages: list[jsonrpc.Message], extra: list[tuple[bytes, bytes]], principal: str) -> None:
+                      messages: list[jsonrpc.Message], extra: list[tuple[bytes, bytes]], principal: Principal) -> None:
         related: list[bytes] = []
         started = time.perf_counter()
         outcome = legacy.handle_bytes(body, related.append)
@@ -366,7 +421,8 @@ class StreamableHttpApp:
         self._stateless_streams += 1
         return self._stateless_streams
 
-    def _observe(self, messages: list[jsonrpc.Message], response: bytes, seconds: float, principal: str) -> None:
+    def _observe(self, messages: list[jsonrpc.Message], response: bytes, seconds: float,
+                 principal: Principal) -> None:
         if len(messages) != 1 or not isinstance(messages[0], Request):
             self.metrics.observe("batch", "ok", seconds)
             return
@@ -376,20 +432,21 @@ class StreamableHttpApp:
         outcome = "error" if failed else "ok"
         self.metrics.observe(request.method, outcome, seconds)
         if request.method == "prompts/get":
-            log_get(principal, (request.params or {}).get("name"), outcome, seconds)
+            log_get(principal.name, (request.params or {}).get("name"), outcome, seconds)
 
     # -- GET and DELETE ------------------------------------------------------------------------
 
-    def _session_for(self, scope: Scope, principal: str) -> tuple[_HttpSession | None, int, str]:
+    def _session_for(self, scope: Scope, principal: Principal) -> tuple[_HttpSession | None, int, str]:
         session_id = header(scope, b"mcp-session-id")
         if session_id is None:
             return None, 400, "Mcp-Session-Id header is required"
         session = self.sessions.get(session_id)
-        if session is None or session.principal != principal:
+        if session is None or session.principal != principal.name:
             return None, 404, "session not found; initialize again"
+        session.legacy.scopes = principal.scopes
         return session, 200, ""
 
-    async def _get(self, scope: Scope, receive: Receive, send: Send, principal: str) -> None:
+    async def _get(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
         if "text/event-stream" not in (header(scope, b"accept") or ""):
             await respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
             return
@@ -421,39 +478,16 @@ class StreamableHttpApp:
             opening = f"id: g{position}-{session.stream_id()}\nretry: {RETRY_MS}\ndata: \n\n".encode()
         opening += b"".join(event(data, f"g{number}") for number, data in replay)
         await send({"type": "http.response.body", "body": opening or b": stream open\n\n", "more_body": True})
-        disconnected = asyncio.ensure_future(self._wait_disconnect(receive))
         try:
-            while True:
-                getter = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait({getter, disconnected}, timeout=15,
-                                             return_when=asyncio.FIRST_COMPLETED)
-                if disconnected in done:
-                    getter.cancel()
-                    return
-                if getter not in done:
-                    getter.cancel()
-                    await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
-                    continue
-                item = getter.result()
-                if item is None:
-                    break
-                number, data = item
-                await send({"type": "http.response.body", "body": event(data, f"g{number}"), "more_body": True})
-            await send({"type": "http.response.body", "body": b""})
+            await stream_queue(send, receive, queue, lambda item: event(item[1], f"g{item[0]}"))
         except OSError:
             return
         finally:
-            disconnected.cancel()
             if session.stream is queue:
                 session.stream = None
             session.last_seen = time.monotonic()
 
-    @staticmethod
-    async def _wait_disconnect(receive: Receive) -> None:
-        while (await receive())["type"] != "http.disconnect":
-            pass
-
-    async def _delete(self, scope: Scope, send: Send, principal: str) -> None:
+    async def _delete(self, scope: Scope, send: Send, principal: Principal) -> None:
         session, status, why = self._session_for(scope, principal)
         if session is None:
             await respond_error(send, status, InvalidRequest(why))

@@ -1,0 +1,147 @@
+"""The 2024-11-05 HTTP+SSE transport, for clients older than Streamable HTTP.
+
+A client opens ``GET /sse``; the stream's first event (``endpoint``) names
+the URL to POST messages to, carrying a random session id. Each POST is
+answered ``202 Accepted`` at once and its JSON-RPC response travels on the
+stream, as do list_changed and log notifications. The session lives exactly
+as long as its stream: when the client goes away, the session ends.
+
+Host/Origin checks, authentication and rate limits run before either handler
+(in ``StreamableHttpApp``); a session belongs to the principal that opened it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import secrets
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qs
+
+from ..protocol.errors import InvalidRequest
+from . import _asgi as asgi
+from ._asgi import Receive, Scope, Send
+from .guard import Principal
+from .session import LegacySession
+
+if TYPE_CHECKING:
+    from .http import StreamableHttpApp
+
+
+class _SseSession:
+    def __init__(self, app: StreamableHttpApp, principal: Principal) -> None:
+        self.id = secrets.token_urlsafe(32)
+        self.principal = principal.name
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.loop = asyncio.get_running_loop()
+        self.legacy = LegacySession(app.server, self.push)
+        self.legacy.scopes = principal.scopes
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def push(self, message: bytes) -> None:
+        # Log records can come from other threads; the queue belongs to the event loop.
+        try:
+            same = asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            same = False
+        if same:
+            self.queue.put_nowait(message)
+        else:
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, message)
+
+    def close(self) -> None:
+        self.legacy.close()
+        for task in self.tasks:
+            task.cancel()
+
+
+class LegacySseTransport:
+    """``GET {sse_path}`` and ``POST {messages_path}?session_id=...``; see the module docstring."""
+
+    def __init__(self, app: StreamableHttpApp, sse_path: str = "/sse", messages_path: str = "/messages") -> None:
+        self.app = app
+        self.sse_path = sse_path
+        self.messages_path = messages_path
+        self.sessions: dict[str, _SseSession] = {}
+
+    async def stream(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+        accept = next((v for k, v in scope["headers"] if k == b"accept"), b"")
+        if b"text/event-stream" not in accept and b"*/*" not in accept:
+            await asgi.respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
+            return
+        if self.app.session_count() >= self.app.max_sessions:
+            await asgi.respond_error(send, 503, InvalidRequest("too many sessions; try again later"),
+                                [(b"retry-after", b"30")])
+            return
+        session = _SseSession(self.app, principal)
+        self.sessions[session.id] = session
+        endpoint = f"{scope.get('root_path', '')}{self.messages_path}?session_id={session.id}"
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": asgi.SSE_HEADERS})
+            await send({"type": "http.response.body", "more_body": True,
+                        "body": b"event: endpoint\ndata: " + endpoint.encode() + b"\n\n"})
+            await asgi.stream_queue(send, receive, session.queue, _message_event)
+        except OSError:
+            return
+        finally:
+            session.close()
+            self.sessions.pop(session.id, None)
+
+    async def post(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+        content_type = next((v for k, v in scope["headers"] if k == b"content-type"), b"")
+        if content_type.split(b";")[0].strip().lower() != b"application/json":
+            await asgi.respond_error(send, 415, InvalidRequest("Content-Type must be application/json"))
+            return
+        ids = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id", [])
+        if not ids:
+            await asgi.respond_error(send, 400, InvalidRequest("the session_id query parameter is required"))
+            return
+        session = self.sessions.get(ids[0])
+        if session is None or session.principal != principal.name:
+            await asgi.respond_error(send, 404, InvalidRequest("session not found; open a new /sse stream"))
+            return
+        session.legacy.scopes = principal.scopes
+        try:
+            body = await asgi.read_body(receive, self.app.max_body_bytes,
+                                   next((v for k, v in scope["headers"] if k == b"content-length"), None))
+        except asgi.BodyTooLarge:
+            await asgi.respond_error(send, 413, InvalidRequest(f"body larger than {self.app.max_body_bytes} bytes"))
+            return
+        except asgi.Disconnected:
+            return
+        outcome = session.legacy.handle_bytes(body, session.push)
+        outcomes = outcome if isinstance(outcome, list) else [outcome]
+        ready = [item for item in outcomes if isinstance(item, bytes)]
+        pending = [item for item in outcomes if inspect.isawaitable(item)]
+        if isinstance(outcome, list) and not pending:
+            if ready:
+                session.push(b"[" + b",".join(ready) + b"]")
+        elif pending:
+            task = asyncio.ensure_future(self._finish(session, outcomes, isinstance(outcome, list)))
+            session.tasks.add(task)
+            task.add_done_callback(session.tasks.discard)
+        elif ready:
+            session.push(ready[0])
+        await asgi.respond(send, 202, b"Accepted", b"text/plain")
+
+    @staticmethod
+    async def _finish(session: _SseSession, outcomes: Sequence[object], batch: bool) -> None:
+        answers = [await item if inspect.isawaitable(item) else item for item in outcomes]
+        parts = [a for a in answers if isinstance(a, bytes)]
+        if batch and parts:
+            session.push(b"[" + b",".join(parts) + b"]")
+        elif parts:
+            session.push(parts[0])
+
+    def close(self) -> None:
+        for session in list(self.sessions.values()):
+            with contextlib.suppress(Exception):
+                session.queue.put_nowait(None)
+            session.close()
+        self.sessions.clear()
+
+
+def _message_event(message: bytes) -> bytes:
+    return b"event: message\ndata: " + message + b"\n\n"
