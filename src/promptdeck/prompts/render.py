@@ -67,6 +67,17 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
             # through call_binop at render time, where sizes are capped.
             intercepted_binops = frozenset({"**", "*"})
 
+            def _parse(self, source: str, name: str | None, filename: str | None) -> Any:
+                # Every {% for %} iterates through a generator that checks the deadline: loops run no
+                # calls of their own, so nested loops over a precomputed range would otherwise be unbounded.
+                from jinja2 import nodes
+
+                tree = super()._parse(source, name, filename)
+                for loop in tree.find_all(nodes.For):
+                    loop.iter = nodes.Call(nodes.Name(_LOOP_GUARD, "load"), [loop.iter], [], None, None,
+                                           lineno=loop.lineno)
+                return tree
+
             def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
                 _check_deadline()
                 return super().call(__context, __obj, *args, **kwargs)
@@ -84,9 +95,21 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
 
         _environment_class = BoundedEnvironment
     env = _environment_class(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+    env.globals[_LOOP_GUARD] = _guarded
     if globals_:
         env.globals.update(globals_)
     return env
+
+
+_LOOP_GUARD = "_promptdeck_loop"
+
+
+def _guarded(iterable: Any) -> Any:
+    """Yield from ``iterable``, checking the render deadline every 256 items."""
+    for n, item in enumerate(iterable):
+        if not n & 255:
+            _check_deadline()
+        yield item
 
 
 def _check_deadline() -> None:
