@@ -83,6 +83,11 @@ class Catalog:
         self._groups = sorted({p.scopes for p in by_name.values() if p.scopes}, key=sorted)
         self._views: dict[tuple[frozenset[str], ...], Catalog] = {}
 
+    @property
+    def restricted(self) -> bool:
+        """Does what this catalog lists depend on who asks?"""
+        return bool(self._groups)
+
     def view(self, held: frozenset[str] | None) -> Catalog:
         """The prompts a principal holding ``held`` may see (None: every prompt)."""
         if held is None or not self._groups:

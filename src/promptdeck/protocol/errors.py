@@ -8,7 +8,10 @@
     │   ├── InvalidRequest          -32600  JSON that is not a valid request
     │   ├── MethodNotFound          -32601  unknown method / capability not offered
     │   ├── InvalidParams           -32602  unknown prompt, bad argument, bad cursor
-    │   └── InternalError           -32603  a render failed; details stay in the log
+    │   ├── InternalError           -32603  a render failed; details stay in the log
+    │   ├── HeaderMismatch          -32020  2026-07-28 HTTP headers disagree with the body
+    │   ├── MissingCapability       -32021  2026-07-28: the request needs an undeclared client capability
+    │   └── UnsupportedVersion      -32022  2026-07-28: a protocol version we do not speak
     ├── AuthError(status, error)    HTTP 401/403 before any JSON-RPC is read
     └── LibraryError                a prompt source could not be loaded
         └── PromptFileError         one file at fault, with its path and line
@@ -26,6 +29,9 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+HEADER_MISMATCH = -32020
+MISSING_CAPABILITY = -32021
+UNSUPPORTED_VERSION = -32022
 
 
 class PromptdeckError(Exception):
@@ -36,12 +42,16 @@ class McpError(PromptdeckError):
     """An error that is sent to the peer as a JSON-RPC error object."""
 
     code: int = INTERNAL_ERROR
+    #: the HTTP status a 2026-07-28 request failing with this error gets
+    http_status: int = 200
 
     def __init__(self, message: str, data: Any = None, *, code: int | None = None,
-                 detail: str | None = None) -> None:
+                 detail: str | None = None, http_status: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.data = data
+        if http_status is not None:
+            self.http_status = http_status
         #: for the server log only, never sent: why an internal error happened
         self.detail = detail
         if code is not None:
@@ -68,6 +78,21 @@ class MethodNotFound(McpError):
 
 class InvalidParams(McpError):
     code = INVALID_PARAMS
+
+
+class HeaderMismatch(McpError):
+    code = HEADER_MISMATCH
+    http_status = 400
+
+
+class MissingCapability(McpError):
+    code = MISSING_CAPABILITY
+    http_status = 400
+
+
+class UnsupportedVersion(McpError):
+    code = UNSUPPORTED_VERSION
+    http_status = 400
 
 
 class InternalError(McpError):

@@ -47,10 +47,18 @@ R2025_11_25 = Revision(version="2025-11-25", titles=True, meta=True, icons=True,
                        resource_link=True, last_modified=True, completions_capability=True,
                        progress_message=True, batches=False, completion_context=True)
 
+#: The modern era: no handshake, the version travels in every request's ``_meta``.
+R2026_07_28 = Revision(version="2026-07-28", titles=True, meta=True, icons=True, audio=True,
+                       resource_link=True, last_modified=True, completions_capability=True,
+                       progress_message=True, batches=False, completion_context=True)
+MODERN: dict[str, Revision] = {R2026_07_28.version: R2026_07_28}
+
 #: Revisions negotiated with ``initialize``, oldest first.
 LEGACY: tuple[Revision, ...] = (R2024_11_05, R2025_03_26, R2025_06_18, R2025_11_25)
 REVISIONS: dict[str, Revision] = {r.version: r for r in LEGACY}
 LATEST = R2025_11_25
+#: Every revision promptdeck speaks, newest first (what an unsupported-version error lists).
+SUPPORTED: tuple[str, ...] = (*MODERN, *reversed(REVISIONS))
 
 
 def negotiate(requested: object) -> Revision:

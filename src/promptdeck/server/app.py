@@ -21,6 +21,7 @@ from ..sources.python import PythonSource
 
 if TYPE_CHECKING:
     from ..sources.files import FileSource
+    from .modern import ModernEndpoint, Subscription
     from .session import LegacySession
 
 log = logging.getLogger("promptdeck.server")
@@ -49,6 +50,9 @@ class PromptServer:
         self.folders: list[FileSource] = []
         self.python = PythonSource()
         self.sessions: set[LegacySession] = set()
+        #: open 2026-07-28 subscriptions (stdio and HTTP), told when the list changes
+        self.subscriptions: set[Subscription] = set()
+        self._modern: ModernEndpoint | None = None
         self._catalog = Catalog(page_size=page_size)
         self.pending: list[tuple[str | os.PathLike[str], bool | None]] = []
 
@@ -123,6 +127,15 @@ class PromptServer:
     def completers(self) -> dict[tuple[str, str], Completer]:
         return self.python.completers
 
+    @property
+    def modern(self) -> ModernEndpoint:
+        """What answers 2026-07-28 requests (made on first use: legacy-only clients never pay for it)."""
+        if self._modern is None:
+            from .modern import ModernEndpoint
+
+            self._modern = ModernEndpoint(self)
+        return self._modern
+
     def server_info(self, rev: Revision) -> dict[str, Any]:
         return {"name": self.name, "version": self.version}
 
@@ -148,7 +161,7 @@ class PromptServer:
         """
         new = self.build_catalog()
         old, self._catalog = self._catalog, new
-        if not notify or not self.sessions:
+        if not notify or not (self.sessions or self.subscriptions):
             return False
         # Comparing signatures encodes every prompt: only worth it when someone is listening.
         if new.signature() == old.signature():
@@ -156,6 +169,8 @@ class PromptServer:
         for session in list(self.sessions):
             if session.lifecycle.revision is not None:
                 session.notify(LIST_CHANGED)
+        for subscription in list(self.subscriptions):
+            subscription.list_changed()
         return True
 
     def reload_paths(self, paths: Iterable[str]) -> bool:

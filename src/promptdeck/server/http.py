@@ -36,8 +36,8 @@ from urllib.parse import urlsplit
 
 from ..protocol import jsonrpc
 from ..protocol.errors import AuthError, InvalidRequest, McpError, ParseError
-from ..protocol.jsonrpc import Invalid, Request
-from ..protocol.revisions import REVISIONS, Revision
+from ..protocol.jsonrpc import Invalid, Notification, Request
+from ..protocol.revisions import MODERN, REVISIONS, Revision
 from ._asgi import (
     SSE_HEADERS,
     BodyTooLarge,
@@ -51,7 +51,9 @@ from ._asgi import (
     stream_queue,
 )
 from .guard import Metrics, Principal, RateLimiter, log_get
+from .http_modern import end_subscriptions, serve_modern
 from .legacy_sse import LegacySseTransport
+from .modern import Subscription, modern_version
 from .session import LegacySession
 from .watch import watch_folders
 
@@ -169,6 +171,8 @@ class StreamableHttpApp:
         self.metrics = Metrics()
         self.sessions: dict[str, _HttpSession] = {}
         self.legacy_sse = LegacySseTransport(self) if legacy_sse and not stateless else None
+        #: open 2026-07-28 subscriptions and the queues their streams read
+        self.listeners: dict[Subscription, asyncio.Queue[bytes | None]] = {}
         self._stateless_streams = 0
         self._tasks: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
@@ -219,6 +223,9 @@ class StreamableHttpApp:
             else:
                 await respond(send, 405, b"", None, [(b"allow", b"GET" if path == old.sse_path else b"POST")])
             return
+        if method != "POST" and header(scope, b"mcp-protocol-version") in MODERN:
+            await respond(send, 405, b"", None, [(b"allow", b"POST")])  # 2026-07-28 has no GET stream
+            return
         if method == "POST":
             await self._post(scope, receive, send, principal)
         elif method == "GET" and not self.stateless:
@@ -266,6 +273,7 @@ class StreamableHttpApp:
                 self._tasks.append(asyncio.ensure_future(self._expire_loop()))
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                end_subscriptions(self)
                 self._stop.set()
                 for task in self._tasks:
                     task.cancel()
@@ -331,6 +339,12 @@ class StreamableHttpApp:
             error = invalid[0].error if invalid else InvalidRequest("an empty batch is not a request")
             await respond(send, 400, jsonrpc.encode_error(invalid[0].id if invalid else None, error))
             return
+        if isinstance(decoded, Request | Notification):
+            version = modern_version(decoded.params)
+            if version is not None or header(scope, b"mcp-protocol-version") in MODERN:
+                # 2026-07-28: routed by what the request carries; Mcp-Session-Id is ignored.
+                await serve_modern(self, scope, receive, send, principal, decoded, version)
+                return
         initialize = any(isinstance(m, Request) and m.method == "initialize" for m in messages)
         revision = self._revision_header(scope)
         if revision is False and not initialize:

@@ -1,5 +1,9 @@
 """One legacy MCP session: the lifecycle, and every method promptdeck answers.
 
+A request whose ``_meta`` names a protocol version belongs to the 2026-07-28
+era and is handed to ``server.modern`` (see ``modern.py``) whatever state the
+session is in, so one stdio process serves clients of both eras.
+
 Transport-neutral: ``handle`` takes a decoded message and returns the
 response bytes (or a coroutine that will produce them, for prompts whose
 render is async). Notifications that belong to a request (progress) go to the
@@ -27,6 +31,7 @@ from ..protocol.revisions import LATEST, Revision, negotiate
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
     from .app import PromptServer
+    from .modern import Subscription
 
 log = logging.getLogger("promptdeck.server")
 
@@ -35,6 +40,7 @@ _PY_LEVEL = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40, 
              "alert": 50, "emergency": 50}
 
 Send = Callable[[bytes], None]
+_MODERN_KEY = "io.modelcontextprotocol/protocolVersion"
 Outcome = bytes | None | Coroutine[Any, Any, bytes | None]
 
 
@@ -50,6 +56,9 @@ class LegacySession:
         self.in_flight: dict[RequestId, Any] = {}
         #: the scopes of who is asking; None (stdio) sees every prompt
         self.scopes: frozenset[str] | None = None
+        self.principal = "local"
+        #: open 2026-07-28 subscriptions on this connection, by listen request id
+        self.subscriptions: dict[RequestId, Subscription] = {}
 
     @property
     def catalog(self) -> Catalog:
@@ -97,6 +106,9 @@ class LegacySession:
         self.lifecycle.fire("initialized")
 
     def close(self) -> None:
+        for subscription in self.subscriptions.values():
+            self.server.subscriptions.discard(subscription)
+        self.subscriptions.clear()
         self.lifecycle.fire("close")
         for task in list(self.in_flight.values()):
             task.get_loop().call_soon_threadsafe(task.cancel)
@@ -105,6 +117,10 @@ class LegacySession:
     # -- requests ------------------------------------------------------------------------------
 
     def _request(self, req: Request, related: Send) -> Outcome:
+        params = req.params
+        if params is not None and "_meta" in params and isinstance(params["_meta"], dict) \
+                and _MODERN_KEY in params["_meta"]:
+            return self._modern(req, related)
         try:
             self.lifecycle.check_request(req.method)
             handler = _HANDLERS.get(req.method)
@@ -120,6 +136,22 @@ class LegacySession:
         if inspect.isawaitable(result):
             return self._finish_async(req, result)
         return jsonrpc.encode_result(req.id, result)
+
+    def _modern(self, req: Request, related: Send) -> Outcome:
+        from .modern import Subscription
+
+        endpoint = self.server.modern
+        try:
+            ctx = endpoint.open(req, self.principal, self.scopes)
+        except McpError as exc:
+            return jsonrpc.encode_error(req.id, exc)
+        outcome = endpoint.handle(req, ctx, related, self.notify)
+        if isinstance(outcome, Subscription):
+            related(outcome.acknowledgement())  # before anything else on the subscription
+            self.subscriptions[req.id] = outcome
+            self.server.subscriptions.add(outcome)
+            return None  # the listen request is answered only when the subscription ends
+        return outcome  # type: ignore[return-value]
 
     async def _finish_async(self, req: Request, pending: Awaitable[Any]) -> bytes | None:
         import asyncio  # only async prompts get here; the stdio server runs without asyncio otherwise
@@ -174,52 +206,18 @@ class LegacySession:
         if raw_args is not None and not isinstance(raw_args, dict):
             raise InvalidParams('"arguments" must be an object mapping names to strings')
         values = bind(prompt.arguments, raw_args, prompt.name)
-        ctx = RenderContext(prompt.name, self._progress_reporter(params, related))
-        rendered = prompt.render(values, ctx)
         rev = self.revision
+        ctx = RenderContext(prompt.name, progress_reporter(params, related, rev.progress_message))
+        rendered = prompt.render(values, ctx)
         if inspect.isawaitable(rendered):
             return self._await_render(rendered, prompt.description, rev)
-        return _get_result(rendered, prompt.description, rev)
+        return get_result(rendered, prompt.description, rev)
 
     async def _await_render(self, pending: Awaitable[Any], description: str | None, rev: Revision) -> Any:
-        return _get_result(await pending, description, rev)
-
-    def _progress_reporter(self, params: dict[str, Any], related: Send) -> Callable[..., None] | None:
-        meta = params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
-        if token is None or isinstance(token, bool) or not isinstance(token, str | int):
-            return None
-        with_message = self.revision.progress_message
-        last = [float("-inf")]
-
-        def report(done: float, total: float | None, message: str | None) -> None:
-            if done <= last[0]:
-                return  # progress must increase; a repeat or step back is dropped
-            last[0] = done
-            note: dict[str, Any] = {"progressToken": token, "progress": done}
-            if total is not None:
-                note["total"] = total
-            if message is not None and with_message:
-                note["message"] = message
-            related(jsonrpc.encode_notification("notifications/progress", note))
-
-        return report
+        return get_result(await pending, description, rev)
 
     def _complete(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        ref = params.get("ref")
-        argument = params.get("argument")
-        if not isinstance(ref, dict) or not isinstance(argument, dict):
-            raise InvalidParams('completion/complete needs "ref" and "argument" objects')
-        if ref.get("type") == "ref/resource":
-            raise InvalidParams("this server offers no resources to complete")
-        if ref.get("type") != "ref/prompt":
-            raise InvalidParams(f"unknown reference type {ref.get('type')!r}")
-        prompt = self.catalog.require(ref.get("name"))
-        context = params.get("context")
-        filled = context.get("arguments") if isinstance(context, dict) else None
-        hook = self.server.completers.get((prompt.name, argument.get("name")))  # type: ignore[arg-type]
-        return {"completion": complete(prompt, argument.get("name"), argument.get("value"),
-                                       filled if isinstance(filled, dict) else None, hook)}
+        return complete_prompt(self.server, self.catalog, params)
 
     def _set_level(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         level = params.get("level")
@@ -239,6 +237,9 @@ class LegacySession:
             if task is not None:
                 # The task may run on another thread's loop (the stdio server's async runner).
                 task.get_loop().call_soon_threadsafe(task.cancel)
+            subscription = self.subscriptions.pop(request_id, None) if isinstance(request_id, int | str) else None
+            if subscription is not None:
+                self.server.subscriptions.discard(subscription)  # the client ended its subscription
         # Anything else (progress, roots changes, unknown methods) needs no answer and is ignored.
 
     def log_to_client(self, level: int, name: str, data: Any) -> None:
@@ -251,7 +252,47 @@ class LegacySession:
                                                 {"level": wire, "logger": name, "data": data}))
 
 
-def _get_result(messages: Any, description: str | None, rev: Revision) -> dict[str, Any]:
+def progress_reporter(params: dict[str, Any], related: Send, with_message: bool) -> Callable[..., None] | None:
+    """Sends notifications/progress for the request's ``progressToken``; None when it has none."""
+    meta = params.get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    if token is None or isinstance(token, bool) or not isinstance(token, str | int):
+        return None
+    last = [float("-inf")]
+
+    def report(done: float, total: float | None, message: str | None) -> None:
+        if done <= last[0]:
+            return  # progress must increase; a repeat or step back is dropped
+        last[0] = done
+        note: dict[str, Any] = {"progressToken": token, "progress": done}
+        if total is not None:
+            note["total"] = total
+        if message is not None and with_message:
+            note["message"] = message
+        related(jsonrpc.encode_notification("notifications/progress", note))
+
+    return report
+
+
+def complete_prompt(server: PromptServer, catalog: Catalog, params: dict[str, Any]) -> dict[str, Any]:
+    """The ``completion/complete`` result, for either era."""
+    ref = params.get("ref")
+    argument = params.get("argument")
+    if not isinstance(ref, dict) or not isinstance(argument, dict):
+        raise InvalidParams('completion/complete needs "ref" and "argument" objects')
+    if ref.get("type") == "ref/resource":
+        raise InvalidParams("this server offers no resources to complete")
+    if ref.get("type") != "ref/prompt":
+        raise InvalidParams(f"unknown reference type {ref.get('type')!r}")
+    prompt = catalog.require(ref.get("name"))
+    context = params.get("context")
+    filled = context.get("arguments") if isinstance(context, dict) else None
+    hook = server.completers.get((prompt.name, argument.get("name")))  # type: ignore[arg-type]
+    return {"completion": complete(prompt, argument.get("name"), argument.get("value"),
+                                   filled if isinstance(filled, dict) else None, hook)}
+
+
+def get_result(messages: Any, description: str | None, rev: Revision) -> dict[str, Any]:
     result: dict[str, Any] = {}
     if description is not None:
         result["description"] = description

@@ -1,0 +1,313 @@
+"""The 2026-07-28 era: stateless requests that carry their version and capabilities in ``_meta``.
+
+A request is modern when ``params._meta`` names ``io.modelcontextprotocol/protocolVersion``;
+everything else belongs to a legacy session (``session.py``). Transports route
+each request here or there, so one stdio process or one HTTP endpoint serves
+both eras. Nothing here depends on an earlier request: ``open`` checks the
+request's own ``_meta`` (version, capabilities, log level) and every result
+carries ``resultType`` and the server's identity.
+
+``prompts/get`` may answer ``input_required``: a client that declared
+elicitation and left out required arguments is sent a form for them, with a
+signed ``requestState`` (see ``request_state``) that its retry must echo.
+``subscriptions/listen`` returns a ``Subscription`` that the transport keeps
+open: acknowledged first, then list_changed for as long as it lives.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..prompts.arguments import MISSING, Argument, bind
+from ..prompts.spec import RenderContext
+from ..protocol import jsonrpc
+from ..protocol.errors import InternalError, InvalidParams, McpError, MethodNotFound, UnsupportedVersion
+from ..protocol.jsonrpc import Request, RequestId
+from ..protocol.revisions import MODERN, SUPPORTED, Revision
+from .request_state import RequestStates, request_digest
+from .session import LOG_LEVELS, complete_prompt, get_result, progress_reporter
+
+if TYPE_CHECKING:
+    from ..prompts.catalog import Catalog
+    from .app import PromptServer
+
+PREFIX = "io.modelcontextprotocol/"
+META_VERSION = PREFIX + "protocolVersion"
+META_CAPABILITIES = PREFIX + "clientCapabilities"
+META_LOG_LEVEL = PREFIX + "logLevel"
+META_SERVER_INFO = PREFIX + "serverInfo"
+META_SUBSCRIPTION = PREFIX + "subscriptionId"
+DEFAULT_TTL_MS = 60_000
+#: The key of the one input request promptdeck makes: a form for the missing arguments.
+ARGUMENTS_INPUT = "arguments"
+
+Send = Callable[[bytes], None]
+
+
+def modern_version(params: object) -> object:
+    """The ``_meta`` protocol version of a message's params; None when it has none (a legacy message)."""
+    if not isinstance(params, dict):
+        return None
+    meta = params.get("_meta")
+    return meta.get(META_VERSION) if isinstance(meta, dict) else None
+
+
+class Context:
+    """What one modern request says about itself and who sent it."""
+
+    __slots__ = ("revision", "capabilities", "principal", "scopes")
+
+    def __init__(self, revision: Revision, capabilities: dict[str, Any], principal: str,
+                 scopes: frozenset[str] | None) -> None:
+        self.revision = revision
+        self.capabilities = capabilities
+        self.principal = principal
+        self.scopes = scopes
+
+    @property
+    def elicits_forms(self) -> bool:
+        elicitation = self.capabilities.get("elicitation")
+        # An empty object declares form mode (the default); otherwise form must be listed.
+        return isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
+
+
+class Subscription:
+    """An open ``subscriptions/listen``: what it asked for and where its messages go."""
+
+    def __init__(self, request_id: RequestId, prompts: bool, send: Send) -> None:
+        self.id = request_id
+        self.prompts = prompts
+        self.send = send
+        self._meta = {META_SUBSCRIPTION: request_id}
+
+    def acknowledgement(self) -> bytes:
+        honoured = {"promptsListChanged": True} if self.prompts else {}
+        return jsonrpc.encode_notification("notifications/subscriptions/acknowledged",
+                                           {"notifications": honoured, "_meta": self._meta})
+
+    def list_changed(self) -> None:
+        if self.prompts:
+            self.send(jsonrpc.encode_notification("notifications/prompts/list_changed", {"_meta": self._meta}))
+
+    def ending(self) -> bytes:
+        """The listen request's result: the subscription ended gracefully (server shutdown)."""
+        return jsonrpc.encode_result(self.id, {"resultType": "complete", "_meta": self._meta})
+
+    def cancelled(self) -> bytes:
+        """On stdio, a server-side teardown is also announced with notifications/cancelled."""
+        return jsonrpc.encode_notification("notifications/cancelled", {"requestId": self.id})
+
+
+class ModernEndpoint:
+    """Answers modern requests for one ``PromptServer``."""
+
+    def __init__(self, server: PromptServer, *, ttl_ms: int = DEFAULT_TTL_MS,
+                 states: RequestStates | None = None) -> None:
+        if ttl_ms < 0:
+            raise ValueError("ttl_ms must not be negative")
+        self.server = server
+        self.ttl_ms = ttl_ms
+        self.states = states or RequestStates()
+
+    # -- checks that come before any method ----------------------------------------------------
+
+    def open(self, req: Request, principal: str, scopes: frozenset[str] | None) -> Context:
+        """Check the request's ``_meta``; an ``McpError`` here carries its HTTP status (400)."""
+        params = req.params if isinstance(req.params, dict) else {}
+        meta = params.get("_meta")
+        version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+        revision = MODERN.get(version) if isinstance(version, str) else None
+        if revision is None:
+            raise UnsupportedVersion(f"protocol version {version!r} is not supported",
+                                     {"supported": list(SUPPORTED), "requested": str(version)})
+        assert isinstance(meta, dict)
+        capabilities = meta.get(META_CAPABILITIES)
+        if not isinstance(capabilities, dict):
+            raise InvalidParams(f'_meta must carry "{META_CAPABILITIES}" (an object)', http_status=400)
+        level = meta.get(META_LOG_LEVEL)
+        if level is not None and level not in LOG_LEVELS:
+            raise InvalidParams(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}", http_status=400)
+        return Context(revision, capabilities, principal, scopes)
+
+    def knows(self, method: str) -> bool:
+        return method in _HANDLERS
+
+    # -- answering -----------------------------------------------------------------------------
+
+    def handle(self, req: Request, ctx: Context, related: Send,
+               send: Send | None = None) -> bytes | Awaitable[bytes | None] | Subscription:
+        """The response bytes (or an awaitable of them), or a ``Subscription`` for listen.
+
+        ``send`` is where a subscription's later messages go (the stdio output); HTTP passes
+        none and streams them itself.
+        """
+        handler = _HANDLERS.get(req.method)
+        try:
+            if handler is None:
+                raise MethodNotFound(f"method {req.method!r} is not offered by this server", http_status=404)
+            if req.method == "subscriptions/listen":
+                return self._listen(req, send or related)
+            result = handler(self, req.params or {}, req, ctx, related)
+        except McpError as exc:
+            return jsonrpc.encode_error(req.id, exc)
+        except Exception as exc:
+            return _internal(req, exc)
+        if inspect.isawaitable(result):
+            return self._finish(req, result)
+        return jsonrpc.encode_result(req.id, result)
+
+    async def _finish(self, req: Request, pending: Awaitable[Any]) -> bytes | None:
+        import asyncio
+
+        try:
+            return jsonrpc.encode_result(req.id, await pending)
+        except asyncio.CancelledError:
+            return None
+        except McpError as exc:
+            return jsonrpc.encode_error(req.id, exc)
+        except Exception as exc:
+            return _internal(req, exc)
+
+    def _envelope(self, result: dict[str, Any], kind: str = "complete") -> dict[str, Any]:
+        result["resultType"] = kind
+        result["_meta"] = {META_SERVER_INFO: self.server.server_info(next(iter(MODERN.values())))}
+        return result
+
+    def _cache_scope(self) -> str:
+        # One scope for a whole listing: private whenever what is listed depends on who asks.
+        return "private" if self.server.catalog.restricted else "public"
+
+    def _discover(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        result: dict[str, Any] = {
+            "supportedVersions": list(SUPPORTED),
+            "capabilities": {"prompts": {"listChanged": True}, "completions": {}},
+            "ttlMs": self.ttl_ms,
+            "cacheScope": self._cache_scope(),
+        }
+        if self.server.instructions:
+            result["instructions"] = self.server.instructions
+        return self._envelope(result)
+
+    def _list(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        catalog = self.server.catalog.view(ctx.scopes)
+        start = catalog.start_of(params.get("cursor"))
+        return self._envelope({**catalog.page_result(ctx.revision, start), "ttlMs": self.ttl_ms,
+                               "cacheScope": self._cache_scope()})
+
+    def _complete(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        return self._envelope(complete_prompt(self.server, self._catalog(ctx), params))
+
+    def _catalog(self, ctx: Context) -> Catalog:
+        return self.server.catalog.view(ctx.scopes)
+
+    def _get(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        prompt = self._catalog(ctx).require(params.get("name"))
+        given = params.get("arguments")
+        if given is not None and not isinstance(given, dict):
+            raise InvalidParams('"arguments" must be an object mapping names to strings')
+        arguments = dict(given or {})
+        digest = request_digest("prompts/get", prompt.name, given)
+        state = params.get("requestState")
+        responses = params.get("inputResponses")
+        if state is not None:
+            self.states.redeem(state, ctx.principal, digest)
+            arguments.update(_answered(responses, prompt.name))
+        elif responses is not None:
+            raise InvalidParams("inputResponses came without the requestState they answer")
+        missing = [a for a in prompt.arguments if a.required and a.default is MISSING and a.name not in arguments]
+        if missing and ctx.elicits_forms:
+            return self._envelope({
+                "inputRequests": {ARGUMENTS_INPUT: _form(prompt.name, missing)},
+                "requestState": self.states.issue(ctx.principal, digest),
+            }, "input_required")
+        values = bind(prompt.arguments, arguments, prompt.name)
+        rendered = prompt.render(values, RenderContext(prompt.name, progress_reporter(params, related, True)))
+        if inspect.isawaitable(rendered):
+            return self._await_render(rendered, prompt.description, ctx.revision)
+        return self._envelope(get_result(rendered, prompt.description, ctx.revision))
+
+    async def _await_render(self, pending: Awaitable[Any], description: str | None, rev: Revision) -> Any:
+        return self._envelope(get_result(await pending, description, rev))
+
+    def _listen(self, req: Request, send: Send) -> Subscription:
+        params = req.params or {}
+        wanted = params.get("notifications")
+        if not isinstance(wanted, dict):
+            raise InvalidParams('subscriptions/listen needs a "notifications" object')
+        return Subscription(req.id, wanted.get("promptsListChanged") is True, send)
+
+
+def _answered(responses: object, prompt: str) -> dict[str, str]:
+    """The argument values a form answer carries, as the strings the wire would have sent."""
+    if not isinstance(responses, dict) or ARGUMENTS_INPUT not in responses:
+        return {}  # nothing answered: the missing arguments are asked for again
+    answer = responses[ARGUMENTS_INPUT]
+    if not isinstance(answer, dict) or answer.get("action") != "accept":
+        action = answer.get("action") if isinstance(answer, dict) else None
+        raise InvalidParams(f"prompt {prompt!r}: the arguments were not provided (the user chose {action!r})")
+    content = answer.get("content") or {}
+    if not isinstance(content, dict):
+        raise InvalidParams(f"prompt {prompt!r}: the form answer's content must be an object")
+    return {k: _wire_text(v) for k, v in content.items()}
+
+
+def _wire_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def _form(prompt: str, missing: list[Argument]) -> dict[str, Any]:
+    """An ``elicitation/create`` form asking for ``missing``, typed from their declarations."""
+    properties = {a.name: _field(a) for a in missing}
+    names = ", ".join(a.title or a.name for a in missing)
+    return {"method": "elicitation/create", "params": {
+        "mode": "form",
+        "message": f"The prompt {prompt!r} needs: {names}",
+        "requestedSchema": {"type": "object", "properties": properties, "required": [a.name for a in missing]},
+    }}
+
+
+def _field(arg: Argument) -> dict[str, Any]:
+    field: dict[str, Any]
+    if arg.enum is not None:
+        field = {"type": "string", "enum": [_wire_text(v) for v in arg.enum]}
+    elif arg.type in ("integer", "number"):
+        field = {"type": arg.type}
+        if arg.min is not None:
+            field["minimum"] = arg.min
+        if arg.max is not None:
+            field["maximum"] = arg.max
+    elif arg.type == "boolean":
+        field = {"type": "boolean"}
+    else:
+        field = {"type": "string"}
+        if arg.min is not None:
+            field["minLength"] = int(arg.min)
+        if arg.max is not None:
+            field["maxLength"] = int(arg.max)
+    if arg.title:
+        field["title"] = arg.title
+    if arg.description:
+        field["description"] = arg.description
+    return field
+
+
+def _internal(req: Request, exc: Exception) -> bytes:
+    import logging
+
+    logging.getLogger("promptdeck.server").error("request %r (%s) failed: %r", req.id, req.method, exc)
+    return jsonrpc.encode_error(req.id, InternalError(f"{req.method}: {exc!r}"))
+
+
+_HANDLERS: dict[str, Callable[[ModernEndpoint, dict[str, Any], Request, Context, Send], Any]] = {
+    "server/discover": ModernEndpoint._discover,
+    "prompts/list": ModernEndpoint._list,
+    "prompts/get": ModernEndpoint._get,
+    "completion/complete": ModernEndpoint._complete,
+    "subscriptions/listen": lambda *_: None,  # handled in ``handle``: it opens a stream, not a result
+}
