@@ -42,6 +42,14 @@ except ImportError:  # pragma: no cover - the project venv has it (a promptdeck 
     msgspec = None  # type: ignore[assignment]
 
 PROTOCOL_VERSION = "2025-11-25"
+MODERN_VERSION = "2026-07-28"
+#: --era modern: no handshake; every request carries this _meta (its parsing is part of what is measured).
+MODERN_META: JsonObj = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "promptdeck-bench", "version": "1"},
+}
+ERA = {"modern": False}
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SDK_SERVER = HERE / "sdk_server.py"
@@ -175,6 +183,8 @@ class RpcProcess:
         msg: JsonObj = {"jsonrpc": "2.0", "method": method}
         if req_id is not None:
             msg["id"] = req_id
+            if ERA["modern"]:
+                params = {**(params or {}), "_meta": MODERN_META}
         if params is not None:
             msg["params"] = params
         return json.dumps(msg, separators=(",", ":")).encode() + b"\n"
@@ -267,6 +277,14 @@ class RpcProcess:
         return check_result(await self.read_response(), req_id, method)
 
     async def initialize(self) -> JsonObj:
+        if ERA["modern"]:
+            # 2026-07-28 has no handshake: the first exchange is server/discover.
+            found = await self.request("server/discover", {})
+            self.protocol_version = MODERN_VERSION if MODERN_VERSION in found.get("supportedVersions", []) else ""
+            self.server_info = found.get("_meta", {}).get("io.modelcontextprotocol/serverInfo", {})
+            if "prompts" not in (found.get("capabilities") or {}):
+                raise BenchError("server/discover does not declare the prompts capability")
+            return found
         result = await self.request(
             "initialize",
             {
@@ -283,7 +301,8 @@ class RpcProcess:
         return result
 
     def initialized(self) -> None:
-        self.write(self.encode("notifications/initialized"))
+        if not ERA["modern"]:
+            self.write(self.encode("notifications/initialized"))
 
 
 def parse_line(raw: bytes) -> JsonObj:
@@ -639,8 +658,9 @@ class Bench:
                         "serverInfo": conn.server_info,
                         "protocolVersion": conn.protocol_version,
                     }
-                if conn.protocol_version and conn.protocol_version != PROTOCOL_VERSION:
-                    note = f"{LABELS[server]} negotiated {conn.protocol_version}, not {PROTOCOL_VERSION}"
+                expected = MODERN_VERSION if ERA["modern"] else PROTOCOL_VERSION
+                if conn.protocol_version and conn.protocol_version != expected:
+                    note = f"{LABELS[server]} negotiated {conn.protocol_version}, not {expected}"
                     if note not in self.res.notes:
                         self.res.notes.append(note)
                 conn.discard_stderr()
@@ -981,7 +1001,10 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, argparse.Namespace]:
         help="seconds one server session may take before it counts as failed (default 180)",
     )
     p.add_argument("--strict", action="store_true", help="exit 1 when a target is missed, not only on errors")
+    p.add_argument("--era", choices=("legacy", "modern"), default="legacy",
+                   help="legacy: initialize, then 2025-11-25; modern: 2026-07-28 with _meta on every request")
     a = p.parse_args(argv)
+    ERA["modern"] = a.era == "modern"
     quick = bool(a.quick)
     cfg = Config(
         rounds=a.rounds if a.rounds is not None else (1 if quick else 5),
@@ -1061,7 +1084,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         payload = {
             "environment": environment() | {"loadavg_before": load_before, "loadavg_after": load_after},
             "config": {k: v for k, v in vars(cfg).items()},
-            "protocolVersion": PROTOCOL_VERSION,
+            "protocolVersion": MODERN_VERSION if ERA["modern"] else PROTOCOL_VERSION,
             "servers": {s: {"command": server_command(s, Path("DIR"))} | res.server_info.get(s, {}) for s in SERVERS},
             "units": "samples in seconds, bytes, req/s or count; one sample per round",
             "samples": res.samples,

@@ -15,13 +15,14 @@ def setup_logging(verbose: int) -> None:
     root.setLevel(max(logging.WARNING - 10 * verbose, logging.DEBUG))
 
 
-def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bool, verbose: int) -> int:
+def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bool, verbose: int,
+                        list_ttl_ms: int = 60_000) -> int:
     """Serve FOLDERS on stdin/stdout; returns the exit code (1 when a folder cannot be served)."""
     setup_logging(verbose)
     from .protocol.errors import PromptdeckError
     from .server.app import PromptServer
 
-    server = PromptServer(name, page_size=page_size)
+    server = PromptServer(name, page_size=page_size, list_ttl_ms=list_ttl_ms)
     try:
         for folder in folders:
             server.add_folder(folder, defer=True)

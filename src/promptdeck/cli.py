@@ -41,6 +41,8 @@ def main() -> None:
 @click.option("--name", default="promptdeck", show_default=True, help="Server name clients see.")
 @click.option("--page-size", default=100, show_default=True, type=click.IntRange(1, 10_000),
               help="Prompts per prompts/list page.")
+@click.option("--list-ttl", default=60_000, show_default=True, type=click.IntRange(0), metavar="MS",
+              help="How long 2026-07-28 clients may cache prompts/list (ttlMs).")
 @click.option("--no-watch", is_flag=True, help="Do not reload prompt files when they change.")
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
 @click.option("--http", "http", metavar="[HOST:]PORT", help="Serve Streamable HTTP on HOST (default 127.0.0.1).")
@@ -61,10 +63,11 @@ def main() -> None:
               "(default: http://HOST:PORT/mcp).")
 @click.option("--require-scope", multiple=True, metavar="SCOPE", help="HTTP: every request needs this scope "
               "(403 insufficient_scope otherwise; repeatable).")
-def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, verbose: int, http: str | None,
-          stateless: bool, json_response: bool, allow_host: tuple[str, ...], allow_origin: tuple[str, ...],
-          token_file: str | None, rate_limit: int | None, oauth_issuer: str | None, oauth_jwks: str | None,
-          oauth_audience: str | None, resource_url: str | None, require_scope: tuple[str, ...]) -> None:
+def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no_watch: bool, verbose: int,
+          http: str | None, stateless: bool, json_response: bool, allow_host: tuple[str, ...],
+          allow_origin: tuple[str, ...], token_file: str | None, rate_limit: int | None,
+          oauth_issuer: str | None, oauth_jwks: str | None, oauth_audience: str | None, resource_url: str | None,
+          require_scope: tuple[str, ...]) -> None:
     """Serve the prompt library in FOLDERS over stdio (what MCP clients launch), or over HTTP."""
     http_only = (stateless, json_response, allow_host, allow_origin, token_file, rate_limit, oauth_issuer,
                  oauth_jwks, oauth_audience, resource_url, require_scope)
@@ -74,7 +77,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, v
                   "the OAuth options go with --http", 2)
         from ._serve import serve_stdio_folders
 
-        sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose))
+        sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl))
     host, _, port_text = http.rpartition(":")
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         _fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
@@ -89,7 +92,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, no_watch: bool, v
         _fail("choose one of --token-file and --oauth-issuer", 2)
     host = host.strip("[]") or "127.0.0.1"
     shown = f"[{host}]" if ":" in host else host
-    server = PromptServer(name, page_size=page_size)
+    server = PromptServer(name, page_size=page_size, list_ttl_ms=list_ttl)
     auth: Authenticator | None = None
     metadata = None
     try:

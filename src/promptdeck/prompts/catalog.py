@@ -78,7 +78,7 @@ class Catalog:
         self._names = sorted(by_name)
         self._prompts = by_name
         self.page_size = page_size
-        self._pages: dict[tuple[str, int], bytes] = {}
+        self._pages: dict[tuple[str, int, str], bytes] = {}
         self._signature: bytes | None = None
         self._groups = sorted({p.scopes for p in by_name.values() if p.scopes}, key=sorted)
         self._views: dict[tuple[frozenset[str], ...], Catalog] = {}
@@ -134,13 +134,17 @@ class Catalog:
             return 0
         return bisect_right(self._names, decode_cursor(cursor))
 
-    def page(self, rev: Revision, cursor: object = None) -> bytes:
-        """The encoded ``ListPromptsResult`` for the page after ``cursor``."""
+    def page(self, rev: Revision, cursor: object = None, extra: dict[str, Any] | None = None,
+             extra_key: str = "") -> bytes:
+        """The encoded ``ListPromptsResult`` for the page after ``cursor``, with ``extra`` fields added.
+
+        ``extra_key`` names ``extra`` in the cache: the same key must always come with the same fields.
+        """
         start = self.start_of(cursor)
-        key = (rev.version, start)
+        key = (rev.version, start, extra_key)
         cached = self._pages.get(key)
         if cached is None:
-            cached = self._pages[key] = encode_json(self.page_result(rev, start))
+            cached = self._pages[key] = encode_json({**self.page_result(rev, start), **(extra or {})})
         return cached
 
     def page_result(self, rev: Revision, start: int) -> dict[str, Any]:

@@ -42,11 +42,14 @@ class PromptServer:
     """
 
     def __init__(self, name: str = "promptdeck", *, version: str | None = None,
-                 instructions: str | None = None, page_size: int = DEFAULT_PAGE_SIZE) -> None:
+                 instructions: str | None = None, page_size: int = DEFAULT_PAGE_SIZE,
+                 list_ttl_ms: int = 60_000) -> None:
         self.name = name
         self.version = version or __version__
         self.instructions = instructions
         self.page_size = page_size
+        #: how long 2026-07-28 clients may cache prompts/list pages and server/discover
+        self.list_ttl_ms = list_ttl_ms
         self.folders: list[FileSource] = []
         self.python = PythonSource()
         self.sessions: set[LegacySession] = set()
@@ -133,7 +136,7 @@ class PromptServer:
         if self._modern is None:
             from .modern import ModernEndpoint
 
-            self._modern = ModernEndpoint(self)
+            self._modern = ModernEndpoint(self, ttl_ms=self.list_ttl_ms)
         return self._modern
 
     def server_info(self, rev: Revision) -> dict[str, Any]:

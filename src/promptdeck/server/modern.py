@@ -154,6 +154,8 @@ class ModernEndpoint:
             return jsonrpc.encode_error(req.id, exc)
         except Exception as exc:
             return _internal(req, exc)
+        if isinstance(result, bytes):
+            return jsonrpc.encode_raw_result(req.id, result)
         if inspect.isawaitable(result):
             return self._finish(req, result)
         return jsonrpc.encode_result(req.id, result)
@@ -172,8 +174,12 @@ class ModernEndpoint:
 
     def _envelope(self, result: dict[str, Any], kind: str = "complete") -> dict[str, Any]:
         result["resultType"] = kind
-        result["_meta"] = {META_SERVER_INFO: self.server.server_info(next(iter(MODERN.values())))}
+        result["_meta"] = self._meta
         return result
+
+    @property
+    def _meta(self) -> dict[str, Any]:
+        return {META_SERVER_INFO: self.server.server_info(next(iter(MODERN.values())))}
 
     def _cache_scope(self) -> str:
         # One scope for a whole listing: private whenever what is listed depends on who asks.
@@ -191,10 +197,10 @@ class ModernEndpoint:
         return self._envelope(result)
 
     def _list(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
-        catalog = self.server.catalog.view(ctx.scopes)
-        start = catalog.start_of(params.get("cursor"))
-        return self._envelope({**catalog.page_result(ctx.revision, start), "ttlMs": self.ttl_ms,
-                               "cacheScope": self._cache_scope()})
+        # Pages are encoded once per catalog snapshot, with the fields every modern page carries.
+        scope = self._cache_scope()
+        extra = {"ttlMs": self.ttl_ms, "cacheScope": scope, "resultType": "complete", "_meta": self._meta}
+        return self._catalog(ctx).page(ctx.revision, params.get("cursor"), extra, f"modern:{self.ttl_ms}:{scope}")
 
     def _complete(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         return self._envelope(complete_prompt(self.server, self._catalog(ctx), params))
@@ -208,11 +214,10 @@ class ModernEndpoint:
         if given is not None and not isinstance(given, dict):
             raise InvalidParams('"arguments" must be an object mapping names to strings')
         arguments = dict(given or {})
-        digest = request_digest("prompts/get", prompt.name, given)
         state = params.get("requestState")
         responses = params.get("inputResponses")
         if state is not None:
-            self.states.redeem(state, ctx.principal, digest)
+            self.states.redeem(state, ctx.principal, request_digest("prompts/get", prompt.name, given))
             arguments.update(_answered(responses, prompt.name))
         elif responses is not None:
             raise InvalidParams("inputResponses came without the requestState they answer")
@@ -220,7 +225,7 @@ class ModernEndpoint:
         if missing and ctx.elicits_forms:
             return self._envelope({
                 "inputRequests": {ARGUMENTS_INPUT: _form(prompt.name, missing)},
-                "requestState": self.states.issue(ctx.principal, digest),
+                "requestState": self.states.issue(ctx.principal, request_digest("prompts/get", prompt.name, given)),
             }, "input_required")
         values = bind(prompt.arguments, arguments, prompt.name)
         rendered = prompt.render(values, RenderContext(prompt.name, progress_reporter(params, related, True)))
