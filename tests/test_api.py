@@ -14,10 +14,10 @@ import promptdeck
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "prompts"
 
 PUBLIC = [
-    "Annotations", "Arg", "Argument", "Audio", "Catalog", "Image", "InternalError", "InvalidParams",
-    "InvalidRequest", "LibraryError", "McpError", "Message", "MethodNotFound", "ParseError", "Prompt",
-    "PromptFileError", "PromptServer", "PromptdeckError", "RenderContext", "Resource", "ResourceLink", "Text",
-    "assistant", "user",
+    "Annotations", "Arg", "Argument", "Audio", "Catalog", "Client", "ClientError", "ConnectionFailed", "Image",
+    "InternalError", "InvalidParams", "InvalidRequest", "LibraryError", "McpError", "Message", "MethodNotFound",
+    "ParseError", "Prompt", "PromptFileError", "PromptServer", "PromptdeckError", "ProtocolViolation",
+    "RenderContext", "RequestTimeout", "Resource", "ResourceLink", "Text", "assistant", "connect", "user",
 ]
 
 

@@ -1,4 +1,4 @@
-"""promptdeck: serve a prompt library to any MCP client, spec-exact and fast."""
+"""promptdeck: serve a prompt library to any MCP client, and read the prompts of any MCP server."""
 
 from __future__ import annotations
 
@@ -6,11 +6,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .client.session import Client, connect
     from .prompts.arguments import Argument
     from .prompts.catalog import Catalog
     from .prompts.content import Annotations, Audio, Image, Message, Resource, ResourceLink, Text, assistant, user
     from .prompts.spec import Prompt, RenderContext
     from .protocol.errors import (
+        ClientError,
+        ConnectionFailed,
         InternalError,
         InvalidParams,
         InvalidRequest,
@@ -20,6 +23,8 @@ if TYPE_CHECKING:
         ParseError,
         PromptdeckError,
         PromptFileError,
+        ProtocolViolation,
+        RequestTimeout,
     )
     from .server.app import PromptServer
     from .sources.python import Arg
@@ -31,6 +36,9 @@ _WHERE: dict[str, str] = {
     "Argument": ".prompts.arguments",
     "Audio": ".prompts.content",
     "Catalog": ".prompts.catalog",
+    "Client": ".client.session",
+    "ClientError": ".protocol.errors",
+    "ConnectionFailed": ".protocol.errors",
     "Image": ".prompts.content",
     "InternalError": ".protocol.errors",
     "InvalidParams": ".protocol.errors",
@@ -44,11 +52,14 @@ _WHERE: dict[str, str] = {
     "PromptFileError": ".protocol.errors",
     "PromptServer": ".server.app",
     "PromptdeckError": ".protocol.errors",
+    "ProtocolViolation": ".protocol.errors",
     "RenderContext": ".prompts.spec",
+    "RequestTimeout": ".protocol.errors",
     "Resource": ".prompts.content",
     "ResourceLink": ".prompts.content",
     "Text": ".prompts.content",
     "assistant": ".prompts.content",
+    "connect": ".client.session",
     "user": ".prompts.content",
 }
 
@@ -68,6 +79,9 @@ __all__ = [
     "Argument",
     "Audio",
     "Catalog",
+    "Client",
+    "ClientError",
+    "ConnectionFailed",
     "Image",
     "InternalError",
     "InvalidParams",
@@ -81,10 +95,13 @@ __all__ = [
     "PromptFileError",
     "PromptServer",
     "PromptdeckError",
+    "ProtocolViolation",
     "RenderContext",
+    "RequestTimeout",
     "Resource",
     "ResourceLink",
     "Text",
     "assistant",
+    "connect",
     "user",
 ]

@@ -13,11 +13,17 @@
     │   ├── MissingCapability       -32021  2026-07-28: the request needs an undeclared client capability
     │   └── UnsupportedVersion      -32022  2026-07-28: a protocol version we do not speak
     ├── AuthError(status, error)    HTTP 401/403 before any JSON-RPC is read
+    ├── ClientError                 promptdeck's client: the server could not be used
+    │   ├── ConnectionFailed        could not start or reach the server, or it went away
+    │   ├── ProtocolViolation       the server sent what the protocol does not allow
+    │   └── RequestTimeout          no answer in time (the request was cancelled)
     └── LibraryError                a prompt source could not be loaded
         └── PromptFileError         one file at fault, with its path and line
 
 Library code raises these; the server turns ``McpError`` into a JSON-RPC error
 and anything else into a generic ``InternalError`` (the details go to stderr).
+The client turns a JSON-RPC error it receives back into the matching ``McpError``
+(``from_wire``), so ``except InvalidParams`` works on both sides.
 """
 
 from __future__ import annotations
@@ -118,6 +124,44 @@ class AuthError(PromptdeckError):
         self.status = status
         self.error = error
         self.scopes = scopes
+
+
+class ClientError(PromptdeckError):
+    """promptdeck's client could not use a server; the message says which and why."""
+
+
+class ConnectionFailed(ClientError):
+    """The server could not be started or reached, or the connection ended; ``status`` is the HTTP status."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ProtocolViolation(ClientError):
+    """The server sent something the protocol does not allow (garbage, a cursor loop, a bad result)."""
+
+
+class RequestTimeout(ClientError):
+    """A request got no answer in time; the client has cancelled it."""
+
+
+_BY_CODE: dict[int, type[McpError]] = {
+    cls.code: cls for cls in (ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
+                              HeaderMismatch, MissingCapability, UnsupportedVersion)
+}
+
+
+def from_wire(error: object) -> McpError:
+    """The exception for a JSON-RPC error object a peer sent (an ``McpError`` subclass by code)."""
+    if not isinstance(error, dict) or not isinstance(error.get("code"), int) or isinstance(error["code"], bool):
+        return McpError(f"malformed error object: {error!r:.200}", code=INTERNAL_ERROR)
+    code: int = error["code"]
+    message = error.get("message")
+    cls = _BY_CODE.get(code, McpError)
+    exc = cls.__new__(cls)  # InternalError's own __init__ is for the sending side
+    McpError.__init__(exc, message if isinstance(message, str) else "", error.get("data"), code=code)
+    return exc
 
 
 class LibraryError(PromptdeckError):

@@ -1,0 +1,40 @@
+"""promptdeck's client: list, render, complete and watch the prompts of any MCP server."""
+
+from __future__ import annotations
+
+from .session import Client, Elicit, Era, connect
+from .types import (
+    ArgumentInfo,
+    AudioContent,
+    Completion,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    ListChange,
+    PromptInfo,
+    PromptMessage,
+    RenderedPrompt,
+    ResourceContents,
+    ResourceLinkContent,
+    TextContent,
+)
+
+__all__ = [
+    "ArgumentInfo",
+    "AudioContent",
+    "Client",
+    "Completion",
+    "ContentBlock",
+    "Elicit",
+    "EmbeddedResource",
+    "Era",
+    "ImageContent",
+    "ListChange",
+    "PromptInfo",
+    "PromptMessage",
+    "RenderedPrompt",
+    "ResourceContents",
+    "ResourceLinkContent",
+    "TextContent",
+    "connect",
+]

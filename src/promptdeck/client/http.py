@@ -1,0 +1,340 @@
+"""Servers over HTTP: Streamable HTTP (both eras) and the 2024-11-05 HTTP+SSE transport.
+
+Streamable HTTP answers each POST with JSON or with an SSE stream that ends with the response; in
+the legacy era a session id ties requests together and a GET stream carries what the server says
+on its own. The 2026-07-28 era has no session: every POST stands alone and names its method (and
+prompt) in headers, and closing a response stream is how a request is cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any, NamedTuple
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+import msgspec
+
+from ..protocol import jsonrpc
+from ..protocol.errors import ClientError, ConnectionFailed, ProtocolViolation, RequestTimeout, from_wire
+from .channel import Channel, Envelope, Multiplexed, RequestId, decode, log
+
+MODERN_VERSION = "2026-07-28"
+#: How often a dropped stream is reopened before giving up.
+RECONNECTS = 5
+_JSON = "application/json"
+_SSE = "text/event-stream"
+
+
+class Event(NamedTuple):
+    event: str
+    data: str
+    id: str | None
+    retry: int | None
+
+
+async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[Event]:
+    """Server-sent events from a response's lines; events with only an id or retry are yielded too."""
+    kind, event_id, retry = "message", None, None
+    data: list[str] = []
+    async for line in lines:
+        if not line:
+            if data or event_id is not None or retry is not None:
+                yield Event(kind, "\n".join(data), event_id, retry)
+            kind, data, event_id, retry = "message", [], None, None
+            continue
+        field, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if field == "data":
+            data.append(value)
+        elif field == "event":
+            kind = value
+        elif field == "id" and "\0" not in value:
+            event_id = value
+        elif field == "retry" and value.isdigit():
+            retry = int(value)
+    if data:
+        yield Event(kind, "\n".join(data), event_id, retry)
+
+
+def header_safe(value: str) -> str:
+    """A header value as the 2026-07-28 rules want it: as is if plain ASCII, else base64-wrapped."""
+    if value.isascii() and value.isprintable() and value == value.strip() and not value.startswith("=?base64?"):
+        return value
+    return "=?base64?" + base64.b64encode(value.encode()).decode() + "?="
+
+
+def _content_type(response: httpx.Response) -> str:
+    value: str = response.headers.get("content-type", "")
+    return value.partition(";")[0].strip().lower()
+
+
+def _unreachable(url: str, exc: httpx.HTTPError) -> ConnectionFailed:
+    return ConnectionFailed(f"cannot reach {url}: {exc or type(exc).__name__}")
+
+
+async def refuse_status(response: httpx.Response, what: str) -> None:
+    """Raise for a non-2xx answer: the JSON-RPC error in its body if there is one, else the status."""
+    status = response.status_code
+    if 200 <= status < 300:
+        return
+    body = (await response.aread())[:8192]
+    try:
+        messages = decode(body)
+    except ProtocolViolation:
+        messages = []
+    for message in messages:
+        if message.error is not None:
+            raise from_wire(message.error)
+    if status in (401, 403):
+        challenge = response.headers.get("www-authenticate", "")
+        need = "a (valid) bearer token" if status == 401 else "a token with more scopes"
+        raise ConnectionFailed(f"{what}: HTTP {status}, the server wants {need}" +
+                               (f" ({challenge})" if challenge else ""), status=status)
+    if status == 429:
+        wait = response.headers.get("retry-after")
+        raise ConnectionFailed(f"{what}: HTTP 429, rate limited" + (f"; retry after {wait} s" if wait else ""),
+                               status=status)
+    text = body.decode(errors="replace").strip()[:200]
+    raise ConnectionFailed(f"{what}: HTTP {status} {response.reason_phrase}" + (f": {text}" if text else ""),
+                           status=status)
+
+
+class HttpChannel(Channel):
+    """Streamable HTTP, in the modern era until ``modern`` is switched off by a legacy handshake."""
+
+    def __init__(self, http: httpx.AsyncClient, url: str) -> None:
+        super().__init__()
+        self.http = http
+        self.url = url
+        self.modern = True
+        #: the legacy revision negotiated by initialize, sent in MCP-Protocol-Version
+        self.protocol_version: str | None = None
+        self.session_id: str | None = None
+        self._last_event_id: str | None = None
+
+    def _headers(self, method: str | None, name: str | None) -> dict[str, str]:
+        headers = {"accept": f"{_JSON}, {_SSE}", "content-type": _JSON}
+        if self.modern:
+            headers["mcp-protocol-version"] = MODERN_VERSION
+            if method is not None:
+                headers["mcp-method"] = method
+            if name is not None:
+                headers["mcp-name"] = header_safe(name)
+        else:
+            if self.protocol_version is not None:
+                headers["mcp-protocol-version"] = self.protocol_version
+            if self.session_id is not None:
+                headers["mcp-session-id"] = self.session_id
+        return headers
+
+    async def request(self, method: str, params: dict[str, Any] | None, *, timeout: float | None,
+                      name: str | None = None, id: RequestId | None = None) -> msgspec.Raw:
+        if self.failure is not None:
+            raise self.failure
+        if id is None:
+            id = next(self._ids)
+        body = jsonrpc.encode_request(id, method, params)
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._post(id, method, body, self._headers(method, name))
+        except TimeoutError:
+            self._cancel(id, "timed out")
+            raise RequestTimeout(f"{method}: no answer within {timeout:g} s (cancelled)") from None
+        except asyncio.CancelledError:
+            self._cancel(id, "cancelled by the client")
+            raise
+
+    def _cancel(self, id: RequestId, reason: str) -> None:
+        # In the modern era closing the response stream (leaving _post) is the cancellation.
+        if not self.modern and self.failure is None:
+            self.spawn(self._quietly(self.notify("notifications/cancelled", {"requestId": id, "reason": reason})))
+
+    @staticmethod
+    async def _quietly(work: Any) -> None:
+        with contextlib.suppress(ClientError, httpx.HTTPError):
+            await work
+
+    async def _post(self, id: RequestId, method: str, body: bytes, headers: dict[str, str]) -> msgspec.Raw:
+        try:
+            async with self.http.stream("POST", self.url, content=body, headers=headers) as response:
+                if method == "initialize" and "mcp-session-id" in response.headers:
+                    self.session_id = response.headers["mcp-session-id"]
+                await refuse_status(response, method)
+                kind = _content_type(response)
+                if kind == _JSON:
+                    answer = self._answer(decode(await response.aread()), id)
+                    if answer is None:
+                        raise ProtocolViolation(f"{method}: the server's JSON answer is not the response to it")
+                    return answer
+                if kind != _SSE:
+                    raise ProtocolViolation(f"{method}: the server answered HTTP {response.status_code} with "
+                                            f"content type {kind or 'none'!r}, not JSON or an event stream")
+                answer, last_id, retry = await self._read_stream(response, id)
+        except httpx.HTTPError as exc:
+            raise _unreachable(self.url, exc) from None
+        if answer is not None:
+            return answer
+        return await self._resume(id, method, last_id, retry)
+
+    async def _resume(self, id: RequestId, method: str, last_id: str | None, retry: int | None) -> msgspec.Raw:
+        """The POST stream ended before the answer: 2025-11-25 servers let a GET pick it up again."""
+        if self.modern or last_id is None:
+            raise ConnectionFailed(f"{method}: the server closed the stream before answering")
+        for _ in range(RECONNECTS):
+            await asyncio.sleep((retry or 0) / 1000)
+            headers = {**self._headers(None, None), "accept": _SSE, "last-event-id": last_id}
+            try:
+                async with self.http.stream("GET", self.url, headers=headers) as response:
+                    await refuse_status(response, f"{method} (resuming)")
+                    answer, seen, hint = await self._read_stream(response, id)
+            except httpx.HTTPError as exc:
+                raise _unreachable(self.url, exc) from None
+            if answer is not None:
+                return answer
+            last_id, retry = seen or last_id, hint or retry
+        raise ConnectionFailed(f"{method}: the server's stream kept ending before the answer")
+
+    async def _read_stream(self, response: httpx.Response,
+                           id: RequestId | None) -> tuple[msgspec.Raw | None, str | None, int | None]:
+        """Route what an event stream carries until the response to ``id``: (answer, last event id, retry)."""
+        last_id: str | None = None
+        retry: int | None = None
+        async for event in sse_events(response.aiter_lines()):
+            last_id = event.id or last_id
+            retry = event.retry or retry
+            if event.data.strip():
+                answer = self._answer(decode(event.data), id)
+                if answer is not None:
+                    return answer, last_id, retry
+        return None, last_id, retry
+
+    def _answer(self, messages: list[Envelope], id: RequestId | None) -> msgspec.Raw | None:
+        answer: msgspec.Raw | None = None
+        for message in messages:
+            if message.method is None and message.id == id and id is not None:
+                if message.error is not None:
+                    raise from_wire(message.error)
+                if not message.result:
+                    raise ProtocolViolation(f"the answer to request {id!r} has neither a result nor an error")
+                answer = message.result
+            else:
+                self.route(message)
+        return answer
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        await self._deliver(jsonrpc.encode_notification(method, params), method)
+
+    async def reply(self, data: bytes) -> None:
+        await self._deliver(data, "a response")
+
+    async def _deliver(self, body: bytes, what: str) -> None:
+        """POST something that gets no answer (202)."""
+        try:
+            response = await self.http.post(self.url, content=body, headers=self._headers(None, None))
+        except httpx.HTTPError as exc:
+            raise _unreachable(self.url, exc) from None
+        await refuse_status(response, what)
+
+    async def listen(self) -> None:
+        """Read the legacy session's GET stream until it is gone for good; routes what it carries."""
+        failures = 0
+        while failures <= RECONNECTS:
+            headers = {**self._headers(None, None), "accept": _SSE}
+            if self._last_event_id is not None:
+                headers["last-event-id"] = self._last_event_id
+            retry = None
+            try:
+                async with self.http.stream("GET", self.url, headers=headers,
+                                            timeout=httpx.Timeout(30, read=None)) as response:
+                    if response.status_code == 405:
+                        raise ClientError(f"{self.url} offers no GET stream, so the server cannot announce changes "
+                                          "to this client")
+                    await refuse_status(response, "the notification stream")
+                    failures = 0
+                    async for event in sse_events(response.aiter_lines()):
+                        self._last_event_id = event.id or self._last_event_id
+                        retry = event.retry or retry
+                        if event.data.strip():
+                            for message in decode(event.data):
+                                self.route(message)
+            except httpx.HTTPError as exc:
+                log.debug("notification stream dropped: %s", exc)
+            failures += 1
+            await asyncio.sleep(retry / 1000 if retry else min(2.0**failures / 4, 5.0))
+        raise ConnectionFailed(f"the notification stream from {self.url} keeps failing")
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        if not self.modern and self.session_id is not None and self.failure is None:
+            # Ending the session is a courtesy; a server that does not allow it answers 405.
+            with contextlib.suppress(httpx.HTTPError):
+                await self.http.delete(self.url, headers=self._headers(None, None))
+        self.failure = self.failure or ConnectionFailed("the client is closed")
+
+
+class LegacySseChannel(Multiplexed):
+    """The 2024-11-05 transport: one GET event stream for everything the server says, POSTs to send."""
+
+    def __init__(self, http: httpx.AsyncClient, endpoint: str, stack: contextlib.AsyncExitStack,
+                 events: AsyncIterator[Event]) -> None:
+        super().__init__()
+        self.http = http
+        self.endpoint = endpoint
+        self._stack = stack
+        self._reader = asyncio.ensure_future(self._read(events))
+
+    @classmethod
+    async def open(cls, http: httpx.AsyncClient, url: str, timeout: float) -> LegacySseChannel:
+        stack = contextlib.AsyncExitStack()
+        try:
+            response = await stack.enter_async_context(http.stream("GET", url, headers={"accept": _SSE}))
+            if response.status_code != 200 or _content_type(response) != _SSE:
+                raise ConnectionFailed(f"{url} speaks neither Streamable HTTP nor the 2024-11-05 HTTP+SSE transport "
+                                       f"(GET answered HTTP {response.status_code})", status=response.status_code)
+            events = sse_events(response.aiter_lines())
+            first = await asyncio.wait_for(anext(events), timeout)
+            if first.event != "endpoint":
+                raise ProtocolViolation(f"{url}: the event stream did not start with the endpoint event")
+            endpoint = urljoin(url, first.data.strip())
+            # The endpoint receives our credentials: it must be on the server we were pointed at.
+            if urlsplit(endpoint)[:2] != urlsplit(url)[:2]:
+                raise ProtocolViolation(f"{url}: the endpoint event points to another origin ({endpoint})")
+        except httpx.HTTPError as exc:
+            await stack.aclose()
+            raise _unreachable(url, exc) from None
+        except (ClientError, TimeoutError, StopAsyncIteration) as exc:
+            await stack.aclose()
+            if isinstance(exc, ClientError):
+                raise
+            raise ConnectionFailed(f"{url}: no endpoint event on the event stream") from None
+        return cls(http, endpoint, stack, events)
+
+    async def _read(self, events: AsyncIterator[Event]) -> None:
+        try:
+            async for event in events:
+                if event.event == "message" and event.data.strip():
+                    self.receive(event.data.encode())
+        except httpx.HTTPError as exc:
+            log.debug("event stream dropped: %s", exc)
+        self.fail(ConnectionFailed(f"the server closed the event stream of {self.endpoint}"))
+
+    async def send(self, data: bytes) -> None:
+        try:
+            response = await self.http.post(self.endpoint, content=data, headers={"content-type": _JSON})
+        except httpx.HTTPError as exc:
+            raise _unreachable(self.endpoint, exc) from None
+        await refuse_status(response, "sending")
+
+    async def wait_closed(self) -> None:
+        await asyncio.shield(self._reader)
+
+    async def aclose(self) -> None:
+        self.fail(ConnectionFailed("the client is closed"))
+        await super().aclose()
+        self._reader.cancel()
+        await asyncio.gather(self._reader, return_exceptions=True)
+        await self._stack.aclose()
