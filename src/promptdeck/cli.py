@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-import base64
+import asyncio
 import json
 import sys
-from typing import Any, NoReturn
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from ._serve import setup_logging
 from ._version import __version__
-from .protocol.errors import PromptdeckError
+from .protocol.errors import McpError, PromptdeckError
 from .protocol.revisions import LATEST, REVISIONS
+
+if TYPE_CHECKING:
+    from .client.session import Client
+
+T = TypeVar("T")
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
@@ -164,34 +170,158 @@ def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_j
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
         return
-    _print_messages(result)
+    from ._render_text import format_messages
+
+    click.echo(format_messages(result))
 
 
-def _print_messages(result: dict[str, Any]) -> None:
-    width = 72
-    for message in result["messages"]:
-        click.secho(f"── {message['role']} ".ljust(width, "─"), bold=True)
-        click.echo(_describe_content(message["content"]))
-    if result.get("description"):
-        click.secho(f"({result['description']})", dim=True)
+# -- the client side: any MCP server's prompts ------------------------------------------------------
+
+_TARGET_HELP = "TARGET is an http(s) URL or one quoted command line that starts a stdio server."
 
 
-def _describe_content(content: dict[str, Any]) -> str:
-    kind = content["type"]
-    if kind == "text":
-        return str(content["text"])
-    if kind in ("image", "audio"):
-        size = len(base64.b64decode(content["data"]))
-        return f"[{kind} {content['mimeType']}, {size:,} bytes]"
-    if kind == "resource":
-        res = content["resource"]
-        head = f"[resource {res['uri']} ({res.get('mimeType', '?')})]"
-        if "text" in res:
-            return f"{head}\n{res['text']}"
-        return f"{head} {len(base64.b64decode(res['blob'])):,} bytes"
-    if kind == "resource_link":
-        return f"[link {content.get('title') or content['name']}: {content['uri']}]"
-    return json.dumps(content)
+def _client_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options every client command takes."""
+    for option in reversed((
+        click.argument("target"),
+        click.option("--era", type=click.Choice(["auto", "modern", "legacy"]), default="auto", show_default=True,
+                     help="Protocol era: 2026-07-28 (modern), initialize-based (legacy), or detect."),
+        click.option("--token", envvar="PROMPTDECK_TOKEN", metavar="TOKEN",
+                     help="HTTP: bearer token (default: $PROMPTDECK_TOKEN)."),
+        click.option("-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'",
+                     help="HTTP: an extra request header (repeatable)."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+                     metavar="SECONDS", help="How long to wait for each answer."),
+    )):
+        command = option(command)
+    return command
+
+
+def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]]) -> T:
+    """Connect to TARGET, run ``work`` with the client, and turn failures into one line and an exit code."""
+    from .client.session import connect
+
+    headers: dict[str, str] = {}
+    for header in options["headers"]:
+        name, sep, value = header.partition(":")
+        if not sep or not name.strip():
+            _fail(f"-H takes 'Name: value', got {header!r}", 2)
+        headers[name.strip()] = value.strip()
+    target = options["target"]
+    is_url = target.startswith(("http://", "https://"))
+    if not is_url and (headers or options["token"]):
+        _fail("--token and -H go with an http(s) TARGET", 2)
+
+    async def session() -> T:
+        async with connect(target, era=options["era"], token=options["token"], headers=headers or None,
+                           timeout=options["timeout"]) as client:
+            return await work(client)
+
+    try:
+        return asyncio.run(session())
+    except McpError as exc:
+        _fail(f"error {exc.code}: {exc.message}")
+    except PromptdeckError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+def _progress(prompts: int, pages: int) -> None:
+    # Only worth showing on a terminal and for listings that take more than a page or two.
+    if pages >= 3 and sys.stderr.isatty():
+        click.echo(f"\rlisting: {prompts:,} prompts, {pages} pages", err=True, nl=False)
+
+
+@main.command(epilog=_TARGET_HELP)
+@_client_options
+@click.option("--json", "as_json", is_flag=True, help="Print the prompts as JSON.")
+def ls(as_json: bool, **options: Any) -> None:
+    """List the prompts of the MCP server at TARGET (all pages)."""
+    from ._render_text import format_table
+
+    async def work(client: Client) -> None:
+        prompts = await client.list_prompts(progress=_progress)
+        if sys.stderr.isatty():
+            click.echo("\r\033[K", err=True, nl=False)
+        if as_json:
+            import msgspec
+
+            click.echo(json.dumps(msgspec.to_builtins(prompts), indent=2, ensure_ascii=False))
+        else:
+            click.echo(format_table(prompts, _terminal_width()))
+
+    _run_client(options, work)
+
+
+def _terminal_width() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 10_000
+
+
+@main.command(epilog=_TARGET_HELP)
+@_client_options
+@click.argument("prompt")
+@click.option("-a", "--arg", "pairs", multiple=True, metavar="NAME=VALUE", help="An argument (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the raw prompts/get result.")
+def get(prompt: str, pairs: tuple[str, ...], as_json: bool, **options: Any) -> None:
+    """Render PROMPT on the MCP server at TARGET and show its messages."""
+    arguments = _parse_args(pairs)
+
+    async def work(client: Client) -> None:
+        if as_json:
+            params: dict[str, Any] = {"name": prompt, "arguments": arguments} if arguments else {"name": prompt}
+            click.echo(json.dumps(await client.request("prompts/get", params, name=prompt), indent=2,
+                                  ensure_ascii=False))
+            return
+        from ._render_text import format_messages
+
+        click.echo(format_messages(await client.get_prompt(prompt, **arguments), color=sys.stdout.isatty()))
+
+    _run_client(options, work)
+
+
+@main.command(epilog=_TARGET_HELP)
+@_client_options
+@click.argument("prompt")
+@click.argument("argument")
+@click.argument("prefix", default="")
+@click.option("-a", "--arg", "pairs", multiple=True, metavar="NAME=VALUE",
+              help="An argument already chosen, as context (repeatable).")
+def complete(prompt: str, argument: str, prefix: str, pairs: tuple[str, ...], **options: Any) -> None:
+    """Print the values the server at TARGET suggests for ARGUMENT of PROMPT, one a line."""
+    context = _parse_args(pairs)
+
+    async def work(client: Client) -> None:
+        completion = await client.complete(prompt, argument, prefix, context)
+        for value in completion.values:
+            click.echo(value)
+        if completion.has_more or (completion.total or 0) > len(completion.values):
+            more = f"{completion.total:,} in all" if completion.total else "more"
+            click.echo(f"({len(completion.values)} shown, {more})", err=True)
+
+    _run_client(options, work)
+
+
+@main.command(epilog=_TARGET_HELP)
+@_client_options
+def watch(**options: Any) -> None:
+    """Print the prompt list of the server at TARGET, then each change to it as it happens (Ctrl-C stops)."""
+    import time
+
+    async def work(client: Client) -> None:
+        prompts = await client.list_prompts()
+        click.echo(f"{len(prompts)} prompts on {client.server_info.get('name', 'the server')} "
+                   f"({client.protocol_version}); watching for changes", err=True)
+        async for change in client.watch():
+            marks = [f"+{n}" for n in change.added] + [f"-{n}" for n in change.removed]
+            marks += [f"~{n}" for n in change.changed]
+            stamp = time.strftime("%H:%M:%S")
+            summary = " ".join(marks) or "(list re-sent, no difference)"
+            click.echo(f"{stamp} {len(change.prompts)} prompts: {summary}")
+
+    _run_client(options, work)
 
 
 if __name__ == "__main__":  # pragma: no cover
