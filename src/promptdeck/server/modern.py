@@ -76,11 +76,13 @@ class Context:
 class Subscription:
     """An open ``subscriptions/listen``: what it asked for and where its messages go."""
 
-    def __init__(self, request_id: RequestId, prompts: bool, send: Send) -> None:
+    def __init__(self, request_id: RequestId, prompts: bool, send: Send,
+                 server_info: dict[str, Any] | None = None) -> None:
         self.id = request_id
         self.prompts = prompts
         self.send = send
         self._meta = {META_SUBSCRIPTION: request_id}
+        self._server_info = server_info
 
     def acknowledgement(self) -> bytes:
         honoured = {"promptsListChanged": True} if self.prompts else {}
@@ -93,11 +95,17 @@ class Subscription:
 
     def ending(self) -> bytes:
         """The listen request's result: the subscription ended gracefully (server shutdown)."""
-        return jsonrpc.encode_result(self.id, {"resultType": "complete", "_meta": self._meta})
+        meta: dict[str, Any] = dict(self._meta)
+        if self._server_info is not None:
+            meta[META_SERVER_INFO] = self._server_info  # like every other result
+        return jsonrpc.encode_result(self.id, {"resultType": "complete", "_meta": meta})
 
     def cancelled(self) -> bytes:
-        """On stdio, a server-side teardown is also announced with notifications/cancelled."""
-        return jsonrpc.encode_notification("notifications/cancelled", {"requestId": self.id})
+        """On stdio, a server-side teardown is also announced with notifications/cancelled.
+
+        Like every message of a subscription, it carries the subscription id in ``_meta``.
+        """
+        return jsonrpc.encode_notification("notifications/cancelled", {"requestId": self.id, "_meta": self._meta})
 
 
 class ModernEndpoint:
@@ -241,7 +249,10 @@ class ModernEndpoint:
         wanted = params.get("notifications")
         if not isinstance(wanted, dict):
             raise InvalidParams('subscriptions/listen needs a "notifications" object')
-        return Subscription(req.id, wanted.get("promptsListChanged") is True, send)
+        # A library whose loading was deferred (stdio) is loaded now: a change can only be noticed,
+        # and told, against a listing that exists.
+        self.server.catalog  # noqa: B018
+        return Subscription(req.id, wanted.get("promptsListChanged") is True, send, self._meta[META_SERVER_INFO])
 
 
 def _answered(responses: object, prompt: str) -> dict[str, str]:

@@ -71,6 +71,9 @@ class RequestStates:
             signature = _unb64(mac)
         except (ValueError, TypeError):
             raise _bad("is not one this server issued") from None
+        # The decoder skips stray characters and ignores spare bits: only our exact encoding is ours.
+        if _b64(payload) != body or _b64(signature) != mac:
+            raise _bad("is not one this server issued")
         if not hmac.compare_digest(signature, self._sign(payload)):
             raise _bad("is not one this server issued")
         fields = json.loads(payload)

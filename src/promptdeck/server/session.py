@@ -108,6 +108,8 @@ class LegacySession:
     def close(self) -> None:
         for subscription in self.subscriptions.values():
             self.server.subscriptions.discard(subscription)
+            # 2026-07-28 on stdio: a subscription the server tears down is ended with notifications/cancelled.
+            subscription.send(subscription.cancelled())
         self.subscriptions.clear()
         self.lifecycle.fire("close")
         for task in list(self.in_flight.values()):
