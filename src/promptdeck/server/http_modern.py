@@ -30,8 +30,8 @@ from .modern import META_VERSION, Subscription
 if TYPE_CHECKING:
     from .http import StreamableHttpApp
 
-#: Methods whose ``params.name`` must be repeated in ``Mcp-Name``.
-NAMED = frozenset({"prompts/get", "tools/call", "resources/read"})
+#: Methods whose ``Mcp-Name`` header must repeat a member of their params, and which member.
+NAMED = {"prompts/get": "name", "tools/call": "name", "resources/read": "uri"}
 
 
 def header_value(scope: asgi.Scope, name: bytes) -> str | None:
@@ -56,9 +56,10 @@ def _check_headers(scope: asgi.Scope, message: Request | Notification, version: 
             raise HeaderMismatch(f"the {name.decode()} header is required")
         if value != expected:
             raise HeaderMismatch(f"the {name.decode()} header says {value!r} but the body says {expected!r}")
-    if message.method in NAMED:
+    key = NAMED.get(message.method)
+    if key is not None:
         value = header_value(scope, b"mcp-name")
-        expected = (message.params or {}).get("name")
+        expected = (message.params or {}).get(key)
         if value is None:
             raise HeaderMismatch("the mcp-name header is required for " + message.method)
         if value != expected:
