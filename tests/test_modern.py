@@ -44,6 +44,7 @@ from tests.support.modern import (
     Message,
     StdioPeer,
     answers,
+    check,
     check_legacy,
     error_code,
     get_prompt,
@@ -159,9 +160,9 @@ def result_of(peer: Peer, message: Message) -> dict[str, Any]:
     return result
 
 
-def walk_listing(peer: Peer, **capabilities: Any) -> list[dict[str, Any]]:
+def walk_listing(peer: Peer) -> list[dict[str, Any]]:
     """Every page of prompts/list, following nextCursor."""
-    pages = [result_of(peer, request(next(ids), "prompts/list", capabilities=capabilities))]
+    pages = [result_of(peer, request(next(ids), "prompts/list"))]
     while "nextCursor" in pages[-1]:
         cursor = pages[-1]["nextCursor"]
         pages.append(result_of(peer, request(next(ids), "prompts/list", {"cursor": cursor})))
@@ -188,12 +189,9 @@ def test_discover_lists_every_revision_and_the_prompt_capabilities(peer: Peer) -
 
 @pytest.mark.parametrize("version", ["2099-01-01", "2025-11-25", "2024-11-05", ""])
 def test_unsupported_version_is_32022_listing_every_supported_revision(peer: Peer, version: str) -> None:
-    # An HTTP client repeats its version in the header, so the header agrees with the body here.
-    message = request(next(ids), "prompts/list", version=version)
-    answer = peer.call(message, mcp_protocol_version=version) if isinstance(peer, HttpPeer) else peer.call(message)
-    assert error_code(answer) == -32022, answer
-    assert peer.status == (400 if peer.http else None)
-    assert answer["error"]["data"] == {"supported": SUPPORTED, "requested": version}
+    # Over HTTP the version header repeats the _meta one, so only the version itself is at fault.
+    error = expect_error(peer, request(next(ids), "prompts/list", version=version), -32022, 400)
+    assert error["data"] == {"supported": SUPPORTED, "requested": version}
 
 
 def test_a_null_version_over_stdio_is_unsupported_too(stdio: StdioPeer) -> None:
@@ -385,10 +383,11 @@ def test_scoped_prompts_make_every_page_private_and_filter_per_caller(tmp_path: 
     tokens = tmp_path / "tokens"
     tokens.write_text("alice: alice-secret-token-0123 hr\nbob: bob-secret-token-0123456\n")
     with http_server(str(folder), "--no-watch", "--page-size", str(PAGE_SIZE), "--token-file", str(tokens)) as url:
+        peers = {"alice": HttpPeer(url), "bob": HttpPeer(url)}
+        peers["alice"].client.headers["authorization"] = "Bearer alice-secret-token-0123"
+        peers["bob"].client.headers["authorization"] = "Bearer bob-secret-token-0123456"
         listings: dict[str, list[str]] = {}
-        for who, token in (("alice", "alice-secret-token-0123"), ("bob", "bob-secret-token-0123456")):
-            peer = HttpPeer(url)
-            peer.client.headers["authorization"] = f"Bearer {token}"
+        for who, peer in peers.items():
             pages = walk_listing(peer)
             assert {page["cacheScope"] for page in pages} == {"private"}, who
             assert {page["ttlMs"] for page in pages} == {60_000}, who  # the default TTL
@@ -396,6 +395,11 @@ def test_scoped_prompts_make_every_page_private_and_filter_per_caller(tmp_path: 
             listings[who] = names_in(pages)
             payroll = peer.call(get_prompt(next(ids), "payroll", {}))
             assert ("result" in payroll) is (who == "alice"), payroll
+        # A requestState is bound to the principal it was issued to.
+        _, asked = ask_for_brief(peers["alice"])
+        expect_error(peers["bob"], answer_form(asked["requestState"], BRIEF_ANSWER), -32602)
+        assert result_of(peers["alice"], answer_form(asked["requestState"], BRIEF_ANSWER))["messages"]
+        for peer in peers.values():
             peer.close()
     assert listings["alice"] == sorted([*NAMES, "payroll"])
     assert listings["bob"] == NAMES
@@ -482,6 +486,9 @@ def test_http_get_and_delete_in_2026_are_405_while_a_legacy_session_keeps_workin
         got = legacy_call(client, http_url, session, legacy(4, "prompts/get", {"name": "greet",
                                                                                 "arguments": {"name": "Ada"}}))
         assert got["result"]["messages"] and not MODERN_ONLY & set(got["result"])
+        cancel = notification("notifications/cancelled", {"requestId": 2})
+        accepted = client.post(http_url, json=cancel, headers=headers_for(cancel, mcp_protocol_version=REVISION))
+        assert accepted.status_code == 202 and accepted.content == b""  # a modern notification
         assert client.delete(http_url, headers=session).status_code == 200
         assert client.post(http_url, json=legacy(5, "ping"), headers=session).status_code == 404
 
@@ -607,8 +614,9 @@ def test_http_closing_a_listen_stream_ends_that_subscription_only() -> None:
             assert changed is not None and changed["method"] == "notifications/prompts/list_changed"
             assert subscription_of(changed) == "kept"
             # Ending subscriptions gracefully answers the listen request, then closes its stream.
-            await client.post(url, json=get_prompt(next(ids), "shut-down", {}),
-                              headers=headers_for(get_prompt(0, "shut-down", {})))
+            shut = get_prompt(next(ids), "shut-down", {})
+            [done] = answers(await client.post(url, json=shut, headers=headers_for(shut)))
+            check(done, "prompts/get")
             ending = await kept.next()
             assert ending is not None and ending["id"] == "kept"
             assert ending["result"]["_meta"][SUBSCRIPTION_KEY] == "kept"
@@ -678,9 +686,7 @@ def test_http_closing_a_modern_post_cancels_its_request() -> None:
         assert status == 200 and answer["result"]["messages"][0]["content"]["text"] == "Hello Ada"
 
 
-def test_version_key_is_what_routes_a_request(stdio: StdioPeer) -> None:
-    # Without the _meta version, a request belongs to a legacy session: here none was started.
-    message = request(next(ids), "prompts/list")
-    del message["params"]["_meta"][VERSION_KEY]
-    answer = stdio.call(message)
-    assert "error" in answer and answer["error"]["code"] != -32022
+def test_without_the_meta_version_a_stdio_request_is_legacy(stdio: StdioPeer) -> None:
+    # It then belongs to a legacy session, and none was started on this process.
+    answer = stdio.call(request(next(ids), "prompts/list", omit=(VERSION_KEY,)))
+    assert error_code(answer) == -32600 and "initialize" in answer["error"]["message"]

@@ -394,6 +394,7 @@ async def http_listen(client: httpx.AsyncClient, url: str, request_id: int | str
     async with client.stream("POST", url, json=message, headers=headers_for(message)) as response:
         assert response.status_code == 200, await response.aread()
         assert response.headers["content-type"].startswith("text/event-stream")
+        assert response.headers["x-accel-buffering"] == "no"  # proxies must not hold events back
         listener = Listener(response)
         try:
             yield listener
