@@ -29,17 +29,17 @@ import pytest
 
 from promptdeck import PromptServer
 from promptdeck.server.http_modern import end_subscriptions
+from promptdeck.server.modern import META_CAPABILITIES as CAPABILITIES_KEY
+from promptdeck.server.modern import META_LOG_LEVEL as LOG_LEVEL_KEY
+from promptdeck.server.modern import META_SUBSCRIPTION as SUBSCRIPTION_KEY
+from promptdeck.server.modern import META_VERSION as VERSION_KEY
 from tests.support.http_server import http_server
 from tests.support.modern import (
     BOTH,
-    CAPABILITIES_KEY,
     DEADLINE,
     ELICITS,
-    LOG_LEVEL_KEY,
     MODERN_ONLY,
     REVISION,
-    SUBSCRIPTION_KEY,
-    VERSION_KEY,
     HttpPeer,
     Message,
     StdioPeer,

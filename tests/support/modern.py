@@ -24,17 +24,18 @@ from typing import Any
 
 import httpx
 
+# The _meta keys (spelled out by the spec; the schema check holds the server to them).
+from promptdeck.server.modern import META_CAPABILITIES as CAPABILITIES_KEY
+from promptdeck.server.modern import META_SERVER_INFO as SERVER_INFO_KEY
+from promptdeck.server.modern import META_SUBSCRIPTION as SUBSCRIPTION_KEY
+from promptdeck.server.modern import META_VERSION as VERSION_KEY
+from promptdeck.server.modern import PREFIX
+
 from .schema import schema_available, validate_message
 
 REVISION = "2026-07-28"
 LEGACY_REVISION = "2025-11-25"
-PREFIX = "io.modelcontextprotocol/"
-VERSION_KEY = PREFIX + "protocolVersion"
-CAPABILITIES_KEY = PREFIX + "clientCapabilities"
 CLIENT_INFO_KEY = PREFIX + "clientInfo"
-LOG_LEVEL_KEY = PREFIX + "logLevel"
-SERVER_INFO_KEY = PREFIX + "serverInfo"
-SUBSCRIPTION_KEY = PREFIX + "subscriptionId"
 CLIENT_INFO = {"name": "modern-tests", "version": "1"}
 #: The client capabilities of a client that can show forms.
 ELICITS: dict[str, Any] = {"elicitation": {}}
