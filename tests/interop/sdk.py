@@ -19,17 +19,21 @@ REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 Handler = Callable[[Any], Awaitable[None]]
 
 
+def recorded_serve(serve_args: list[str], log: Path) -> StdioServerParameters:
+    """``promptdeck serve SERVE_ARGS`` behind the recorder, which appends every line both ways to ``log``."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=[str(RECORDER), str(log), "--", sys.executable, "-m", "promptdeck", "serve", *serve_args],
+    )
+
+
 @asynccontextmanager
 async def connect(serve_args: list[str], revision: str, log: Path,
                   message_handler: Handler | None = None) -> AsyncIterator[tuple[Any, Any]]:
     """An initialized SDK ``ClientSession`` on ``promptdeck serve SERVE_ARGS`` that offers ``revision``."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[str(RECORDER), str(log), "--", sys.executable, "-m", "promptdeck", "serve", *serve_args],
-    )
     # The SDK always offers its newest handshake revision; pin the one under test.
     with mock.patch.object(sdk_session, "LATEST_HANDSHAKE_VERSION", revision):
-        async with stdio_client(params) as (read, write):
+        async with stdio_client(recorded_serve(serve_args, log)) as (read, write):
             async with ClientSession(read, write, message_handler=message_handler) as session:
                 result = await session.initialize()
                 yield session, result

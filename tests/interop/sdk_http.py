@@ -67,10 +67,13 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
     def __init__(self, log: IO[bytes]) -> None:
         self.inner = httpx2.AsyncHTTPTransport()
         self.log = log
+        #: Each POST's decoded body with the headers it went out with.
+        self.posts: list[tuple[Any, httpx2.Headers]] = []
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         if request.method == "POST":
             body = json.loads(request.content)
+            self.posts.append((body, request.headers))
             for message in body if isinstance(body, list) else [body]:
                 self.log.write(b"> " + json.dumps(message).encode() + b"\n")
             self.log.flush()
@@ -86,13 +89,17 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         await self.inner.aclose()
 
 
+def recording_client(transport: RecordingTransport) -> httpx2.AsyncClient:
+    """An HTTP client for the SDK's Streamable HTTP transport that goes through ``transport``."""
+    return httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(30, read=60))
+
+
 @asynccontextmanager
 async def connect_http(url: str, revision: str, log: Path,
                        message_handler: Handler | None = None) -> AsyncIterator[tuple[Any, Any]]:
     """An initialized SDK ``ClientSession`` on the Streamable HTTP endpoint ``url`` offering ``revision``."""
     with open(log, "ab") as sink:
-        client = httpx2.AsyncClient(transport=RecordingTransport(sink),
-                                    timeout=httpx2.Timeout(30, read=60))
+        client = recording_client(RecordingTransport(sink))
         # The SDK always offers its newest handshake revision; pin the one under test.
         with mock.patch.object(sdk_session, "LATEST_HANDSHAKE_VERSION", revision):
             async with client, streamable_http_client(url, http_client=client) as (read, write):
