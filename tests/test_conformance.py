@@ -169,6 +169,10 @@ def test_2026_suite_passes_against_baseline(selection: str, mode: str, tmp_path:
         assert set(failing) <= excused, (scenario, {k: v for k, v in failing.items() if k not in excused})
         missing = {name for name in REQUIRED_CHECKS_2026[scenario] if status.get(name) != "SUCCESS"}
         assert not missing, (scenario, missing)
+    # resources/read with its uri in Mcp-Name, as the spec has it: no resources here (-32601), not -32020.
+    codes = [c["details"].get("receivedErrorCode") for c in scenarios["sep-2164-resource-not-found"]
+             if c["id"] == "sep-2164-error-code"]
+    assert codes == [-32601], codes
 
 
 @pytest.mark.xfail(strict=True, reason="priming and retry pass; promptdeck does not close POST streams mid-call "
