@@ -11,7 +11,6 @@ import base64
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import httpx
@@ -25,6 +24,7 @@ from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES, copy_examples
 from tests.support.schema import schema_available, schema_missing_reason
 from tests.support.traffic import read_log, validate_traffic
 
+from .checks import check_argument_errors, check_completions, check_examples_render
 from .sdk_http import REVISIONS, connect_http
 
 pytestmark = pytest.mark.slow
@@ -82,12 +82,7 @@ def test_get_every_example_prompt(url: str, revision: str, log: Path) -> None:
         async with connect_http(url, revision, log) as (session, _):
             listed = {p.name for p in (await session.list_prompts()).prompts}
             assert listed == set(EXAMPLE_ARGS)
-            for name, arguments in sorted(EXAMPLE_ARGS.items()):
-                result = await session.get_prompt(name, arguments)
-                assert result.messages, name
-                for value in arguments.values():
-                    if not value.startswith("_material/"):
-                        assert any(value in _text_of(m.content) for m in result.messages), (name, value)
+            await check_examples_render(session.get_prompt)
             image = await session.get_prompt("describe-image", {})
             pictures = [m.content for m in image.messages if m.content.type == "image"]
             assert pictures and base64.b64decode(pictures[0].data).startswith(b"\x89PNG")
@@ -97,23 +92,10 @@ def test_get_every_example_prompt(url: str, revision: str, log: Path) -> None:
     anyio.run(run)
 
 
-def _text_of(content: Any) -> str:
-    if content.type == "text":
-        return str(content.text)
-    if content.type == "resource" and hasattr(content.resource, "text"):
-        return str(content.resource.text)
-    return ""
-
-
 def test_completion(url: str, revision: str, log: Path) -> None:
     async def run() -> None:
         async with connect_http(url, revision, log) as (session, _):
-            ref = types.PromptReference(type="ref/prompt", name="code-review")
-            done = await session.complete(ref, {"name": "language", "value": "py"})
-            assert done.completion.values == ["python"]
-            files = await session.complete(types.PromptReference(type="ref/prompt", name="write-tests"),
-                                           {"name": "source", "value": "_material/s"})
-            assert "_material/service.py" in files.completion.values
+            await check_completions(session.complete)
 
     anyio.run(run)
 
@@ -121,12 +103,7 @@ def test_completion(url: str, revision: str, log: Path) -> None:
 def test_error_codes(url: str, revision: str, log: Path) -> None:
     async def run() -> None:
         async with connect_http(url, revision, log) as (session, _):
-            with pytest.raises(MCPError) as err:
-                await session.get_prompt("no-such-prompt", {})
-            assert err.value.error.code == -32602 and "no-such-prompt" in err.value.error.message
-            with pytest.raises(MCPError) as err:
-                await session.get_prompt("code-review", {})
-            assert err.value.error.code == -32602 and "'code'" in err.value.error.message
+            await check_argument_errors(session.get_prompt)
             with pytest.raises(MCPError) as err:
                 await session.list_prompts(params=types.PaginatedRequestParams(cursor="not-a-cursor"))
             assert err.value.error.code == -32602

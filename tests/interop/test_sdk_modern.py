@@ -24,6 +24,7 @@ from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES, copy_examples
 from tests.support.schema import schema_available, schema_missing_reason
 from tests.support.traffic import read_log, validate_traffic
 
+from .checks import all_pages, check_argument_errors, check_completions, check_examples_render, prompt_text
 from .sdk import REVISIONS as STDIO_REVISIONS
 from .sdk_http import REVISIONS as HTTP_REVISIONS
 from .sdk_modern import MODERN, MODERN_ONLY, PREFIX, TRANSPORTS, Recorded, sdk_client, serving
@@ -110,9 +111,9 @@ def test_era_detection_modern_and_legacy_clients_on_one_server(transport: str, m
                     assert init is not None and init.server_info.name == "promptdeck"
                     assert {p.name for p in (await legacy.list_prompts()).prompts} == set(EXAMPLE_ARGS)
                     summary = await legacy.get_prompt("summarize", {"text": "legacy era"})
-                    assert "legacy era" in _text(summary)
+                    assert "legacy era" in prompt_text(summary)
                 check_legacy(old, revision)
-            assert "modern era" in _text(await client.get_prompt("summarize", {"text": "modern era"}))
+            assert "modern era" in prompt_text(await client.get_prompt("summarize", {"text": "modern era"}))
 
     with serving(transport, str(EXAMPLES), "--no-watch") as target:
         anyio.run(run, target)
@@ -125,19 +126,10 @@ def test_list_walks_every_page(transport: str, modern: Recorded, big_library: tu
 
     async def run(target: str | list[str]) -> None:
         async with sdk_client(target, modern) as client:
-            seen: list[str] = []
-            cursor: str | None = None
-            pages = 0
-            while True:
-                page = await client.list_prompts(cursor=cursor)
-                pages += 1
-                assert page.ttl_ms == 4321 and page.cache_scope == "public"
-                seen.extend(p.name for p in page.prompts)
-                cursor = page.next_cursor
-                if cursor is None:
-                    break
-            assert seen == names
-            assert pages == 11  # 1,050 prompts at the default 100 a page
+            pages = await all_pages(lambda cursor: client.list_prompts(cursor=cursor))
+            assert [p.name for page in pages for p in page.prompts] == names
+            assert len(pages) == 11  # 1,050 prompts at the default 100 a page
+            assert all(page.ttl_ms == 4321 and page.cache_scope == "public" for page in pages)
             # The SDK caches the first page for ttlMs: asking again costs no request...
             lists = _count(modern, "prompts/list")
             again = await client.list_prompts()
@@ -154,21 +146,12 @@ def test_list_walks_every_page(transport: str, modern: Recorded, big_library: tu
 def test_get_with_arguments_and_errors(transport: str, modern: Recorded) -> None:
     async def run(target: str | list[str]) -> None:
         async with sdk_client(target, modern) as client:
-            for name, arguments in sorted(EXAMPLE_ARGS.items()):
-                result = await client.get_prompt(name, arguments)
-                assert result.messages, name
-                for value in arguments.values():
-                    if not value.startswith("_material/"):
-                        assert value in _text(result), (name, value)
+            await check_examples_render(client.get_prompt)
             typed = await client.get_prompt("code-review", {"code": "x = 1", "language": "rust",
                                                             "strictness": "3"})
-            assert "rust" in _text(typed)
-            with pytest.raises(MCPError) as err:
-                await client.get_prompt("no-such-prompt", {})
-            assert err.value.error.code == -32602 and "no-such-prompt" in err.value.error.message
-            with pytest.raises(MCPError) as err:
-                await client.get_prompt("code-review", {"code": "x", "strictness": "eleven"})
-            assert err.value.error.code == -32602 and "strictness" in err.value.error.message
+            assert "rust" in prompt_text(typed)
+            # A client that declares no elicitation gets the legacy errors, a missing argument included.
+            await check_argument_errors(client.get_prompt)
             with pytest.raises(MCPError) as err:
                 await client.list_prompts(cursor="not-a-cursor")
             assert err.value.error.code == -32602
@@ -180,13 +163,7 @@ def test_get_with_arguments_and_errors(transport: str, modern: Recorded) -> None
 def test_completion(transport: str, modern: Recorded) -> None:
     async def run(target: str | list[str]) -> None:
         async with sdk_client(target, modern) as client:
-            ref = types.PromptReference(type="ref/prompt", name="code-review")
-            done = await client.complete(ref, {"name": "language", "value": "py"})
-            assert done.completion.values == ["python"]
-            assert done.completion.total == 1 and done.completion.has_more is False
-            files = await client.complete(types.PromptReference(type="ref/prompt", name="write-tests"),
-                                          {"name": "source", "value": "_material/s"})
-            assert "_material/service.py" in files.completion.values
+            await check_completions(client.complete)
             with pytest.raises(MCPError) as err:
                 await client.complete(types.PromptReference(type="ref/prompt", name="no-such-prompt"),
                                       {"name": "x", "value": ""})
@@ -213,7 +190,7 @@ def test_subscription_sees_file_edits(transport: str, modern: Recorded, tmp_path
                     assert isinstance(await anext(subscription), PromptsListChanged)
                 # The event evicted the cached list, so this one comes from the server.
                 assert {p.name for p in (await client.list_prompts()).prompts} == before | {"fresh"}
-                assert _text(await client.get_prompt("fresh", {})) == "Hello!"
+                assert prompt_text(await client.get_prompt("fresh", {})) == "Hello!"
                 (library / "fresh.md").unlink()
                 with anyio.fail_after(DEADLINE):
                     assert isinstance(await anext(subscription), PromptsListChanged)
@@ -252,7 +229,7 @@ def test_input_required_round_trip(transport: str, modern: Recorded, tmp_path: P
         async with sdk_client(target, modern, elicitation_callback=form) as client:
             # code-review requires "code": a client that declares elicitation is asked for it.
             result = await client.get_prompt("code-review")
-            assert "return a + b" in _text(result)
+            assert "return a + b" in prompt_text(result)
             assert len(form.asked) == 1
             asked = form.asked[0]
             assert isinstance(asked, types.ElicitRequestFormParams)
@@ -294,17 +271,6 @@ def test_input_required_round_trip(transport: str, modern: Recorded, tmp_path: P
     assert retry["requestState"] == first["requestState"]  # echoed unchanged
     assert retry["inputResponses"]["arguments"]["action"] == "accept"
     assert gets[0]["params"]["_meta"][PREFIX + "clientCapabilities"]["elicitation"] is not None
-
-
-def _text(result: types.GetPromptResult) -> str:
-    parts = []
-    for message in result.messages:
-        content = message.content
-        if content.type == "text":
-            parts.append(content.text)
-        elif content.type == "resource" and isinstance(content.resource, types.TextResourceContents):
-            parts.append(content.resource.text)
-    return "\n".join(parts)
 
 
 def _count(recorded: Recorded, method: str) -> int:
