@@ -781,6 +781,36 @@ def test_update_adds_new_files_and_ignores_what_is_not_a_prompt(tmp_path: Path) 
     assert sorted(prompts(source)) == ["new.one", "p"]
 
 
+def test_changes_made_while_loading_are_found_for_the_watcher(tmp_path: Path) -> None:
+    # A watcher sees only what changes after it starts; the rest is found by comparing with the load.
+    old = time.time_ns() - 10**10
+    files: Files = {"kept.md": "k\n", "edited.md": "e\n", "gone.md": "g\n", "broken.md": "{% if %}"}
+    write(tmp_path, files)
+    for rel in files:
+        os.utime(tmp_path / rel, ns=(old, old))
+    source = FileSource(tmp_path)
+    assert source.changed_since_load() == []  # not loaded yet: nothing to compare with
+    source.load(compile_all=True)
+    assert source.changed_since_load() == []
+    (tmp_path / "edited.md").write_text("e2\n")
+    (tmp_path / "gone.md").unlink()
+    write(tmp_path, {"new.md": "n\n", "_material/ignored.md": "x"})
+    assert source.changed_since_load() == [str(tmp_path / rel) for rel in ("edited.md", "gone.md", "new.md")]
+
+
+def test_a_server_catches_up_with_changes_made_before_its_watcher_started(tmp_path: Path) -> None:
+    from promptdeck.server.app import PromptServer
+
+    write(tmp_path, {"a.md": "a\n"})
+    server = PromptServer()
+    server.add_folder(tmp_path)
+    assert server.catalog.names == ["a"]
+    write(tmp_path, {"b.md": "b\n"})
+    assert server.catalog.names == ["a"]
+    server.catch_up()
+    assert server.catalog.names == ["a", "b"]
+
+
 def test_a_file_broken_from_the_start_is_not_served(tmp_path: Path) -> None:
     source = load(tmp_path, {"p.md": "{% if %}"})
     assert prompts(source) == {}

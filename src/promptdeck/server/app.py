@@ -187,6 +187,11 @@ class PromptServer:
                         log.error("%s", error)
         return self.refresh()
 
+    def catch_up(self) -> bool:
+        """Reload what changed while the library loaded, before a watcher could see it; see ``refresh``."""
+        changed = [path for source in self.folders for path in source.changed_since_load()]
+        return self.reload_paths(changed) if changed else False
+
     def serve(self, *, watch: bool = True) -> None:
         """Serve over stdio until the client closes stdin."""
         from .stdio import serve_stdio

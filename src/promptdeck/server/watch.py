@@ -20,6 +20,19 @@ if TYPE_CHECKING:
 log = logging.getLogger("promptdeck.watch")
 
 
+#: The watcher yields (empty-handed) this often: its first yield means it is watching, and then the
+#: files changed before that moment are looked for once.
+CATCH_UP_MS = 500
+
+
+def _catch_up(server: PromptServer) -> bool:
+    try:
+        server.catch_up()
+    except Exception:
+        log.exception("looking for changes made while the library loaded failed")
+    return True
+
+
 def _reload(server: PromptServer, changes: set[tuple[Any, str]]) -> None:
     try:
         server.reload_paths(sorted({path for _, path in changes}))
@@ -34,8 +47,13 @@ async def watch_folders(server: PromptServer, stop: asyncio.Event) -> None:
         return
     from watchfiles import awatch
 
-    async for changes in awatch(*roots, stop_event=stop, debounce=100, step=20, recursive=True):
-        _reload(server, changes)
+    caught_up = False
+    async for changes in awatch(*roots, stop_event=stop, debounce=100, step=20, recursive=True,
+                                yield_on_timeout=True, rust_timeout=CATCH_UP_MS):
+        if not caught_up:
+            caught_up = _catch_up(server)
+        if changes:
+            _reload(server, changes)
 
 
 class WatchThread(threading.Thread):
@@ -53,11 +71,15 @@ class WatchThread(threading.Thread):
             return
         from watchfiles import watch
 
+        caught_up = False
         for changes in watch(*roots, stop_event=self._stop_event, debounce=100, step=20, recursive=True,
-                             raise_interrupt=False):
+                             raise_interrupt=False, yield_on_timeout=True, rust_timeout=CATCH_UP_MS):
             # The lock keeps a reload from interleaving its notifications with a response being written.
             with self.lock:
-                _reload(self.server, changes)
+                if not caught_up:
+                    caught_up = _catch_up(self.server)
+                if changes:
+                    _reload(self.server, changes)
 
     @property
     def stopped(self) -> bool:

@@ -10,6 +10,7 @@ import gc
 import logging
 import os
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -237,6 +238,8 @@ class FileSource:
         self._prompts: dict[str, Prompt] = {}
         self.errors: dict[str, list[PromptFileError]] = {}
         self._duplicates: set[str] = set()
+        #: when the last full load began (time.time_ns()), or None before one
+        self.loaded_ns: int | None = None
 
     def scan(self) -> list[str]:
         """Relative paths of every prompt file, sorted."""
@@ -252,6 +255,7 @@ class FileSource:
 
     def load(self, *, compile_all: bool | None = None) -> None:
         """Read every file. ``compile_all`` defaults to compiling templates now for small libraries."""
+        self.loaded_ns = time.time_ns()
         paths = self.scan()
         compile_now = len(paths) <= EAGER_COMPILE_LIMIT if compile_all is None else compile_all
         if not compile_now:
@@ -313,6 +317,26 @@ class FileSource:
             else:
                 self._prompts.pop(rel, None)
                 self.errors.pop(rel, None)
+
+    def changed_since_load(self) -> list[str]:
+        """Absolute paths of prompt files added, removed or written since the last full load began.
+
+        A file watcher only sees changes made after it starts watching; this finds the ones made
+        while the library was loading or the watcher was starting.
+        """
+        if self.loaded_ns is None:
+            return []
+        # The file system stamps mtimes from a coarse clock that can lag the one read at load time.
+        since = self.loaded_ns - 100_000_000
+        present = set(self.scan())
+        changed = present.symmetric_difference({*self._prompts, *self.errors})
+        for rel in present - changed:
+            try:
+                if (self.root / rel).stat().st_mtime_ns >= since:
+                    changed.add(rel)
+            except OSError:
+                changed.add(rel)
+        return [str(self.root / rel) for rel in sorted(changed)]
 
     def prompts(self) -> list[Prompt]:
         """Current prompts; of two files with one name, the first path wins and the other is an error."""
