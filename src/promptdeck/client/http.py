@@ -86,18 +86,20 @@ async def refuse_status(response: httpx.Response, what: str) -> None:
         messages = decode(body)
     except ProtocolViolation:
         messages = []
-    for message in messages:
-        if message.error is not None:
-            raise from_wire(message.error)
+    errors = [message.error for message in messages if message.error is not None]
+    said = f": {from_wire(errors[0]).message}" if errors else ""
+    # Authentication and rate limits are the transport's business, whatever JSON-RPC says with them.
     if status in (401, 403):
         challenge = response.headers.get("www-authenticate", "")
         need = "a (valid) bearer token" if status == 401 else "a token with more scopes"
-        raise ConnectionFailed(f"{what}: HTTP {status}, the server wants {need}" +
+        raise ConnectionFailed(f"{what}: HTTP {status}, the server wants {need}{said}" +
                                (f" ({challenge})" if challenge else ""), status=status)
     if status == 429:
         wait = response.headers.get("retry-after")
         raise ConnectionFailed(f"{what}: HTTP 429, rate limited" + (f"; retry after {wait} s" if wait else ""),
                                status=status)
+    if errors:
+        raise from_wire(errors[0])
     text = body.decode(errors="replace").strip()[:200]
     raise ConnectionFailed(f"{what}: HTTP {status} {response.reason_phrase}" + (f": {text}" if text else ""),
                            status=status)
