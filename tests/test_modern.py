@@ -194,10 +194,11 @@ def test_unsupported_version_is_32022_listing_every_supported_revision(peer: Pee
     assert error["data"] == {"supported": SUPPORTED, "requested": version}
 
 
-def test_a_null_version_over_stdio_is_unsupported_too(stdio: StdioPeer) -> None:
-    # The _meta key is there (so the request is modern) but names no version.
+def test_a_null_version_over_stdio_is_a_missing_meta_field(stdio: StdioPeer) -> None:
+    # The _meta key is there (so the request is modern) but names no version: a required field is
+    # missing (-32602), and -32022's "requested" must be a string, so it cannot be that error.
     answer = stdio.call(request(next(ids), "prompts/list", version=None))
-    assert error_code(answer) == -32022 and answer["error"]["data"]["supported"] == SUPPORTED
+    assert error_code(answer) == -32602 and "protocolVersion" in answer["error"]["message"]
 
 
 def test_a_modern_http_request_without_a_meta_version_is_32602(http: HttpPeer) -> None:

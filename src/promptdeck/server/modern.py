@@ -126,10 +126,12 @@ class ModernEndpoint:
         params = req.params if isinstance(req.params, dict) else {}
         meta = params.get("_meta")
         version = meta.get(META_VERSION) if isinstance(meta, dict) else None
-        revision = MODERN.get(version) if isinstance(version, str) else None
+        if not isinstance(version, str):
+            raise InvalidParams(f'_meta must carry "{META_VERSION}" (a string)', http_status=400)
+        revision = MODERN.get(version)
         if revision is None:
             raise UnsupportedVersion(f"protocol version {version!r} is not supported",
-                                     {"supported": list(SUPPORTED), "requested": str(version)})
+                                     {"supported": list(SUPPORTED), "requested": version})
         assert isinstance(meta, dict)
         capabilities = meta.get(META_CAPABILITIES)
         if not isinstance(capabilities, dict):
