@@ -15,10 +15,9 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
-import uvicorn
 
 from promptdeck import PromptServer, RenderContext
-from promptdeck.server.http import create_app
+from promptdeck.server.http import create_app, uvicorn_server
 
 BOTH = "application/json, text/event-stream"
 POST_HEADERS = {"accept": BOTH, "content-type": "application/json"}
@@ -45,9 +44,7 @@ def make_server() -> PromptServer:
 def serve(server: PromptServer | None = None, **options: Any) -> Iterator[tuple[str, Any]]:
     """(endpoint URL, app) for an app served by uvicorn on a thread; stopped on exit."""
     app = create_app(server or make_server(), watch=False, **options)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="on", log_level="warning",
-                            timeout_graceful_shutdown=1)
-    runner = uvicorn.Server(config)
+    runner = uvicorn_server(app, "127.0.0.1", 0, timeout_graceful_shutdown=1)
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

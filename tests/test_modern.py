@@ -628,9 +628,6 @@ def test_http_closing_a_listen_stream_ends_that_subscription_only() -> None:
         asyncio.run(scenario(url))
 
 
-@pytest.mark.xfail(strict=True, reason="uvicorn waits for open response streams before the lifespan shutdown "
-                   "that ends subscriptions (forever in `serve --http`, which sets no graceful-shutdown timeout), "
-                   "so a listen stream is cut without its result; the fix is in http.py, outside this suite")
 def test_http_server_shutdown_ends_subscriptions_with_their_result() -> None:
     received: list[Message] = []
     message = listen("s", promptsListChanged=True)

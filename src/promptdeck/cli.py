@@ -12,7 +12,7 @@ import click
 
 from ._serve import setup_logging
 from ._version import __version__
-from .protocol.errors import McpError, PromptdeckError
+from .protocol.errors import ClientError, McpError, PromptdeckError
 from .protocol.revisions import LATEST, REVISIONS
 
 if TYPE_CHECKING:
@@ -320,6 +320,7 @@ def watch(**options: Any) -> None:
             stamp = time.strftime("%H:%M:%S")
             summary = " ".join(marks) or "(list re-sent, no difference)"
             click.echo(f"{stamp} {len(change.prompts)} prompts: {summary}")
+        raise ClientError("the server ended the subscription")
 
     _run_client(options, work)
 

@@ -273,20 +273,28 @@ class StreamableHttpApp:
                 self._tasks.append(asyncio.ensure_future(self._expire_loop()))
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                end_subscriptions(self)
+                self.end_streams()
                 self._stop.set()
                 for task in self._tasks:
                     task.cancel()
                 for task in self._tasks:
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await task
-                for session in list(self.sessions.values()):
-                    session.close()
-                self.sessions.clear()
-                if self.legacy_sse is not None:
-                    self.legacy_sse.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    def end_streams(self) -> None:
+        """End every long-lived response: subscriptions get their result, sessions and SSE streams close.
+
+        Idempotent. ``uvicorn_server`` calls it when shutdown begins, because uvicorn waits for open
+        responses to finish before it sends the lifespan shutdown.
+        """
+        end_subscriptions(self)
+        for session in list(self.sessions.values()):
+            session.close()
+        self.sessions.clear()
+        if self.legacy_sse is not None:
+            self.legacy_sse.close()
 
     async def _expire_loop(self) -> None:
         while True:
@@ -527,8 +535,21 @@ def create_app(server: PromptServer, **options: Any) -> StreamableHttpApp:
 def run(server: PromptServer, host: str, port: int, **options: Any) -> None:
     """Serve over HTTP with uvicorn until interrupted."""
     try:
-        import uvicorn
+        runner = uvicorn_server(create_app(server, **options), host, port)
     except ImportError as exc:  # pragma: no cover - the http extra is missing
         raise McpError("HTTP needs uvicorn: pip install 'promptdeck[http]'") from exc
-    app = create_app(server, **options)
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", access_log=False)
+    runner.run()
+
+
+def uvicorn_server(app: StreamableHttpApp, host: str, port: int, **config: Any) -> Any:
+    """A ``uvicorn.Server`` for ``app`` that ends its long-lived streams as soon as shutdown begins."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            app.end_streams()
+            await super().shutdown(sockets)
+
+    settings: dict[str, Any] = {"log_level": "warning", "lifespan": "on", "access_log": False,
+                                "timeout_graceful_shutdown": 10, **config}
+    return Server(uvicorn.Config(app, host=host, port=port, **settings))
