@@ -325,5 +325,25 @@ def watch(**options: Any) -> None:
     _run_client(options, work)
 
 
+@main.command(epilog=_TARGET_HELP)
+@_client_options
+def pick(**options: Any) -> None:
+    """Choose a prompt of the server at TARGET from a slash-command palette, fill in its arguments with the
+    server's completions as you type, then copy the result to the clipboard or print it.
+
+    Ctrl-C leaves with exit code 130, Esc with 1.
+    """
+    try:
+        from . import _picker
+    except ModuleNotFoundError as exc:
+        if exc.name != "prompt_toolkit":
+            raise
+        _fail("pick needs prompt_toolkit: pip install 'promptdeck[pick]'")
+    problem = _picker.terminal_problem()
+    if problem:
+        _fail(problem, 2)
+    sys.exit(_run_client(options, _picker.run))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
