@@ -1,15 +1,18 @@
 """promptdeck against the official MCP Python SDK over Streamable HTTP, side by side in one run.
 
-    .venv/bin/python benchmarks/bench_http.py [--rounds 3] [--quick] [--only promptdeck|sdk] [--json FILE]
+    .venv/bin/python benchmarks/bench_http.py [--rounds 3] [--quick] [--era legacy|modern] [--json FILE]
 
 Both servers serve the same 10-prompt library (benchmarks/.work/lib-10, written by libgen.py) on
-127.0.0.1, each in its own process under uvicorn, in two modes:
+127.0.0.1, each in its own process under uvicorn, in four modes, two per protocol era:
 
-- stateful SSE: every client connection opens its own session (initialize, then
+- stateful SSE (legacy, 2025-11-25): every client connection opens its own session (initialize, then
   notifications/initialized) and sends its Mcp-Session-Id on every request; POSTs are answered with
   text/event-stream;
-- stateless JSON: promptdeck ``--stateless --json-response``, the SDK ``stateless_http=True,
-  json_response=True``; no session id, POSTs answered with application/json.
+- stateless JSON (legacy): promptdeck ``--stateless --json-response``, the SDK ``stateless_http=True,
+  json_response=True``; no session id, POSTs answered with application/json;
+- 2026-07-28 on each of those two server configurations: no initialize and no session; every request
+  carries its version and client capabilities in ``params._meta`` and the MCP-Protocol-Version,
+  Mcp-Method and Mcp-Name headers; each connection first calls server/discover (untimed).
 
 In each mode prompts/get is measured at concurrency 1 and 32 by a closed-loop load client written here
 on asyncio protocols (raw HTTP/1.1 over keep-alive sockets, one request in flight per connection), not
@@ -18,8 +21,9 @@ server's. Each round runs both servers one after the other, swapping who goes fi
 table shows medians over the rounds. See benchmarks/README.md for what each figure means.
 
 Every response is checked after the timed window: HTTP 200, the content type of the mode, a JSON-RPC
-result (an error is a failure, never throughput) carrying the id of the request it answers, and a
-rendered prompt that contains the arguments sent. Failed responses are counted and reported; they never
+result (an error is a failure, never throughput) carrying the id of the request it answers, a rendered
+prompt that contains the arguments sent, and in 2026-07-28 a result that says ``resultType:
+"complete"`` (which no older revision has). Failed responses are counted and reported; they never
 count as throughput.
 """
 
@@ -42,10 +46,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench_stdio import environment, load_average, percentile, server_env, warm_page_cache
+from bench_stdio import (
+    MODERN_META,
+    MODERN_VERSION,
+    PROTOCOL_VERSION,
+    environment,
+    load_average,
+    percentile,
+    server_env,
+    warm_page_cache,
+)
 from libgen import DEFAULT_TONE, TONES, ensure_library, prompt_names
 
-PROTOCOL_VERSION = "2025-11-25"
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SDK_SERVER = HERE / "sdk_server.py"
@@ -55,12 +67,9 @@ PD = "promptdeck"
 SDK = "sdk"
 SERVERS = (PD, SDK)
 LABELS = {PD: "promptdeck", SDK: "SDK"}
-STATEFUL = "stateful"
-STATELESS = "stateless"
-MODES = (STATEFUL, STATELESS)
-MODE_LABELS = {STATEFUL: "stateful SSE", STATELESS: "stateless JSON"}
-#: The content type each mode's answers to POSTed requests must have.
-MODE_CTYPE = {STATEFUL: b"text/event-stream", STATELESS: b"application/json"}
+LEGACY = "legacy"
+MODERN = "modern"
+ERAS = (LEGACY, MODERN)
 #: Request ids: connection k numbers its requests from (k + 1) * ID_BASE, so an id names its request.
 ID_BASE = 1_000_000_000
 STDERR_TAIL = 15
@@ -75,6 +84,40 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 JsonObj = dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Mode:
+    """How the client talks to the servers, and how the servers are configured for it."""
+
+    key: str
+    label: str
+    era: str  # LEGACY: initialize, then 2025-11-25; MODERN: 2026-07-28, _meta and headers on every request
+    flags: tuple[str, ...]  # the same server options for promptdeck and sdk_server.py
+    ctype: bytes  # the content type every answer to a POSTed prompts/get must have
+    sessions: bool = False  # each connection opens a session and sends its Mcp-Session-Id
+
+    @property
+    def modern(self) -> bool:
+        return self.era == MODERN
+
+    @property
+    def version(self) -> str:
+        return MODERN_VERSION if self.modern else PROTOCOL_VERSION
+
+
+_JSON_SERVER = ("--stateless", "--json-response")
+# Modern answers are JSON on either server configuration: both servers switch to SSE only when
+# notifications come before the result, and a prompts/get here sends none.
+MODES = {
+    m.key: m
+    for m in (
+        Mode("stateful", "stateful SSE", LEGACY, (), b"text/event-stream", sessions=True),
+        Mode("stateless", "stateless JSON", LEGACY, _JSON_SERVER, b"application/json"),
+        Mode("modern", "2026-07-28, SSE server", MODERN, (), b"application/json"),
+        Mode("modern-json", "2026-07-28, JSON server", MODERN, _JSON_SERVER, b"application/json"),
+    )
+}
+
+
 class BenchError(Exception):
     """A measurement failed: the server did not start, a connection broke, or time ran out."""
 
@@ -82,11 +125,10 @@ class BenchError(Exception):
 # --------------------------------------------------------------------------------------------- servers
 
 
-def server_command(server: str, library: Path, port: int | str, mode: str) -> list[str]:
-    flags = ["--stateless", "--json-response"] if mode == STATELESS else []
+def server_command(server: str, library: Path, port: int | str, mode: Mode) -> list[str]:
     if server == PD:
-        return [sys.executable, "-m", "promptdeck", "serve", str(library), "--http", f"{HOST}:{port}", *flags]
-    return [sys.executable, str(SDK_SERVER), str(library), "--http", str(port), *flags]
+        return [sys.executable, "-m", "promptdeck", "serve", str(library), "--http", f"{HOST}:{port}", *mode.flags]
+    return [sys.executable, str(SDK_SERVER), str(library), "--http", str(port), *mode.flags]
 
 
 def free_port() -> int:
@@ -125,12 +167,12 @@ def own_cpu_seconds() -> float:
 class ServerProc:
     """One HTTP server child process on a free loopback port."""
 
-    def __init__(self, server: str, mode: str, library: Path, log_dir: Path) -> None:
+    def __init__(self, server: str, mode: Mode, library: Path, log_dir: Path) -> None:
         self.server = server
         self.mode = mode
         self.port = free_port()
         self.cmd = server_command(server, library, self.port, mode)
-        self.log_path = log_dir / f"{server}-{mode}-{time.monotonic_ns()}.log"
+        self.log_path = log_dir / f"{server}-{mode.key}-{time.monotonic_ns()}.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -355,15 +397,26 @@ class HttpConn(asyncio.Protocol):
             self.transport.close()
 
 
-def http_post(port: int, body: bytes, session_id: bytes | None = None, version: bool = True) -> bytes:
+def http_head(
+    port: int, version: str | None, session_id: bytes | None = None, method: str | None = None, name: str | None = None
+) -> bytes:
+    """A POST's request line and headers up to Content-Length; METHOD and NAME go in Mcp-Method/Mcp-Name."""
     head = (
         b"POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
         b"Accept: application/json, text/event-stream\r\n" % (PATH.encode(), HOST.encode(), port)
     )
-    if version:
-        head += b"MCP-Protocol-Version: %s\r\n" % PROTOCOL_VERSION.encode()
+    if version is not None:
+        head += b"MCP-Protocol-Version: %s\r\n" % version.encode()
     if session_id is not None:
         head += b"Mcp-Session-Id: %s\r\n" % session_id
+    if method is not None:  # the values here are plain ASCII: no =?base64?...?= wrapping needed
+        head += b"Mcp-Method: %s\r\n" % method.encode()
+    if name is not None:
+        head += b"Mcp-Name: %s\r\n" % name.encode()
+    return head
+
+
+def http_post(head: bytes, body: bytes) -> bytes:
     return head + b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
@@ -406,7 +459,14 @@ def response_message(status: int, ctype: bytes, body: bytes, req_id: int) -> Jso
     return msg
 
 
-_GET = b'{"jsonrpc":"2.0","id":%d,"method":"prompts/get","params":{"name":"%s","arguments":{"topic":"topic-%d"%s}}}'
+def check_era(result: JsonObj, mode: Mode) -> None:
+    """In 2026-07-28 every result says ``resultType`` (no older revision has it): a legacy answer fails."""
+    if mode.modern and result.get("resultType") != "complete":
+        raise ValueError(f"not a {MODERN_VERSION} result: resultType {result.get('resultType')!r}")
+
+
+_GET = b'{"jsonrpc":"2.0","id":%d,"method":"prompts/get","params":{"name":"%s","arguments":{"topic":"topic-%d"%s}%s}}'
+_MODERN_META = b',"_meta":' + json.dumps(MODERN_META, separators=(",", ":")).encode()
 
 
 @dataclass(frozen=True)
@@ -424,17 +484,21 @@ class Call:
         tone = TONES[(seq // 2) % len(TONES)] if seq % 2 else None
         return Call(names[seq % len(names)], f"topic-{req_id}", tone)
 
-    def body(self, req_id: int) -> bytes:
-        """The request as JSON (byte formatting: ~1 us, a fifth of json.dumps; names and tones are plain ASCII)."""
+    def body(self, req_id: int, modern: bool) -> bytes:
+        """The request as JSON (byte formatting: ~1 us, a fifth of json.dumps; names and tones are plain ASCII).
+
+        MODERN: with the 2026-07-28 ``_meta`` (version, client capabilities, client info).
+        """
         tone = b',"tone":"%s"' % self.tone.encode() if self.tone is not None else b""
-        return _GET % (req_id, self.name.encode(), req_id, tone)
+        return _GET % (req_id, self.name.encode(), req_id, tone, _MODERN_META if modern else b"")
 
 
-def verify_sample(sample: Sample, mode: str, names: Sequence[str]) -> None:
+def verify_sample(sample: Sample, mode: Mode, names: Sequence[str]) -> None:
     """Raise ValueError unless SAMPLE is a correct prompts/get answer in MODE."""
-    if sample.status == 200 and sample.ctype.split(b";", 1)[0].strip().lower() != MODE_CTYPE[mode]:
-        raise ValueError(f"{MODE_LABELS[mode]}: answered with Content-Type {sample.ctype!r}")
+    if sample.status == 200 and sample.ctype.split(b";", 1)[0].strip().lower() != mode.ctype:
+        raise ValueError(f"{mode.label}: answered with Content-Type {sample.ctype!r}")
     result = response_message(sample.status, sample.ctype, sample.body, sample.req_id)["result"]
+    check_era(result, mode)
     call = Call.of(sample.req_id, names)
     messages = result.get("messages")
     if not isinstance(messages, list) or not messages:
@@ -446,14 +510,14 @@ def verify_sample(sample: Sample, mode: str, names: Sequence[str]) -> None:
 
 
 class LoadConn:
-    """A client connection with its own session (stateful) and its own request ids.
+    """A client connection with its own session (stateful modes) and its own request ids.
 
     ``blocking``: a plain blocking socket, no event loop (used when it is the only connection);
     ``io_timeout`` bounds every wait on it.
     """
 
     def __init__(
-        self, index: int, port: int, mode: str, names: Sequence[str], blocking: bool = False, io_timeout: float = 30.0
+        self, index: int, port: int, mode: Mode, names: Sequence[str], blocking: bool = False, io_timeout: float = 30.0
     ) -> None:
         self.index = index
         self.port = port
@@ -472,7 +536,7 @@ class LoadConn:
         self._sent_id = 0
         self._done: asyncio.Future[None] | None = None
         self._running = False
-        self._head = b""
+        self._heads: dict[str, bytes] = {}  # the headers of a prompts/get, per prompt name
 
     async def request(self, data: bytes) -> Reply:
         if self.sock is not None:
@@ -490,35 +554,53 @@ class LoadConn:
             sock = transport.get_extra_info("socket")
             if sock is not None:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        init_id = self.new_id()
-        init = {
-            "jsonrpc": "2.0",
-            "id": init_id,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "promptdeck-bench-http", "version": "1"},
-            },
-        }
-        reply = await self.request(http_post(self.port, json.dumps(init).encode(), version=False))
-        try:
-            msg = response_message(reply.status, reply.headers.get(b"content-type", b""), reply.body, init_id)
-        except ValueError as exc:
-            raise BenchError(f"initialize: {exc}") from exc
-        if "prompts" not in (msg["result"].get("capabilities") or {}):
-            raise BenchError("initialize result does not advertise the prompts capability")
-        if self.mode == STATEFUL:
+        if self.mode.modern:
+            # No handshake in 2026-07-28; discover is how a client learns that the server speaks it.
+            reply, result = await self.call("server/discover", {})
+            versions = result.get("supportedVersions")
+            if not isinstance(versions, list) or MODERN_VERSION not in versions:
+                raise BenchError(f"server/discover does not list {MODERN_VERSION}: supportedVersions {versions!r}")
+        else:
+            client_info = {"name": "promptdeck-bench-http", "version": "1"}
+            init = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": client_info}
+            reply, result = await self.call("initialize", init)
+        if "prompts" not in (result.get("capabilities") or {}):
+            raise BenchError("the server does not advertise the prompts capability")
+        if self.mode.sessions:
             self.session_id = reply.headers.get(b"mcp-session-id")
             if not self.session_id:
                 raise BenchError("stateful initialize answered without an Mcp-Session-Id")
             note = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
-            reply = await self.request(http_post(self.port, note, self.session_id))
+            reply = await self.request(http_post(http_head(self.port, PROTOCOL_VERSION, self.session_id), note))
             if reply.status != 202:
                 raise BenchError(f"notifications/initialized: HTTP {reply.status} (expected 202)")
-        self._head = http_post(self.port, b"", self.session_id)[: -len(b"Content-Length: 0\r\n\r\n")]
+        if self.mode.modern:
+            self._heads = {n: http_head(self.port, MODERN_VERSION, None, "prompts/get", n) for n in self.names}
+        else:
+            head = http_head(self.port, PROTOCOL_VERSION, self.session_id)
+            self._heads = dict.fromkeys(self.names, head)
         self.conn.on_reply = self._on_reply
         self.conn.on_lost = self._on_lost
+
+    async def call(self, method: str, params: JsonObj) -> tuple[Reply, JsonObj]:
+        """An untimed set-up request (initialize, or server/discover with its _meta); the reply and its result.
+
+        The legacy initialize goes without MCP-Protocol-Version: the version is what it negotiates.
+        """
+        req_id = self.new_id()
+        if self.mode.modern:
+            params = {**params, "_meta": MODERN_META}
+            head = http_head(self.port, MODERN_VERSION, method=method)
+        else:
+            head = http_head(self.port, None)
+        body = json.dumps({"jsonrpc": "2.0", "id": req_id, "method": method, "params": params}).encode()
+        reply = await self.request(http_post(head, body))
+        try:
+            msg = response_message(reply.status, reply.headers.get(b"content-type", b""), reply.body, req_id)
+            check_era(msg["result"], self.mode)
+        except ValueError as exc:
+            raise BenchError(f"{method}: {exc}") from exc
+        return reply, msg["result"]
 
     def new_id(self) -> int:
         self.next_id += 1
@@ -546,8 +628,8 @@ class LoadConn:
 
     def _send(self) -> None:
         req_id = self.new_id()
-        body = Call.of(req_id, self.names).body(req_id)
-        wire = self._head + b"Content-Length: %d\r\n\r\n" % len(body) + body
+        call = Call.of(req_id, self.names)
+        wire = http_post(self._heads[call.name], call.body(req_id, self.mode.modern))
         self._sent_id = req_id
         self._sent_ns = time.perf_counter_ns()
         self.conn.write(wire)
@@ -580,7 +662,7 @@ class LoadConn:
         if self.session_id is None or self.conn.lost is not None:
             return
         self.conn.on_reply = None
-        wire = http_post(self.port, b"", self.session_id).replace(b"POST ", b"DELETE ", 1)
+        wire = http_post(http_head(self.port, PROTOCOL_VERSION, self.session_id), b"").replace(b"POST ", b"DELETE ", 1)
         if self.sock is not None:
             self.sock.settimeout(2)
         try:
@@ -655,7 +737,7 @@ async def run_phase(conns: Sequence[LoadConn], seconds: float, server_pid: int) 
 
 async def run_load(
     port: int,
-    mode: str,
+    mode: Mode,
     names: Sequence[str],
     concurrency: int,
     warmup: float,
@@ -663,7 +745,7 @@ async def run_load(
     server_pid: int,
     io_timeout: float = 30.0,
 ) -> LoadResult:
-    """CONCURRENCY connections (each initialized) in a closed loop: WARMUP seconds untimed, then DURATION.
+    """CONCURRENCY connections (each initialized or discovered) in a closed loop: WARMUP s untimed, then DURATION.
 
     A single connection runs on a blocking socket (no event loop between a reply and the next request:
     ~0.03-0.06 ms less per round trip here); several share one asyncio loop.
@@ -671,7 +753,7 @@ async def run_load(
     blocking = concurrency == 1
     conns = [LoadConn(i, port, mode, names, blocking, io_timeout) for i in range(concurrency)]
     try:
-        for c in conns:  # one after the other: a burst of initializes is not what is measured
+        for c in conns:  # one after the other: a burst of set-up requests is not what is measured
             await c.open()
         warm = await run_phase(conns, warmup, server_pid) if warmup > 0 else None
         timed = await run_phase(conns, duration, server_pid)
@@ -726,8 +808,8 @@ async def run_load(
 
 @dataclass(frozen=True)
 class Metric:
-    key: str  # "<mode>.c<N>.<rps|p50|p99>"
-    mode: str
+    key: str  # "<mode key>.c<N>.<rps|p50|p99>"
+    mode: Mode
     concurrency: int
     kind: str  # "rps", "p50", "p99"
     target_ratio: float | None = None
@@ -735,7 +817,7 @@ class Metric:
     @property
     def label(self) -> str:
         what = {"rps": "prompts/get req/s", "p50": "p50 latency", "p99": "p99 latency"}[self.kind]
-        return f"{MODE_LABELS[self.mode]}, c={self.concurrency}: {what}"
+        return f"{self.mode.label}, c={self.concurrency}: {what}"
 
     @property
     def target(self) -> str:
@@ -754,7 +836,7 @@ class Config:
     timeout: float
     start_timeout: float
     only: str | None
-    modes: tuple[str, ...]
+    modes: tuple[Mode, ...]
     quick: bool
     #: the concurrency the req/s target applies to
     target_concurrency: int = 32
@@ -770,9 +852,10 @@ def metrics_for(cfg: Config) -> list[Metric]:
             # The targets are for the load test (c=32). At c=1 both servers pay the same fixed floor per
             # round trip (loopback TCP, uvicorn, client), which caps the latency ratio: see the README.
             rps_target = 5.0 if conc == cfg.target_concurrency else None
-            out.append(Metric(f"{mode}.c{conc}.rps", mode, conc, "rps", rps_target))
-            out.append(Metric(f"{mode}.c{conc}.p50", mode, conc, "p50"))
-            out.append(Metric(f"{mode}.c{conc}.p99", mode, conc, "p99", rps_target))
+            key = f"{mode.key}.c{conc}"
+            out.append(Metric(f"{key}.rps", mode, conc, "rps", rps_target))
+            out.append(Metric(f"{key}.p50", mode, conc, "p50"))
+            out.append(Metric(f"{key}.p99", mode, conc, "p99", rps_target))
     return out
 
 
@@ -822,17 +905,17 @@ class Bench:
         self.names = prompt_names(cfg.small)
         self.res = Results()
 
-    async def session(self, server: str, mode: str, round_no: int) -> None:
+    async def session(self, server: str, mode: Mode, round_no: int) -> None:
         """Start SERVER in MODE, measure every concurrency on it, stop it."""
         cfg = self.cfg
         proc = ServerProc(server, mode, self.library, self.log_dir)
-        keys = [f"{mode}.c{conc}" for conc in cfg.concurrency]
-        phase = f"{MODE_LABELS[mode]} start"
+        keys = [f"{mode.key}.c{conc}" for conc in cfg.concurrency]
+        phase = f"{mode.label} start"
         failing = keys  # what a failure now fails: everything until the server is up
         try:
             self.res.start_seconds[server].append(await proc.start(cfg.start_timeout))
             for conc, key in zip(cfg.concurrency, keys, strict=True):
-                phase = f"{MODE_LABELS[mode]}, c={conc}"
+                phase = f"{mode.label}, c={conc}"
                 failing = [key]
                 if f"{key}.rps" in self.res.failed[server]:
                     continue  # failed in an earlier round: do not spend the time again
@@ -908,7 +991,7 @@ def fmt(kind: str, value: float | None) -> str:
 def build_rows(res: Results, cfg: Config) -> list[JsonObj]:
     rows: list[JsonObj] = []
     for m in metrics_for(cfg):
-        key = f"{m.mode}.c{m.concurrency}"
+        key = f"{m.mode.key}.c{m.concurrency}"
         values: dict[str, float | None] = {}
         cells: dict[str, str] = {}
         for server in SERVERS:
@@ -993,8 +1076,8 @@ def cpu_rows(res: Results, cfg: Config) -> list[list[str]]:
     rows: list[list[str]] = []
     for mode in cfg.modes:
         for conc in cfg.concurrency:
-            key = f"{mode}.c{conc}"
-            row = [f"{MODE_LABELS[mode]}, c={conc}"]
+            key = f"{mode.key}.c{conc}"
+            row = [f"{mode.label}, c={conc}"]
             for server in SERVERS:
                 for name in ("server_cpu", "client_cpu", "other_cpu"):
                     value = res.median(server, key, name)
@@ -1010,7 +1093,13 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, argparse.Namespace]:
     p.add_argument("--rounds", type=int, help="alternating rounds; medians are over rounds (default 3, quick 1)")
     p.add_argument("--quick", action="store_true", help="smoke run: 1 round, short measurements")
     p.add_argument("--only", choices=SERVERS, help="measure one server only")
-    p.add_argument("--mode", choices=MODES, help="measure one mode only (default both)")
+    p.add_argument(
+        "--era",
+        choices=ERAS,
+        help=f"legacy: initialize, then {PROTOCOL_VERSION}; modern: {MODERN_VERSION}, _meta and headers on every "
+        "request (default both)",
+    )
+    p.add_argument("--mode", choices=list(MODES), help="measure one mode only (default all of the era)")
     p.add_argument("--json", type=Path, metavar="FILE", help="write samples, medians and ratios to FILE")
     p.add_argument("--duration", type=float, help="seconds per timed measurement (default 5, quick 2)")
     p.add_argument("--warmup", type=float, help="untimed seconds before each measurement (default 1, quick 0.5)")
@@ -1038,13 +1127,15 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, argparse.Namespace]:
         timeout=a.timeout,
         start_timeout=30.0,
         only=a.only,
-        modes=(a.mode,) if a.mode else MODES,
+        modes=tuple(m for m in MODES.values() if a.era in (None, m.era) and a.mode in (None, m.key)),
         quick=quick,
     )
     if cfg.rounds < 1 or cfg.small < 1 or min(cfg.concurrency) < 1:
         p.error("--rounds, --small and --concurrency must be at least 1")
     if cfg.duration <= 0 or cfg.warmup < 0:
         p.error("--duration must be positive and --warmup not negative")
+    if not cfg.modes:
+        p.error(f"--mode {a.mode} is not of the {a.era} era")
     if len(set(cfg.concurrency)) != len(cfg.concurrency):
         p.error("--concurrency values must differ")
     return cfg, a
@@ -1075,6 +1166,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"prompts/get on {cfg.small} prompts, closed loop: {cfg.duration:g} s timed after {cfg.warmup:g} s warm-up "
         f"per measurement; c = client connections, one request in flight each"
     )
+    eras = {m.era for m in cfg.modes}
+    if LEGACY in eras:
+        print(f"legacy modes: initialize on each connection, then {PROTOCOL_VERSION}")
+    if MODERN in eras:
+        print(
+            f"{MODERN_VERSION} modes: no initialize, no session; server/discover on each connection, then every "
+            "request with _meta and MCP-Protocol-Version, Mcp-Method, Mcp-Name; results must say resultType"
+        )
     print()
     print_results(rows)
     print()
@@ -1119,9 +1218,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         payload = {
             "environment": environment() | {"loadavg_before": load_before, "loadavg_after": load_after},
-            "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(cfg).items()},
-            "protocolVersion": PROTOCOL_VERSION,
-            "servers": {s: {m: server_command(s, Path("DIR"), "PORT", m) for m in cfg.modes} for s in SERVERS},
+            "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(cfg).items()}
+            | {"modes": [m.key for m in cfg.modes]},
+            "modes": {m.key: {"label": m.label, "protocolVersion": m.version} for m in cfg.modes},
+            "servers": {s: {m.key: server_command(s, Path("DIR"), "PORT", m) for m in cfg.modes} for s in SERVERS},
             "units": "req/s; latencies in seconds; CPU as a fraction of one core; one sample per round",
             "cpus": os.cpu_count(),
             "samples": res.samples,
