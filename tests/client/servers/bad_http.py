@@ -1,0 +1,115 @@
+"""A raw HTTP server (the standard library's, no MCP SDK) with one odd or broken behaviour per MODE.
+
+    python bad_http.py MODE PORT
+
+``html404``         every request: 404 with an HTML page (no MCP here at all)
+``text-plain``      every POST: 200 with ``text/plain``
+``crlf``            a correct 2026-07-28 server answering over SSE written the unusual ways the format
+                    allows: CRLF line ends, comments, an id-only priming event, a retry-only event, and
+                    the JSON split over many ``data:`` lines
+``cut``             2026-07-28: server/discover fine, but prompts/get's event stream ends before the answer
+``foreign-sse``     no Streamable HTTP (404 to POST); GET is a 2024-11-05 event stream whose endpoint
+                    event points to another origin
+Listens on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODE, PORT = sys.argv[1], int(sys.argv[2])
+MODERN = "2026-07-28"
+INFO = {"io.modelcontextprotocol/serverInfo": {"name": f"raw-{MODE}", "version": "0"}}
+
+
+def result_for(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    if method == "server/discover":
+        return {"resultType": "complete", "supportedVersions": [MODERN], "capabilities": {"prompts": {}},
+                "_meta": INFO}
+    if method == "prompts/list":
+        return {"resultType": "complete", "prompts": [{"name": "crlf", "description": "line\r\nends"}],
+                "ttlMs": 0, "_meta": INFO}
+    if method == "prompts/get":
+        text = f"Hello, {params.get('arguments', {}).get('who', 'nobody')}!"
+        return {"resultType": "complete", "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+                "_meta": INFO}
+    raise KeyError(method)
+
+
+def event_lines(message: dict[str, Any]) -> bytes:
+    """One SSE event with the JSON spread over several data lines, CRLF-terminated."""
+    lines = json.dumps(message, indent=1).split("\n")
+    return b"".join(b"data: " + line.encode() + b"\r\n" for line in lines) + b"\r\n"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def reply(self, status: int, kind: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def stream(self, chunks: list[bytes]) -> None:
+        """An event stream that ends (the connection closes) after ``chunks``."""
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(chunk)
+            self.wfile.flush()
+        self.close_connection = True
+
+    def do_GET(self) -> None:
+        if MODE == "foreign-sse":
+            self.stream([b"event: endpoint\ndata: http://elsewhere.invalid:1/messages?session=1\n\n"])
+            return
+        self.reply(404 if MODE == "html404" else 405, "text/html", b"<h1>Not Found</h1>")
+
+    def do_DELETE(self) -> None:
+        self.reply(405, "text/plain", b"")
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length", "0")))
+        if MODE in ("html404", "foreign-sse"):
+            self.reply(404, "text/html", b"<html><body><h1>Not Found</h1></body></html>")
+            return
+        if MODE == "text-plain":
+            self.reply(200, "text/plain", b"hello")
+            return
+        message = json.loads(body)
+        method, params = message.get("method"), message.get("params") or {}
+        if "id" not in message:
+            self.reply(202, "text/plain", b"")
+            return
+        try:
+            result = result_for(method, params)
+        except KeyError:
+            error = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no such method"}}
+            self.reply(200, "application/json", json.dumps(error).encode())
+            return
+        if MODE == "cut" and method == "prompts/get":
+            self.stream([b"id: 1\ndata:\n\n", b": the answer never comes\n\n"])
+            return
+        response = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        self.stream([b": a comment first\r\n\r\n", b"id: prime-1\r\ndata:\r\n\r\n", b"retry: 1500\r\n\r\n",
+                     event_lines(response)])
+
+
+def main() -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
+    server.daemon_threads = True
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

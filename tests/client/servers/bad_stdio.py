@@ -1,0 +1,113 @@
+"""A stdio MCP server that misbehaves on purpose, speaking raw JSON-RPC (one object a line).
+
+    python bad_stdio.py MODE LOG
+
+It is a legacy server (``server/discover`` is -32601, ``initialize`` agrees to the client's revision)
+with one prompt, ``alpha``, until MODE makes it go wrong:
+
+``cursor-loop``      prompts/list cursors go a -> b -> a ...
+``endless``          every prompts/list page names a new cursor
+``garbage-start``    prints a line of prose before anything else
+``garbage``          answers prompts/list with a line that is not JSON
+``not-a-list``       prompts/list: ``"prompts"`` is a string
+``bad-content``      prompts/get: a message whose content type is ``hologram``
+``silent``           never answers prompts/get
+``exit``             on prompts/get: a line on stderr, then exit code 3
+``ignore-discover``  never answers server/discover
+``unsupported``      server/discover: -32022, supporting only 2099-01-01
+``unsupported-legacy`` server/discover: -32022, supporting 2025-06-18 (a legacy revision)
+``quiet``            well-behaved, but without prompts.listChanged
+
+Every line it reads is appended to LOG, so tests can check what the client sent (a cancellation).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+MODE, LOG = sys.argv[1], sys.argv[2]
+LEGACY = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
+def send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def answer(request_id: Any, result: dict[str, Any]) -> None:
+    send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def fail(request_id: Any, code: int, message: str, data: Any = None) -> None:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    send({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+
+def page(cursor: str | None) -> dict[str, Any]:
+    prompts = [{"name": f"at-{cursor or 'start'}"}]
+    if MODE == "cursor-loop":
+        return {"prompts": prompts, "nextCursor": "b" if cursor == "a" else "a"}
+    if MODE == "endless":
+        return {"prompts": prompts, "nextCursor": f"c{int((cursor or 'c0')[1:]) + 1}"}
+    if MODE == "not-a-list":
+        return {"prompts": "all of them"}
+    return {"prompts": [{"name": "alpha", "description": "The first letter"}]}
+
+
+def handle(message: dict[str, Any]) -> None:
+    method, request_id, params = message.get("method"), message.get("id"), message.get("params") or {}
+    if request_id is None or method is None:
+        return  # a notification (initialized, cancelled): logged, nothing to do
+    if method == "server/discover":
+        if MODE == "ignore-discover":
+            return
+        if MODE.startswith("unsupported"):
+            supported = ["2025-06-18"] if MODE == "unsupported-legacy" else ["2099-01-01"]
+            fail(request_id, -32022, "Unsupported protocol version", {"supported": supported, "requested": "x"})
+            return
+        fail(request_id, -32601, "Method not found")
+    elif method == "initialize":
+        asked = params.get("protocolVersion")
+        version = asked if asked in LEGACY and MODE != "unsupported-legacy" else "2025-06-18"
+        prompts = {} if MODE == "quiet" else {"listChanged": True}
+        answer(request_id, {"protocolVersion": version, "capabilities": {"prompts": prompts},
+                            "serverInfo": {"name": f"bad-{MODE}", "version": "0"}})
+    elif method == "ping":
+        answer(request_id, {})
+    elif method == "prompts/list":
+        if MODE == "garbage":
+            sys.stdout.write("<html>this is not JSON-RPC</html>\n")
+            sys.stdout.flush()
+            return
+        answer(request_id, page(params.get("cursor")))
+    elif method == "prompts/get":
+        if MODE == "silent":
+            return
+        if MODE == "exit":
+            sys.stderr.write("boom: the database is on fire\n")
+            sys.stderr.flush()
+            sys.exit(3)
+        content = {"type": "hologram", "data": "??"} if MODE == "bad-content" else {"type": "text", "text": "A"}
+        answer(request_id, {"messages": [{"role": "user", "content": content}]})
+    else:
+        fail(request_id, -32601, f"Method not found: {method}")
+
+
+def main() -> None:
+    if MODE == "garbage-start":
+        sys.stdout.write("Starting the chattiest server in the world...\n")
+        sys.stdout.flush()
+    with open(LOG, "a") as log:
+        for line in sys.stdin:
+            log.write(line if line.endswith("\n") else line + "\n")
+            log.flush()
+            if line.strip():
+                handle(json.loads(line))
+
+
+if __name__ == "__main__":
+    main()
