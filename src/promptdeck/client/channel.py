@@ -125,6 +125,15 @@ class Channel:
         raise NotImplementedError
 
 
+class _Expired(Exception):
+    """A request's timer went off before its answer came (becomes ``RequestTimeout``)."""
+
+
+def _expire(future: asyncio.Future[msgspec.Raw]) -> None:
+    if not future.done():
+        future.set_exception(_Expired())
+
+
 class Multiplexed(Channel):
     """Requests go out one way, everything comes back on one stream and is matched by id."""
 
@@ -152,14 +161,16 @@ class Multiplexed(Channel):
             raise self.failure
         if id is None:
             id = next(self._ids)
-        future: asyncio.Future[msgspec.Raw] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[msgspec.Raw] = loop.create_future()
         self._pending[id] = future
+        # A timer that fails the future, rather than asyncio.wait_for: wait_for adds a second future, a
+        # done callback and an extra event-loop pass to every request (~10% of a stdio round trip).
+        timer = None if timeout is None else loop.call_later(timeout, _expire, future)
         try:
             await self.send(jsonrpc.encode_request(id, method, params))
-            if timeout is None:
-                return await future
-            return await asyncio.wait_for(future, timeout)
-        except TimeoutError:
+            return await future
+        except _Expired:
             self._cancel(id, "timed out")
             raise RequestTimeout(f"{method}: no answer within {timeout:g} s (cancelled)") from None
         except asyncio.CancelledError:
@@ -167,6 +178,8 @@ class Multiplexed(Channel):
             raise
         finally:
             self._pending.pop(id, None)
+            if timer is not None:
+                timer.cancel()
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         if self.failure is not None:

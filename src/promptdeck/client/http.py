@@ -25,6 +25,8 @@ from .channel import Channel, Envelope, Multiplexed, RequestId, decode, log
 MODERN_VERSION = "2026-07-28"
 #: How often a dropped stream is reopened before giving up.
 RECONNECTS = 5
+#: How long a POST's event stream may stay open after its answer before we stop waiting for its end.
+END_GRACE = 0.25
 _JSON = "application/json"
 _SSE = "text/event-stream"
 
@@ -117,6 +119,8 @@ class HttpChannel(Channel):
         self.protocol_version: str | None = None
         self.session_id: str | None = None
         self._last_event_id: str | None = None
+        #: the server kept a POST's event stream open past its answer once: stop waiting for stream ends
+        self._lingers = False
 
     def _headers(self, method: str | None, name: str | None) -> dict[str, str]:
         headers = {"accept": f"{_JSON}, {_SSE}", "content-type": _JSON}
@@ -205,14 +209,36 @@ class HttpChannel(Channel):
         """Route what an event stream carries until the response to ``id``: (answer, last event id, retry)."""
         last_id: str | None = None
         retry: int | None = None
-        async for event in sse_events(response.aiter_lines()):
+        events = sse_events(response.aiter_lines())
+        async for event in events:
             last_id = event.id or last_id
             retry = event.retry or retry
             if event.data.strip():
                 answer = self._answer(decode(event.data), id)
                 if answer is not None:
+                    await self._finish(events)
                     return answer, last_id, retry
         return None, last_id, retry
+
+    async def _finish(self, events: AsyncIterator[Event]) -> None:
+        """Read a POST's event stream to its end, which a server sends right after the answer.
+
+        httpx closes a connection whose response is left unread, so without this every request
+        would open a new one (~1 ms and several round trips on loopback). A server that keeps the
+        stream open gets END_GRACE once; after that its streams are closed at the answer.
+        """
+        if self._lingers:
+            return
+        try:
+            async with asyncio.timeout(END_GRACE):
+                async for event in events:
+                    if event.data.strip():
+                        for message in decode(event.data):
+                            self.route(message)
+        except TimeoutError:
+            self._lingers = True
+        except (httpx.HTTPError, ClientError) as exc:
+            log.debug("the end of an event stream failed: %s", exc)
 
     def _answer(self, messages: list[Envelope], id: RequestId | None) -> msgspec.Raw | None:
         answer: msgspec.Raw | None = None

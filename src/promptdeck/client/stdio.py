@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..protocol.errors import ConnectionFailed, ProtocolViolation
 from .channel import Multiplexed, log
@@ -18,16 +18,79 @@ HIGH_WATER = 256 * 1024
 EXIT_GRACE = 2.0
 
 
+class _Pipes(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's protocol for a child process, except that stdout lines go straight to ``on_line``.
+
+    A StreamReader and a task that reads lines from it would cost every message an extra event-loop
+    pass and a task switch (~15% of a stdio round trip); here a line is decoded, and the request it
+    answers woken, in the callback that received it.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=MAX_MESSAGE, loop=loop)
+        self.on_line: Callable[[bytes], None] = lambda line: None
+        self.on_overflow: Callable[[], None] = lambda: None
+        #: resolved when the server's stdout closes
+        self.stdout_closed: asyncio.Future[None] = loop.create_future()
+        self._partial: list[bytes] = []  # the start of a line still arriving, in pieces
+        self._partial_size = 0
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if fd != 1:
+            super().pipe_data_received(fd, data)
+        elif not self.stdout_closed.done():
+            self._lines(data if isinstance(data, bytes) else data.encode())  # pipes carry bytes
+
+    def _lines(self, data: bytes) -> None:
+        end = data.find(b"\n")
+        if end < 0:
+            self._partial.append(data)
+            self._partial_size += len(data)
+            if self._partial_size > MAX_MESSAGE:
+                self._partial.clear()
+                self.stdout_closed.set_result(None)
+                self.on_overflow()
+            return
+        if self._partial:
+            self._partial.append(data[:end])
+            line = b"".join(self._partial)
+            self._partial.clear()
+            self._partial_size = 0
+        else:
+            line = data[:end]
+        while True:
+            if line.strip():
+                try:
+                    self.on_line(line)
+                except Exception:  # one bad message must not lose the rest of the stream
+                    log.exception("a message from the server could not be handled")
+            start = end + 1
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            line = data[start:end]
+        if start < len(data):
+            self._partial.append(data[start:])
+            self._partial_size = len(data) - start
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1 and not self.stdout_closed.done():
+            self.stdout_closed.set_result(None)
+        super().pipe_connection_lost(fd, exc)
+
+
 class StdioChannel(Multiplexed):
-    def __init__(self, process: asyncio.subprocess.Process, command: str) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, pipes: _Pipes, command: str) -> None:
         super().__init__()
         self.process = process
         self.command = command
-        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        assert process.stdin is not None and process.stderr is not None
         self._stdin = process.stdin
         #: the server's last stderr lines, quoted when it dies
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
-        self._reader = asyncio.ensure_future(self._read(process.stdout))
+        pipes.on_line = self.receive
+        pipes.on_overflow = self._overflow
+        self._reader = asyncio.ensure_future(self._until_stdout_closes(pipes.stdout_closed))
         self._errors = asyncio.ensure_future(self._read_stderr(process.stderr))
 
     @classmethod
@@ -35,14 +98,15 @@ class StdioChannel(Multiplexed):
                     cwd: str | None = None) -> StdioChannel:
         if not argv:
             raise ConnectionFailed("empty server command")
+        loop = asyncio.get_running_loop()
         try:
-            process = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, limit=MAX_MESSAGE, cwd=cwd,
-                env=None if env is None else {**os.environ, **env})
+            # What asyncio.create_subprocess_exec does, with our protocol.
+            transport, pipes = await loop.subprocess_exec(
+                lambda: _Pipes(loop), *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, cwd=cwd, env=None if env is None else {**os.environ, **env})
         except OSError as exc:
             raise ConnectionFailed(f"could not start {argv[0]!r}: {exc.strerror or exc}") from None
-        return cls(process, " ".join(argv))
+        return cls(asyncio.subprocess.Process(transport, pipes, loop), pipes, " ".join(argv))
 
     async def send(self, data: bytes) -> None:
         if self._stdin.is_closing():
@@ -55,16 +119,13 @@ class StdioChannel(Multiplexed):
             except (ConnectionError, BrokenPipeError):
                 raise self._gone() from None
 
-    async def _read(self, stdout: asyncio.StreamReader) -> None:
-        try:
-            while line := await stdout.readline():
-                if line.strip():
-                    self.receive(line)
-        except ValueError:  # a line longer than MAX_MESSAGE
-            self.fail(ProtocolViolation(f"the server sent a message over {MAX_MESSAGE} bytes"))
+    def _overflow(self) -> None:
+        self.fail(ProtocolViolation(f"the server sent a message over {MAX_MESSAGE} bytes"))
+
+    async def _until_stdout_closes(self, closed: asyncio.Future[None]) -> None:
+        await closed
+        if self.failure is not None:
             return
-        except OSError:
-            pass
         # stdout closed: the server exited (or is about to); say so with what it printed.
         try:
             await asyncio.wait_for(self.process.wait(), EXIT_GRACE)
