@@ -1,0 +1,304 @@
+"""promptdeck's client against promptdeck's server, a real process: stdio, Streamable HTTP with sessions
+and stateless, and the 2024-11-05 ``/sse`` endpoint, in each era the transport allows."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptdeck.client import (
+    AudioContent,
+    Client,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLinkContent,
+    TextContent,
+    connect,
+)
+from promptdeck.client.http import HttpChannel, LegacySseChannel
+from promptdeck.protocol.errors import ClientError, ConnectionFailed, InvalidParams
+from promptdeck.protocol.revisions import LATEST
+from tests.support.http_server import http_server
+from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
+from tests.support.schema import schema_available, schema_missing_reason, validate_message
+from tests.support.traffic import read_log
+
+from .helpers import PYTHON, recorded, run, serve
+
+MODERN = "2026-07-28"
+TRANSPORTS = ("stdio", "http", "stateless", "sse")
+
+
+def target_of(transport: str, request: pytest.FixtureRequest) -> str | list[str]:
+    if transport == "stdio":
+        return serve(EXAMPLES, "--no-watch")
+    if transport == "stateless":
+        return str(request.getfixturevalue("examples_stateless"))
+    url = str(request.getfixturevalue("examples_http"))
+    return url.removesuffix("/mcp") + "/sse" if transport == "sse" else url
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(params=["auto", "legacy"])
+def era(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def expected_era(transport: str, era: str) -> str:
+    # 2024-11-05 HTTP+SSE has no modern era; everything else lands modern when asked to detect.
+    return "modern" if era == "auto" and transport != "sse" else "legacy"
+
+
+def test_connects_in_the_era_the_transport_allows(transport: str, era: str, request: pytest.FixtureRequest) -> None:
+    async def scenario() -> None:
+        async with connect(target_of(transport, request), era=era) as client:  # type: ignore[arg-type]
+            wanted = expected_era(transport, era)
+            assert client.era == wanted
+            assert client.protocol_version == (MODERN if wanted == "modern" else LATEST.version)
+            assert client.server_info["name"] == "promptdeck"
+            assert "prompts" in client.capabilities and "completions" in client.capabilities
+            channel = client._channel
+            if transport == "sse":
+                assert isinstance(channel, LegacySseChannel)
+            elif transport != "stdio":
+                assert isinstance(channel, HttpChannel) and channel.modern == (wanted == "modern")
+                # A stateful legacy session has an id; stateless servers and the modern era have none.
+                assert (channel.session_id is not None) == (transport == "http" and wanted == "legacy")
+
+    run(scenario())
+
+
+def test_a_modern_only_connection_to_the_sse_endpoint_fails(request: pytest.FixtureRequest) -> None:
+    async def scenario() -> None:
+        with pytest.raises(ConnectionFailed, match="2026-07-28"):
+            async with connect(target_of("sse", request), era="modern"):
+                pass
+
+    run(scenario())
+
+
+def test_lists_renders_and_completes_every_example(transport: str, era: str, request: pytest.FixtureRequest) -> None:
+    async def scenario() -> None:
+        async with connect(target_of(transport, request), era=era) as client:  # type: ignore[arg-type]
+            prompts = await client.list_prompts()
+            assert [prompt.name for prompt in prompts] == sorted(EXAMPLE_ARGS)
+            assert client.prompts == prompts
+            review = next(prompt for prompt in prompts if prompt.name == "code-review")
+            assert review.label == review.title == "Code review"
+            assert {argument.name: argument.required for argument in review.arguments}["code"] is True
+            for name, arguments in EXAMPLE_ARGS.items():
+                rendered = await client.get_prompt(name, **arguments)
+                assert rendered.messages, name
+                # 2026-07-28 results say who answered; a legacy result has no _meta.
+                served_by = (rendered.meta or {}).get("io.modelcontextprotocol/serverInfo", {}).get("name")
+                assert served_by == ("promptdeck" if client.era == "modern" else None), rendered.meta
+            completion = await client.complete("code-review", "language", "py")
+            assert "python" in completion.values and not completion.has_more
+
+    run(scenario())
+
+
+def test_content_types_arrive_typed(transport: str, request: pytest.FixtureRequest) -> None:
+    async def scenario() -> None:
+        async with connect(target_of(transport, request)) as client:  # type: ignore[arg-type]
+            image = (await client.get_prompt("describe-image")).messages[0].content
+            assert isinstance(image, ImageContent) and image.mime_type == "image/png"
+            assert base64.b64decode(image.data) == (EXAMPLES / "_material" / "diagram.png").read_bytes()
+            audio = (await client.get_prompt("standup.transcribe")).messages[0].content
+            assert isinstance(audio, AudioContent) and audio.mime_type == "audio/wav"
+            assert base64.b64decode(audio.data) == (EXAMPLES / "_material" / "standup.wav").read_bytes()
+            tests = (await client.get_prompt("write-tests", **EXAMPLE_ARGS["write-tests"])).messages
+            embedded = tests[0].content
+            assert isinstance(embedded, EmbeddedResource)
+            assert embedded.resource.uri == "promptdeck:///_material/service.py"
+            assert embedded.resource.text == (EXAMPLES / "_material" / "service.py").read_text()
+            assert isinstance(tests[-1].content, TextContent)
+            commit = (await client.get_prompt("git.commit", **EXAMPLE_ARGS["git.commit"])).messages
+            link = commit[-1].content
+            assert isinstance(link, ResourceLinkContent) and link.uri and link.name
+            debug = (await client.get_prompt("debug.workflow", **EXAMPLE_ARGS["debug.workflow"])).messages
+            assert [message.role for message in debug][:2] == ["user", "assistant"]
+
+    run(scenario())
+
+
+def test_server_errors_come_back_as_their_class(transport: str, era: str, request: pytest.FixtureRequest) -> None:
+    async def scenario() -> None:
+        async with connect(target_of(transport, request), era=era) as client:  # type: ignore[arg-type]
+            with pytest.raises(InvalidParams, match="no-such-prompt") as unknown:
+                await client.get_prompt("no-such-prompt")
+            assert unknown.value.code == -32602
+            with pytest.raises(InvalidParams) as missing:
+                await client.get_prompt("code-review")
+            assert missing.value.code == -32602 and missing.value.data["missing"] == ["code"]
+            with pytest.raises(InvalidParams, match="purpose"):
+                await client.get_prompt("describe-image", purpose="sing")
+            # The connection is still good after errors.
+            assert len(await client.list_prompts()) == len(EXAMPLE_ARGS)
+
+    run(scenario())
+
+
+def test_arguments_must_be_strings() -> None:
+    async def scenario() -> None:
+        async with connect(serve(EXAMPLES, "--no-watch")) as client:
+            with pytest.raises(TypeError, match="'code' of prompt 'code-review' must be a string, not int"):
+                await client.get_prompt("code-review", code=3)  # type: ignore[arg-type]
+
+    run(scenario())
+
+
+def test_a_command_line_string_is_split_like_a_shell_would() -> None:
+    async def scenario() -> None:
+        line = shlex.join(serve(EXAMPLES, "--no-watch", "--name", "two words"))
+        async with connect(line) as client:
+            assert client.server_info["name"] == "two words"
+
+    run(scenario())
+
+
+def test_request_sends_any_method_with_the_eras_envelope(transport: str, request: pytest.FixtureRequest) -> None:
+    async def scenario() -> None:
+        async with connect(target_of(transport, request)) as client:  # type: ignore[arg-type]
+            page = await client.request("prompts/list")
+            assert [prompt["name"] for prompt in page["prompts"]] == sorted(EXAMPLE_ARGS)
+            if client.era == "modern":
+                assert page["resultType"] == "complete" and page["ttlMs"] >= 0
+            else:
+                assert "resultType" not in page and "ttlMs" not in page
+            got = await client.request("prompts/get", {"name": "summarize", "arguments": {"text": "hi"}},
+                                       name="summarize")
+            assert got["messages"][0]["content"]["text"].endswith("hi")
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("era", ["auto", "legacy"])
+def test_what_the_client_sends_fits_the_schema(era: str, tmp_path: Path) -> None:
+    """Every message the client writes is valid in the revision it speaks (recorded on the pipe)."""
+    log = tmp_path / "traffic.log"
+
+    async def scenario() -> str:
+        async with connect(recorded(log, serve(EXAMPLES, "--no-watch")), era=era) as client:  # type: ignore[arg-type]
+            await client.list_prompts()
+            await client.get_prompt("summarize", text="schema")
+            await client.complete("code-review", "language", "p", context={"code": "x"})
+            with pytest.raises(InvalidParams):
+                await client.get_prompt("nope")
+            return client.protocol_version
+
+    revision = run(scenario())
+    if not schema_available(revision):
+        pytest.skip(schema_missing_reason(revision))
+    sent, _ = read_log(log)
+    methods = [message.get("method") for message in sent]
+    assert {"prompts/list", "prompts/get", "completion/complete"} <= set(methods)
+    assert ("initialize" in methods) == (era == "legacy")
+    for message in sent:
+        if message.get("method") == "server/discover" and era == "legacy":
+            raise AssertionError("a legacy-pinned client must not probe")
+        validate_message(revision, message)
+        if revision == MODERN and "id" in message:
+            meta = message["params"]["_meta"]
+            assert meta["io.modelcontextprotocol/protocolVersion"] == MODERN
+            assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "promptdeck"
+    completes = [message for message in sent if message.get("method") == "completion/complete"]
+    assert completes[0]["params"]["context"] == {"arguments": {"code": "x"}}
+
+
+# -- input_required (2026-07-28) ------------------------------------------------------------------
+
+
+def test_input_required_is_answered_through_elicit(transport: str, request: pytest.FixtureRequest) -> None:
+    if transport == "sse":
+        pytest.skip("the 2024-11-05 transport has no modern era")
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def elicit(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        asked.append((message, schema))
+        return {"code": "def tricky(): return 42"}
+
+    async def scenario() -> None:
+        async with connect(target_of(transport, request), elicit=elicit) as client:  # type: ignore[arg-type]
+            assert client.era == "modern"
+            rendered = await client.get_prompt("code-review")
+            assert any(isinstance(m.content, EmbeddedResource) and m.content.resource.text == "def tricky(): return 42"
+                       for m in rendered.messages)
+
+    run(scenario())
+    [(message, schema)] = asked
+    assert "code-review" in message
+    assert schema["type"] == "object" and schema["required"] == ["code"] and "code" in schema["properties"]
+
+
+@pytest.mark.parametrize("answer", ["none", "declines"])
+def test_input_required_without_an_answer_is_invalid_params(answer: str) -> None:
+    async def decline(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        return None
+
+    async def scenario() -> None:
+        elicit = decline if answer == "declines" else None
+        async with connect(serve(EXAMPLES, "--no-watch"), elicit=elicit) as client:
+            assert client.era == "modern"
+            with pytest.raises(InvalidParams) as raised:
+                await client.get_prompt("code-review")
+            assert raised.value.code == -32602
+            assert ("decline" in raised.value.message) == (answer == "declines")
+
+    run(scenario())
+
+
+# -- bearer tokens ---------------------------------------------------------------------------------
+
+
+def test_a_401_is_a_connection_failure_until_the_right_token_is_sent(tmp_path: Path) -> None:
+    token = secrets.token_urlsafe(24)
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"tester:{token}\n")
+
+    async def refused(url: str, **options: Any) -> ConnectionFailed:
+        with pytest.raises(ConnectionFailed) as failed:
+            async with connect(url, **options):
+                pass
+        return failed.value
+
+    async def scenario(url: str) -> None:
+        for options in ({}, {"token": "not-the-token-at-all"}, {"token": token[:-1], "era": "legacy"}):
+            failure = await refused(url, **options)
+            assert failure.status == 401, options
+            assert "HTTP 401" in str(failure) and "Bearer" in str(failure), str(failure)
+        async with connect(url, token=token) as client:
+            assert client.era == "modern"
+            assert len(await client.list_prompts()) == len(EXAMPLE_ARGS)
+        async with connect(url, token=token, era="legacy") as client:
+            assert client.era == "legacy" and len(await client.list_prompts()) == len(EXAMPLE_ARGS)
+        sse = url.removesuffix("/mcp") + "/sse"
+        async with connect(sse, headers={"authorization": f"Bearer {token}"}) as client:
+            assert isinstance(client._channel, LegacySseChannel)
+            assert len(await client.list_prompts()) == len(EXAMPLE_ARGS)
+
+    with http_server(str(EXAMPLES), "--no-watch", "--token-file", str(tokens)) as url:
+        run(scenario(url))
+
+
+def test_token_and_headers_are_for_http_only() -> None:
+    async def scenario() -> None:
+        with pytest.raises(ValueError, match="HTTP"):
+            async with connect([PYTHON, "-c", "pass"], token="secret-token-here"):
+                pass
+
+    run(scenario())
+
+
+def test_a_client_error_is_catchable_as_one_family() -> None:
+    assert issubclass(ConnectionFailed, ClientError)
+    assert isinstance(Client, type)
