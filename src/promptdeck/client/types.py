@@ -30,9 +30,15 @@ __all__ = [
 Role = Literal["user", "assistant"]
 
 
-class _Wire(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, rename="camel"):
+class _Wire(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, rename="camel", gc=False):
     """Common settings: immutable (restated on each subclass for type checkers), camelCase on the
-    wire, defaults left out when encoding."""
+    wire, defaults left out when encoding.
+
+    ``gc=False``: the cyclic garbage collector does not track these objects. They are frozen and hold
+    decoded JSON, so they cannot form a cycle (unless someone stores one inside its own ``_meta``
+    dict), and a 10,000-prompt listing makes ~40,000 of them: tracked, the collections they trigger
+    took over half of ``list_prompts``' time (benchmarks/bench_client.py).
+    """
 
 
 class ArgumentInfo(_Wire, frozen=True):
