@@ -53,7 +53,9 @@ from ._asgi import (
 from .guard import Metrics, Principal, RateLimiter, log_get
 from .http_modern import end_subscriptions, serve_modern
 from .legacy_sse import LegacySseTransport
+from .modern import _HANDLERS as MODERN_HANDLERS
 from .modern import Subscription, modern_version
+from .session import _HANDLERS as LEGACY_HANDLERS
 from .session import LegacySession
 from .watch import watch_folders
 
@@ -66,6 +68,9 @@ LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
 DEFAULT_REVISION = REVISIONS["2025-03-26"]  # what to assume without MCP-Protocol-Version (spec)
 REPLAY_EVENTS = 1000
 RETRY_MS = 3000
+#: Methods counted by name in /metrics. The method is client input: any other name is counted as
+#: "other", so label values stay few (memory) and cannot forge lines of the metrics text.
+METRIC_METHODS = frozenset(LEGACY_HANDLERS) | frozenset(MODERN_HANDLERS)
 
 
 class Authenticator(Protocol):
@@ -103,7 +108,9 @@ class _HttpSession:
         self.buffer: deque[tuple[int, bytes]] = deque(maxlen=REPLAY_EVENTS)
         self.next_event = 0
         self.stream: asyncio.Queue[tuple[int, bytes] | None] | None = None
-        self.undelivered: list[tuple[int, bytes]] = []
+        # Bounded like the replay buffer: a client that never opens a GET stream must not make the
+        # server keep every notification it missed.
+        self.undelivered: deque[tuple[int, bytes]] = deque(maxlen=REPLAY_EVENTS)
         self.streams = 0
         self.loop = asyncio.get_running_loop()
 
@@ -340,6 +347,10 @@ class StreamableHttpApp:
         except ParseError as exc:
             await respond_error(send, 400, exc)
             return
+        except UnicodeDecodeError:
+            # msgspec reports invalid UTF-8 inside a string this way, not as a DecodeError.
+            await respond_error(send, 400, ParseError("not valid JSON: invalid UTF-8"))
+            return
         messages = decoded if isinstance(decoded, list) else [decoded]
         invalid = [m for m in messages if isinstance(m, Invalid)]
         if not messages or (invalid and len(invalid) == len(messages)):
@@ -398,7 +409,8 @@ class StreamableHttpApp:
             # Registered before answering: the client may send its next request the moment it reads this.
             self.sessions[session.id] = session
         try:
-            await self._answer(send, legacy, session, body, messages, extra, principal)
+            await self._answer(send, legacy, session, body, messages, extra, principal,
+                               batch=isinstance(decoded, list))
         finally:
             if self.stateless:
                 legacy.close()  # nothing outlives a stateless request
@@ -406,10 +418,16 @@ class StreamableHttpApp:
                 self.sessions.pop(session.id, None)  # initialize failed: no session to keep
 
     async def _answer(self, send: Send, legacy: LegacySession, session: _HttpSession | None, body: bytes,
-                      messages: list[jsonrpc.Message], extra: list[tuple[bytes, bytes]], principal: Principal) -> None:
+                      messages: list[jsonrpc.Message], extra: list[tuple[bytes, bytes]], principal: Principal,
+                      batch: bool = False) -> None:
         related: list[bytes] = []
         started = time.perf_counter()
         outcome = legacy.handle_bytes(body, related.append)
+        if batch and isinstance(outcome, bytes):
+            # The session refused the batch whole (none after 2025-03-26, none with initialize): nothing
+            # in the body can be processed, so an HTTP error carrying the JSON-RPC one, as above.
+            await respond(send, 400, outcome)
+            return
         if isinstance(outcome, list):
             answers = [await item if inspect.isawaitable(item) else item for item in outcome]
             parts = [a for a in answers if isinstance(a, bytes)]
@@ -452,7 +470,7 @@ class StreamableHttpApp:
         # Our encoder writes the id, then "result" or "error": the prefix tells the outcome exactly.
         failed = response.startswith(b'{"jsonrpc":"2.0","id":' + jsonrpc.encode_json(request.id) + b',"error"')
         outcome = "error" if failed else "ok"
-        self.metrics.observe(request.method, outcome, seconds)
+        self.metrics.observe(request.method if request.method in METRIC_METHODS else "other", outcome, seconds)
         if request.method == "prompts/get":
             log_get(principal.name, (request.params or {}).get("name"), outcome, seconds)
 
@@ -489,8 +507,8 @@ class StreamableHttpApp:
             after = _event_number(last)
             replay = [item for item in session.buffer if after is not None and item[0] > after]
         else:
-            replay = session.undelivered
-        session.undelivered = []
+            replay = list(session.undelivered)
+        session.undelivered.clear()
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         opening = b""
         if session.legacy.revision.version >= "2025-11-25":

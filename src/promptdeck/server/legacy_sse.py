@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
-from ..protocol.errors import InvalidRequest
+from ..protocol import jsonrpc
+from ..protocol.errors import InvalidRequest, ParseError
 from . import _asgi as asgi
 from ._asgi import Receive, Scope, Send
 from .guard import Principal
@@ -111,7 +112,10 @@ class LegacySseTransport:
             return
         except asgi.Disconnected:
             return
-        outcome = session.legacy.handle_bytes(body, session.push)
+        try:
+            outcome = session.legacy.handle_bytes(body, session.push)
+        except UnicodeDecodeError:  # msgspec's report of invalid UTF-8 inside a string
+            outcome = jsonrpc.encode_error(None, ParseError("not valid JSON: invalid UTF-8"))
         outcomes = outcome if isinstance(outcome, list) else [outcome]
         ready = [item for item in outcomes if isinstance(item, bytes)]
         pending = [item for item in outcomes if inspect.isawaitable(item)]
