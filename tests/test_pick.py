@@ -173,6 +173,11 @@ class Terminal:
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", "pick", "-l", text)
 
+    def answer(self, shown: str, *keys: str) -> None:
+        """Once the screen shows ``shown``, press ``keys``."""
+        self.wait_for(shown)
+        self.keys(*keys)
+
     def exit_code(self) -> int:
         end = time.monotonic() + DEADLINE
         while not self.status.exists() or not self.status.read_text().strip():
@@ -259,10 +264,8 @@ def test_palette_form_with_server_completion_then_print(terminal: Terminal, libr
     screen = terminal.wait_for("the server suggests 3")
     assert {"python", "perl", "php"} <= set(menu_lines(screen)) and "rust" not in menu_lines(screen)
     terminal.keys("Tab")
-    terminal.wait_for("language* (Language): python")
-    terminal.keys("Enter")
-    terminal.wait_for("focus:", "optional: Enter on empty input skips")
-    terminal.keys("Enter")  # optional: skipped
+    terminal.answer("language* (Language): python", "Enter")
+    terminal.answer("optional: Enter on empty input skips", "Enter")  # focus: skipped
     terminal.wait_for("code*:", "The code to review")
     terminal.type("x = 1")
     terminal.keys("Enter")
@@ -290,8 +293,7 @@ def test_completion_sends_earlier_answers_as_context_and_copy_uses_wl_copy(termi
     screen = terminal.wait_for("host*:", "eu-web-2")
     assert "eu-web-1" in menu_lines(screen) and "nowhere-web-1" not in screen
     terminal.keys("Tab", "Tab")
-    terminal.wait_for("host*: eu-web-2")
-    terminal.keys("Enter")
+    terminal.answer("host*: eu-web-2", "Enter")
     terminal.wait_for("Deploy eu-web-2 in eu.", "copy to the clipboard")
     terminal.keys("c")
     assert terminal.exit_code() == 0
@@ -309,8 +311,7 @@ def test_typing_fast_asks_the_server_once_per_pause(terminal: Terminal, tmp_path
     terminal.type("pyth")  # four keys at once
     terminal.wait_for("the server suggests 1")
     terminal.keys("Tab")
-    terminal.wait_for("language*: python")
-    terminal.keys("Enter")
+    terminal.answer("language*: python", "Enter")
     terminal.wait_for("Notes on python.", "copy to the clipboard")
     terminal.keys("Escape")
     assert terminal.exit_code() == 1
@@ -339,14 +340,8 @@ def test_over_http_binary_content_is_summarized_and_copied_by_osc52(terminal: Te
         terminal.start(url, env={"PATH": str(tmp_path / "empty")})
         terminal.wait_for("10 prompts")
         terminal.type("/image")
-        terminal.wait_for("describe-image")
-        terminal.keys("Enter")
-        terminal.wait_for("image (Image file):")
-        terminal.keys("Enter")
-        terminal.wait_for("purpose:")
-        terminal.keys("Enter")
-        terminal.wait_for("question:")
-        terminal.keys("Enter")
+        for shown in ("describe-image", "image (Image file):", "purpose:", "question:"):  # all optional: skipped
+            terminal.answer(shown, "Enter")
         terminal.wait_for("[image image/png,", "copy to the clipboard")
         terminal.keys("c")
         assert terminal.exit_code() == 0
@@ -378,8 +373,7 @@ def test_a_rejected_argument_is_shown_and_asked_again(terminal: Terminal, librar
     terminal.wait_for("language* (Language):")
     terminal.type("cobol")
     terminal.keys("Enter")
-    terminal.wait_for("focus:")
-    terminal.keys("Enter")
+    terminal.answer("focus:", "Enter")
     terminal.wait_for("code*:")
     terminal.type("x")
     terminal.keys("Enter")
