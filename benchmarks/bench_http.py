@@ -685,6 +685,8 @@ class LoadResult:
     server_cpu: float | None
     client_cpu: float
     other_cpu: float | None
+    #: server CPU seconds per answered request of the timed phase: steadier than req/s on a busy machine
+    cpu_per_request: float | None
     error_samples: list[str]
 
 
@@ -789,6 +791,9 @@ async def run_load(
         raise BenchError(f"no successful responses ({errors} errors): {'; '.join(error_samples)}")
     latencies.sort()
     window = (timed.deadline_ns - timed.start_ns) / 1e9
+    cpu_per_request = None
+    if timed.server_cpu is not None:
+        cpu_per_request = timed.server_cpu * (timed.end_ns - timed.start_ns) / 1e9 / len(timed.samples)
     return LoadResult(
         rps=in_window / window,
         p50=percentile(latencies, 50) / 1e9,
@@ -799,6 +804,7 @@ async def run_load(
         server_cpu=timed.server_cpu,
         client_cpu=timed.client_cpu,
         other_cpu=timed.other_cpu,
+        cpu_per_request=cpu_per_request,
         error_samples=error_samples,
     )
 
@@ -811,13 +817,12 @@ class Metric:
     key: str  # "<mode key>.c<N>.<rps|p50|p99>"
     mode: Mode
     concurrency: int
-    kind: str  # "rps", "p50", "p99"
+    kind: str  # one of KINDS
     target_ratio: float | None = None
 
     @property
     def label(self) -> str:
-        what = {"rps": "prompts/get req/s", "p50": "p50 latency", "p99": "p99 latency"}[self.kind]
-        return f"{self.mode.label}, c={self.concurrency}: {what}"
+        return f"{self.mode.label}, c={self.concurrency}: {KINDS[self.kind]}"
 
     @property
     def target(self) -> str:
@@ -845,6 +850,15 @@ class Config:
         return (self.only,) if self.only else SERVERS
 
 
+#: What a table row can show, as a sample field name and its label.
+KINDS = {
+    "rps": "prompts/get req/s",
+    "p50": "p50 latency",
+    "p99": "p99 latency",
+    "cpu_per_request": "server CPU per request",
+}
+
+
 def metrics_for(cfg: Config) -> list[Metric]:
     out: list[Metric] = []
     for mode in cfg.modes:
@@ -856,6 +870,8 @@ def metrics_for(cfg: Config) -> list[Metric]:
             out.append(Metric(f"{key}.rps", mode, conc, "rps", rps_target))
             out.append(Metric(f"{key}.p50", mode, conc, "p50"))
             out.append(Metric(f"{key}.p99", mode, conc, "p99", rps_target))
+            if conc == cfg.target_concurrency:
+                out.append(Metric(f"{key}.cpu_per_request", mode, conc, "cpu_per_request"))
     return out
 
 
@@ -880,6 +896,7 @@ class Results:
                 "server_cpu": res.server_cpu,
                 "client_cpu": res.client_cpu,
                 "other_cpu": res.other_cpu,
+                "cpu_per_request": res.cpu_per_request,
                 "error_samples": res.error_samples,
             }
         )
@@ -924,10 +941,12 @@ class Bench:
                         proc.port, mode, self.names, conc, cfg.warmup, cfg.duration, proc.pid, cfg.timeout
                     )
                 self.res.add(server, key, round_no, res)
-                srv = f"{res.server_cpu:.0%}" if res.server_cpu is not None else "?"
+                srv = "?"
+                if res.server_cpu is not None and res.cpu_per_request is not None:
+                    srv = f"{res.server_cpu:.0%} ({res.cpu_per_request * 1e6:,.0f} us/req)"
                 other = f"{res.other_cpu:.0%}" if res.other_cpu is not None else "?"
                 print(
-                    f"  {LABELS[server]:>10} {phase:<22} {res.rps:8,.0f} req/s  p50 {res.p50 * 1e3:7.2f} ms  "
+                    f"  {LABELS[server]:>10} {phase:<29} {res.rps:8,.0f} req/s  p50 {res.p50 * 1e3:7.2f} ms  "
                     f"p99 {res.p99 * 1e3:7.2f} ms  errors {res.errors}  "
                     f"CPU server {srv} client {res.client_cpu:.0%} other {other}",
                     file=sys.stderr,
@@ -947,7 +966,7 @@ class Bench:
             self.res.failures.append(
                 {"server": server, "phase": phase, "round": round_no, "error": msg, "log_tail": tail}
             )
-            self.res.failed[server].update(f"{k}.{kind}" for k in failing for kind in ("rps", "p50", "p99"))
+            self.res.failed[server].update(f"{k}.{kind}" for k in failing for kind in KINDS)
             print(f"  !! {LABELS[server]} {phase} (round {round_no}) failed: {msg}", file=sys.stderr)
             if tail:
                 print(
@@ -984,6 +1003,8 @@ def fmt(kind: str, value: float | None) -> str:
         return "-"
     if kind == "rps":
         return f"{value:,.0f} req/s"
+    if kind == "cpu_per_request":
+        return f"{value * 1e6:,.0f} us CPU"
     ms = value * 1000
     return f"{ms:.3f} ms" if ms < 10 else f"{ms:,.1f} ms"
 
