@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import shlex
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
@@ -288,7 +288,7 @@ class Client:
 
     # -- watching -------------------------------------------------------------------------------
 
-    async def watch(self) -> AsyncIterator[ListChange]:
+    async def watch(self) -> AsyncGenerator[ListChange, None]:
         """Yield a ``ListChange`` (with the fresh listing) each time the server's prompt list changes.
 
         Runs until the server ends it or the loop is left; close it with ``contextlib.aclosing``
