@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -30,6 +30,7 @@ import pytest
 
 from promptdeck import Prompt, PromptServer
 from promptdeck.server.http import REPLAY_EVENTS, StreamableHttpApp
+from promptdeck.server.legacy_sse import LegacySseTransport
 from tests.support.http_server import http_server
 from tests.support.libraries import write_prompts
 from tests.test_http_protocol import (
@@ -45,6 +46,7 @@ from tests.test_http_protocol import (
 )
 
 PING = json.dumps(rpc("ping")).encode()
+T = TypeVar("T")
 
 
 # -- helpers --------------------------------------------------------------------------------------
@@ -96,14 +98,31 @@ def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
     return int(status_line.split(" ")[1]), headers, body[:length]
 
 
+def on_loop(loop: asyncio.AbstractEventLoop, fn: Callable[[], T]) -> T:
+    """``fn()``, run on the server's event loop: its state is not safe to change from another thread."""
+
+    async def call() -> T:
+        return fn()
+
+    return asyncio.run_coroutine_threadsafe(call(), loop).result(10)
+
+
 def task_count(app: StreamableHttpApp) -> int:
-    """Tasks alive on the server's event loop (asked on that loop, where the set is kept)."""
-    loop = next(iter(app.sessions.values())).loop
+    """Tasks alive on the server's event loop (a session's), not counting the one that asks."""
+    return on_loop(next(iter(app.sessions.values())).loop, lambda: len(asyncio.all_tasks()) - 1)
 
-    async def count() -> int:
-        return len(asyncio.all_tasks()) - 1  # not this one
 
-    return asyncio.run_coroutine_threadsafe(count(), loop).result(10)
+def open_get_stream(url: str, headers: dict[str, str]) -> socket.socket:
+    """A 2025-11-25 session's GET stream on a raw connection, read up to its priming event."""
+    sock = connect(url)
+    try:
+        sock.sendall(request_head("GET", url, {**headers, "accept": "text/event-stream"}))
+        opened = read_until(sock, b"data: \n\n")
+        assert opened.startswith(b"HTTP/1.1 200") and b"retry:" in opened, opened
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 @contextmanager
@@ -150,12 +169,8 @@ def test_dropped_get_stream_is_released_and_the_session_lives_on() -> None:
         headers = start_session(client, url)
         session = app.sessions[headers["mcp-session-id"]]
         idle_tasks = task_count(app)
-        get = request_head("GET", url, {**headers, "accept": "text/event-stream"})
         for _ in range(3):  # every drop must give its stream back, not just the first
-            with closing(connect(url)) as sock:
-                sock.sendall(get)
-                opened = read_until(sock, b"data: \n\n")  # the 2025-11-25 priming event
-                assert opened.startswith(b"HTTP/1.1 200") and b"retry:" in opened
+            with closing(open_get_stream(url, headers)):
                 assert session.stream is not None
             wait_until(lambda: session.stream is None, "the server to notice the dropped stream")
         # Nothing of the three streams is left running: not their handlers, nor their disconnect watchers.
@@ -266,6 +281,11 @@ def test_cancelled_after_a_dropped_post_ends_the_render() -> None:
         assert errors == []
 
 
+def sse_transport(app: StreamableHttpApp) -> LegacySseTransport:
+    assert app.legacy_sse is not None  # served beside Streamable HTTP in stateful mode
+    return app.legacy_sse
+
+
 def open_legacy_stream(url: str) -> tuple[socket.socket, str]:
     """GET /sse on a raw connection: (the socket, the messages URL its endpoint event names)."""
     sse = url.replace("/mcp", "/sse")
@@ -279,12 +299,12 @@ def open_legacy_stream(url: str) -> tuple[socket.socket, str]:
 
 def test_dropped_legacy_sse_stream_ends_its_session() -> None:
     with serve() as (url, app), httpx.Client() as client, logged_errors() as errors:
-        assert app.legacy_sse is not None
+        sessions = sse_transport(app).sessions
         sock, messages = open_legacy_stream(url)
         with closing(sock):
-            assert len(app.legacy_sse.sessions) == 1
+            assert len(sessions) == 1
         # 2024-11-05: the session lives exactly as long as its stream.
-        wait_until(lambda: not app.legacy_sse.sessions if app.legacy_sse else False, "the SSE session to end")
+        wait_until(lambda: not sessions, "the SSE session to end")
         assert client.post(messages, json=init("2024-11-05"), headers=POST_HEADERS).status_code == 404
         assert not app.server.sessions
         assert errors == []
@@ -309,9 +329,10 @@ def test_legacy_messages_endpoint_answers_garbage_on_the_stream() -> None:
         assert client.post(messages, json=init("2024-11-05"), headers=POST_HEADERS).status_code == 202
         [answer] = [json.loads(e["data"]) for e in listener.wait_for(4)[3:]]
         assert answer["id"] == 0 and answer["result"]["protocolVersion"] == "2024-11-05"
-        assert app.legacy_sse is not None
-        app.legacy_sse.close()
+        transport = sse_transport(app)
+        on_loop(next(iter(transport.sessions.values())).loop, transport.close)
         listener.thread.join(5)
+        assert not listener.thread.is_alive()
         assert errors == []
 
 
@@ -375,6 +396,7 @@ def test_hostile_method_names_do_not_grow_the_metrics(
     # The method is client input: counting requests by any name would grow /metrics (and memory)
     # without bound, and a name with a quote or a line break could forge metric lines.
     url, app, client, headers = shared
+    assert client.post(url, content=PING, headers=headers).status_code == 200
     names = [f"x/{n}" for n in range(300)] + ['x"} 1\npromptdeck_forged_total 1\n#']
     for method in names:
         [answer] = messages_of(client.post(url, json=rpc(method), headers=headers))
@@ -383,6 +405,7 @@ def test_hostile_method_names_do_not_grow_the_metrics(
     metrics = client.get(url.replace("/mcp", "/metrics")).text
     assert "x/1" not in metrics and "promptdeck_forged_total" not in metrics
     assert 'promptdeck_requests_total{method="ping",outcome="ok"}' in metrics
+    assert 'promptdeck_requests_total{method="other",outcome="error"}' in metrics
 
 
 # -- 3. wrong Content-Type and Accept -------------------------------------------------------------
@@ -493,10 +516,7 @@ def test_expired_session_is_404_for_every_method_while_a_streaming_one_lives() -
     with serve(session_idle_seconds=0.5) as (url, app), httpx.Client() as client:
         abandoned = start_session(client, url)
         streaming = start_session(client, url)
-        get = request_head("GET", url, {**streaming, "accept": "text/event-stream"})
-        with closing(connect(url)) as sock:
-            sock.sendall(get)
-            read_until(sock, b"data: \n\n")
+        with closing(open_get_stream(url, streaming)):
             wait_until(lambda: abandoned["mcp-session-id"] not in app.sessions, "the idle session to expire")
             # A session whose client holds its GET stream open is not idle, however long it stays quiet.
             assert streaming["mcp-session-id"] in app.sessions
@@ -514,21 +534,22 @@ def test_expired_session_is_404_for_every_method_while_a_streaming_one_lives() -
 
 def test_session_cap_counts_both_transports_and_expiry_makes_room() -> None:
     with serve(max_sessions=3, session_idle_seconds=0.5) as (url, app), httpx.Client() as client:
-        start_session(client, url)
-        start_session(client, url)
-        sock, _ = open_legacy_stream(url)
-        with closing(sock):
+        # Two Streamable HTTP sessions, kept from expiring by their open GET streams, and one 2024-11-05
+        # SSE session fill the cap.
+        streams = [open_get_stream(url, start_session(client, url)) for _ in range(2)]
+        legacy, _ = open_legacy_stream(url)
+        with closing(legacy):
             full = client.post(url, json=init(), headers=POST_HEADERS)
             assert full.status_code == 503 and full.headers["retry-after"].isdigit()
             assert_error_body(full)
             assert "mcp-session-id" not in full.headers
             assert client.get(url.replace("/mcp", "/sse"), headers={"accept": "text/event-stream"}).status_code == 503
-            # The two Streamable HTTP sessions go idle and expire; the SSE one lives with its stream.
-            wait_until(lambda: len(app.sessions) == 0, "the idle sessions to expire")
+            # Dropped streams leave idle sessions, which expire; the SSE one lives as long as its stream.
+            for sock in streams:
+                sock.close()
+            wait_until(lambda: not app.sessions, "the idle sessions to expire")
             assert app.session_count() == 1
             start_session(client, url)
-            start_session(client, url)
-            assert client.post(url, json=init(), headers=POST_HEADERS).status_code == 503
 
 
 # -- 6. many abandoned sessions -------------------------------------------------------------------
@@ -541,16 +562,16 @@ def test_a_thousand_abandoned_sessions_are_freed() -> None:
         for n in range(1000):
             answer = client.post(url, json=init(), headers=POST_HEADERS)
             assert answer.status_code == 200
-            session = app.sessions[answer.headers["mcp-session-id"]]
+            session = app.sessions.get(answer.headers["mcp-session-id"])
+            if session is None:
+                continue  # expired already: only a machine stalled for the whole idle time gets here
             refs += [weakref.ref(session), weakref.ref(session.legacy)]
             if n % 100 == 0:
                 # Some sessions get further before they are abandoned: initialized, a GET stream opened
                 # and dropped, and a list_changed waiting for a stream that never comes.
                 headers = {**POST_HEADERS, "mcp-session-id": session.id, "mcp-protocol-version": "2025-11-25"}
                 client.post(url, json=rpc("notifications/initialized", id=None), headers=headers)
-                with closing(connect(url)) as sock:
-                    sock.sendall(request_head("GET", url, {**headers, "accept": "text/event-stream"}))
-                    read_until(sock, b"data: \n\n")
+                open_get_stream(url, headers).close()
             del session
         server.add_prompt(scratch_prompt("late", "told to every session"))
         wait_until(lambda: not app.sessions and not server.sessions, "every session to expire", timeout=20)
@@ -576,7 +597,8 @@ def prompt_file(library: Path, name: str) -> Path:
 def test_list_walk_during_hot_reloads_neither_repeats_nor_skips(tmp_path: Path) -> None:
     library = tmp_path / "lib"
     names = write_prompts(library, 3000)
-    with http_server(str(library), "--page-size", "20") as url, httpx.Client(timeout=20) as client:
+    page_size = 20
+    with http_server(str(library), "--page-size", str(page_size)) as url, httpx.Client(timeout=20) as client:
         headers = start_session(client, url)
         listener = _Listener(client, url, {**headers, "accept": "text/event-stream"})
 
@@ -591,7 +613,8 @@ def test_list_walk_during_hot_reloads_neither_repeats_nor_skips(tmp_path: Path) 
         added_behind: set[str] = set()
 
         def edit(here: str, take_cursor: bool) -> None:
-            """Remove and add files on both sides of the cursor (or remove the prompt it names)."""
+            """Remove and add files on both sides of the cursor (or remove the prompt it names, which
+            may itself be one added in the round before)."""
             at = bisect.bisect_right(names, here) - 1
             gone = [names[at - 500], here if take_cursor else names[at + 1], names[at + 1000]]
             fresh = [f"{names[at - 400]}b", f"{names[at + 900]}b"]
@@ -616,7 +639,7 @@ def test_list_walk_during_hot_reloads_neither_repeats_nor_skips(tmp_path: Path) 
             seen += batch
             if cursor is None:
                 break
-            take_cursor = rounds.pop(len(seen) // 20, None)
+            take_cursor = rounds.pop(len(seen) // page_size, None)
             if take_cursor is not None:
                 edit(seen[-1], take_cursor)
         assert not rounds, "the walk ended before every round of edits"
