@@ -1,0 +1,276 @@
+"""Servers that go wrong, as real processes: each failure surfaces as the right ClientError, never a hang.
+
+Timeouts here are generous on purpose: a test that expects ProtocolViolation or ConnectionFailed would
+see RequestTimeout instead if the client hung, so the class of the error is what proves it did not."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptdeck.client import TextContent, connect
+from promptdeck.protocol.errors import ConnectionFailed, McpError, ProtocolViolation, RequestTimeout
+from tests.support.http_server import free_port
+
+from .helpers import DEADLINE, PYTHON, eventually, http_peer, run, script
+
+
+def bad(mode: str, log: Path) -> list[str]:
+    return script("bad_stdio.py", mode, str(log))
+
+
+def received(log: Path) -> list[dict[str, Any]]:
+    """What the misbehaving server read from the client."""
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    return tmp_path / "received.jsonl"
+
+
+# -- listings ---------------------------------------------------------------------------------------
+
+
+def test_a_cursor_loop_is_named(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("cursor-loop", log), timeout=DEADLINE) as client:
+            with pytest.raises(ProtocolViolation, match=r"cursor 'a' twice \(a loop, after 3 pages\)"):
+                await client.list_prompts()
+
+    run(scenario())
+    assert [m.get("params", {}).get("cursor") for m in received(log) if m.get("method") == "prompts/list"] == \
+        [None, "a", "b"]
+
+
+def test_endless_cursors_stop_at_max_pages(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("endless", log), timeout=DEADLINE, max_pages=25) as client:
+            with pytest.raises(ProtocolViolation, match="still more pages after 25"):
+                await client.list_prompts()
+
+    run(scenario())
+    assert sum(message.get("method") == "prompts/list" for message in received(log)) == 25
+
+
+@pytest.mark.parametrize(("mode", "method"), [("not-a-list", "prompts/list"), ("bad-content", "prompts/get")])
+def test_a_result_that_breaks_the_schema_is_a_protocol_violation(mode: str, method: str, log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad(mode, log), timeout=DEADLINE) as client:
+            with pytest.raises(ProtocolViolation, match=f"{method}: the server's result does not fit"):
+                await (client.list_prompts() if method == "prompts/list" else client.get_prompt("alpha"))
+            # One bad result does not spoil the connection.
+            assert (await client.request("ping")) == {}
+
+    run(scenario())
+
+
+# -- garbage, silence and death ---------------------------------------------------------------------
+
+
+def test_garbage_before_the_handshake_fails_the_connection(log: Path) -> None:
+    async def scenario() -> None:
+        with pytest.raises(ProtocolViolation, match="not JSON-RPC.*chattiest server"):
+            async with connect(bad("garbage-start", log), timeout=DEADLINE, probe_timeout=DEADLINE):
+                pass
+
+    run(scenario())
+
+
+def test_garbage_mid_session_fails_this_and_every_later_request(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("garbage", log), timeout=DEADLINE) as client:
+            assert client.era == "legacy"
+            with pytest.raises(ProtocolViolation, match="html"):
+                await client.list_prompts()
+            with pytest.raises(ProtocolViolation, match="html"):
+                await client.get_prompt("alpha")
+
+    run(scenario())
+
+
+def test_a_server_that_never_answers_times_out_and_is_told_to_cancel(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("silent", log), timeout=1.0) as client:
+            with pytest.raises(RequestTimeout, match=r"prompts/get: no answer within 1 s \(cancelled\)"):
+                await client.get_prompt("alpha")
+            [asked] = [m for m in received(log) if m.get("method") == "prompts/get"]
+
+            def cancelled() -> list[dict[str, Any]]:
+                return [m for m in received(log) if m.get("method") == "notifications/cancelled"]
+
+            await eventually(lambda: bool(cancelled()), "notifications/cancelled to reach the server")
+            [cancel] = cancelled()
+            assert cancel["params"]["requestId"] == asked["id"] and "id" not in cancel
+            # The session goes on.
+            assert [prompt.name for prompt in await client.list_prompts()] == ["alpha"]
+
+    run(scenario())
+
+
+def test_a_server_that_exits_mid_request_is_quoted(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("exit", log), timeout=DEADLINE) as client:
+            with pytest.raises(ConnectionFailed, match="exited with code 3: boom: the database is on fire"):
+                await client.get_prompt("alpha")
+            with pytest.raises(ConnectionFailed, match="boom"):
+                await client.list_prompts()
+
+    run(scenario())
+
+
+def test_a_server_that_dies_at_start_is_quoted() -> None:
+    argv = [PYTHON, "-c", "import sys; sys.stderr.write('no config file at /etc/nowhere\\n'); sys.exit(2)"]
+
+    async def scenario() -> None:
+        with pytest.raises(ConnectionFailed, match="exited with code 2: no config file at /etc/nowhere"):
+            async with connect(argv, timeout=DEADLINE, probe_timeout=DEADLINE):
+                pass
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("argv", [["/no/such/promptdeck-server"], ["no-such-command-for-promptdeck-tests", "x"], []])
+def test_a_command_that_cannot_start(argv: list[str]) -> None:
+    async def scenario() -> None:
+        with pytest.raises(ConnectionFailed, match="could not start|empty server command"):
+            async with connect(argv):
+                pass
+
+    run(scenario())
+
+
+# -- era detection over stdio -------------------------------------------------------------------------
+
+
+def test_a_probe_that_gets_no_answer_means_legacy(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("ignore-discover", log), timeout=DEADLINE, probe_timeout=0.5) as client:
+            assert client.era == "legacy" and client.protocol_version == "2025-11-25"
+
+    run(scenario())
+    probe, *rest = received(log)
+    assert probe["method"] == "server/discover"
+    # The unanswered probe is cancelled (whether before or after initialize goes out does not matter).
+    assert {"method": "notifications/cancelled", "requestId": probe["id"]} in [
+        {"method": message.get("method"), "requestId": message.get("params", {}).get("requestId")} for message in rest]
+    assert "initialize" in [message.get("method") for message in rest]
+
+
+def test_unsupported_version_naming_a_legacy_revision_means_legacy(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("unsupported-legacy", log), timeout=DEADLINE) as client:
+            assert client.era == "legacy" and client.protocol_version == "2025-06-18"
+
+    run(scenario())
+
+
+def test_unsupported_version_naming_nothing_we_speak_fails(log: Path) -> None:
+    async def scenario() -> None:
+        with pytest.raises(ConnectionFailed, match="2099-01-01"):
+            async with connect(bad("unsupported", log), timeout=DEADLINE):
+                pass
+
+    run(scenario())
+    assert "initialize" not in [message.get("method") for message in received(log)]
+
+
+def test_a_modern_only_client_refuses_a_legacy_server(log: Path) -> None:
+    async def scenario() -> None:
+        with pytest.raises(ConnectionFailed, match="does not speak MCP 2026-07-28"):
+            async with connect(bad("quiet", log), era="modern", timeout=DEADLINE):
+                pass
+
+    run(scenario())
+
+
+def test_method_not_found_from_a_server_is_its_error(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("quiet", log), timeout=DEADLINE) as client:
+            with pytest.raises(McpError) as raised:
+                await client.complete("alpha", "x")
+            assert raised.value.code == -32601
+
+    run(scenario())
+
+
+# -- HTTP -------------------------------------------------------------------------------------------
+
+
+def test_nothing_listening_is_a_connection_failure() -> None:
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+
+    async def scenario() -> None:
+        for era in ("auto", "legacy", "modern"):
+            with pytest.raises(ConnectionFailed, match="cannot reach"):
+                async with connect(url, era=era, timeout=DEADLINE):
+                    pass
+
+    run(scenario())
+
+
+@pytest.fixture
+def raw_http(request: pytest.FixtureRequest) -> Iterator[str]:
+    mode = str(request.param)
+    with http_peer(lambda port: script("bad_http.py", mode, str(port))) as url:
+        yield url
+
+
+@pytest.mark.parametrize("raw_http", ["html404"], indirect=True)
+def test_an_http_server_without_mcp_is_reported_with_its_status(raw_http: str) -> None:
+    async def scenario() -> None:
+        with pytest.raises(ConnectionFailed, match="neither Streamable HTTP nor .* HTTP\\+SSE .*404") as failed:
+            async with connect(raw_http, timeout=DEADLINE):
+                pass
+        assert failed.value.status == 404
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("raw_http", ["text-plain"], indirect=True)
+def test_an_http_answer_that_is_neither_json_nor_sse(raw_http: str) -> None:
+    async def scenario() -> None:
+        with pytest.raises(ProtocolViolation, match="text/plain"):
+            async with connect(raw_http, timeout=DEADLINE):
+                pass
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("raw_http", ["crlf"], indirect=True)
+def test_event_streams_written_the_unusual_ways_are_read(raw_http: str) -> None:
+    async def scenario() -> None:
+        async with connect(raw_http, timeout=DEADLINE) as client:
+            assert client.era == "modern" and client.server_info["name"] == "raw-crlf"
+            [prompt] = await client.list_prompts()
+            assert prompt.description == "line\r\nends"
+            got = await client.get_prompt("crlf", who="CRLF")
+            assert got.messages[0].content == TextContent(text="Hello, CRLF!")
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("raw_http", ["cut"], indirect=True)
+def test_a_stream_that_ends_before_the_answer(raw_http: str) -> None:
+    async def scenario() -> None:
+        async with connect(raw_http, timeout=DEADLINE) as client:
+            with pytest.raises(ConnectionFailed, match="prompts/get: the server closed the stream before answering"):
+                await client.get_prompt("crlf")
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("raw_http", ["foreign-sse"], indirect=True)
+def test_an_sse_endpoint_on_another_origin_is_refused(raw_http: str) -> None:
+    """The endpoint would receive the client's credentials: it must be where the client was sent."""
+
+    async def scenario() -> None:
+        with pytest.raises(ProtocolViolation, match="another origin"):
+            async with connect(raw_http, timeout=DEADLINE, token="a-secret-that-must-stay-home"):
+                pass
+
+    run(scenario())
