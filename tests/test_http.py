@@ -133,7 +133,7 @@ def test_stateless_mode_keeps_no_sessions() -> None:
 def test_bearer_tokens_rate_limit_metrics(tmp_path: Path) -> None:
     tokens = tmp_path / "tokens"
     tokens.write_text("alice:alice-secret-token-0001\nbob:bob-secret-token-000002\n")
-    with http_server(str(EXAMPLES), "--no-watch", "--token-file", str(tokens), "--rate-limit", "30") as url:
+    with http_server(str(EXAMPLES), "--no-watch", "--token-file", str(tokens), "--rate-limit", "5") as url:
         refused = httpx.post(url, json=init_body(), headers=ACCEPT)
         assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
         wrong = httpx.post(url, json=init_body(), headers={**ACCEPT, "authorization": "Bearer nope-nope-nope-nope"})

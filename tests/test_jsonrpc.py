@@ -195,6 +195,13 @@ def test_a_str_frame_with_a_lone_surrogate_is_a_parse_error() -> None:
         jsonrpc.decode('{"jsonrpc":"2.0","id":1,"method":"\ud800"}')
 
 
+@pytest.mark.parametrize("frame", [b'{"jsonrpc":"2.0","id":1,"method":"\xff"}', b'{"a":"\xc3"}', b"\xef\xbb"])
+def test_invalid_utf8_is_a_parse_error_not_a_crash(frame: bytes) -> None:
+    # msgspec raises UnicodeDecodeError for bad UTF-8 inside a string; it used to end the stdio server.
+    with pytest.raises(ParseError):
+        jsonrpc.decode(frame)
+
+
 # -- batches ------------------------------------------------------------------------------------------
 
 

@@ -102,7 +102,7 @@ def decode(data: bytes | str) -> Message | list[Message]:
     """Decode one frame; a JSON array gives a list (a batch), which may be empty."""
     try:
         obj = _decoder.decode(data)
-    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:  # too deep / lone surrogates
+    except (msgspec.DecodeError, RecursionError, UnicodeError) as exc:  # too deep, lone surrogates, bad UTF-8
         raise ParseError(f"not valid JSON: {exc}") from None
     if isinstance(obj, list):
         return [classify(item) for item in obj]
