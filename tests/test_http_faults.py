@@ -426,7 +426,8 @@ def test_post_without_a_json_content_type_is_415(
     assert "mcp-session-id" not in refused.headers and set(app.sessions) == before
 
 
-@pytest.mark.parametrize("accept", ["", "text/html", "application/*", "text/event-stream, text/html"])
+@pytest.mark.parametrize("accept", ["", "text/html", "application/*", "text/event-stream, text/html",
+                                    "application/json-seq, text/event-stream"])
 def test_post_without_both_media_types_in_accept_is_406(
         accept: str, shared: tuple[str, StreamableHttpApp, httpx.Client, dict[str, str]]) -> None:
     # The client MUST list both; the spec names no status, 406 Not Acceptable is HTTP's.

@@ -45,6 +45,8 @@ from ._asgi import (
     Receive,
     Scope,
     Send,
+    accepts,
+    media_types,
     read_body,
     respond,
     respond_error,
@@ -330,8 +332,8 @@ class StreamableHttpApp:
         if content_type != "application/json":
             await respond_error(send, 415, InvalidRequest("Content-Type must be application/json"))
             return
-        accept = header(scope, b"accept") or ""
-        if not (("application/json" in accept and "text/event-stream" in accept) or "*/*" in accept):
+        ranges = media_types((header(scope, b"accept") or "").encode("latin-1"))
+        if not (accepts(ranges, b"application/json") and accepts(ranges, b"text/event-stream")):
             await respond_error(send, 406, InvalidRequest(
                 "Accept must list both application/json and text/event-stream"))
             return
@@ -487,7 +489,7 @@ class StreamableHttpApp:
         return session, 200, ""
 
     async def _get(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
-        if "text/event-stream" not in (header(scope, b"accept") or ""):
+        if not accepts(media_types((header(scope, b"accept") or "").encode("latin-1")), b"text/event-stream"):
             await respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
             return
         session, status, why = self._session_for(scope, principal)
