@@ -144,6 +144,55 @@ def test_a_command_that_cannot_start(argv: list[str]) -> None:
     run(scenario())
 
 
+def test_the_client_answers_what_the_server_asks_and_ignores_what_it_did_not(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("asks", log), timeout=DEADLINE) as client:
+            # The server answers only once the client has answered its ping and its sampling request.
+            got = await client.get_prompt("alpha")
+            assert got.messages[0].content == TextContent(text="asked")
+
+    run(scenario())
+    answers = {message["id"]: message for message in received(log) if "method" not in message}
+    assert answers["s-ping"]["result"] == {}
+    assert answers["s-sample"]["error"]["code"] == -32601
+    assert "nobody-asked" not in answers
+
+
+def test_input_required_rounds_are_bounded(log: Path) -> None:
+    rounds: list[str] = []
+
+    async def elicit(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        rounds.append(message)
+        return {"x": str(len(rounds))}
+
+    async def scenario() -> None:
+        async with connect(bad("input-loop", log), timeout=DEADLINE, elicit=elicit) as client:
+            assert client.era == "modern"
+            with pytest.raises(ProtocolViolation, match="still wants input after 8 rounds"):
+                await client.get_prompt("alpha", topic="t")
+
+    run(scenario())
+    gets = [message["params"] for message in received(log) if message.get("method") == "prompts/get"]
+    assert len(gets) == len(rounds) == 8
+    assert "requestState" not in gets[0] and "inputResponses" not in gets[0]
+    for number, params in enumerate(gets[1:], start=1):
+        # Each retry repeats the arguments, echoes the state and answers the question asked.
+        assert params["arguments"] == {"topic": "t"} and params["requestState"] == str(number)
+        assert params["inputResponses"] == {"again": {"action": "accept", "content": {"x": str(number)}}}
+
+
+def test_input_required_asking_for_what_the_client_does_not_offer(log: Path) -> None:
+    async def elicit(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        raise AssertionError("not a form")
+
+    async def scenario() -> None:
+        async with connect(bad("sampling", log), timeout=DEADLINE, elicit=elicit) as client:
+            with pytest.raises(ProtocolViolation, match="'sampling/createMessage'"):
+                await client.get_prompt("alpha")
+
+    run(scenario())
+
+
 # -- era detection over stdio -------------------------------------------------------------------------
 
 
@@ -214,9 +263,9 @@ def test_nothing_listening_is_a_connection_failure() -> None:
 
 
 @pytest.fixture
-def raw_http(request: pytest.FixtureRequest) -> Iterator[str]:
+def raw_http(request: pytest.FixtureRequest, log: Path) -> Iterator[str]:
     mode = str(request.param)
-    with http_peer(lambda port: script("bad_http.py", mode, str(port))) as url:
+    with http_peer(lambda port: script("bad_http.py", mode, str(port), str(log))) as url:
         yield url
 
 
@@ -272,5 +321,38 @@ def test_an_sse_endpoint_on_another_origin_is_refused(raw_http: str) -> None:
         with pytest.raises(ProtocolViolation, match="another origin"):
             async with connect(raw_http, timeout=DEADLINE, token="a-secret-that-must-stay-home"):
                 pass
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("raw_http", ["resume"], indirect=True)
+def test_a_legacy_stream_cut_after_an_event_id_is_resumed_with_a_get(raw_http: str) -> None:
+    async def scenario() -> None:
+        async with connect(raw_http, timeout=DEADLINE) as client:
+            assert client.era == "legacy" and client.server_info["name"] == "raw-resume"
+            got = await client.get_prompt("anything")
+            assert got.messages[0].content == TextContent(text="resumed")
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(("raw_http", "era"), [("hang-modern", "modern"), ("hang-legacy", "legacy")],
+                         indirect=["raw_http"])
+def test_an_http_request_without_answer_times_out(raw_http: str, era: str, log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(raw_http, timeout=1.0) as client:
+            assert client.era == era
+            with pytest.raises(RequestTimeout, match="prompts/get: no answer within 1 s"):
+                await client.get_prompt("crlf")
+            if era == "legacy":
+                # A legacy session is told; a modern request is cancelled by closing its stream.
+                def cancelled() -> list[dict[str, Any]]:
+                    return [m for m in received(log) if m.get("method") == "notifications/cancelled"]
+
+                await eventually(lambda: bool(cancelled()), "notifications/cancelled to reach the server")
+                [asked] = [m for m in received(log) if m.get("method") == "prompts/get"]
+                assert cancelled()[0]["params"]["requestId"] == asked["id"]
+            else:
+                assert not any(m.get("method") == "notifications/cancelled" for m in received(log))
 
     run(scenario())

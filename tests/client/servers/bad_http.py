@@ -10,18 +10,28 @@
 ``cut``             2026-07-28: server/discover fine, but prompts/get's event stream ends before the answer
 ``foreign-sse``     no Streamable HTTP (404 to POST); GET is a 2024-11-05 event stream whose endpoint
                     event points to another origin
-Listens on 127.0.0.1 only.
+``hang-modern``     2026-07-28: prompts/get is never answered
+``hang-legacy``     a legacy server (server/discover is an empty 400) that never answers prompts/get
+``resume``          a legacy server whose prompts/get stream ends after an event id; the answer comes on
+                    the GET that resumes from it (Last-Event-ID), as 2025-11-25 allows
+Listens on 127.0.0.1 only; with LOG (a third argument) appends every request body it reads to it.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MODE, PORT = sys.argv[1], int(sys.argv[2])
+LOG = sys.argv[3] if len(sys.argv) > 3 else None
 MODERN = "2026-07-28"
+LEGACY_MODES = ("hang-legacy", "resume")
+SESSION = "session-1"
+#: resume: the id of the prompts/get whose answer waits for the resuming GET
+parked: list[Any] = []
 INFO = {"io.modelcontextprotocol/serverInfo": {"name": f"raw-{MODE}", "version": "0"}}
 
 
@@ -70,10 +80,39 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def do_GET(self) -> None:
+        if MODE == "resume" and self.headers.get("last-event-id") == "ev-1" and parked:
+            if self.headers.get("mcp-session-id") != SESSION:
+                self.reply(400, "text/plain", b"no session")
+                return
+            response = {"jsonrpc": "2.0", "id": parked.pop(), "result": {"messages": [
+                {"role": "user", "content": {"type": "text", "text": "resumed"}}]}}
+            self.stream([b"id: ev-2\n" + event_lines(response).replace(b"\r\n", b"\n")])
+            return
         if MODE == "foreign-sse":
             self.stream([b"event: endpoint\ndata: http://elsewhere.invalid:1/messages?session=1\n\n"])
             return
         self.reply(404 if MODE == "html404" else 405, "text/html", b"<h1>Not Found</h1>")
+
+    def legacy(self, message: dict[str, Any], method: str) -> bool:
+        """The legacy server's own answers; False for what it answers like the modern one."""
+        if method == "server/discover":
+            self.reply(400, "text/plain", b"")
+        elif method == "initialize":
+            result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"prompts": {}},
+                      "serverInfo": {"name": f"raw-{MODE}", "version": "0"}}
+            body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("mcp-session-id", SESSION)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif method == "prompts/get" and MODE == "resume":
+            parked.append(message["id"])
+            self.stream([b"id: ev-1\nretry: 10\ndata:\n\n"])
+        else:
+            return False
+        return True
 
     def do_DELETE(self) -> None:
         self.reply(405, "text/plain", b"")
@@ -86,10 +125,18 @@ class Handler(BaseHTTPRequestHandler):
         if MODE == "text-plain":
             self.reply(200, "text/plain", b"hello")
             return
+        if LOG is not None:
+            with open(LOG, "ab") as log:
+                log.write(body + b"\n")
         message = json.loads(body)
         method, params = message.get("method"), message.get("params") or {}
         if "id" not in message:
             self.reply(202, "text/plain", b"")
+            return
+        if method == "prompts/get" and MODE.startswith("hang"):
+            time.sleep(600)  # the client gives up first; the daemon thread dies with the server
+            return
+        if MODE in LEGACY_MODES and self.legacy(message, method):
             return
         try:
             result = result_for(method, params)

@@ -17,6 +17,10 @@ with one prompt, ``alpha``, until MODE makes it go wrong:
 ``unsupported``      server/discover: -32022, supporting only 2099-01-01
 ``unsupported-legacy`` server/discover: -32022, supporting 2025-06-18 (a legacy revision)
 ``quiet``            well-behaved, but without prompts.listChanged
+``asks``             on prompts/get, first asks the client: ping, then a method it does not offer, and
+                     says a few things it did not ask for (a log message, a response to nothing)
+``input-loop``       a 2026-07-28 server whose prompts/get wants input on every round
+``sampling``         a 2026-07-28 server whose prompts/get asks for sampling/createMessage
 
 Every line it reads is appended to LOG, so tests can check what the client sent (a cancellation).
 """
@@ -29,6 +33,10 @@ from typing import Any
 
 MODE, LOG = sys.argv[1], sys.argv[2]
 LEGACY = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+MODERN = MODE in ("input-loop", "sampling")
+META = {"io.modelcontextprotocol/serverInfo": {"name": f"bad-{MODE}", "version": "0"}}
+#: prompts/get requests waiting for the client to answer our own requests (``asks``)
+waiting: dict[str, Any] = {}
 
 
 def send(message: dict[str, Any]) -> None:
@@ -58,11 +66,46 @@ def page(cursor: str | None) -> dict[str, Any]:
     return {"prompts": [{"name": "alpha", "description": "The first letter"}]}
 
 
+def ask(request_id: Any) -> None:
+    """``asks``: hold the answer to prompts/get until the client has answered two requests of ours."""
+    waiting["get"] = request_id
+    send({"jsonrpc": "2.0", "id": "s-ping", "method": "ping"})
+    send({"jsonrpc": "2.0", "id": "s-sample", "method": "sampling/createMessage",
+          "params": {"messages": [], "maxTokens": 1}})
+    send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
+    send({"jsonrpc": "2.0", "id": "nobody-asked", "result": {}})
+
+
+def answered(message: dict[str, Any]) -> None:
+    """A response from the client to one of our requests."""
+    waiting[message["id"]] = message
+    if "s-ping" in waiting and "s-sample" in waiting and "get" in waiting:
+        answer(waiting.pop("get"), {"messages": [{"role": "user", "content": {"type": "text", "text": "asked"}}]})
+
+
+def input_required(request_id: Any, params: dict[str, Any]) -> None:
+    if MODE == "sampling":
+        wanted = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
+    else:
+        wanted = {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Once more?",
+            "requestedSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}}
+    rounds = int(params.get("requestState", "0")) + 1
+    answer(request_id, {"resultType": "input_required", "inputRequests": {"again": wanted},
+                        "requestState": str(rounds), "_meta": META})
+
+
 def handle(message: dict[str, Any]) -> None:
     method, request_id, params = message.get("method"), message.get("id"), message.get("params") or {}
+    if method is None and request_id is not None:
+        answered(message)
+        return
     if request_id is None or method is None:
         return  # a notification (initialized, cancelled): logged, nothing to do
-    if method == "server/discover":
+    if method == "server/discover" and MODERN:
+        answer(request_id, {"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                            "capabilities": {"prompts": {}}, "_meta": META})
+    elif method == "server/discover":
         if MODE == "ignore-discover":
             return
         if MODE.startswith("unsupported"):
@@ -86,6 +129,12 @@ def handle(message: dict[str, Any]) -> None:
         answer(request_id, page(params.get("cursor")))
     elif method == "prompts/get":
         if MODE == "silent":
+            return
+        if MODERN:
+            input_required(request_id, params)
+            return
+        if MODE == "asks":
+            ask(request_id)
             return
         if MODE == "exit":
             sys.stderr.write("boom: the database is on fire\n")
