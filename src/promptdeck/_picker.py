@@ -71,7 +71,6 @@ _STYLE = Style.from_dict({
     "dim": "fg:ansibrightblack",
     "error": "fg:ansired",
     "bottom-toolbar": "noreverse bg:default fg:ansibrightblack",
-    "bottom-toolbar.text": "",
     "toolbar.head": "fg:default bold",
 })
 
@@ -445,36 +444,26 @@ async def _ask_argument(client: Client, prompt: PromptInfo, argument: ArgumentIn
 
 
 async def _ask_action(output: Output, default: str) -> str:
+    """One key: c copies, p prints, Enter takes ``default``; other keys are ignored."""
     keys = _keys()
-    chosen = ""
 
-    def choose(action: str) -> None:
-        @keys.add(action[0])
+    def choose(key: str, action: str) -> None:
+        @keys.add(key)
         def _choose(event: KeyPressEvent) -> None:
-            nonlocal chosen
-            chosen = action
             event.current_buffer.text = action
             event.app.exit(result=action)
 
-    for action in ("copy", "print"):
-        choose(action)
-
-    @keys.add("enter")
-    def _default(event: KeyPressEvent) -> None:
-        nonlocal chosen
-        chosen = default
-        event.current_buffer.text = default
-        event.app.exit(result=default)
+    for key, action in (("c", "copy"), ("p", "print"), ("enter", default)):
+        choose(key, action)
 
     @keys.add("<any>")
     def _ignore(event: KeyPressEvent) -> None:
         pass
 
     session: PromptSession[str] = PromptSession(output=output, style=_STYLE, key_bindings=keys)
-    await session.prompt_async(
+    return await session.prompt_async(
         FormattedText([("class:name", "copy"), ("", " to the clipboard (c) or "), ("class:name", "print"),
                        ("", f" to stdout (p)? [{default[0]}] ")]), handle_sigint=False)
-    return chosen
 
 
 def clipboard_text(result: RenderedPrompt) -> str:
