@@ -3,6 +3,7 @@ and stateless, and the 2024-11-05 ``/sse`` endpoint, in each era the transport a
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import secrets
 import shlex
@@ -13,9 +14,11 @@ import pytest
 
 from promptdeck.client import (
     AudioContent,
+    Completion,
     EmbeddedResource,
     Era,
     ImageContent,
+    RenderedPrompt,
     ResourceLinkContent,
     TextContent,
     connect,
@@ -213,6 +216,23 @@ def test_what_the_client_sends_fits_the_schema(era: Era, tmp_path: Path) -> None
             assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "promptdeck"
     completes = [message for message in sent if message.get("method") == "completion/complete"]
     assert completes[0]["params"]["context"] == {"arguments": {"code": "x"}}
+
+
+def test_many_requests_at_once_are_matched_to_their_answers(transport: str, request: pytest.FixtureRequest) -> None:
+    texts = [f"text number {index}" for index in range(80)]
+
+    async def scenario() -> None:
+        async with connect(target_of(transport, request)) as client:
+            got = await asyncio.gather(*(client.get_prompt("summarize", text=text) for text in texts),
+                                       client.list_prompts(), client.complete("code-review", "language", "ru"))
+            rendered, listing, completion = got[:-2], got[-2], got[-1]
+            for text, prompt in zip(texts, rendered, strict=True):
+                content = cast(RenderedPrompt, prompt).messages[0].content
+                assert isinstance(content, TextContent) and content.text.endswith(f"\n\n{text}")
+            assert len(cast(tuple[Any, ...], listing)) == len(EXAMPLE_ARGS)
+            assert "rust" in cast(Completion, completion).values
+
+    run(scenario())
 
 
 # -- input_required (2026-07-28) ------------------------------------------------------------------
