@@ -356,3 +356,22 @@ def test_an_http_request_without_answer_times_out(raw_http: str, era: str, log: 
                 assert not any(m.get("method") == "notifications/cancelled" for m in received(log))
 
     run(scenario())
+
+
+@pytest.mark.parametrize("raw_http", ["gated-get"], indirect=True)
+def test_a_legacy_watch_lists_only_once_its_stream_is_open(raw_http: str, log: Path) -> None:
+    """Otherwise a change between the watch's first listing and the GET stream opening would be lost."""
+    from .test_watch import Watcher
+
+    async def scenario() -> None:
+        async with connect(raw_http, timeout=DEADLINE) as client:
+            watcher = Watcher(client)
+            await eventually(lambda: {"get": "waiting"} in received(log), "the GET stream to be asked for")
+            Path(f"{log}.gate").touch()
+            await eventually(lambda: client.prompts is not None, "the watch's first listing")
+            assert not watcher.task.done(), watcher.error
+            await watcher.stop()
+
+    run(scenario())
+    order = [entry.get("get") or entry.get("method") for entry in received(log)]
+    assert "open" in order and order.index("open") < order.index("prompts/list"), order

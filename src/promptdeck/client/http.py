@@ -119,6 +119,8 @@ class HttpChannel(Channel):
         self.protocol_version: str | None = None
         self.session_id: str | None = None
         self._last_event_id: str | None = None
+        #: set while the legacy GET stream is open (a watch lists only once it is, to miss no change)
+        self.streaming = asyncio.Event()
         #: the server kept a POST's event stream open past its answer once: stop waiting for stream ends
         self._lingers = False
 
@@ -283,12 +285,16 @@ class HttpChannel(Channel):
                                           "to this client")
                     await refuse_status(response, "the notification stream")
                     failures = 0
-                    async for event in sse_events(response.aiter_lines()):
-                        self._last_event_id = event.id or self._last_event_id
-                        retry = event.retry or retry
-                        if event.data.strip():
-                            for message in decode(event.data):
-                                self.route(message)
+                    self.streaming.set()
+                    try:
+                        async for event in sse_events(response.aiter_lines()):
+                            self._last_event_id = event.id or self._last_event_id
+                            retry = event.retry or retry
+                            if event.data.strip():
+                                for message in decode(event.data):
+                                    self.route(message)
+                    finally:
+                        self.streaming.clear()
             except httpx.HTTPError as exc:
                 log.debug("notification stream dropped: %s", exc)
             failures += 1

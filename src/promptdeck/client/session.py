@@ -318,7 +318,9 @@ class Client:
         if self.era == "legacy":
             self._watchers.append(changes)
             try:
-                yield self._shared_listener()
+                listener = self._shared_listener()
+                await self._stream_open(listener)
+                yield listener
             finally:
                 self._watchers.remove(changes)
             return
@@ -341,6 +343,22 @@ class Client:
             listen.cancel()
             await asyncio.gather(listen, return_exceptions=True)
             del self._subscriptions[id]
+
+    async def _stream_open(self, listener: asyncio.Task[None]) -> None:
+        """Wait for a legacy HTTP session's GET stream: a change announced before it opens is lost, so
+        the watch's first listing must not come earlier (stdio and HTTP+SSE streams are always open)."""
+        opened = getattr(self._channel, "streaming", None)
+        if not isinstance(opened, asyncio.Event) or opened.is_set():
+            return
+        waiting = asyncio.ensure_future(opened.wait())
+        try:
+            await asyncio.wait((waiting, listener), timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+        if listener.done():
+            listener.result()  # why the stream could not be opened (no GET stream, auth, ...)
+        if not opened.is_set():
+            raise RequestTimeout(f"the server's notification stream did not open within {self.timeout:g} s")
 
     def _shared_listener(self) -> asyncio.Task[None]:
         """A legacy session has one stream of notifications, however many watchers read it."""

@@ -14,12 +14,15 @@
 ``hang-legacy``     a legacy server (server/discover is an empty 400) that never answers prompts/get
 ``resume``          a legacy server whose prompts/get stream ends after an event id; the answer comes on
                     the GET that resumes from it (Last-Event-ID), as 2025-11-25 allows
+``gated-get``       a legacy server (listChanged) whose GET stream opens only once the file LOG.gate
+                    exists; it logs ``{"get": "waiting"}`` and ``{"get": "open"}`` to LOG as that happens
 Listens on 127.0.0.1 only; with LOG (a third argument) appends every request body it reads to it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,7 +31,7 @@ from typing import Any
 MODE, PORT = sys.argv[1], int(sys.argv[2])
 LOG = sys.argv[3] if len(sys.argv) > 3 else None
 MODERN = "2026-07-28"
-LEGACY_MODES = ("hang-legacy", "resume")
+LEGACY_MODES = ("hang-legacy", "resume", "gated-get")
 SESSION = "session-1"
 #: resume: the id of the prompts/get whose answer waits for the resuming GET
 parked: list[Any] = []
@@ -79,7 +82,32 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.close_connection = True
 
+    def note(self, entry: dict[str, Any]) -> None:
+        if LOG is not None:
+            with open(LOG, "ab") as log:
+                log.write(json.dumps(entry).encode() + b"\n")
+
+    def gated(self) -> None:
+        """gated-get: hold the GET stream's headers until the test opens the gate, then keep it open."""
+        self.note({"get": "waiting"})
+        while not os.path.exists(f"{LOG}.gate"):
+            time.sleep(0.02)
+        self.note({"get": "open"})
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        try:
+            while True:  # comments until the client goes away
+                self.wfile.write(b": still here\n\n")
+                self.wfile.flush()
+                time.sleep(0.2)
+        except OSError:
+            self.close_connection = True
+
     def do_GET(self) -> None:
+        if MODE == "gated-get":
+            self.gated()
+            return
         if MODE == "resume" and self.headers.get("last-event-id") == "ev-1" and parked:
             if self.headers.get("mcp-session-id") != SESSION:
                 self.reply(400, "text/plain", b"no session")
@@ -98,7 +126,8 @@ class Handler(BaseHTTPRequestHandler):
         if method == "server/discover":
             self.reply(400, "text/plain", b"")
         elif method == "initialize":
-            result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"prompts": {}},
+            prompts = {"listChanged": True} if MODE == "gated-get" else {}
+            result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"prompts": prompts},
                       "serverInfo": {"name": f"raw-{MODE}", "version": "0"}}
             body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
             self.send_response(200)
@@ -125,10 +154,8 @@ class Handler(BaseHTTPRequestHandler):
         if MODE == "text-plain":
             self.reply(200, "text/plain", b"hello")
             return
-        if LOG is not None:
-            with open(LOG, "ab") as log:
-                log.write(body + b"\n")
         message = json.loads(body)
+        self.note(message)
         method, params = message.get("method"), message.get("params") or {}
         if "id" not in message:
             self.reply(202, "text/plain", b"")
