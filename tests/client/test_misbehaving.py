@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from promptdeck.client import TextContent, connect
+from promptdeck.client import TextContent, connect, stdio
 from promptdeck.protocol.errors import ConnectionFailed, McpError, ProtocolViolation, RequestTimeout
 from tests.support.http_server import free_port
 
@@ -189,6 +189,37 @@ def test_input_required_asking_for_what_the_client_does_not_offer(log: Path) -> 
         async with connect(bad("sampling", log), timeout=DEADLINE, elicit=elicit) as client:
             with pytest.raises(ProtocolViolation, match="'sampling/createMessage'"):
                 await client.get_prompt("alpha")
+
+    run(scenario())
+
+
+def test_messages_in_pieces_and_several_to_a_write_are_framed(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("dribble", log), timeout=DEADLINE) as client:
+            assert client.server_info["name"] == "bad-dribble"
+            for _ in range(3):
+                assert [prompt.name for prompt in await client.list_prompts()] == ["alpha"]
+                assert (await client.get_prompt("alpha")).messages[0].content == TextContent(text="A")
+
+    run(scenario())
+
+
+def test_a_message_of_megabytes(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("big", log), timeout=DEADLINE) as client:
+            [prompt] = await client.list_prompts()
+            assert prompt.description == "x" * 3_000_000
+
+    run(scenario())
+
+
+def test_a_message_over_the_limit_is_a_protocol_violation(log: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stdio, "MAX_MESSAGE", 1 << 20)
+
+    async def scenario() -> None:
+        async with connect(bad("big", log), timeout=DEADLINE) as client:
+            with pytest.raises(ProtocolViolation, match="over 1048576 bytes"):
+                await client.list_prompts()
 
     run(scenario())
 

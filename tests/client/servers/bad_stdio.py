@@ -19,6 +19,9 @@ with one prompt, ``alpha``, until MODE makes it go wrong:
 ``quiet``            well-behaved, but without prompts.listChanged
 ``asks``             on prompts/get, first asks the client: ping, then a method it does not offer, and
                      says a few things it did not ask for (a log message, a response to nothing)
+``dribble``          well-behaved, but writes each message in pieces (a flush and a pause between), ends
+                     lines with CRLF, puts a notification in the same write, and blank lines between
+``big``              well-behaved, but its prompt has a 3 MB description
 ``input-loop``       a 2026-07-28 server whose prompts/get wants input on every round
 ``sampling``         a 2026-07-28 server whose prompts/get asks for sampling/createMessage
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any
 
 MODE, LOG = sys.argv[1], sys.argv[2]
@@ -40,8 +44,19 @@ waiting: dict[str, Any] = {}
 
 
 def send(message: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+    line = json.dumps(message) + "\n"
+    if MODE != "dribble":
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        return
+    notice = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                         "params": {"level": "debug", "data": "dribbling"}})
+    text = notice + "\r\n\n" + line.replace("\n", "\r\n") + "\n"
+    third = len(text) // 3
+    for piece in (text[:third], text[third:2 * third], text[2 * third:]):
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+        time.sleep(0.005)
 
 
 def answer(request_id: Any, result: dict[str, Any]) -> None:
@@ -63,7 +78,8 @@ def page(cursor: str | None) -> dict[str, Any]:
         return {"prompts": prompts, "nextCursor": f"c{int((cursor or 'c0')[1:]) + 1}"}
     if MODE == "not-a-list":
         return {"prompts": "all of them"}
-    return {"prompts": [{"name": "alpha", "description": "The first letter"}]}
+    description = "x" * 3_000_000 if MODE == "big" else "The first letter"
+    return {"prompts": [{"name": "alpha", "description": description}]}
 
 
 def ask(request_id: Any) -> None:
