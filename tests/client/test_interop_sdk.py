@@ -199,3 +199,16 @@ def test_an_mcpserver_legacy_session_cannot_be_watched(peers: Peers) -> None:
 
     run(scenario())
 
+
+
+@pytest.mark.parametrize("era", ["auto", "legacy"])
+def test_a_redirected_url_is_followed(era: Era, peers: Peers) -> None:
+    """The SDK's app answers ``/mcp/`` with a 307 to ``/mcp`` (as Starlette does), keeping method and body."""
+    url = peers.url("lowlevel") + "/"
+
+    async def scenario() -> None:
+        async with connect(url, era=era, timeout=DEADLINE) as client:
+            assert client.era == ("modern" if era == "auto" else "legacy")
+            assert [prompt.name for prompt in await client.list_prompts()] == PROMPTS["lowlevel"]
+
+    run(scenario())

@@ -497,7 +497,9 @@ async def _open_http(url: str, era: Era, token: str | None, headers: Mapping[str
     sent = dict(headers or {})
     if token is not None:
         sent["authorization"] = f"Bearer {token}"
-    http = httpx.AsyncClient(headers=sent, timeout=httpx.Timeout(timeout))
+    # Redirects are followed (a 307/308 keeps the method and body): servers mounted under a path answer
+    # "/mcp/" with a redirect to "/mcp". httpx drops the Authorization header when one leaves the origin.
+    http = httpx.AsyncClient(headers=sent, timeout=httpx.Timeout(timeout), follow_redirects=True)
     channel = HttpChannel(http, url)
     client = Client(channel, timeout=timeout, elicit=elicit, max_pages=max_pages, http=http)
 
