@@ -22,13 +22,13 @@ from promptdeck.client.http import HttpChannel, LegacySseChannel
 from promptdeck.protocol.errors import ClientError, ConnectionFailed, InternalError, InvalidParams, McpError
 
 from .helpers import DEADLINE, http_peer, run, script
-from .servers.sdk_server import IMAGE_B64
+from .servers.sdk_server import IMAGE_B64, UNICODE
 from .test_watch import started
 
 pytestmark = pytest.mark.slow
 
 MODERN = "2026-07-28"
-PROMPTS = {"lowlevel": ["greet", "picture", "document"],
+PROMPTS = {"lowlevel": ["greet", "picture", "document", UNICODE],
            "mcpserver": ["greet", "picture", "document", "ask-name", "grow"]}
 
 
@@ -120,7 +120,11 @@ def test_sdk_servers_in_both_eras(api: str, target: str | list[str], era: Era) -
             assert client.server_info["name"] == f"sdk-{api}"
             await check_prompts(client, api)
             await check_errors(client, api)
-            if api == "mcpserver":
+            if api == "lowlevel":
+                # Over modern HTTP the name also travels in Mcp-Name, base64-wrapped; the SDK checks it.
+                unicode = await client.get_prompt(UNICODE)
+                assert unicode.messages[0].content == TextContent(text=f"Served {UNICODE}")
+            else:
                 # input_required at 2026-07-28, a server-initiated elicitation/create in a legacy session.
                 asked = await client.get_prompt("ask-name")
                 assert asked.messages[0].content == TextContent(text="Hello, Zed!")

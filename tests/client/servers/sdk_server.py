@@ -3,7 +3,8 @@
     python sdk_server.py lowlevel|mcpserver stdio|http|sse [PORT]
 
 Both APIs serve the same prompts: ``greet(name, greeting?)`` (text), ``picture`` (an image and a
-text), ``document(topic)`` (an embedded resource), with completion of ``greet``'s ``name``.
+text), ``document(topic)`` (an embedded resource), with completion of ``greet``'s ``name``; the
+low-level one also ``café ☕``, a name an HTTP header can carry only encoded.
 The ``mcpserver`` one also has ``ask-name`` (asks the client for a name: ``input_required`` at
 2026-07-28, an ``elicitation/create`` request in a legacy session) and ``grow`` (adds a prompt
 ``grown-N`` and announces the change to 2026-07-28 subscriptions).
@@ -28,6 +29,7 @@ HOST = "127.0.0.1"
 IMAGE = b"\x89PNG\r\n\x1a\n"
 IMAGE_B64 = base64.b64encode(IMAGE).decode()
 NAMES = ("Alice", "Albert", "Bob")
+UNICODE = "café ☕"
 MODERN = "2026-07-28"
 
 
@@ -49,6 +51,7 @@ LOWLEVEL_PROMPTS = [
     types.Prompt(name="picture", description="An image"),
     types.Prompt(name="document", description="An embedded note",
                  arguments=[types.PromptArgument(name="topic", required=True)]),
+    types.Prompt(name=UNICODE, description="Not plain ASCII"),
 ]
 
 
@@ -73,6 +76,9 @@ async def lowlevel_get(ctx: Any, params: Any) -> Any:
                                               mime_type="text/plain")
         return types.GetPromptResult(messages=[
             types.PromptMessage(role="user", content=types.EmbeddedResource(type="resource", resource=resource))])
+    if params.name == UNICODE:
+        return types.GetPromptResult(messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=f"Served {UNICODE}"))])
     raise MCPError(code=types.INVALID_PARAMS, message=f"no prompt named {params.name}")
 
 
