@@ -13,10 +13,11 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
+from promptdeck.client import connect
 from tests.support.http_server import free_port
 
 HERE = Path(__file__).resolve().parent
@@ -30,6 +31,7 @@ PYTHON = sys.executable
 DEADLINE = 30.0
 
 T = TypeVar("T")
+E = TypeVar("E", bound=BaseException)
 
 
 def run(work: Awaitable[T], deadline: float = 60.0) -> T:
@@ -48,6 +50,17 @@ async def eventually(check: Callable[[], bool], what: str, deadline: float = DEA
         if time.monotonic() > end:
             raise AssertionError(f"gave up waiting: {what}")
         await asyncio.sleep(0.02)
+
+
+async def refused(kind: type[E], match: str, target: str | Sequence[str], **options: Any) -> E:
+    """Connecting to ``target`` fails with ``kind``, its message matching ``match``; returns the error.
+
+    ``timeout`` defaults to DEADLINE: an error other than RequestTimeout then also proves no hang."""
+    options.setdefault("timeout", DEADLINE)
+    with pytest.raises(kind, match=match) as raised:
+        async with connect(target, **options):
+            pass
+    return raised.value
 
 
 def serve(folder: Path | str, *options: str) -> list[str]:

@@ -17,7 +17,7 @@ from promptdeck.client import Client, EmbeddedResource, Era, TextContent, connec
 from promptdeck.client.http import HttpChannel, LegacySseChannel
 from promptdeck.protocol.errors import ConnectionFailed, InternalError, InvalidParams
 
-from .helpers import DEADLINE, EVERYTHING, SERVERS, http_peer, node, run
+from .helpers import DEADLINE, EVERYTHING, SERVERS, http_peer, node, refused, run
 from .test_watch import started
 
 pytestmark = pytest.mark.slow
@@ -147,13 +147,8 @@ def test_everything_in_every_transport(transport: str, era: str, everything: Eve
 
 
 def test_everything_is_not_modern(everything: Everything) -> None:
-    async def scenario() -> None:
-        for target in ([everything.node, str(EVERYTHING), "stdio"], everything.url("streamableHttp")):
-            with pytest.raises(ConnectionFailed, match="does not speak MCP 2026-07-28"):
-                async with connect(target, era="modern", timeout=DEADLINE):
-                    pass
-
-    run(scenario())
+    for target in ([everything.node, str(EVERYTHING), "stdio"], everything.url("streamableHttp")):
+        run(refused(ConnectionFailed, "does not speak MCP 2026-07-28", target, era="modern"))
 
 
 def test_watch_listens_to_the_everything_server(transport: str, everything: Everything) -> None:

@@ -19,11 +19,11 @@ from promptdeck.client import (
     connect,
 )
 from promptdeck.client.http import HttpChannel, LegacySseChannel
-from promptdeck.protocol.errors import ClientError, ConnectionFailed, InternalError, InvalidParams, McpError
+from promptdeck.protocol.errors import ConnectionFailed, InternalError, InvalidParams, McpError
 
-from .helpers import DEADLINE, http_peer, run, script
+from .helpers import DEADLINE, http_peer, refused, run, script
 from .servers.sdk_server import IMAGE_B64, UNICODE
-from .test_watch import started
+from .test_watch import started, unwatchable
 
 pytestmark = pytest.mark.slow
 
@@ -163,12 +163,7 @@ def test_sdk_sse_server_through_the_2024_fallback(era: Era, peers: Peers) -> Non
 def test_sdk_sse_server_is_not_modern(peers: Peers) -> None:
     sdk_sse = peers.url("mcpserver", "sse")
 
-    async def scenario() -> None:
-        with pytest.raises(ConnectionFailed, match="2026-07-28"):
-            async with connect(sdk_sse, era="modern", timeout=DEADLINE):
-                pass
-
-    run(scenario())
+    run(refused(ConnectionFailed, "2026-07-28", sdk_sse, era="modern"))
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -192,16 +187,7 @@ def test_watch_sees_an_mcpserver_prompt_added_at_run_time(transport: str, peers:
 
 def test_an_mcpserver_legacy_session_cannot_be_watched(peers: Peers) -> None:
     """MCPServer advertises listChanged false to legacy sessions (PEERS.md): watch says so at once."""
-    url = peers.url("mcpserver")
-
-    async def scenario() -> None:
-        async with connect(url, era="legacy", timeout=DEADLINE) as client:
-            assert client.capabilities["prompts"]["listChanged"] is False
-            with pytest.raises(ClientError, match="listChanged"):
-                async for _ in client.watch():
-                    pass
-
-    run(scenario())
+    assert run(unwatchable(peers.url("mcpserver"), era="legacy")) == {"listChanged": False}
 
 
 

@@ -16,7 +16,7 @@ from promptdeck.client import TextContent, connect, stdio
 from promptdeck.protocol.errors import ConnectionFailed, McpError, ProtocolViolation, RequestTimeout
 from tests.support.http_server import free_port
 
-from .helpers import DEADLINE, PYTHON, eventually, http_peer, run, script
+from .helpers import DEADLINE, PYTHON, eventually, http_peer, refused, run, script
 
 
 def bad(mode: str, log: Path) -> list[str]:
@@ -73,12 +73,7 @@ def test_a_result_that_breaks_the_schema_is_a_protocol_violation(mode: str, meth
 
 
 def test_garbage_before_the_handshake_fails_the_connection(log: Path) -> None:
-    async def scenario() -> None:
-        with pytest.raises(ProtocolViolation, match="not JSON-RPC.*chattiest server"):
-            async with connect(bad("garbage-start", log), timeout=DEADLINE, probe_timeout=DEADLINE):
-                pass
-
-    run(scenario())
+    run(refused(ProtocolViolation, "not JSON-RPC.*chattiest server", bad("garbage-start", log), probe_timeout=DEADLINE))
 
 
 def test_garbage_mid_session_fails_this_and_every_later_request(log: Path) -> None:
@@ -126,22 +121,12 @@ def test_a_server_that_exits_mid_request_is_quoted(log: Path) -> None:
 def test_a_server_that_dies_at_start_is_quoted() -> None:
     argv = [PYTHON, "-c", "import sys; sys.stderr.write('no config file at /etc/nowhere\\n'); sys.exit(2)"]
 
-    async def scenario() -> None:
-        with pytest.raises(ConnectionFailed, match="exited with code 2: no config file at /etc/nowhere"):
-            async with connect(argv, timeout=DEADLINE, probe_timeout=DEADLINE):
-                pass
-
-    run(scenario())
+    run(refused(ConnectionFailed, "exited with code 2: no config file at /etc/nowhere", argv, probe_timeout=DEADLINE))
 
 
 @pytest.mark.parametrize("argv", [["/no/such/promptdeck-server"], ["no-such-command-for-promptdeck-tests", "x"], []])
 def test_a_command_that_cannot_start(argv: list[str]) -> None:
-    async def scenario() -> None:
-        with pytest.raises(ConnectionFailed, match="could not start|empty server command"):
-            async with connect(argv):
-                pass
-
-    run(scenario())
+    run(refused(ConnectionFailed, "could not start|empty server command", argv))
 
 
 def test_the_client_answers_what_the_server_asks_and_ignores_what_it_did_not(log: Path) -> None:
@@ -250,22 +235,12 @@ def test_unsupported_version_naming_a_legacy_revision_means_legacy(log: Path) ->
 
 
 def test_unsupported_version_naming_nothing_we_speak_fails(log: Path) -> None:
-    async def scenario() -> None:
-        with pytest.raises(ConnectionFailed, match="2099-01-01"):
-            async with connect(bad("unsupported", log), timeout=DEADLINE):
-                pass
-
-    run(scenario())
+    run(refused(ConnectionFailed, "2099-01-01", bad("unsupported", log)))
     assert "initialize" not in [message.get("method") for message in received(log)]
 
 
 def test_a_modern_only_client_refuses_a_legacy_server(log: Path) -> None:
-    async def scenario() -> None:
-        with pytest.raises(ConnectionFailed, match="does not speak MCP 2026-07-28"):
-            async with connect(bad("quiet", log), era="modern", timeout=DEADLINE):
-                pass
-
-    run(scenario())
+    run(refused(ConnectionFailed, "does not speak MCP 2026-07-28", bad("quiet", log), era="modern"))
 
 
 def test_method_not_found_from_a_server_is_its_error(log: Path) -> None:
@@ -284,13 +259,8 @@ def test_method_not_found_from_a_server_is_its_error(log: Path) -> None:
 def test_nothing_listening_is_a_connection_failure() -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
 
-    async def scenario() -> None:
-        for era in ("auto", "legacy", "modern"):
-            with pytest.raises(ConnectionFailed, match="cannot reach"):
-                async with connect(url, era=era, timeout=DEADLINE):
-                    pass
-
-    run(scenario())
+    for era in ("auto", "legacy", "modern"):
+        run(refused(ConnectionFailed, "cannot reach", url, era=era))
 
 
 @pytest.fixture
@@ -302,23 +272,13 @@ def raw_http(request: pytest.FixtureRequest, log: Path) -> Iterator[str]:
 
 @pytest.mark.parametrize("raw_http", ["html404"], indirect=True)
 def test_an_http_server_without_mcp_is_reported_with_its_status(raw_http: str) -> None:
-    async def scenario() -> None:
-        with pytest.raises(ConnectionFailed, match="neither Streamable HTTP nor .* HTTP\\+SSE .*404") as failed:
-            async with connect(raw_http, timeout=DEADLINE):
-                pass
-        assert failed.value.status == 404
-
-    run(scenario())
+    failure = run(refused(ConnectionFailed, "neither Streamable HTTP nor .* HTTP\\+SSE .*404", raw_http))
+    assert failure.status == 404
 
 
 @pytest.mark.parametrize("raw_http", ["text-plain"], indirect=True)
 def test_an_http_answer_that_is_neither_json_nor_sse(raw_http: str) -> None:
-    async def scenario() -> None:
-        with pytest.raises(ProtocolViolation, match="text/plain"):
-            async with connect(raw_http, timeout=DEADLINE):
-                pass
-
-    run(scenario())
+    run(refused(ProtocolViolation, "text/plain", raw_http))
 
 
 @pytest.mark.parametrize("raw_http", ["crlf"], indirect=True)
@@ -348,12 +308,7 @@ def test_a_stream_that_ends_before_the_answer(raw_http: str) -> None:
 def test_an_sse_endpoint_on_another_origin_is_refused(raw_http: str) -> None:
     """The endpoint would receive the client's credentials: it must be where the client was sent."""
 
-    async def scenario() -> None:
-        with pytest.raises(ProtocolViolation, match="another origin"):
-            async with connect(raw_http, timeout=DEADLINE, token="a-secret-that-must-stay-home"):
-                pass
-
-    run(scenario())
+    run(refused(ProtocolViolation, "another origin", raw_http, token="a-secret-that-must-stay-home"))
 
 
 @pytest.mark.parametrize("raw_http", ["resume"], indirect=True)

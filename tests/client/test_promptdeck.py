@@ -31,7 +31,7 @@ from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
 from tests.support.schema import schema_available, schema_missing_reason, validate_message
 from tests.support.traffic import read_log
 
-from .helpers import PYTHON, recorded, run, serve
+from .helpers import PYTHON, recorded, refused, run, serve
 
 MODERN = "2026-07-28"
 TRANSPORTS = ("stdio", "http", "stateless", "sse")
@@ -81,12 +81,7 @@ def test_connects_in_the_era_the_transport_allows(transport: str, era: Era, requ
 
 
 def test_a_modern_only_connection_to_the_sse_endpoint_fails(request: pytest.FixtureRequest) -> None:
-    async def scenario() -> None:
-        with pytest.raises(ConnectionFailed, match="2026-07-28"):
-            async with connect(target_of("sse", request), era="modern"):
-                pass
-
-    run(scenario())
+    run(refused(ConnectionFailed, "2026-07-28", target_of("sse", request), era="modern"))
 
 
 def test_lists_renders_and_completes_every_example(transport: str, era: Era, request: pytest.FixtureRequest) -> None:
@@ -284,17 +279,10 @@ def test_a_401_is_a_connection_failure_until_the_right_token_is_sent(tmp_path: P
     tokens = tmp_path / "tokens"
     tokens.write_text(f"tester:{token}\n")
 
-    async def refused(url: str, **options: Any) -> ConnectionFailed:
-        with pytest.raises(ConnectionFailed) as failed:
-            async with connect(url, **options):
-                pass
-        return failed.value
-
     async def scenario(url: str) -> None:
         for options in ({}, {"token": "not-the-token-at-all"}, {"token": token[:-1], "era": "legacy"}):
-            failure = await refused(url, **options)
+            failure = await refused(ConnectionFailed, "HTTP 401.*Bearer", url, **options)
             assert failure.status == 401, options
-            assert "HTTP 401" in str(failure) and "Bearer" in str(failure), str(failure)
         async with connect(url, token=token) as client:
             assert client.era == "modern"
             assert len(await client.list_prompts()) == len(EXAMPLE_ARGS)
@@ -310,10 +298,5 @@ def test_a_401_is_a_connection_failure_until_the_right_token_is_sent(tmp_path: P
 
 
 def test_token_and_headers_are_for_http_only() -> None:
-    async def scenario() -> None:
-        with pytest.raises(ValueError, match="HTTP"):
-            async with connect([PYTHON, "-c", "pass"], token="secret-token-here"):
-                pass
-
-    run(scenario())
+    run(refused(ValueError, "HTTP", [PYTHON, "-c", "pass"], token="secret-token-here"))
 

@@ -143,15 +143,18 @@ def test_two_clients_watch_one_http_server(library: Path) -> None:
         run(scenario(url))
 
 
-def test_a_server_without_list_changed_cannot_be_watched(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        async with connect(script("bad_stdio.py", "quiet", str(tmp_path / "log"))) as client:
-            assert client.capabilities == {"prompts": {}}
-            with pytest.raises(ClientError, match="listChanged"):
-                async for _ in client.watch():
-                    pass
+async def unwatchable(target: str | list[str], era: Era = "auto") -> dict[str, object]:
+    """watch() on ``target`` fails at once, saying listChanged is missing; returns the prompts capability."""
+    async with connect(target, era=era) as client:
+        with pytest.raises(ClientError, match="no prompts.listChanged capability"):
+            async for _ in client.watch():
+                pass
+        prompts: dict[str, object] = client.capabilities["prompts"]
+        return prompts
 
-    run(scenario())
+
+def test_a_server_without_list_changed_cannot_be_watched(tmp_path: Path) -> None:
+    assert run(unwatchable(script("bad_stdio.py", "quiet", str(tmp_path / "log")))) == {}
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
