@@ -209,6 +209,14 @@ def test_a_message_over_the_limit_is_a_protocol_violation(log: Path, monkeypatch
     run(scenario())
 
 
+def test_a_server_that_logs_megabytes_to_stderr_still_answers(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("noisy", log), timeout=DEADLINE) as client:
+            assert [prompt.name for prompt in await client.list_prompts()] == ["alpha"]
+
+    run(scenario())
+
+
 # -- era detection over stdio -------------------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from promptdeck.client import Client, Era, ListChange, connect
 from promptdeck.client.stdio import StdioChannel
-from promptdeck.protocol.errors import ClientError, ConnectionFailed
+from promptdeck.protocol.errors import ClientError, ConnectionFailed, McpError, ProtocolViolation, RequestTimeout
 from tests.support.http_server import http_server
 
 from .helpers import eventually, run, script, serve
@@ -157,6 +158,31 @@ def test_a_server_without_list_changed_cannot_be_watched(tmp_path: Path) -> None
     assert run(unwatchable(script("bad_stdio.py", "quiet", str(tmp_path / "log")))) == {}
 
 
+@pytest.mark.parametrize(("mode", "error", "said"), [
+    ("listen-unknown", McpError, "Method not found: subscriptions/listen"),
+    ("listen-silent", RequestTimeout, "subscriptions/listen: no acknowledgement within 1 s"),
+    ("listen-declines", ClientError, "did not agree to send prompt list changes"),
+    ("listen-ends", ProtocolViolation, "ended before it was acknowledged"),
+])
+def test_a_subscription_the_server_will_not_hold(mode: str, error: type[Exception], said: str, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+
+    async def scenario() -> None:
+        async with connect(script("bad_stdio.py", mode, str(log)), timeout=1.0) as client:
+            assert client.era == "modern"
+            with pytest.raises(error, match=said):
+                async for _ in client.watch():
+                    pass
+
+    run(scenario())
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    [listen] = [message for message in sent if message.get("method") == "subscriptions/listen"]
+    assert listen["params"]["notifications"] == {"promptsListChanged": True}
+    cancels = [m["params"]["requestId"] for m in sent if m.get("method") == "notifications/cancelled"]
+    # A subscription still open when the watch gives up is cancelled; one the server ended is not.
+    assert cancels == ([] if mode in ("listen-unknown", "listen-ends") else [listen["id"]])
+
+
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_a_stdio_server_that_dies_ends_the_watch_with_connection_failed(era: Era, library: Path) -> None:
     async def scenario() -> None:
@@ -191,3 +217,19 @@ def test_a_modern_http_watch_ends_when_the_server_shuts_down(library: Path) -> N
 
     with stopping_server(library) as (url, shut_down):
         run(scenario(url, shut_down))
+
+
+def test_closing_the_client_ends_its_watches(way: str, library: Path) -> None:
+    era, reach = WAYS[way]
+
+    async def scenario(target: str | list[str]) -> None:
+        async with connect(target, era=era) as client:
+            watchers = await started(client, 2)
+        for watcher in watchers:
+            await eventually(watcher.task.done, "the watch to end with its client")
+            # Said plainly, on every transport; never a CancelledError the watching task did not ask for.
+            assert not watcher.task.cancelled()
+            assert isinstance(watcher.error, ConnectionFailed) and str(watcher.error) == "the client is closed"
+
+    with reach(library) as target:
+        run(scenario(target))

@@ -140,6 +140,8 @@ class Client:
         self._watchers: list[asyncio.Queue[None]] = []
         self._legacy_listener: asyncio.Task[None] | None = None
         self._subscriptions: dict[RequestId, _Subscription] = {}
+        #: set by aclose: watches then end with "the client is closed", whatever their stream says
+        self._closed = False
         capabilities: dict[str, Any] = {"elicitation": {"form": {}}} if elicit is not None else {}
         self._meta = {_META + "protocolVersion": MODERN_VERSION, _META + "clientCapabilities": capabilities,
                       _META + "clientInfo": {"name": "promptdeck", "version": __version__}}
@@ -305,6 +307,9 @@ class Client:
                 await asyncio.wait((waiting, listener), return_when=asyncio.FIRST_COMPLETED)
                 if not waiting.done():
                     waiting.cancel()
+                    if self._closed or listener.cancelled():
+                        # Not the listener's own error (a CancelledError would look like our task's).
+                        raise ConnectionFailed("the client is closed")
                     listener.result()  # the server's end, or why the stream failed
                     return
                 while not changes.empty():  # one refresh for a burst of notifications
@@ -421,6 +426,7 @@ class Client:
         await self._channel.notify("notifications/initialized")
 
     async def aclose(self) -> None:
+        self._closed = True
         if self._legacy_listener is not None:
             self._legacy_listener.cancel()
             await asyncio.gather(self._legacy_listener, return_exceptions=True)

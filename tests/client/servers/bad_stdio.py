@@ -24,6 +24,11 @@ with one prompt, ``alpha``, until MODE makes it go wrong:
 ``big``              well-behaved, but its prompt has a 3 MB description
 ``input-loop``       a 2026-07-28 server whose prompts/get wants input on every round
 ``sampling``         a 2026-07-28 server whose prompts/get asks for sampling/createMessage
+``listen-unknown``   a 2026-07-28 server (prompts.listChanged) answering subscriptions/listen with -32601
+``listen-silent``    ... that never acknowledges a subscription
+``listen-declines``  ... that acknowledges one without promptsListChanged
+``listen-ends``      ... that answers subscriptions/listen at once, before any acknowledgement
+``noisy``            well-behaved, after writing 2 MB of log lines to stderr
 
 Every line it reads is appended to LOG, so tests can check what the client sent (a cancellation).
 """
@@ -37,7 +42,7 @@ from typing import Any
 
 MODE, LOG = sys.argv[1], sys.argv[2]
 LEGACY = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-MODERN = MODE in ("input-loop", "sampling")
+MODERN = MODE in ("input-loop", "sampling") or MODE.startswith("listen-")
 META = {"io.modelcontextprotocol/serverInfo": {"name": f"bad-{MODE}", "version": "0"}}
 #: prompts/get requests waiting for the client to answer our own requests (``asks``)
 waiting: dict[str, Any] = {}
@@ -111,6 +116,16 @@ def input_required(request_id: Any, params: dict[str, Any]) -> None:
                         "requestState": str(rounds), "_meta": META})
 
 
+def listen(request_id: Any) -> None:
+    if MODE == "listen-unknown":
+        fail(request_id, -32601, "Method not found: subscriptions/listen")
+    elif MODE == "listen-declines":
+        send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+              "params": {"notifications": {}, "_meta": {"io.modelcontextprotocol/subscriptionId": request_id}}})
+    elif MODE == "listen-ends":
+        answer(request_id, {"resultType": "complete", "_meta": META})
+
+
 def handle(message: dict[str, Any]) -> None:
     method, request_id, params = message.get("method"), message.get("id"), message.get("params") or {}
     if method is None and request_id is not None:
@@ -119,8 +134,11 @@ def handle(message: dict[str, Any]) -> None:
     if request_id is None or method is None:
         return  # a notification (initialized, cancelled): logged, nothing to do
     if method == "server/discover" and MODERN:
+        prompts = {"listChanged": True} if MODE.startswith("listen-") else {}
         answer(request_id, {"resultType": "complete", "supportedVersions": ["2026-07-28"],
-                            "capabilities": {"prompts": {}}, "_meta": META})
+                            "capabilities": {"prompts": prompts}, "_meta": META})
+    elif method == "subscriptions/listen":
+        listen(request_id)
     elif method == "server/discover":
         if MODE == "ignore-discover":
             return
@@ -163,6 +181,10 @@ def handle(message: dict[str, Any]) -> None:
 
 
 def main() -> None:
+    if MODE == "noisy":
+        for number in range(20_000):
+            sys.stderr.write(f"log line {number:05d}: {'.' * 90}\n")
+        sys.stderr.flush()
     if MODE == "garbage-start":
         sys.stdout.write("Starting the chattiest server in the world...\n")
         sys.stdout.flush()
