@@ -5,6 +5,7 @@ see RequestTimeout instead if the client hung, so the class of the error is what
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,6 +106,24 @@ def test_a_server_that_never_answers_times_out_and_is_told_to_cancel(log: Path) 
             assert [prompt.name for prompt in await client.list_prompts()] == ["alpha"]
 
     run(scenario())
+
+
+def test_a_request_the_caller_cancels_is_cancelled_on_the_server(log: Path) -> None:
+    async def scenario() -> None:
+        async with connect(bad("silent", log), timeout=DEADLINE) as client:
+            pending = asyncio.ensure_future(client.get_prompt("alpha"))
+            await eventually(lambda: any(m.get("method") == "prompts/get" for m in received(log)), "the request")
+            pending.cancel()
+            await asyncio.gather(pending, return_exceptions=True)
+            assert pending.cancelled()
+            await eventually(lambda: any(m.get("method") == "notifications/cancelled" for m in received(log)),
+                             "notifications/cancelled to reach the server")
+            assert [prompt.name for prompt in await client.list_prompts()] == ["alpha"]
+
+    run(scenario())
+    [asked] = [m for m in received(log) if m.get("method") == "prompts/get"]
+    [cancel] = [m for m in received(log) if m.get("method") == "notifications/cancelled"]
+    assert cancel["params"] == {"requestId": asked["id"], "reason": "cancelled by the client"}
 
 
 def test_a_server_that_exits_mid_request_is_quoted(log: Path) -> None:
