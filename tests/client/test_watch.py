@@ -158,6 +158,20 @@ def test_a_server_without_list_changed_cannot_be_watched(tmp_path: Path) -> None
     assert run(unwatchable(script("bad_stdio.py", "quiet", str(tmp_path / "log")))) == {}
 
 
+def test_a_legacy_session_without_a_get_stream_cannot_be_watched(library: Path) -> None:
+    """A stateless server has no GET stream for a legacy session to hear changes on: watch says so."""
+
+    async def scenario(url: str) -> None:
+        async with connect(url, era="legacy") as client:
+            with pytest.raises(ClientError, match="offers no GET stream"):
+                async for _ in client.watch():
+                    pass
+            assert client.prompts is None  # it gave up before listing
+
+    with http_server(str(library), "--stateless") as url:
+        run(scenario(url))
+
+
 @pytest.mark.parametrize(("mode", "error", "said"), [
     ("listen-unknown", McpError, "Method not found: subscriptions/listen"),
     ("listen-silent", RequestTimeout, "subscriptions/listen: no acknowledgement within 1 s"),
