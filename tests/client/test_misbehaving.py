@@ -236,6 +236,17 @@ def test_a_server_that_logs_megabytes_to_stderr_still_answers(log: Path) -> None
     run(scenario())
 
 
+def test_the_server_gets_the_environment_and_folder_it_is_given(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # LOG is relative: it lands in the server's working folder.
+        async with connect(bad("quiet", Path("here.jsonl")), env={"BAD_NAME": "named by env"},
+                           cwd=str(tmp_path), timeout=DEADLINE) as client:
+            assert client.server_info["name"] == "named by env"
+
+    run(scenario())
+    assert received(tmp_path / "here.jsonl")[0]["method"] == "server/discover"
+
+
 # -- era detection over stdio -------------------------------------------------------------------------
 
 

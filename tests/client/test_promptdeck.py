@@ -297,6 +297,18 @@ def test_a_401_is_a_connection_failure_until_the_right_token_is_sent(tmp_path: P
         run(scenario(url))
 
 
+def test_a_rate_limit_is_a_connection_failure_saying_when_to_retry() -> None:
+    async def scenario(url: str) -> None:
+        async with connect(url) as client:
+            with pytest.raises(ConnectionFailed, match=r"HTTP 429, rate limited; retry after \d+ s") as limited:
+                for _ in range(10):
+                    await client.list_prompts(refresh=True)
+            assert limited.value.status == 429
+
+    with http_server(str(EXAMPLES), "--no-watch", "--rate-limit", "3") as url:
+        run(scenario(url))
+
+
 def test_token_and_headers_are_for_http_only() -> None:
     run(refused(ValueError, "HTTP", [PYTHON, "-c", "pass"], token="secret-token-here"))
 

@@ -30,12 +30,14 @@ with one prompt, ``alpha``, until MODE makes it go wrong:
 ``listen-ends``      ... that answers subscriptions/listen at once, before any acknowledgement
 ``noisy``            well-behaved, after writing 2 MB of log lines to stderr
 
-Every line it reads is appended to LOG, so tests can check what the client sent (a cancellation).
+The environment variable BAD_NAME, if set, is the name it gives. Every line it reads is appended to
+LOG, so tests can check what the client sent (a cancellation).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import Any
@@ -152,7 +154,7 @@ def handle(message: dict[str, Any]) -> None:
         version = asked if asked in LEGACY and MODE != "unsupported-legacy" else "2025-06-18"
         prompts = {} if MODE == "quiet" else {"listChanged": True}
         answer(request_id, {"protocolVersion": version, "capabilities": {"prompts": prompts},
-                            "serverInfo": {"name": f"bad-{MODE}", "version": "0"}})
+                            "serverInfo": {"name": os.environ.get("BAD_NAME", f"bad-{MODE}"), "version": "0"}})
     elif method == "ping":
         answer(request_id, {})
     elif method == "prompts/list":
