@@ -15,9 +15,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 import pytest
 
-from promptdeck.client import connect
+from promptdeck.client import Client, connect
+from promptdeck.client.http import HttpChannel
 from tests.support.http_server import free_port
 
 HERE = Path(__file__).resolve().parent
@@ -61,6 +63,27 @@ async def refused(kind: type[E], match: str, target: str | Sequence[str], **opti
         async with connect(target, **options):
             pass
     return raised.value
+
+
+async def forget_session(client: Client) -> str:
+    """End the client's legacy HTTP session behind its back (a DELETE of our own), as a server restart
+    or a session timeout would; returns the old session id."""
+    channel = client._channel
+    assert isinstance(channel, HttpChannel) and channel.session_id is not None
+    session = channel.session_id
+    async with httpx.AsyncClient() as http:
+        response = await http.delete(channel.url, headers={"mcp-session-id": session,
+                                                           "mcp-protocol-version": client.protocol_version})
+    assert response.status_code in (200, 202, 204), response
+    return session
+
+
+async def check_new_session(client: Client, expired: str, requests: int = 5) -> None:
+    """Requests after the server forgot the session all succeed, on one new session."""
+    listings = await asyncio.gather(*(client.list_prompts(refresh=True) for _ in range(requests)))
+    assert all(listing == listings[0] and listing for listing in listings)
+    channel = client._channel
+    assert isinstance(channel, HttpChannel) and channel.session_id not in (None, expired)
 
 
 def serve(folder: Path | str, *options: str) -> list[str]:

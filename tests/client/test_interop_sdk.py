@@ -21,7 +21,7 @@ from promptdeck.client import (
 from promptdeck.client.http import HttpChannel, LegacySseChannel
 from promptdeck.protocol.errors import ConnectionFailed, InternalError, InvalidParams, McpError
 
-from .helpers import DEADLINE, http_peer, refused, run, script
+from .helpers import DEADLINE, check_new_session, forget_session, http_peer, refused, run, script
 from .servers.sdk_server import IMAGE_B64, UNICODE
 from .test_watch import started, unwatchable
 
@@ -200,5 +200,14 @@ def test_a_redirected_url_is_followed(era: Era, peers: Peers) -> None:
         async with connect(url, era=era, timeout=DEADLINE) as client:
             assert client.era == ("modern" if era == "auto" else "legacy")
             assert [prompt.name for prompt in await client.list_prompts()] == PROMPTS["lowlevel"]
+
+    run(scenario())
+
+
+def test_a_forgotten_sdk_session_is_started_anew(peers: Peers) -> None:
+    async def scenario() -> None:
+        async with connect(peers.url("lowlevel"), era="legacy", timeout=DEADLINE) as client:
+            expired = await forget_session(client)
+            await check_new_session(client, expired)
 
     run(scenario())

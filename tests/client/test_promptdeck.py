@@ -31,7 +31,7 @@ from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
 from tests.support.schema import schema_available, schema_missing_reason, validate_message
 from tests.support.traffic import read_log
 
-from .helpers import PYTHON, recorded, refused, run, serve
+from .helpers import PYTHON, check_new_session, forget_session, recorded, refused, run, serve
 
 MODERN = "2026-07-28"
 TRANSPORTS = ("stdio", "http", "stateless", "sse")
@@ -307,6 +307,17 @@ def test_a_rate_limit_is_a_connection_failure_saying_when_to_retry() -> None:
 
     with http_server(str(EXAMPLES), "--no-watch", "--rate-limit", "3") as url:
         run(scenario(url))
+
+
+def test_a_forgotten_legacy_session_is_started_anew(examples_http: str) -> None:
+    """2025-03-26+: a 404 to a request carrying a session id means the client must initialize again."""
+
+    async def scenario() -> None:
+        async with connect(examples_http, era="legacy") as client:
+            expired = await forget_session(client)
+            await check_new_session(client, expired)
+
+    run(scenario())
 
 
 def test_token_and_headers_are_for_http_only() -> None:

@@ -21,7 +21,15 @@ from typing import Any
 import msgspec
 
 from ..protocol import jsonrpc
-from ..protocol.errors import ClientError, McpError, MethodNotFound, ProtocolViolation, RequestTimeout, from_wire
+from ..protocol.errors import (
+    ClientError,
+    ConnectionFailed,
+    McpError,
+    MethodNotFound,
+    ProtocolViolation,
+    RequestTimeout,
+    from_wire,
+)
 
 log = logging.getLogger("promptdeck.client")
 
@@ -63,6 +71,15 @@ def _ignore(method: str, params: dict[str, Any] | None) -> None:
 
 async def _refuse(method: str, params: dict[str, Any] | None) -> Any:
     raise MethodNotFound(f"this client does not handle {method}")
+
+
+class SessionExpired(ConnectionFailed):
+    """A legacy HTTP server answered 404 to a request in our session: it no longer knows the session
+    (it restarted, or the session timed out). The spec's answer is a new session: initialize again."""
+
+    def __init__(self, message: str, session: str) -> None:
+        super().__init__(message, status=404)
+        self.session = session
 
 
 class Channel:

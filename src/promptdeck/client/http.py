@@ -20,7 +20,7 @@ import msgspec
 
 from ..protocol import jsonrpc
 from ..protocol.errors import ClientError, ConnectionFailed, ProtocolViolation, RequestTimeout, from_wire
-from .channel import Channel, Envelope, Multiplexed, RequestId, decode, log
+from .channel import Channel, Envelope, Multiplexed, RequestId, SessionExpired, decode, log
 
 MODERN_VERSION = "2026-07-28"
 #: How often a dropped stream is reopened before giving up.
@@ -171,6 +171,9 @@ class HttpChannel(Channel):
             async with self.http.stream("POST", self.url, content=body, headers=headers) as response:
                 if method == "initialize" and "mcp-session-id" in response.headers:
                     self.session_id = response.headers["mcp-session-id"]
+                session = headers.get("mcp-session-id")
+                if response.status_code == 404 and session is not None:
+                    raise SessionExpired(f"{method}: the server no longer knows session {session!r:.40}", session)
                 await refuse_status(response, method)
                 kind = _content_type(response)
                 if kind == _JSON:

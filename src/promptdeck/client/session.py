@@ -32,7 +32,7 @@ from ..protocol.errors import (
     UnsupportedVersion,
 )
 from ..protocol.revisions import LATEST, REVISIONS, SUPPORTED
-from .channel import Channel, Multiplexed, RequestId
+from .channel import Channel, Multiplexed, RequestId, SessionExpired
 from .types import Completion, ListChange, PromptInfo, PromptMessage, RenderedPrompt
 
 if TYPE_CHECKING:
@@ -142,6 +142,7 @@ class Client:
         self._subscriptions: dict[RequestId, _Subscription] = {}
         #: set by aclose: watches then end with "the client is closed", whatever their stream says
         self._closed = False
+        self._renewing = asyncio.Lock()
         capabilities: dict[str, Any] = {"elicitation": {"form": {}}} if elicit is not None else {}
         self._meta = {_META + "protocolVersion": MODERN_VERSION, _META + "clientCapabilities": capabilities,
                       _META + "clientInfo": {"name": "promptdeck", "version": __version__}}
@@ -169,8 +170,22 @@ class Client:
         if self.era == "modern":
             extra = params.get("_meta")
             params = {**params, "_meta": {**self._meta, **extra} if isinstance(extra, dict) else self._meta}
-        return await self._channel.request(method, params or None, name=name, id=id,
-                                           timeout=self.timeout if timeout is _DEFAULT else timeout)
+        wait = self.timeout if timeout is _DEFAULT else timeout
+        try:
+            return await self._channel.request(method, params or None, name=name, id=id, timeout=wait)
+        except SessionExpired as expired:
+            # A legacy HTTP server forgot our session (2025-03-26+: a 404 to it): start a new one, once.
+            await self._renew(expired.session)
+            return await self._channel.request(method, params or None, name=name, id=id, timeout=wait)
+
+    async def _renew(self, expired: str) -> None:
+        from .http import HttpChannel  # only HTTP sessions expire (and httpx is there if one did)
+
+        async with self._renewing:  # concurrent requests that all met the 404 make one new session
+            channel = self._channel
+            if isinstance(channel, HttpChannel) and channel.session_id == expired:
+                channel.session_id = None
+                await self._initialize()
 
     async def list_prompts(self, *, refresh: bool = False, progress: Progress | None = None) -> tuple[PromptInfo, ...]:
         """Every prompt the server lists, walking all pages.
