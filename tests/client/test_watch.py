@@ -73,9 +73,10 @@ async def started(client: Client, count: int = 1) -> list[Watcher]:
     """``count`` watchers, once each has made its first listing (so it is listening)."""
     watchers = []
     for _ in range(count):
-        client._listing = None  # the watcher's own first listing fills it again
+        before = client.prompts
         watchers.append(Watcher(client))
-        await eventually(lambda: client.prompts is not None, "the watcher's first listing")
+        # Each listing is a new tuple: this one is the watcher's own.
+        await eventually(lambda before=before: client.prompts is not before, "the watcher's first listing")
     return watchers
 
 
