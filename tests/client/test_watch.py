@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
@@ -69,6 +70,10 @@ class Watcher:
         await asyncio.gather(self.task, return_exceptions=True)
 
 
+def relisted(client: Client, before: object) -> bool:
+    return client.prompts is not before
+
+
 async def started(client: Client, count: int = 1) -> list[Watcher]:
     """``count`` watchers, once each has made its first listing (so it is listening)."""
     watchers = []
@@ -76,7 +81,7 @@ async def started(client: Client, count: int = 1) -> list[Watcher]:
         before = client.prompts
         watchers.append(Watcher(client))
         # Each listing is a new tuple: this one is the watcher's own.
-        await eventually(lambda before=before: client.prompts is not before, "the watcher's first listing")
+        await eventually(functools.partial(relisted, client, before), "the watcher's first listing")
     return watchers
 
 
