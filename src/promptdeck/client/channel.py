@@ -65,6 +65,15 @@ def decode(data: bytes | str) -> list[Envelope]:
     return messages
 
 
+def result_of(message: Envelope) -> msgspec.Raw:
+    """The result of a response, or the error it carries raised (a response with neither is a violation)."""
+    if message.error is not None:
+        raise from_wire(message.error)
+    if not message.result:
+        raise ProtocolViolation(f"the answer to request {message.id!r} has neither a result nor an error")
+    return message.result
+
+
 def _ignore(method: str, params: dict[str, Any] | None) -> None:
     log.debug("ignored %s from the server", method)
 
@@ -95,6 +104,12 @@ class Channel:
 
     def next_id(self) -> int:
         return next(self._ids)
+
+    def _open_request(self, id: RequestId | None) -> RequestId:
+        """The id for a new request (the next one unless given); raises once the connection is unusable."""
+        if self.failure is not None:
+            raise self.failure
+        return next(self._ids) if id is None else id
 
     async def request(self, method: str, params: dict[str, Any] | None, *, timeout: float | None,
                       name: str | None = None, id: RequestId | None = None) -> msgspec.Raw:
@@ -174,10 +189,7 @@ class Multiplexed(Channel):
 
     async def request(self, method: str, params: dict[str, Any] | None, *, timeout: float | None,
                       name: str | None = None, id: RequestId | None = None) -> msgspec.Raw:
-        if self.failure is not None:
-            raise self.failure
-        if id is None:
-            id = next(self._ids)
+        id = self._open_request(id)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[msgspec.Raw] = loop.create_future()
         self._pending[id] = future
@@ -219,13 +231,10 @@ class Multiplexed(Channel):
                 future = self._pending[message.id]
                 if future.done():
                     continue
-                if message.error is not None:
-                    future.set_exception(from_wire(message.error))
-                elif message.result:
-                    future.set_result(message.result)
-                else:
-                    future.set_exception(ProtocolViolation(f"the answer to request {message.id!r} has neither a "
-                                                           "result nor an error"))
+                try:
+                    future.set_result(result_of(message))
+                except (McpError, ProtocolViolation) as exc:
+                    future.set_exception(exc)
             else:
                 self.route(message)
 

@@ -20,7 +20,7 @@ import msgspec
 
 from ..protocol import jsonrpc
 from ..protocol.errors import ClientError, ConnectionFailed, ProtocolViolation, RequestTimeout, from_wire
-from .channel import Channel, Envelope, Multiplexed, RequestId, SessionExpired, decode, log
+from .channel import Channel, Envelope, Multiplexed, RequestId, SessionExpired, decode, log, result_of
 
 MODERN_VERSION = "2026-07-28"
 #: How often a dropped stream is reopened before giving up.
@@ -141,10 +141,7 @@ class HttpChannel(Channel):
 
     async def request(self, method: str, params: dict[str, Any] | None, *, timeout: float | None,
                       name: str | None = None, id: RequestId | None = None) -> msgspec.Raw:
-        if self.failure is not None:
-            raise self.failure
-        if id is None:
-            id = next(self._ids)
+        id = self._open_request(id)
         body = jsonrpc.encode_request(id, method, params)
         try:
             async with asyncio.timeout(timeout):
@@ -237,23 +234,23 @@ class HttpChannel(Channel):
         try:
             async with asyncio.timeout(END_GRACE):
                 async for event in events:
-                    if event.data.strip():
-                        for message in decode(event.data):
-                            self.route(message)
+                    self._route_event(event)
         except TimeoutError:
             self._lingers = True
         except (httpx.HTTPError, ClientError) as exc:
             log.debug("the end of an event stream failed: %s", exc)
 
+    def _route_event(self, event: Event) -> None:
+        """Hand what an event carries (notifications, server requests) to ``route``."""
+        if event.data.strip():
+            for message in decode(event.data):
+                self.route(message)
+
     def _answer(self, messages: list[Envelope], id: RequestId | None) -> msgspec.Raw | None:
         answer: msgspec.Raw | None = None
         for message in messages:
             if message.method is None and message.id == id and id is not None:
-                if message.error is not None:
-                    raise from_wire(message.error)
-                if not message.result:
-                    raise ProtocolViolation(f"the answer to request {id!r} has neither a result nor an error")
-                answer = message.result
+                answer = result_of(message)
             else:
                 self.route(message)
         return answer
@@ -293,9 +290,7 @@ class HttpChannel(Channel):
                         async for event in sse_events(response.aiter_lines()):
                             self._last_event_id = event.id or self._last_event_id
                             retry = event.retry or retry
-                            if event.data.strip():
-                                for message in decode(event.data):
-                                    self.route(message)
+                            self._route_event(event)
                     finally:
                         self.streaming.clear()
             except httpx.HTTPError as exc:

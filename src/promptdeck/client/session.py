@@ -228,7 +228,8 @@ class Client:
         for key, value in arguments.items():
             if not isinstance(value, str):
                 raise TypeError(f"argument {key!r} of prompt {name!r} must be a string, not {type(value).__name__}")
-        params: dict[str, Any] = {"name": name, "arguments": arguments} if arguments else {"name": name}
+        asked: dict[str, Any] = {"name": name, "arguments": arguments} if arguments else {"name": name}
+        params = asked
         for _ in range(MAX_INPUT_ROUNDS):
             got = _decode(_Got, await self._call("prompts/get", params, name=name), "prompts/get")
             if got.result_type == "complete":
@@ -238,7 +239,7 @@ class Client:
             if got.result_type != "input_required" or self.era != "modern":
                 raise ProtocolViolation(f"prompts/get {name!r}: unexpected resultType {got.result_type!r}")
             # Every retry is a new request: the answers to all questions, and the state echoed unchanged.
-            params = {"name": name, "arguments": arguments} if arguments else {"name": name}
+            params = dict(asked)
             if got.input_requests:
                 params["inputResponses"] = {key: await self._provide(name, ask)
                                             for key, ask in got.input_requests.items()}
