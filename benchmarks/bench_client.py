@@ -35,7 +35,6 @@ import os
 import platform
 import pstats
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -54,7 +53,8 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from bench_stdio import warm_page_cache
+from bench_http import free_port
+from bench_stdio import file_tail, stop_process, warm_page_cache
 from libgen import DEFAULT_TONE, TONES, ensure_library, prompt_names
 
 HERE = Path(__file__).resolve().parent
@@ -247,13 +247,6 @@ async def open_sdk(transport: str, era: str, target: str | list[str], http_pid: 
         yield SdkDriver(session, pid)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextlib.asynccontextmanager
 async def http_server(library: Path, log: Path, timeout: float = 60.0) -> AsyncIterator[tuple[str, int]]:
     """promptdeck serving LIBRARY over Streamable HTTP on a free loopback port: (url, pid)."""
@@ -279,13 +272,7 @@ async def http_server(library: Path, log: Path, timeout: float = 60.0) -> AsyncI
                 break
             yield f"http://127.0.0.1:{port}/mcp", proc.pid
         finally:
-            if proc.returncode is None:
-                proc.terminate()
-                try:
-                    await asyncio.wait_for(proc.wait(), 10)
-                except TimeoutError:
-                    proc.kill()
-                    await proc.wait()
+            await stop_process(proc, 10)
 
 
 def describe(exc: BaseException) -> str:
@@ -296,11 +283,7 @@ def describe(exc: BaseException) -> str:
 
 
 def tail(path: Path, lines: int = LOG_TAIL) -> str:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-    return " | ".join(text.rstrip().splitlines()[-lines:])
+    return file_tail(path, lines, " | ")
 
 
 # ------------------------------------------------------------------------------------------- measuring

@@ -51,6 +51,7 @@ from bench_stdio import (
     MODERN_VERSION,
     PROTOCOL_VERSION,
     environment,
+    file_tail,
     load_average,
     percentile,
     server_env,
@@ -219,11 +220,7 @@ class ServerProc:
             proc.wait()
 
     def log_tail(self, lines: int = STDERR_TAIL) -> str:
-        try:
-            text = self.log_path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ""
-        return "\n".join(text.rstrip().splitlines()[-lines:])
+        return file_tail(self.log_path, lines)
 
 
 # ----------------------------------------------------------------------------------------- the client

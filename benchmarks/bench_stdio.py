@@ -72,6 +72,27 @@ class BenchError(Exception):
 # --------------------------------------------------------------------------------------------- servers
 
 
+def file_tail(path: Path, lines: int = STDERR_TAIL, sep: str = "\n") -> str:
+    """The last ``lines`` lines of a log file ("" if it cannot be read)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return sep.join(text.rstrip().splitlines()[-lines:])
+
+
+async def stop_process(proc: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM a server still running, then SIGKILL if it has not exited within ``grace`` seconds."""
+    if proc.returncode is not None:
+        return
+    proc.terminate()
+    try:
+        await asyncio.wait_for(proc.wait(), grace)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+
+
 def server_command(server: str, library: Path) -> list[str]:
     if server == PD:
         return [sys.executable, "-m", "promptdeck", "serve", str(library)]
@@ -144,11 +165,7 @@ class RpcProcess:
         return value
 
     def stderr_tail(self, lines: int = STDERR_TAIL) -> str:
-        try:
-            text = self._stderr_path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ""
-        return "\n".join(text.rstrip().splitlines()[-lines:])
+        return file_tail(self._stderr_path, lines)
 
     async def close(self) -> None:
         proc = self.proc
@@ -159,13 +176,7 @@ class RpcProcess:
                 await asyncio.wait_for(proc.wait(), 3)
             except (TimeoutError, OSError):
                 pass
-            if proc.returncode is None:
-                proc.terminate()
-                try:
-                    await asyncio.wait_for(proc.wait(), 3)
-                except TimeoutError:
-                    proc.kill()
-                    await proc.wait()
+            await stop_process(proc, 3)
         if self._stderr_fh is not None:
             self._stderr_fh.close()
             self._stderr_fh = None
