@@ -5,9 +5,9 @@ from __future__ import annotations
 import base64
 from collections.abc import AsyncIterator
 
-import httpx
 import pytest
 
+from promptdeck.client._http1 import text_lines
 from promptdeck.client.channel import decode
 from promptdeck.client.http import Event, header_safe, sse_events
 from promptdeck.protocol.errors import (
@@ -27,12 +27,26 @@ from promptdeck.protocol.errors import (
 from .helpers import run
 
 
-def events(raw: bytes) -> list[Event]:
-    """The events in a response body, split into lines by httpx exactly as the client reads a stream."""
+async def _pieces(parts: list[bytes]) -> AsyncIterator[bytes]:
+    for part in parts:
+        yield part
+
+
+def lines(parts: list[bytes]) -> list[str]:
+    async def collect() -> list[str]:
+        return [line async for line in text_lines(_pieces(parts))]
+
+    return run(collect())
+
+
+def events(raw: bytes, size: int | None = None) -> list[Event]:
+    """The events in a response body that arrives in reads of ``size`` bytes (all at once by default),
+    split into lines exactly as the client reads a stream."""
 
     async def collect() -> list[Event]:
-        response = httpx.Response(200, content=raw, headers={"content-type": "text/event-stream"})
-        return [event async for event in sse_events(response.aiter_lines())]
+        step = size or max(len(raw), 1)
+        parts = [raw[i:i + step] for i in range(0, len(raw), step)]
+        return [event async for event in sse_events(text_lines(_pieces(parts)))]
 
     return run(collect())
 
@@ -44,6 +58,23 @@ def events(raw: bytes) -> list[Event]:
 def test_sse_line_ends_of_every_kind(end: bytes) -> None:
     raw = end.join([b"event: message", b"data: {\"a\": 1}", b"", b"data: second", b"", b""])
     assert events(raw) == [Event("message", '{"a": 1}', None, None), Event("message", "second", None, None)]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7])
+@pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"])
+def test_sse_events_survive_any_split_into_reads(end: bytes, size: int) -> None:
+    """A CRLF, or a UTF-8 character, cut in two by the network is still one line end or one character."""
+    raw = end.join([b"event: message", "data: {\"h\u00e9\": \"\u2603\"}".encode(), b"", b"data: second", b"", b""])
+    assert events(raw, size) == [Event("message", '{"h\u00e9": "\u2603"}', None, None),
+                                 Event("message", "second", None, None)]
+
+
+def test_lines_split_only_at_cr_and_lf() -> None:
+    """JSON may carry U+2028 and other Unicode line breaks raw: they are not line ends in an event stream."""
+    assert lines(["a\u2028b\x0bc\x1cd\u0085e\r\n".encode(), b"f\rg\n", b"\r", b"\n", b"h"]) == [
+        "a\u2028b\x0bc\x1cd\u0085e", "f", "g", "", "h"]
+    assert lines([b"x\r", b"", b"\ny\r", b"\r\n"]) == ["x", "y", ""]
+    assert lines([b"\xff\n", b"ok"]) == ["\ufffd", "ok"]
 
 
 def test_sse_multi_line_data_is_joined_with_newlines() -> None:

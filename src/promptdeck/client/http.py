@@ -15,11 +15,11 @@ from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
-import httpx
 import msgspec
 
 from ..protocol import jsonrpc
 from ..protocol.errors import ClientError, ConnectionFailed, ProtocolViolation, RequestTimeout, from_wire
+from ._http1 import HttpClient, HttpError, Response
 from .channel import Channel, Envelope, Multiplexed, RequestId, SessionExpired, decode, log, result_of
 
 MODERN_VERSION = "2026-07-28"
@@ -69,21 +69,21 @@ def header_safe(value: str) -> str:
     return "=?base64?" + base64.b64encode(value.encode()).decode() + "?="
 
 
-def _content_type(response: httpx.Response) -> str:
+def _content_type(response: Response) -> str:
     value: str = response.headers.get("content-type", "")
     return value.partition(";")[0].strip().lower()
 
 
-def _unreachable(url: str, exc: httpx.HTTPError) -> ConnectionFailed:
-    return ConnectionFailed(f"cannot reach {url}: {exc or type(exc).__name__}")
+def _unreachable(url: str, exc: HttpError) -> ConnectionFailed:
+    return ConnectionFailed(f"cannot reach {url}: {exc}")
 
 
-async def refuse_status(response: httpx.Response, what: str) -> None:
+async def refuse_status(response: Response, what: str) -> None:
     """Raise for a non-2xx answer: the JSON-RPC error in its body if there is one, else the status."""
     status = response.status_code
     if 200 <= status < 300:
         return
-    body = (await response.aread())[:8192]
+    body = (await response.read())[:8192]
     try:
         messages = decode(body)
     except ProtocolViolation:
@@ -110,7 +110,7 @@ async def refuse_status(response: httpx.Response, what: str) -> None:
 class HttpChannel(Channel):
     """Streamable HTTP, in the modern era until ``modern`` is switched off by a legacy handshake."""
 
-    def __init__(self, http: httpx.AsyncClient, url: str) -> None:
+    def __init__(self, http: HttpClient, url: str) -> None:
         super().__init__()
         self.http = http
         self.url = url
@@ -160,7 +160,7 @@ class HttpChannel(Channel):
 
     @staticmethod
     async def _quietly(work: Any) -> None:
-        with contextlib.suppress(ClientError, httpx.HTTPError):
+        with contextlib.suppress(ClientError, HttpError):
             await work
 
     async def _post(self, id: RequestId, method: str, body: bytes, headers: dict[str, str]) -> msgspec.Raw:
@@ -174,7 +174,7 @@ class HttpChannel(Channel):
                 await refuse_status(response, method)
                 kind = _content_type(response)
                 if kind == _JSON:
-                    answer = self._answer(decode(await response.aread()), id)
+                    answer = self._answer(decode(await response.read()), id)
                     if answer is None:
                         raise ProtocolViolation(f"{method}: the server's JSON answer is not the response to it")
                     return answer
@@ -182,7 +182,7 @@ class HttpChannel(Channel):
                     raise ProtocolViolation(f"{method}: the server answered HTTP {response.status_code} with "
                                             f"content type {kind or 'none'!r}, not JSON or an event stream")
                 answer, last_id, retry = await self._read_stream(response, id)
-        except httpx.HTTPError as exc:
+        except HttpError as exc:
             raise _unreachable(self.url, exc) from None
         if answer is not None:
             return answer
@@ -199,19 +199,19 @@ class HttpChannel(Channel):
                 async with self.http.stream("GET", self.url, headers=headers) as response:
                     await refuse_status(response, f"{method} (resuming)")
                     answer, seen, hint = await self._read_stream(response, id)
-            except httpx.HTTPError as exc:
+            except HttpError as exc:
                 raise _unreachable(self.url, exc) from None
             if answer is not None:
                 return answer
             last_id, retry = seen or last_id, hint or retry
         raise ConnectionFailed(f"{method}: the server's stream kept ending before the answer")
 
-    async def _read_stream(self, response: httpx.Response,
+    async def _read_stream(self, response: Response,
                            id: RequestId | None) -> tuple[msgspec.Raw | None, str | None, int | None]:
         """Route what an event stream carries until the response to ``id``: (answer, last event id, retry)."""
         last_id: str | None = None
         retry: int | None = None
-        events = sse_events(response.aiter_lines())
+        events = sse_events(response.lines())
         async for event in events:
             last_id = event.id or last_id
             retry = event.retry or retry
@@ -225,7 +225,7 @@ class HttpChannel(Channel):
     async def _finish(self, events: AsyncIterator[Event]) -> None:
         """Read a POST's event stream to its end, which a server sends right after the answer.
 
-        httpx closes a connection whose response is left unread, so without this every request
+        A connection whose response is left before its end is closed, so without this every request
         would open a new one (~1 ms and several round trips on loopback). A server that keeps the
         stream open gets END_GRACE once; after that its streams are closed at the answer.
         """
@@ -237,7 +237,7 @@ class HttpChannel(Channel):
                     self._route_event(event)
         except TimeoutError:
             self._lingers = True
-        except (httpx.HTTPError, ClientError) as exc:
+        except (HttpError, ClientError) as exc:
             log.debug("the end of an event stream failed: %s", exc)
 
     def _route_event(self, event: Event) -> None:
@@ -264,10 +264,10 @@ class HttpChannel(Channel):
     async def _deliver(self, body: bytes, what: str) -> None:
         """POST something that gets no answer (202)."""
         try:
-            response = await self.http.post(self.url, content=body, headers=self._headers(None, None))
-        except httpx.HTTPError as exc:
+            async with self.http.stream("POST", self.url, content=body, headers=self._headers(None, None)) as response:
+                await refuse_status(response, what)
+        except HttpError as exc:
             raise _unreachable(self.url, exc) from None
-        await refuse_status(response, what)
 
     async def listen(self) -> None:
         """Read the legacy session's GET stream until it is gone for good; routes what it carries."""
@@ -278,8 +278,7 @@ class HttpChannel(Channel):
                 headers["last-event-id"] = self._last_event_id
             retry = None
             try:
-                async with self.http.stream("GET", self.url, headers=headers,
-                                            timeout=httpx.Timeout(30, read=None)) as response:
+                async with self.http.stream("GET", self.url, headers=headers, head_timeout=30.0) as response:
                     if response.status_code == 405:
                         raise ClientError(f"{self.url} offers no GET stream, so the server cannot announce changes "
                                           "to this client")
@@ -287,13 +286,13 @@ class HttpChannel(Channel):
                     failures = 0
                     self.streaming.set()
                     try:
-                        async for event in sse_events(response.aiter_lines()):
+                        async for event in sse_events(response.lines()):
                             self._last_event_id = event.id or self._last_event_id
                             retry = event.retry or retry
                             self._route_event(event)
                     finally:
                         self.streaming.clear()
-            except httpx.HTTPError as exc:
+            except HttpError as exc:
                 log.debug("notification stream dropped: %s", exc)
             failures += 1
             await asyncio.sleep(retry / 1000 if retry else min(2.0**failures / 4, 5.0))
@@ -303,15 +302,15 @@ class HttpChannel(Channel):
         await super().aclose()
         if not self.modern and self.session_id is not None and self.failure is None:
             # Ending the session is a courtesy; a server that does not allow it answers 405.
-            with contextlib.suppress(httpx.HTTPError):
-                await self.http.delete(self.url, headers=self._headers(None, None))
+            with contextlib.suppress(HttpError):
+                await self.http.request("DELETE", self.url, headers=self._headers(None, None))
         self.failure = self.failure or ConnectionFailed("the client is closed")
 
 
 class LegacySseChannel(Multiplexed):
     """The 2024-11-05 transport: one GET event stream for everything the server says, POSTs to send."""
 
-    def __init__(self, http: httpx.AsyncClient, endpoint: str, stack: contextlib.AsyncExitStack,
+    def __init__(self, http: HttpClient, endpoint: str, stack: contextlib.AsyncExitStack,
                  events: AsyncIterator[Event]) -> None:
         super().__init__()
         self.http = http
@@ -320,14 +319,14 @@ class LegacySseChannel(Multiplexed):
         self._reader = asyncio.ensure_future(self._read(events))
 
     @classmethod
-    async def open(cls, http: httpx.AsyncClient, url: str, timeout: float) -> LegacySseChannel:
+    async def open(cls, http: HttpClient, url: str, timeout: float) -> LegacySseChannel:
         stack = contextlib.AsyncExitStack()
         try:
             response = await stack.enter_async_context(http.stream("GET", url, headers={"accept": _SSE}))
             if response.status_code != 200 or _content_type(response) != _SSE:
                 raise ConnectionFailed(f"{url} speaks neither Streamable HTTP nor the 2024-11-05 HTTP+SSE transport "
                                        f"(GET answered HTTP {response.status_code})", status=response.status_code)
-            events = sse_events(response.aiter_lines())
+            events = sse_events(response.lines())
             first = await asyncio.wait_for(anext(events), timeout)
             if first.event != "endpoint":
                 raise ProtocolViolation(f"{url}: the event stream did not start with the endpoint event")
@@ -335,7 +334,7 @@ class LegacySseChannel(Multiplexed):
             # The endpoint receives our credentials: it must be on the server we were pointed at.
             if urlsplit(endpoint)[:2] != urlsplit(url)[:2]:
                 raise ProtocolViolation(f"{url}: the endpoint event points to another origin ({endpoint})")
-        except httpx.HTTPError as exc:
+        except HttpError as exc:
             await stack.aclose()
             raise _unreachable(url, exc) from None
         except (ClientError, TimeoutError, StopAsyncIteration) as exc:
@@ -350,16 +349,17 @@ class LegacySseChannel(Multiplexed):
             async for event in events:
                 if event.event == "message" and event.data.strip():
                     self.receive(event.data.encode())
-        except httpx.HTTPError as exc:
+        except HttpError as exc:
             log.debug("event stream dropped: %s", exc)
         self.fail(ConnectionFailed(f"the server closed the event stream of {self.endpoint}"))
 
     async def send(self, data: bytes) -> None:
         try:
-            response = await self.http.post(self.endpoint, content=data, headers={"content-type": _JSON})
-        except httpx.HTTPError as exc:
+            async with self.http.stream("POST", self.endpoint, content=data,
+                                        headers={"content-type": _JSON}) as response:
+                await refuse_status(response, "sending")
+        except HttpError as exc:
             raise _unreachable(self.endpoint, exc) from None
-        await refuse_status(response, "sending")
 
     async def wait_closed(self) -> None:
         await asyncio.shield(self._reader)

@@ -36,7 +36,7 @@ from .channel import Channel, Multiplexed, RequestId, SessionExpired
 from .types import Completion, ListChange, PromptInfo, PromptMessage, RenderedPrompt
 
 if TYPE_CHECKING:
-    import httpx
+    from ._http1 import HttpClient
 
 __all__ = ["Client", "Elicit", "Era", "connect"]
 
@@ -125,7 +125,7 @@ class Client:
     """
 
     def __init__(self, channel: Channel, *, timeout: float, elicit: Elicit | None, max_pages: int,
-                 http: httpx.AsyncClient | None = None) -> None:
+                 http: HttpClient | None = None) -> None:
         self.timeout = timeout
         self.max_pages = max_pages
         self.era: Literal["modern", "legacy"] = "legacy"
@@ -179,7 +179,7 @@ class Client:
             return await self._channel.request(method, params or None, name=name, id=id, timeout=wait)
 
     async def _renew(self, expired: str) -> None:
-        from .http import HttpChannel  # only HTTP sessions expire (and httpx is there if one did)
+        from .http import HttpChannel  # only HTTP sessions expire (and the HTTP modules load if one did)
 
         async with self._renewing:  # concurrent requests that all met the 404 make one new session
             channel = self._channel
@@ -511,17 +511,16 @@ async def _start(client: Client, era: Era, probe_timeout: float, fallback: Calla
 async def _open_http(url: str, era: Era, token: str | None, headers: Mapping[str, str] | None, timeout: float,
                      probe_timeout: float, elicit: Elicit | None, max_pages: int) -> Client:
     try:
-        import httpx
-
+        from ._http1 import HttpClient
         from .http import HttpChannel, LegacySseChannel
     except ImportError:
-        raise ClientError("HTTP servers need httpx: pip install 'promptdeck[http]'") from None
+        raise ClientError("HTTP servers need httptools: pip install 'promptdeck[http]'") from None
     sent = dict(headers or {})
     if token is not None:
         sent["authorization"] = f"Bearer {token}"
     # Redirects are followed (a 307/308 keeps the method and body): servers mounted under a path answer
-    # "/mcp/" with a redirect to "/mcp". httpx drops the Authorization header when one leaves the origin.
-    http = httpx.AsyncClient(headers=sent, timeout=httpx.Timeout(timeout), follow_redirects=True)
+    # "/mcp/" with a redirect to "/mcp". The Authorization header is dropped when one leaves the origin.
+    http = HttpClient(headers=sent, timeout=timeout)
     channel = HttpChannel(http, url)
     client = Client(channel, timeout=timeout, elicit=elicit, max_pages=max_pages, http=http)
 
