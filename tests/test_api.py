@@ -64,7 +64,8 @@ def test_every_public_name_imports_in_a_fresh_interpreter() -> None:
 
 def test_importing_the_package_loads_nothing_heavy() -> None:
     loaded = modules_after("import promptdeck")
-    assert not loaded & {"jinja2", "yaml", "click", "uvicorn", "httpx", "watchfiles", "asyncio"}
+    assert not loaded & {"jinja2", "yaml", "click", "uvicorn", "httpx", "httptools", "uvloop", "watchfiles",
+                         "asyncio"}
 
 
 def test_the_error_tree() -> None:
@@ -102,13 +103,17 @@ def test_the_protocol_layer_is_sans_io() -> None:
                          "socket", "selectors", "ssl"}
 
 
+#: What only HTTP needs (the server, the client, the ASGI-compatibility tests).
+HTTP = ("uvicorn", "httpx", "httptools", "uvloop")
+
+
 def test_the_stdio_path_does_not_import_http_libraries() -> None:
     out = python("import promptdeck.cli, promptdeck.server.stdio, sys; "
-                 "print(sorted(m for m in sys.modules if m.split('.')[0] in ('uvicorn','httpx')))")
+                 f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HTTP!r}))")
     assert out == "[]\n"
 
 
-def test_serve_start_up_does_not_import_uvicorn_or_httpx() -> None:
+def test_serve_start_up_does_not_import_http_libraries() -> None:
     """`python -X importtime -m promptdeck serve DIR`: answer a handshake and a listing, then read what it imported."""
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -126,4 +131,4 @@ def test_serve_start_up_does_not_import_uvicorn_or_httpx() -> None:
     assert len(answers[1]["result"]["prompts"]) >= 10
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "promptdeck.server.stdio" in imported  # importtime did report
-    assert not {m for m in imported if m.split(".")[0] in ("uvicorn", "httpx")}
+    assert not {m for m in imported if m.split(".")[0] in HTTP}

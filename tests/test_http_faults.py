@@ -1,7 +1,7 @@
 """Streamable HTTP under faults: dropped connections, garbage and oversized bodies, wrong headers,
 expired and abandoned sessions, and a long list walk while the library changes.
 
-Most tests serve an app with uvicorn on a thread (``serve`` from test_http_protocol), so they can
+Most tests serve an app with promptdeck's HTTP server on a thread (``serve`` from test_http_protocol), so they can
 look at the server's own tables (sessions, streams, tasks) after a fault; connections that must be
 dropped or bodies that must never end are written on raw sockets. The list walk runs the real
 ``promptdeck serve --http`` process with file watching. Spec references are to
@@ -127,10 +127,8 @@ def open_get_stream(url: str, headers: dict[str, str]) -> socket.socket:
 
 @contextmanager
 def logged_errors() -> Iterator[list[logging.LogRecord]]:
-    """ERROR records of uvicorn (an exception escaping the app is one) and promptdeck while the block runs.
-
-    Attached after the server started: uvicorn's logging config replaces its loggers' handlers.
-    """
+    """ERROR records of promptdeck, its HTTP server included (an exception escaping the app is one),
+    while the block runs."""
     records: list[logging.LogRecord] = []
 
     class Collect(logging.Handler):
@@ -138,14 +136,12 @@ def logged_errors() -> Iterator[list[logging.LogRecord]]:
             records.append(record)
 
     handler = Collect(logging.ERROR)
-    loggers = [logging.getLogger("uvicorn.error"), logging.getLogger("promptdeck")]
-    for logger in loggers:
-        logger.addHandler(handler)
+    logger = logging.getLogger("promptdeck")
+    logger.addHandler(handler)
     try:
         yield records
     finally:
-        for logger in loggers:
-            logger.removeHandler(handler)
+        logger.removeHandler(handler)
 
 
 def scratch_prompt(name: str, description: str) -> Prompt:

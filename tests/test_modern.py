@@ -3,7 +3,7 @@
 stdio: ``promptdeck serve`` as a process, spoken to with newline-delimited JSON-RPC over its pipes.
 HTTP: ``promptdeck serve --http`` as a process (``tests/support/http_server.py``), requests with
 httpx; the tests that must see inside the server (a prompt noticing its cancellation, which
-subscriptions are still registered) serve the ASGI app with uvicorn on a thread instead.
+subscriptions are still registered) serve the ASGI app with promptdeck's HTTP server on a thread instead.
 
 Request/response rules run over both transports through the ``peer`` fixture. Every message a
 server sends in the modern era is checked against the 2026-07-28 schema on arrival (see

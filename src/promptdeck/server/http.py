@@ -553,12 +553,12 @@ def create_app(server: PromptServer, **options: Any) -> StreamableHttpApp:
 
 
 def run(server: PromptServer, host: str, port: int, **options: Any) -> None:
-    """Serve over HTTP with uvicorn until interrupted."""
+    """Serve over HTTP (promptdeck's own server, see ``httpd``) until SIGINT or SIGTERM."""
     try:
-        runner = uvicorn_server(create_app(server, **options), host, port)
+        from . import httpd
     except ImportError as exc:  # pragma: no cover - the http extra is missing
-        raise McpError("HTTP needs uvicorn: pip install 'promptdeck[http]'") from exc
-    runner.run()
+        raise McpError("HTTP needs httptools: pip install 'promptdeck[http]'") from exc
+    httpd.run(create_app(server, **options), host, port)
 
 
 def uvicorn_server(app: StreamableHttpApp, host: str, port: int, **config: Any) -> Any:
