@@ -578,7 +578,7 @@ def environment() -> JsonObj:
             return None
 
     return {"python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
-            "mcp": version("mcp"), "msgspec": version("msgspec"), "httpx": version("httpx"),
+            "mcp": version("mcp"), "msgspec": version("msgspec"), "httptools": version("httptools"),
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
 
 

@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_http.py [--rounds 3] [--quick] [--era legacy|modern] [--json FILE]
 
 Both servers serve the same 10-prompt library (benchmarks/.work/lib-10, written by libgen.py) on
-127.0.0.1, each in its own process under uvicorn, in four modes, two per protocol era:
+127.0.0.1, each in its own process (the SDK on uvicorn, promptdeck on its own HTTP/1.1 server), in
+four modes, two per protocol era:
 
 - stateful SSE (legacy, 2025-11-25): every client connection opens its own session (initialize, then
   notifications/initialized) and sends its Mcp-Session-Id on every request; POSTs are answered with
@@ -861,7 +862,7 @@ def metrics_for(cfg: Config) -> list[Metric]:
     for mode in cfg.modes:
         for conc in cfg.concurrency:
             # The targets are for the load test (c=32). At c=1 both servers pay the same fixed floor per
-            # round trip (loopback TCP, uvicorn, client), which caps the latency ratio: see the README.
+            # round trip (loopback TCP, the HTTP server, the client), which caps the latency ratio: see the README.
             rps_target = 5.0 if conc == cfg.target_concurrency else None
             key = f"{mode.key}.c{conc}"
             out.append(Metric(f"{key}.rps", mode, conc, "rps", rps_target))
