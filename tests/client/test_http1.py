@@ -87,8 +87,7 @@ def test_connections_are_kept_and_bodies_framed_every_way() -> None:
 
     async def scenario() -> None:
         async with scripted(handler) as (base, served):
-            http = HttpClient(timeout=5)
-            try:
+            async with HttpClient(timeout=5) as http:
                 for _ in range(3):
                     response, body = await http.request("POST", base + "/length", content=b"x")
                     assert (response.status_code, body) == (200, b"sized x")
@@ -98,8 +97,6 @@ def test_connections_are_kept_and_bodies_framed_every_way() -> None:
                 assert (await http.request("GET", base + "/close"))[1] == b"to the end"
                 assert (await http.request("GET", base + "/length"))[1] == b"sized "
                 assert served[-1] == 2  # a new connection after the server closed its own
-            finally:
-                await http.aclose()
 
     run(scenario())
 
@@ -111,13 +108,10 @@ def test_a_kept_connection_the_server_closed_is_replaced_without_losing_the_requ
 
     async def scenario() -> None:
         async with scripted(handler) as (base, served):
-            http = HttpClient(timeout=5)
-            try:
+            async with HttpClient(timeout=5) as http:
                 for n in range(3):
                     assert (await http.request("POST", base, content=b"%d" % n))[1] == b"%d" % n
                 assert served == [1, 2, 3]
-            finally:
-                await http.aclose()
 
     run(scenario())
 
@@ -132,14 +126,11 @@ def test_a_stream_left_early_closes_its_connection() -> None:
 
     async def scenario() -> None:
         async with scripted(handler) as (base, served):
-            http = HttpClient(timeout=5)
-            try:
+            async with HttpClient(timeout=5) as http:
                 async with http.stream("GET", base + "/stream") as response:
                     assert [line async for line in _first(response.lines())] == ["line1"]
                 assert (await http.request("GET", base + "/other"))[1] == b"ok"
                 assert served == [1, 2]
-            finally:
-                await http.aclose()
 
     run(scenario())
 
@@ -171,13 +162,10 @@ def test_redirects_keep_the_method_and_drop_credentials_across_origins() -> None
                     writer.write(answer(b"", "location: /mcp", status="303 See Other"))
 
             async with scripted(handler) as (base, _):
-                http = HttpClient(headers={"Authorization": "Bearer secret"}, timeout=5)
-                try:
+                async with HttpClient(headers={"Authorization": "Bearer secret"}, timeout=5) as http:
                     assert (await http.request("POST", base + "/mcp/", content=b"{}"))[1] == b"here"
                     assert (await http.request("POST", base + "/away", content=b"{}"))[1] == b"elsewhere"
                     assert (await http.request("POST", base + "/see-other", content=b"{}"))[1] == b"here"
-                finally:
-                    await http.aclose()
         assert seen == [
             ("POST /mcp/ HTTP/1.1", "Bearer secret", None, b"{}"),
             ("POST /mcp HTTP/1.1", "Bearer secret", "lb=node7", b"{}"),  # 307: method, body and cookie kept
@@ -199,15 +187,12 @@ def test_endless_redirects_and_oversized_bodies_are_errors() -> None:
 
     async def scenario() -> None:
         async with scripted(handler) as (base, _):
-            http = HttpClient(timeout=5)
-            try:
+            async with HttpClient(timeout=5) as http:
                 with pytest.raises(HttpError, match="more than 10 redirects"):
                     await http.request("GET", base + "/loop")
                 async with http.stream("GET", base + "/big") as response:
                     with pytest.raises(HttpError, match="over 1000 bytes"):
                         await response.read(limit=1000)
-            finally:
-                await http.aclose()
 
     run(scenario())
 
@@ -224,8 +209,7 @@ def test_unanswered_refused_and_garbled_exchanges_fail_clearly() -> None:
 
     async def scenario() -> None:
         async with scripted(handler) as (base, _):
-            http = HttpClient(timeout=0.5)
-            try:
+            async with HttpClient(timeout=0.5) as http:
                 with pytest.raises(HttpError, match="not HTTP/1.1"):
                     await http.request("GET", base + "/garbage")
                 with pytest.raises(HttpError, match="closed the connection"):
@@ -236,8 +220,6 @@ def test_unanswered_refused_and_garbled_exchanges_fail_clearly() -> None:
                     await http.request("GET", base + "/x", headers={"x-evil": "a\r\nx-injected: 1"})
                 with pytest.raises(HttpError, match="not an http"):
                     await http.request("GET", "ftp://127.0.0.1/")
-            finally:
-                await http.aclose()
         with pytest.raises(HttpError, match="refused|Connect call failed"):
             await HttpClient(timeout=5).request("GET", base + "/gone")
 

@@ -326,6 +326,12 @@ class HttpClient:
         async with self.stream(method, url, content=content, headers=headers) as response:
             return response, await response.read()
 
+    async def __aenter__(self) -> HttpClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
     async def aclose(self) -> None:
         self._closed = True
         for connection in [*self._busy, *(c for idle in self._idle.values() for c in idle)]:

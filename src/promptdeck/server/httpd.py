@@ -133,6 +133,7 @@ class _Exchange:
             out = self._frame(body, more)
             if not more:
                 self.finished = True
+                self.wake()  # a receive() waiting for the disconnect learns the exchange is over
             if conn.closed:
                 return
             if out:
