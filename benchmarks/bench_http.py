@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import resource
@@ -701,19 +702,27 @@ class Phase:
 
 async def run_phase(conns: Sequence[LoadConn], seconds: float, server_pid: int) -> Phase:
     """Every connection in a closed loop until SECONDS have passed (the requests then in flight finish)."""
+    # The client's own garbage collections would stop every connection at once, and their pauses grow
+    # with the samples it keeps: they would be counted as the server's latency, more so the more
+    # requests a server answers. Collected between phases instead.
+    gc.collect()
+    gc.disable()
     machine0 = machine_busy_seconds()
     server0 = cpu_seconds(server_pid)
     client0 = own_cpu_seconds()
     start = time.perf_counter_ns()
     deadline = start + int(seconds * 1e9)
-    if len(conns) == 1 and conns[0].blocking:
-        conns[0].run_blocking(deadline)
-    else:
-        await asyncio.gather(*(c.start(deadline) for c in conns))
-    end = time.perf_counter_ns()
-    client1 = own_cpu_seconds()
-    server1 = cpu_seconds(server_pid)
-    machine1 = machine_busy_seconds()
+    try:
+        if len(conns) == 1 and conns[0].blocking:
+            conns[0].run_blocking(deadline)
+        else:
+            await asyncio.gather(*(c.start(deadline) for c in conns))
+    finally:
+        end = time.perf_counter_ns()
+        client1 = own_cpu_seconds()
+        server1 = cpu_seconds(server_pid)
+        machine1 = machine_busy_seconds()
+        gc.enable()
     failures = [c.failure for c in conns if c.failure]
     if failures:
         raise BenchError(f"{len(failures)} connection(s) failed: {failures[0]}")
