@@ -484,6 +484,8 @@ def test_stateless_mode() -> None:
     with serve(stateless=True) as (url, app), httpx.Client() as client:
         answer = client.post(url, json=init(), headers=POST_HEADERS)
         assert answer.status_code == 200 and "mcp-session-id" not in answer.headers
+        # Nothing can reach a stateless client unasked (no GET stream), so list changes are not offered.
+        assert messages_of(answer)[0]["result"]["capabilities"]["prompts"] == {}
         # No session: every request stands alone, in the revision its header names.
         for version in ("2025-11-25", "2025-06-18"):
             got = client.post(url, json=rpc("prompts/list"), headers={**POST_HEADERS, "mcp-protocol-version": version})

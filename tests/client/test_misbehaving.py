@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from promptdeck.client import TextContent, connect, stdio
-from promptdeck.protocol.errors import ConnectionFailed, McpError, ProtocolViolation, RequestTimeout
+from promptdeck.protocol.errors import ClientError, ConnectionFailed, McpError, ProtocolViolation, RequestTimeout
 from tests.support.http_server import free_port
 
 from .helpers import DEADLINE, PYTHON, eventually, http_peer, refused, run, script
@@ -378,6 +378,20 @@ def test_an_http_request_without_answer_times_out(raw_http: str, era: str, log: 
                 assert cancelled()[0]["params"]["requestId"] == asked["id"]
             else:
                 assert not any(m.get("method") == "notifications/cancelled" for m in received(log))
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("raw_http", ["no-get"], indirect=True)
+def test_a_legacy_session_without_a_get_stream_cannot_be_watched(raw_http: str) -> None:
+    """The server offers listChanged but refuses the GET stream it would come on: watch says so."""
+
+    async def scenario() -> None:
+        async with connect(raw_http, era="legacy", timeout=DEADLINE) as client:
+            with pytest.raises(ClientError, match="offers no GET stream"):
+                async for _ in client.watch():
+                    pass
+            assert client.prompts is None  # it gave up before listing
 
     run(scenario())
 

@@ -61,11 +61,13 @@ def log(tmp_path: Path, revision: str) -> Iterator[Path]:
     assert validate_traffic(path, revision) > 0
 
 
-def test_initialize_negotiates_each_revision(url: str, revision: str, log: Path) -> None:
+def test_initialize_negotiates_each_revision(mode: str, url: str, revision: str, log: Path) -> None:
     async def run() -> None:
         async with connect_http(url, revision, log) as (session, result):
             assert result.protocol_version == revision
-            assert result.capabilities.prompts is not None and result.capabilities.prompts.list_changed
+            # A stateless server has no stream to announce list changes on, so it does not offer them.
+            assert result.capabilities.prompts is not None
+            assert bool(result.capabilities.prompts.list_changed) is (mode != "stateless")
             assert result.capabilities.logging is not None
             assert result.capabilities.completions is not None
             await session.send_ping()

@@ -376,7 +376,7 @@ class StreamableHttpApp:
         extra: list[tuple[bytes, bytes]] = []
         session: _HttpSession | None = None
         if self.stateless:
-            legacy = LegacySession(self.server, lambda _message: None)
+            legacy = LegacySession(self.server, lambda _message: None, announces=False)
             legacy.scopes = principal.scopes
             if not initialize:
                 legacy.assume(revision or DEFAULT_REVISION)  # type: ignore[arg-type]

@@ -47,9 +47,12 @@ Outcome = bytes | None | Coroutine[Any, Any, bytes | None]
 class LegacySession:
     """State of one client that began with ``initialize`` (2024-11-05 … 2025-11-25)."""
 
-    def __init__(self, server: PromptServer, notify: Send) -> None:
+    def __init__(self, server: PromptServer, notify: Send, *, announces: bool = True) -> None:
         self.server = server
         self.notify = notify
+        #: whether anything the server says on its own can reach this client (a stateless HTTP session
+        #: has no stream for it): only then is prompts.listChanged offered
+        self.announces = announces
         self.lifecycle = Lifecycle()
         self.log_level: int | None = None
         self.client_info: dict[str, Any] = {}
@@ -184,7 +187,7 @@ class LegacySession:
         self.client_info = info if isinstance(info, dict) else {}
         self.lifecycle.initialize(rev)
         self.server.sessions.add(self)
-        capabilities: dict[str, Any] = {"prompts": {"listChanged": True}, "logging": {}}
+        capabilities: dict[str, Any] = {"prompts": {"listChanged": True} if self.announces else {}, "logging": {}}
         if rev.completions_capability:
             capabilities["completions"] = {}
         result: dict[str, Any] = {

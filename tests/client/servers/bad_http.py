@@ -16,6 +16,7 @@
                     the GET that resumes from it (Last-Event-ID), as 2025-11-25 allows
 ``gated-get``       a legacy server (listChanged) whose GET stream opens only once the file LOG.gate
                     exists; it logs ``{"get": "waiting"}`` and ``{"get": "open"}`` to LOG as that happens
+``no-get``          a legacy server that offers listChanged but answers its GET stream 405
 Listens on 127.0.0.1 only; with LOG (a third argument) appends every request body it reads to it.
 """
 
@@ -31,7 +32,7 @@ from typing import Any
 MODE, PORT = sys.argv[1], int(sys.argv[2])
 LOG = sys.argv[3] if len(sys.argv) > 3 else None
 MODERN = "2026-07-28"
-LEGACY_MODES = ("hang-legacy", "resume", "gated-get")
+LEGACY_MODES = ("hang-legacy", "resume", "gated-get", "no-get")
 SESSION = "session-1"
 #: resume: the id of the prompts/get whose answer waits for the resuming GET
 parked: list[Any] = []
@@ -126,7 +127,7 @@ class Handler(BaseHTTPRequestHandler):
         if method == "server/discover":
             self.reply(400, "text/plain", b"")
         elif method == "initialize":
-            prompts = {"listChanged": True} if MODE == "gated-get" else {}
+            prompts = {"listChanged": True} if MODE in ("gated-get", "no-get") else {}
             result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"prompts": prompts},
                       "serverInfo": {"name": f"raw-{MODE}", "version": "0"}}
             body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
