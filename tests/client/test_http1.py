@@ -7,12 +7,16 @@ chosen by the test, so framing, connection reuse, redirects and cookies are chec
 from __future__ import annotations
 
 import asyncio
+import base64
+import datetime
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import pytest
 
-from promptdeck.client._http1 import HttpClient, HttpError
+from promptdeck.client._http1 import HttpClient, HttpError, proxy_for
 
 from .helpers import run
 
@@ -33,7 +37,7 @@ async def read_request(reader: Reader) -> tuple[list[str], bytes] | None:
 
 
 @asynccontextmanager
-async def scripted(handler: Handler) -> AsyncIterator[tuple[str, list[int]]]:
+async def scripted(handler: Handler, tls: ssl.SSLContext | None = None) -> AsyncIterator[tuple[str, list[int]]]:
     """(base URL, list of connection numbers per request) of a server answering with ``handler``."""
     served: list[int] = []
     count = 0
@@ -54,7 +58,7 @@ async def scripted(handler: Handler) -> AsyncIterator[tuple[str, list[int]]]:
         finally:
             writer.close()
 
-    server = await asyncio.start_server(connection, "127.0.0.1", 0)
+    server = await asyncio.start_server(connection, "127.0.0.1", 0, ssl=tls)
     port = server.sockets[0].getsockname()[1]
     try:
         yield f"http://127.0.0.1:{port}", served
@@ -224,3 +228,116 @@ def test_unanswered_refused_and_garbled_exchanges_fail_clearly() -> None:
             await HttpClient(timeout=5).request("GET", base + "/gone")
 
     run(scenario())
+
+
+# -- proxies ----------------------------------------------------------------------------------------
+
+
+def test_which_requests_go_through_a_proxy() -> None:
+    proxies = {"http": "http://user:p%40ss@proxy.example:3128", "https": "proxy.example:8080",
+               "no": "internal.example,.corp.example"}
+    plain = proxy_for("http", "mcp.example", proxies)
+    assert plain is not None and (plain.host, plain.port) == ("proxy.example", 3128)
+    assert plain.authorization == "Basic " + base64.b64encode(b"user:p@ss").decode()
+    assert proxy_for("https", "mcp.example", proxies) == ("proxy.example", 8080, None)
+    for host in ("127.0.0.1", "localhost", "::1", "internal.example", "a.corp.example"):
+        assert proxy_for("https", host, proxies) is None, host
+    assert proxy_for("https", "mcp.example", {"all": "http://any.example"}) == ("any.example", 80, None)
+    assert proxy_for("https", "mcp.example", {}) is None
+    with pytest.raises(HttpError, match="only http:// proxies"):
+        proxy_for("https", "mcp.example", {"https": "socks5://proxy.example:1080"})
+
+
+def self_signed(folder: Path, name: str) -> Path:
+    """A certificate and key (one PEM file) for ``name``, signed by itself."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    path = folder / f"{name}.pem"
+    path.write_bytes(cert.public_bytes(serialization.Encoding.PEM) + key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    return path
+
+
+def test_https_goes_through_a_connect_tunnel_and_http_through_absolute_requests(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The target's name never resolves here: only the proxy (on loopback) is reached, as a client behind
+    a proxy that alone may resolve and reach the outside would have it."""
+    pem = self_signed(tmp_path, "mcp.example")
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(pem)
+    client_tls = ssl.create_default_context(cafile=str(pem))
+    heads: list[str] = []
+
+    async def scenario() -> None:
+        async def origin(lines: list[str], body: bytes, writer: Writer) -> None:
+            writer.write(answer(b"origin: " + lines[0].encode() + b" " + body))
+
+        async with scripted(origin, tls=server_tls) as (tls_base, _):
+            tls_port = int(tls_base.rsplit(":", 1)[1])
+
+            async def proxy(reader: Reader, writer: Writer) -> None:
+                request = await read_request(reader)
+                assert request is not None
+                lines, body = request
+                heads.append(lines[0] + " | " + str(header(lines, "proxy-authorization")))
+                if lines[0].startswith("CONNECT mcp.example:443 "):
+                    if header(lines, "proxy-authorization") is None:
+                        writer.write(b"HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n")
+                        writer.close()
+                        return
+                    up_reader, up_writer = await asyncio.open_connection("127.0.0.1", tls_port)
+                    writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+                else:  # an http:// request in absolute form: answered here, as a caching proxy may
+                    writer.write(answer(b"via proxy: " + lines[0].encode()))
+                    await writer.drain()
+                    writer.close()
+
+            listener = await asyncio.start_server(proxy, "127.0.0.1", 0)
+            port = listener.sockets[0].getsockname()[1]
+            try:
+                monkeypatch.setenv("https_proxy", f"http://me:secret@127.0.0.1:{port}")
+                monkeypatch.setenv("http_proxy", f"http://me:secret@127.0.0.1:{port}")
+                async with HttpClient(timeout=5, ssl_context=client_tls) as http:
+                    assert (await http.request("POST", "https://mcp.example/mcp", content=b"{}"))[1] == (
+                        b"origin: POST /mcp HTTP/1.1 {}")
+                    assert (await http.request("GET", "http://mcp.example:8080/x?y=1"))[1] == (
+                        b"via proxy: GET http://mcp.example:8080/x?y=1 HTTP/1.1")
+                monkeypatch.setenv("https_proxy", f"http://127.0.0.1:{port}")  # no credentials: 407
+                async with HttpClient(timeout=5, ssl_context=client_tls) as http:
+                    with pytest.raises(HttpError, match="refused a tunnel to mcp.example:443: .*407"):
+                        await http.request("GET", "https://mcp.example/")
+                monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")  # a dead proxy, never used for loopback
+                async with scripted(origin) as (loopback, _), HttpClient(timeout=5) as http:
+                    assert (await http.request("GET", loopback + "/direct"))[1] == b"origin: GET /direct HTTP/1.1 "
+            finally:
+                listener.close()
+
+    run(scenario())
+    auth = "Basic " + base64.b64encode(b"me:secret").decode()
+    assert heads == [f"CONNECT mcp.example:443 HTTP/1.1 | {auth}",
+                     f"GET http://mcp.example:8080/x?y=1 HTTP/1.1 | {auth}",
+                     "CONNECT mcp.example:443 HTTP/1.1 | None"]
+
+
+async def pipe(reader: Reader, writer: Writer) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except ConnectionError:
+        pass
+    finally:
+        writer.close()

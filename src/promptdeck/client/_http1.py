@@ -10,7 +10,9 @@ What it does, and what MCP over HTTP needs: http and https (the system's trust s
 keep-alive connections per origin, request bodies of known length, responses with a length,
 chunked or ending at close, streaming bodies (event streams) read as lines, redirects (a 307/308
 keeps method and body; leaving the origin drops Authorization and cookies), a cookie jar per host
-(load balancers pin sessions with them) and timeouts. Not done: proxies, HTTP/2, compression.
+(load balancers pin sessions with them), timeouts, and the proxies named by HTTP_PROXY, HTTPS_PROXY,
+ALL_PROXY and NO_PROXY (an http:// proxy: absolute-form requests for http, a CONNECT tunnel for https;
+loopback targets never go through one). Not done: HTTP/2, compression, SOCKS proxies.
 
 A response that is left before its end closes its connection: that is how a 2026-07-28 request is
 cancelled (the server sees the disconnect).
@@ -19,11 +21,14 @@ cancelled (the server sees the disconnect).
 from __future__ import annotations
 
 import asyncio
+import base64
 import codecs
 import ssl
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
-from urllib.parse import urljoin, urlsplit
+from typing import NamedTuple
+from urllib.parse import unquote, urljoin, urlsplit
+from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined]
 
 import httptools
 
@@ -274,18 +279,67 @@ async def text_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
         yield tail
 
 
+class _Proxy(NamedTuple):
+    host: str
+    port: int
+    authorization: str | None  # Proxy-Authorization, from the proxy URL's user and password
+
+
+_LOOPBACK = ("localhost", "::1")
+
+
+def proxy_for(scheme: str, host: str, proxies: Mapping[str, str]) -> _Proxy | None:
+    """The proxy a request to ``scheme://host`` goes through, from proxy settings as urllib reads them
+    from the environment (``{"https": URL, "no": "a.example,.b.example", ...}``); None for none."""
+    if host in _LOOPBACK or host.startswith("127.") or proxy_bypass_environment(host, dict(proxies)):
+        return None  # a proxy cannot reach this machine's loopback, and NO_PROXY is obeyed
+    url = proxies.get(scheme) or proxies.get("all")
+    if not url:
+        return None
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    if parts.scheme != "http" or not parts.hostname:
+        raise HttpError(f"proxy {parts.scheme}://{parts.hostname}: only http:// proxies are supported")
+    authorization = None
+    if parts.username is not None:
+        pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+        authorization = "Basic " + base64.b64encode(pair).decode()
+    return _Proxy(parts.hostname, parts.port or 80, authorization)
+
+
+class _Tunnel(asyncio.Protocol):
+    """A proxy connection until its answer to CONNECT has arrived."""
+
+    def __init__(self) -> None:
+        self.head: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self.received = b""
+
+    def data_received(self, data: bytes) -> None:
+        self.received += data
+        if b"\r\n\r\n" in self.received and not self.head.done():
+            self.head.set_result(self.received)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.head.done():
+            self.head.set_exception(HttpError("the proxy closed the connection"))
+
+
 class HttpClient:
     """Keep-alive HTTP/1.1 connections to any number of origins, with default headers and a timeout."""
 
-    def __init__(self, headers: Mapping[str, str] | None = None, timeout: float | None = 30.0) -> None:
+    def __init__(self, headers: Mapping[str, str] | None = None, timeout: float | None = 30.0, *,
+                 trust_env: bool = True, ssl_context: ssl.SSLContext | None = None) -> None:
+        """``trust_env``: use the proxies the environment names; ``ssl_context``: whom https trusts
+        (the system's trust store by default)."""
         self.timeout = timeout
+        self._proxies = getproxies_environment() if trust_env else {}
+        self._routes: dict[Origin, _Proxy | None] = {}
         self._headers = {name.lower(): value for name, value in (headers or {}).items()}
         for name, value in self._headers.items():
             _check_header(name, value)
         self._idle: dict[Origin, list[_Connection]] = {}
         self._busy: set[_Connection] = set()
         self._cookies: dict[str, dict[str, str]] = {}
-        self._ssl: ssl.SSLContext | None = None
+        self._ssl = ssl_context
         self._closed = False
 
     @asynccontextmanager
@@ -384,7 +438,13 @@ class HttpClient:
         if parts.port is not None:
             netloc = f"{netloc}:{parts.port}"
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        origin = (scheme, host, parts.port or (443 if scheme == "https" else 80))
         lines = [f"{method} {target} HTTP/1.1", f"host: {netloc}"]
+        proxy = self._route(origin)
+        if proxy is not None and scheme == "http":  # (https goes through a tunnel: nothing changes inside)
+            lines[0] = f"{method} http://{netloc}{target} HTTP/1.1"
+            if proxy.authorization is not None:
+                lines.append(f"proxy-authorization: {proxy.authorization}")
         sent = self._headers
         if headers:
             for name, value in headers.items():
@@ -400,7 +460,12 @@ class HttpClient:
             head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         except UnicodeEncodeError:
             raise HttpError("a header holds characters that HTTP/1.1 headers cannot carry") from None
-        return (scheme, host, parts.port or (443 if scheme == "https" else 80)), head
+        return origin, head
+
+    def _route(self, origin: Origin) -> _Proxy | None:
+        if origin not in self._routes:
+            self._routes[origin] = proxy_for(origin[0], origin[1], self._proxies) if self._proxies else None
+        return self._routes[origin]
 
     # -- the pool -------------------------------------------------------------------------------
 
@@ -414,14 +479,44 @@ class HttpClient:
         context = None
         if scheme == "https":
             context = self._ssl = self._ssl or ssl.create_default_context()
-        loop = asyncio.get_running_loop()
+        proxy = self._route(origin)
         try:
             async with asyncio.timeout(self.timeout):
-                _, connection = await loop.create_connection(lambda: _Connection(origin), host, port, ssl=context)
+                if proxy is None or context is None:
+                    address = (host, port) if proxy is None else (proxy.host, proxy.port)
+                    _, connection = await asyncio.get_running_loop().create_connection(
+                        lambda: _Connection(origin), *address, ssl=context)
+                else:
+                    connection = await self._tunnel(origin, proxy, context)
         except TimeoutError:
             raise HttpError(f"no connection to {host}:{port} within {self.timeout:g} s") from None
         except OSError as exc:  # ssl.SSLError is one too
             raise HttpError(exc.strerror or str(exc) or type(exc).__name__) from None
+        return connection
+
+    async def _tunnel(self, origin: Origin, proxy: _Proxy, context: ssl.SSLContext) -> _Connection:
+        """A TLS connection to ``origin`` inside a CONNECT tunnel through ``proxy``."""
+        loop = asyncio.get_running_loop()
+        _, host, port = origin
+        transport, tunnel = await loop.create_connection(_Tunnel, proxy.host, proxy.port)
+        try:
+            authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            lines = [f"CONNECT {authority} HTTP/1.1", f"host: {authority}"]
+            if proxy.authorization is not None:
+                lines.append(f"proxy-authorization: {proxy.authorization}")
+            transport.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+            status_line = (await tunnel.head).split(b"\r\n", 1)[0].decode("latin-1")
+            status = status_line.split(" ", 2)
+            if len(status) < 2 or not status[0].startswith("HTTP/") or not status[1].startswith("2"):
+                raise HttpError(f"the proxy {proxy.host}:{proxy.port} refused a tunnel to {authority}: {status_line}")
+            connection = _Connection(origin)
+            secured = await loop.start_tls(transport, connection, context, server_hostname=host)
+        except BaseException:
+            transport.close()
+            raise
+        if secured is None:
+            raise HttpError(f"no TLS through the proxy to {authority}")
+        connection.connection_made(secured)
         return connection
 
     def _settle(self, response: Response) -> None:
