@@ -107,6 +107,15 @@ async def refuse_status(response: Response, what: str) -> None:
                            status=status)
 
 
+async def post_unanswered(http: HttpClient, url: str, body: bytes, headers: dict[str, str], what: str) -> None:
+    """POST something the server answers with no body (202): a notification, or our response to it."""
+    try:
+        async with http.stream("POST", url, content=body, headers=headers) as response:
+            await refuse_status(response, what)
+    except HttpError as exc:
+        raise _unreachable(url, exc) from None
+
+
 class HttpChannel(Channel):
     """Streamable HTTP, in the modern era until ``modern`` is switched off by a legacy handshake."""
 
@@ -165,7 +174,9 @@ class HttpChannel(Channel):
 
     async def _post(self, id: RequestId, method: str, body: bytes, headers: dict[str, str]) -> msgspec.Raw:
         try:
-            async with self.http.stream("POST", self.url, content=body, headers=headers) as response:
+            # No head timeout of its own: ``request`` bounds the whole exchange (one timer, not two).
+            async with self.http.stream("POST", self.url, content=body, headers=headers,
+                                        head_timeout=None) as response:
                 if method == "initialize" and "mcp-session-id" in response.headers:
                     self.session_id = response.headers["mcp-session-id"]
                 session = headers.get("mcp-session-id")
@@ -262,12 +273,7 @@ class HttpChannel(Channel):
         await self._deliver(data, "a response")
 
     async def _deliver(self, body: bytes, what: str) -> None:
-        """POST something that gets no answer (202)."""
-        try:
-            async with self.http.stream("POST", self.url, content=body, headers=self._headers(None, None)) as response:
-                await refuse_status(response, what)
-        except HttpError as exc:
-            raise _unreachable(self.url, exc) from None
+        await post_unanswered(self.http, self.url, body, self._headers(None, None), what)
 
     async def listen(self) -> None:
         """Read the legacy session's GET stream until it is gone for good; routes what it carries."""
@@ -354,12 +360,7 @@ class LegacySseChannel(Multiplexed):
         self.fail(ConnectionFailed(f"the server closed the event stream of {self.endpoint}"))
 
     async def send(self, data: bytes) -> None:
-        try:
-            async with self.http.stream("POST", self.endpoint, content=data,
-                                        headers={"content-type": _JSON}) as response:
-                await refuse_status(response, "sending")
-        except HttpError as exc:
-            raise _unreachable(self.endpoint, exc) from None
+        await post_unanswered(self.http, self.endpoint, data, {"content-type": _JSON}, "sending")
 
     async def wait_closed(self) -> None:
         await asyncio.shield(self._reader)
