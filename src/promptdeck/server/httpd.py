@@ -333,18 +333,21 @@ class _Connection(asyncio.Protocol):
         except Exception:
             log.exception("the ASGI app failed on %s %s", exchange.scope["method"], exchange.scope["path"])
             if not exchange.started and not self.closed:
-                exchange.keep_alive = False
-                await exchange.send({"type": "http.response.start", "status": 500,
-                                     "headers": [(b"content-type", b"text/plain"), (b"content-length", b"21")]})
-                await exchange.send({"type": "http.response.body", "body": b"Internal Server Error"})
+                await self._fail(exchange, b"Internal Server Error")
         if not exchange.finished and not self.closed:
             if exchange.started:
                 self.close()  # a response the app began and never ended cannot be framed now
             else:
                 log.error("the ASGI app answered nothing to %s %s", exchange.scope["method"], exchange.scope["path"])
-                exchange.keep_alive = False
-                await exchange.send({"type": "http.response.start", "status": 500, "headers": []})
-                await exchange.send({"type": "http.response.body", "body": b""})
+                await self._fail(exchange, b"")
+
+    @staticmethod
+    async def _fail(exchange: _Exchange, body: bytes) -> None:
+        """A 500 in the app's place, on a connection that then closes."""
+        exchange.keep_alive = False
+        headers = [(b"content-type", b"text/plain")] if body else []
+        await exchange.send({"type": "http.response.start", "status": 500, "headers": headers})
+        await exchange.send({"type": "http.response.body", "body": body})
 
     def finished(self, exchange: _Exchange) -> None:
         """The app sent the end of ``exchange``'s response."""
@@ -466,6 +469,10 @@ class Server:
             for conn in list(self.connections):
                 if conn.idle:
                     conn.close()
+        self.abort()
+
+    def abort(self) -> None:
+        """Close every connection now, and cancel the app's work on them."""
         for conn in list(self.connections):
             conn.close()
             if conn.task is not None:
@@ -535,11 +542,8 @@ def run(app: ASGIApp, host: str, port: int, **options: Any) -> None:
     asyncio.set_event_loop(loop)
 
     def on_signal() -> None:
-        if server.stopping or (server._stop is not None and server._stop.is_set()):
-            for conn in list(server.connections):
-                conn.close()
-                if conn.task is not None:
-                    conn.task.cancel()
+        if server._stop is not None and server._stop.is_set():
+            server.abort()  # a second signal: no more waiting for answers in flight
         server.stop()
 
     for number in (signal.SIGINT, signal.SIGTERM):
