@@ -84,18 +84,24 @@ def read_until(sock: socket.socket, marker: bytes) -> bytes:
     return data
 
 
+def parse_head(head: bytes) -> tuple[int, dict[str, str]]:
+    """A response head (without its blank line): (status, lower-cased headers)."""
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return int(status_line.split(" ")[1]), headers
+
+
 def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
     """One response with a Content-Length body: (status, lower-cased headers, body)."""
     data = read_until(sock, b"\r\n\r\n")
     head, _, body = data.partition(b"\r\n\r\n")
-    status_line, *lines = head.decode("latin-1").split("\r\n")
-    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    status, headers = parse_head(head)
     length = int(headers.get("content-length", "0"))
     while len(body) < length:
         chunk = sock.recv(65536)
         assert chunk, "connection closed inside the body"
         body += chunk
-    return int(status_line.split(" ")[1]), headers, body[:length]
+    return status, headers, body[:length]
 
 
 def on_loop(loop: asyncio.AbstractEventLoop, fn: Callable[[], T]) -> T:

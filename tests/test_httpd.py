@@ -18,7 +18,15 @@ from typing import Any
 import httpx
 
 from promptdeck.server._asgi import Receive, Scope, Send
-from tests.test_http_faults import connect, logged_errors, read_response, read_until, request_head, wait_until
+from tests.test_http_faults import (
+    connect,
+    logged_errors,
+    parse_head,
+    read_response,
+    read_until,
+    request_head,
+    wait_until,
+)
 from tests.test_http_protocol import POST_HEADERS, init, rpc, serve, serve_uvicorn, serving, start_session
 
 
@@ -47,11 +55,10 @@ def read_responses(sock: socket.socket, count: int) -> list[tuple[int, dict[str,
     while len(found) < count:
         head, sep, rest = data.partition(b"\r\n\r\n")
         if sep:
-            status_line, *lines = head.decode("latin-1").split("\r\n")
-            headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+            status, headers = parse_head(head)
             length = int(headers["content-length"])
             if len(rest) >= length:
-                found.append((int(status_line.split(" ")[1]), headers, rest[:length]))
+                found.append((status, headers, rest[:length]))
                 data = rest[length:]
                 continue
         chunk = sock.recv(65536)
