@@ -62,10 +62,13 @@ def test_every_public_name_imports_in_a_fresh_interpreter() -> None:
     assert out == "ok\n"
 
 
+#: What only HTTP needs (the server, the client, the ASGI-compatibility tests).
+HTTP = ("uvicorn", "httpx", "httptools", "uvloop")
+
+
 def test_importing_the_package_loads_nothing_heavy() -> None:
     loaded = modules_after("import promptdeck")
-    assert not loaded & {"jinja2", "yaml", "click", "uvicorn", "httpx", "httptools", "uvloop", "watchfiles",
-                         "asyncio"}
+    assert not loaded & {"jinja2", "yaml", "click", "watchfiles", "asyncio", *HTTP}
 
 
 def test_the_error_tree() -> None:
@@ -101,10 +104,6 @@ def test_the_protocol_layer_is_sans_io() -> None:
     assert "promptdeck" in loaded and "msgspec" in loaded
     assert not loaded & {"asyncio", "anyio", "uvicorn", "jinja2", "httpx", "click", "yaml", "watchfiles",
                          "socket", "selectors", "ssl"}
-
-
-#: What only HTTP needs (the server, the client, the ASGI-compatibility tests).
-HTTP = ("uvicorn", "httpx", "httptools", "uvloop")
 
 
 def test_the_stdio_path_does_not_import_http_libraries() -> None:
