@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from ..protocol import jsonrpc
@@ -37,9 +38,30 @@ class Disconnected(Exception):
     pass
 
 
+#: Where ``headers_of`` keeps a request's header table in its scope (ASGI lets an app add keys).
+_TABLE = "promptdeck.headers"
+
+
 def headers_of(scope: Scope) -> dict[bytes, bytes]:
-    """Request headers by lower-case name (ASGI servers lower-case them); a repeated header keeps its last value."""
-    return dict(scope["headers"])
+    """Request headers by lower-case name (ASGI servers lower-case them); a repeated header keeps its first value.
+
+    Built once per request: a request's checks read half a dozen headers, and a scan of the list
+    for each was a measurable part of answering it.
+    """
+    table: dict[bytes, bytes] | None = scope.get(_TABLE)
+    if table is None:
+        headers = scope["headers"]
+        table = dict(headers)
+        if len(table) != len(headers):  # a repeated header (rare): keep its first value
+            table = dict(reversed(list(headers)))
+        scope[_TABLE] = table
+    return table
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    """One request header's value as text, or None."""
+    value = headers_of(scope).get(name)
+    return None if value is None else value.decode("latin-1")
 
 
 async def read_body(receive: Receive, limit: int, declared: bytes | None) -> bytes:
@@ -119,14 +141,31 @@ async def respond_error(send: Send, status: int, error: McpError, headers: Heade
     await respond(send, status, jsonrpc.encode_error(None, error), JSON, headers)
 
 
-def media_types(value: bytes | None) -> list[bytes]:
+def _media_types(value: bytes | None) -> list[bytes]:
     """The media ranges of an Accept header, lower-cased, parameters dropped."""
     if not value:
         return []
     return [part.split(b";", 1)[0].strip().lower() for part in value.split(b",")]
 
 
-def accepts(ranges: list[bytes], media_type: bytes) -> bool:
+def _accepts(ranges: list[bytes], media_type: bytes) -> bool:
     """Does an Accept header's list of ranges admit ``media_type`` (wildcards count)?"""
     major = media_type.split(b"/", 1)[0]
     return media_type in ranges or b"*/*" in ranges or major + b"/*" in ranges
+
+
+@lru_cache(maxsize=256)
+def accepts_all(value: bytes | None, *media_types_wanted: bytes) -> bool:
+    """Does an Accept header admit every one of ``media_types_wanted``?
+
+    Cached: a client sends the same Accept on every request, and parsing it each time cost more
+    than the rest of the request's header checks.
+    """
+    ranges = _media_types(value)
+    return all(_accepts(ranges, wanted) for wanted in media_types_wanted)
+
+
+@lru_cache(maxsize=256)
+def media_type(value: bytes | None) -> bytes:
+    """A Content-Type's media type, lower-cased, parameters dropped (empty when absent)."""
+    return value.split(b";", 1)[0].strip().lower() if value else b""

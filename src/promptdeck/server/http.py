@@ -45,8 +45,10 @@ from ._asgi import (
     Receive,
     Scope,
     Send,
-    accepts,
-    media_types,
+    accepts_all,
+    header,
+    headers_of,
+    media_type,
     read_body,
     respond,
     respond_error,
@@ -89,13 +91,6 @@ def event(data: bytes, event_id: str | None = None) -> bytes:
     """One SSE event carrying one JSON-RPC message."""
     head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
     return head + b"event: message\ndata: " + data + b"\n\n"
-
-
-def header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope["headers"]:
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
 
 
 class _HttpSession:
@@ -183,6 +178,8 @@ class StreamableHttpApp:
         #: open 2026-07-28 subscriptions and the queues their streams read
         self.listeners: dict[Subscription, asyncio.Queue[bytes | None]] = {}
         self._stateless_streams = 0
+        #: principals by client address, kept because most requests come from a few
+        self._peers: dict[str, Principal] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
 
@@ -210,7 +207,7 @@ class StreamableHttpApp:
         if path not in (self.path, "/metrics") and (old is None or path not in (old.sse_path, old.messages_path)):
             await respond(send, 404, b"not found", b"text/plain")
             return
-        principal = await self._principal(scope, send)
+        principal = self._peer(scope) if self.auth is None else await self._principal(scope, send)
         if principal is None:
             return
         if path == "/metrics":
@@ -249,11 +246,20 @@ class StreamableHttpApp:
         """Live sessions of both HTTP transports."""
         return len(self.sessions) + (len(self.legacy_sse.sessions) if self.legacy_sse is not None else 0)
 
+    def _peer(self, scope: Scope) -> Principal:
+        """Without authentication, who is asking is the client's address."""
+        client = scope.get("client")
+        address = str(client[0]) if client else "local"
+        principal = self._peers.get(address)
+        if principal is None:
+            if len(self._peers) >= 1024:
+                self._peers.clear()
+            principal = self._peers[address] = Principal(address)
+        return principal
+
     async def _principal(self, scope: Scope, send: Send) -> Principal | None:
-        """Who is asking (the client address without authentication); None once a 401/403 is sent."""
-        if self.auth is None:
-            client = scope.get("client")
-            return Principal(str(client[0]) if client else "local")
+        """Who is asking, by the request's credentials; None once a 401/403 is sent."""
+        assert self.auth is not None
         try:
             return await self.auth.authenticate(header(scope, b"authorization"))
         except AuthError as exc:
@@ -328,17 +334,16 @@ class StreamableHttpApp:
         return REVISIONS.get(value, False)
 
     async def _post(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
-        content_type = (header(scope, b"content-type") or "").split(";")[0].strip().lower()
-        if content_type != "application/json":
+        headers = headers_of(scope)
+        if media_type(headers.get(b"content-type")) != b"application/json":
             await respond_error(send, 415, InvalidRequest("Content-Type must be application/json"))
             return
-        ranges = media_types((header(scope, b"accept") or "").encode("latin-1"))
-        if not (accepts(ranges, b"application/json") and accepts(ranges, b"text/event-stream")):
+        if not accepts_all(headers.get(b"accept"), b"application/json", b"text/event-stream"):
             await respond_error(send, 406, InvalidRequest(
                 "Accept must list both application/json and text/event-stream"))
             return
         try:
-            body = await read_body(receive, self.max_body_bytes, dict(scope["headers"]).get(b"content-length"))
+            body = await read_body(receive, self.max_body_bytes, headers.get(b"content-length"))
         except BodyTooLarge:
             await respond_error(send, 413, InvalidRequest(f"body larger than {self.max_body_bytes} bytes"))
             return
@@ -353,6 +358,12 @@ class StreamableHttpApp:
             # msgspec reports invalid UTF-8 inside a string this way, not as a DecodeError.
             await respond_error(send, 400, ParseError("not valid JSON: invalid UTF-8"))
             return
+        if isinstance(decoded, Request | Notification):
+            version = modern_version(decoded.params)
+            if version is not None or header(scope, b"mcp-protocol-version") in MODERN:
+                # 2026-07-28: routed by what the request carries; Mcp-Session-Id is ignored.
+                await serve_modern(self, scope, receive, send, principal, decoded, version)
+                return
         messages = decoded if isinstance(decoded, list) else [decoded]
         invalid = [m for m in messages if isinstance(m, Invalid)]
         if not messages or (invalid and len(invalid) == len(messages)):
@@ -360,12 +371,6 @@ class StreamableHttpApp:
             error = invalid[0].error if invalid else InvalidRequest("an empty batch is not a request")
             await respond(send, 400, jsonrpc.encode_error(invalid[0].id if invalid else None, error))
             return
-        if isinstance(decoded, Request | Notification):
-            version = modern_version(decoded.params)
-            if version is not None or header(scope, b"mcp-protocol-version") in MODERN:
-                # 2026-07-28: routed by what the request carries; Mcp-Session-Id is ignored.
-                await serve_modern(self, scope, receive, send, principal, decoded, version)
-                return
         initialize = any(isinstance(m, Request) and m.method == "initialize" for m in messages)
         revision = self._revision_header(scope)
         if revision is False and not initialize:
@@ -489,7 +494,7 @@ class StreamableHttpApp:
         return session, 200, ""
 
     async def _get(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
-        if not accepts(media_types((header(scope, b"accept") or "").encode("latin-1")), b"text/event-stream"):
+        if not accepts_all(headers_of(scope).get(b"accept"), b"text/event-stream"):
             await respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
             return
         session, status, why = self._session_for(scope, principal)

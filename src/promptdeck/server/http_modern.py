@@ -15,7 +15,6 @@ import asyncio
 import base64
 import binascii
 import contextlib
-import inspect
 import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING
@@ -36,10 +35,10 @@ NAMED = {"prompts/get": "name", "tools/call": "name", "resources/read": "uri"}
 
 def header_value(scope: asgi.Scope, name: bytes) -> str | None:
     """A header's value, with the ``=?base64?...?=`` wrapping for unsafe values undone."""
-    raw = next((v for k, v in scope["headers"] if k == name), None)
+    raw = asgi.headers_of(scope).get(name)
     if raw is None:
         return None
-    text: str = raw.decode("latin-1").strip()
+    text = raw.decode("latin-1").strip()
     if text.startswith("=?base64?") and text.endswith("?="):
         try:
             decoded: str = base64.b64decode(text[9:-2], validate=True).decode("utf-8")
@@ -93,10 +92,13 @@ async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.
     related: list[bytes] = []
     started = time.perf_counter()
     outcome = endpoint.handle(message, ctx, related.append)
-    answer = await _unless_closed(outcome, receive) if inspect.isawaitable(outcome) else outcome
+    if isinstance(outcome, bytes):
+        answer: bytes | None = outcome
+    else:
+        assert not isinstance(outcome, Subscription)  # listen was served above
+        answer = await _unless_closed(outcome, receive)
     if answer is None:
         return  # the client closed the stream: the request is cancelled and gets nothing more
-    assert isinstance(answer, bytes)
     app._observe([message], answer, time.perf_counter() - started, principal)
     if not related:
         await asgi.respond(send, 200, answer)

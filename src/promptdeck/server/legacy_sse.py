@@ -68,7 +68,7 @@ class LegacySseTransport:
         self.sessions: dict[str, _SseSession] = {}
 
     async def stream(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
-        accept = next((v for k, v in scope["headers"] if k == b"accept"), b"")
+        accept = asgi.headers_of(scope).get(b"accept", b"")
         if b"text/event-stream" not in accept and b"*/*" not in accept:
             await asgi.respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
             return
@@ -91,8 +91,7 @@ class LegacySseTransport:
             self.sessions.pop(session.id, None)
 
     async def post(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
-        content_type = next((v for k, v in scope["headers"] if k == b"content-type"), b"")
-        if content_type.split(b";")[0].strip().lower() != b"application/json":
+        if asgi.media_type(asgi.headers_of(scope).get(b"content-type")) != b"application/json":
             await asgi.respond_error(send, 415, InvalidRequest("Content-Type must be application/json"))
             return
         ids = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id", [])
@@ -106,7 +105,7 @@ class LegacySseTransport:
         session.legacy.scopes = principal.scopes
         try:
             body = await asgi.read_body(receive, self.app.max_body_bytes,
-                                   next((v for k, v in scope["headers"] if k == b"content-length"), None))
+                                   asgi.headers_of(scope).get(b"content-length"))
         except asgi.BodyTooLarge:
             await asgi.respond_error(send, 413, InvalidRequest(f"body larger than {self.app.max_body_bytes} bytes"))
             return
