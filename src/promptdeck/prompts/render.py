@@ -206,8 +206,8 @@ def _to_text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def run_bounded(fn: Callable[[], Any], what: str) -> Any:
-    """Run a render under the time limit; any fault becomes ``InternalError`` with a logged reason.
+def run_bounded(fn: Callable[[], Any], prompt: str) -> Any:
+    """Run ``prompt``'s render under the time limit; any fault becomes ``InternalError`` with a logged reason.
 
     ``McpError`` passes through: a missing file named by an argument is the client's -32602.
     """
@@ -217,7 +217,7 @@ def run_bounded(fn: Callable[[], Any], what: str) -> Any:
     except McpError:
         raise
     except Exception as exc:  # templates fail in many ways (Jinja, sandbox, filters); all are ours
-        raise InternalError(f"{what}: {type(exc).__name__}: {exc}") from exc
+        raise InternalError(f"prompt {prompt!r}: {type(exc).__name__}: {exc}") from exc
     finally:
         _deadline.at = None
 

@@ -118,6 +118,7 @@ class ModernEndpoint:
         self.server = server
         self.ttl_ms = ttl_ms
         self.states = states or RequestStates()
+        self._meta_cache: dict[str, Any] | None = None
 
     # -- checks that come before any method ----------------------------------------------------
 
@@ -166,7 +167,7 @@ class ModernEndpoint:
             return _internal(req, exc)
         if isinstance(result, bytes):
             return jsonrpc.encode_raw_result(req.id, result)
-        if inspect.isawaitable(result):
+        if not isinstance(result, dict) and inspect.isawaitable(result):  # dict first: the common case, cheaply
             return self._finish(req, result)
         return jsonrpc.encode_result(req.id, result)
 
@@ -189,7 +190,10 @@ class ModernEndpoint:
 
     @property
     def _meta(self) -> dict[str, Any]:
-        return {META_SERVER_INFO: self.server.server_info(next(iter(MODERN.values())))}
+        # The server's identity does not change while it runs: made once, encoded into every result.
+        if self._meta_cache is None:
+            self._meta_cache = {META_SERVER_INFO: self.server.server_info(next(iter(MODERN.values())))}
+        return self._meta_cache
 
     def _cache_scope(self) -> str:
         # One scope for a whole listing: private whenever what is listed depends on who asks.
@@ -239,7 +243,7 @@ class ModernEndpoint:
             }, "input_required")
         values = bind(prompt.arguments, arguments, prompt.name)
         rendered = prompt.render(values, RenderContext(prompt.name, progress_reporter(params, related, True)))
-        if inspect.isawaitable(rendered):
+        if not isinstance(rendered, list) and inspect.isawaitable(rendered):
             return self._await_render(rendered, prompt.description, ctx.revision)
         return self._envelope(get_result(rendered, prompt.description, ctx.revision))
 

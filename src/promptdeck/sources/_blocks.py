@@ -274,6 +274,6 @@ def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: tuple[
                     ctx.progress(i + 1, total, None)
             return out
 
-        return run_bounded(run, f"prompt {ctx.prompt!r}")  # type: ignore[no-any-return]
+        return run_bounded(run, ctx.prompt)  # type: ignore[no-any-return]
 
     return render
