@@ -452,6 +452,25 @@ def test_post_without_accept_is_406(shared: tuple[str, StreamableHttpApp, httpx.
     assert json.loads(answer)["error"]["code"] == -32600
 
 
+def test_a_repeated_header_counts_by_its_first_value(
+        shared: tuple[str, StreamableHttpApp, httpx.Client, dict[str, str]]) -> None:
+    url, _, _, _ = shared
+    parts = urlsplit(url)
+    body = json.dumps(init()).encode()
+
+    def post(origins: list[str]) -> int:
+        lines = [f"POST {parts.path} HTTP/1.1", f"host: {parts.netloc}", "content-type: application/json",
+                 "accept: application/json, text/event-stream", f"content-length: {len(body)}",
+                 *(f"origin: {origin}" for origin in origins)]
+        with closing(connect(url)) as sock:
+            sock.sendall("\r\n".join(lines).encode() + b"\r\n\r\n" + body)
+            return read_response(sock)[0]
+
+    good, evil = f"http://localhost:{parts.port}", "http://evil.example.com"
+    assert post([evil, good]) == 403
+    assert post([good, evil]) == 200
+
+
 @pytest.mark.parametrize(("content_type", "accept"), [
     ("Application/JSON; charset=UTF-8", "application/json, text/event-stream"),
     ("application/json", "text/event-stream;q=0.9, application/json;q=1.0"),
