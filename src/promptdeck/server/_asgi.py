@@ -154,18 +154,19 @@ def _accepts(ranges: list[bytes], media_type: bytes) -> bool:
     return media_type in ranges or b"*/*" in ranges or major + b"/*" in ranges
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def accepts_all(value: bytes | None, *media_types_wanted: bytes) -> bool:
     """Does an Accept header admit every one of ``media_types_wanted``?
 
     Cached: a client sends the same Accept on every request, and parsing it each time cost more
-    than the rest of the request's header checks.
+    than the rest of the request's header checks. The cache is small because a key may be as long
+    as a request head allows (64 entries of at most 64 KiB).
     """
     ranges = _media_types(value)
     return all(_accepts(ranges, wanted) for wanted in media_types_wanted)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def media_type(value: bytes | None) -> bytes:
     """A Content-Type's media type, lower-cased, parameters dropped (empty when absent)."""
     return value.split(b";", 1)[0].strip().lower() if value else b""
