@@ -753,8 +753,11 @@ async def run_load(
     duration: float,
     server_pid: int,
     io_timeout: float = 30.0,
+    check: bool = True,
 ) -> LoadResult:
     """CONCURRENCY connections (each initialized or discovered) in a closed loop: WARMUP s untimed, then DURATION.
+
+    CHECK: verify every answer (off only for floor_http.py's server that answers every get the same).
 
     A single connection runs on a blocking socket (no event loop between a reply and the next request:
     ~0.03-0.06 ms less per round trip here); several share one asyncio loop.
@@ -774,7 +777,7 @@ async def run_load(
 
     errors = 0
     error_samples: list[str] = []
-    for s in warm.samples if warm is not None else []:
+    for s in warm.samples if warm is not None and check else []:
         try:
             verify_sample(s, mode, names)
         except ValueError as exc:
@@ -785,7 +788,8 @@ async def run_load(
     in_window = 0
     for s in timed.samples:
         try:
-            verify_sample(s, mode, names)
+            if check:
+                verify_sample(s, mode, names)
         except ValueError as exc:
             errors += 1
             if len(error_samples) < ERROR_SAMPLES:
