@@ -140,13 +140,9 @@ async def measure(kind: str, library: Path, log_dir: Path, args: argparse.Namesp
 
 
 async def run(library: Path, log_dir: Path, args: argparse.Namespace) -> dict[str, list[LoadResult]]:
+    # No untimed first start as in bench_http.py: start-up is not measured here, and each run's warm-up
+    # comes before its timed window.
     results: dict[str, list[LoadResult]] = {kind: [] for kind in ORDER}
-    for kind in ORDER:  # one untimed start each: bytecode caches
-        proc = FloorProc(kind, library, log_dir)
-        try:
-            await proc.start(30.0)
-        finally:
-            proc.stop()
     for rnd in range(args.rounds):
         order = ORDER[rnd % len(ORDER):] + ORDER[:rnd % len(ORDER)]
         print(f"round {rnd + 1}/{args.rounds}: {' -> '.join(NAMES[k] for k in order)}", file=sys.stderr)
@@ -163,12 +159,17 @@ async def run(library: Path, log_dir: Path, args: argparse.Namespace) -> dict[st
 
 def report(results: dict[str, list[LoadResult]], args: argparse.Namespace) -> None:
     def median(kind: str, field: str) -> float:
-        return statistics.median(getattr(r, field) or 0.0 for r in results[kind])
+        return statistics.median(getattr(r, field) for r in results[kind])
+
+    def cpu(kind: str) -> str:
+        if any(r.cpu_per_request is None for r in results[kind]):
+            return "-"  # no /proc to read it from
+        return f"{median(kind, 'cpu_per_request') * 1e6:,.0f} us"
 
     sdk_p99 = median(SDK, "p99")
     rows = [
         [NAMES[kind], f"{median(kind, 'rps'):,.0f}", f"{median(kind, 'p50') * 1e3:.2f} ms",
-         f"{median(kind, 'p99') * 1e3:.2f} ms", f"{median(kind, 'cpu_per_request') * 1e6:,.0f} us",
+         f"{median(kind, 'p99') * 1e3:.2f} ms", cpu(kind),
          f"{sdk_p99 / median(kind, 'p99'):.1f}x"]
         for kind in ORDER
     ]
