@@ -50,6 +50,8 @@ FLOORS = (HTTP_ONLY, ESSENTIAL)
 ORDER = (HTTP_ONLY, ESSENTIAL, PD, SDK)
 NAMES = {HTTP_ONLY: "http-only floor", ESSENTIAL: "essential floor", PD: LABELS[PD], SDK: LABELS[SDK]}
 MODE = MODES["modern-json"]
+#: The floors' body limit: far above a benchmark request, as promptdeck's own (4 MiB) is.
+MAX_BODY = 4 * 1024 * 1024
 
 
 # ------------------------------------------------------------------------------------- the floor apps
@@ -63,6 +65,7 @@ def floor_app(kind: str, library: Path) -> Any:
     from promptdeck.prompts.spec import RenderContext
     from promptdeck.protocol import jsonrpc
     from promptdeck.protocol.revisions import MODERN
+    from promptdeck.server._asgi import read_body
     from promptdeck.server.app import PromptServer
     from promptdeck.server.session import get_result
 
@@ -79,12 +82,7 @@ def floor_app(kind: str, library: Path) -> Any:
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive, MAX_BODY, None)
         if kind == HTTP_ONLY and (b"mcp-method", b"prompts/get") in scope["headers"]:
             out = canned
         else:
@@ -150,7 +148,7 @@ async def run(library: Path, log_dir: Path, args: argparse.Namespace) -> dict[st
             res = await measure(kind, library, log_dir, args)
             if res.errors:
                 raise BenchError(f"{NAMES[kind]}: {res.errors} failed response(s), e.g. {res.error_samples[:2]}")
-            cpu = f"{res.cpu_per_request * 1e6:,.0f} us/req" if res.cpu_per_request is not None else "?"
+            cpu = f"{res.cpu_per_request * 1e6:,.0f} us/req" if res.cpu_per_request is not None else "-"
             print(f"  {NAMES[kind]:>16} {res.rps:8,.0f} req/s  p50 {res.p50 * 1e3:6.2f} ms  "
                   f"p99 {res.p99 * 1e3:6.2f} ms  server CPU {cpu}  client {res.client_cpu:.0%}", file=sys.stderr)
             results[kind].append(res)
