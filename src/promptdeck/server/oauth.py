@@ -29,6 +29,9 @@ from .guard import Principal, _challenge, bearer, missing_scopes
 log = logging.getLogger("promptdeck.oauth")
 
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+# The JWK key type each algorithm family verifies with. A token's header names its own algorithm,
+# so a forger can pair any ``alg`` with any ``kid``: the pair is checked before PyJWT sees the key.
+KEY_TYPES = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
 KEYS_TTL_SECONDS = 300.0
 REFETCH_SECONDS = 30.0
 CACHE_TOKENS = 10_000
@@ -131,6 +134,8 @@ class OAuthResource:
         key = await self._key(head.get("kid"))
         if key is None:
             raise AuthError("the JWT was signed with a key the issuer does not publish")
+        if KEY_TYPES[alg[:2]] != key.key_type:
+            raise AuthError(f"JWT algorithm {alg!r} does not match the issuer's {key.key_type} key")
         try:
             claims = jwt.decode(token, key.key, algorithms=[alg], audience=self.audience, issuer=self.issuer,
                                 leeway=self.leeway, options={"require": ["exp", "iss", "aud"]})
@@ -140,8 +145,9 @@ class OAuthResource:
             raise AuthError("the token was not issued for this resource (audience)") from None
         except jwt.InvalidIssuerError:
             raise AuthError("the token was not issued by the trusted issuer") from None
-        except jwt.PyJWTError as exc:
-            raise AuthError(f"the token is not valid: {exc}") from None
+        except (jwt.PyJWTError, TypeError, ValueError):
+            # PyJWT's messages can carry reprs of internals; the client learns only that it failed.
+            raise AuthError("the token's signature or claims are not valid") from None
         subject = claims.get("sub") or claims.get("client_id")
         if not isinstance(subject, str) or not subject:
             raise AuthError("the token names no subject")
