@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 
@@ -19,11 +20,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(folder: str, *options: str) -> Iterator[str]:
-    """Yields the MCP endpoint URL; the server is stopped on exit."""
+def http_server(folder: str, *options: str, log: Path | None = None) -> Iterator[str]:
+    """Yields the MCP endpoint URL; the server is stopped on exit. With ``log``, stderr goes to that file."""
     port = free_port()
+    sink = log.open("wb") if log is not None else subprocess.PIPE
     proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", folder, "--http", f"127.0.0.1:{port}",
-                             *options], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             *options], stdout=subprocess.DEVNULL, stderr=sink)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -33,7 +35,7 @@ def http_server(folder: str, *options: str) -> Iterator[str]:
             except httpx.TransportError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                stderr = proc.stderr.read().decode() if proc.stderr else ""
+                stderr = proc.stderr.read().decode() if proc.stderr else log.read_text() if log else ""
                 raise RuntimeError(f"promptdeck --http did not start: {stderr}")
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -46,3 +48,5 @@ def http_server(folder: str, *options: str) -> Iterator[str]:
             proc.wait()
         if proc.stderr is not None:
             proc.stderr.close()
+        if log is not None:
+            sink.close()  # type: ignore[union-attr]

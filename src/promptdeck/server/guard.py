@@ -18,6 +18,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..logs import field as log_field
 from ..prompts.catalog import grants
 from ..protocol.errors import AuthError, LibraryError
 
@@ -192,5 +193,7 @@ class Metrics:
 
 def log_get(principal: str, prompt: object, outcome: str, seconds: float) -> None:
     """One audit line per prompts/get: who, which prompt, outcome, duration. Never argument values."""
-    audit.info("prompts/get principal=%s prompt=%r outcome=%s duration_ms=%.2f",
-               principal, prompt if isinstance(prompt, str) else None, outcome, seconds * 1000)
+    name = prompt if isinstance(prompt, str) else None
+    audit.info("prompts/get principal=%s prompt=%r outcome=%s duration_ms=%.2f", log_field(principal), name, outcome,
+               seconds * 1000, extra={"principal": principal, "prompt": name, "outcome": outcome,
+                                      "duration_ms": round(seconds * 1000, 2)})

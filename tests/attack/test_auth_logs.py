@@ -1,0 +1,104 @@
+"""Forged tokens and forged log lines (issue 13, items 14 and 15), against a real ``serve --http``."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from tests.support.http_server import http_server
+from tests.test_oauth import Issuer, rpc
+
+FORGED_AUDIT = "promptdeck INFO prompts/get principal=root prompt='payroll' outcome=ok duration_ms=1.00"
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unsigned(alg: str, kid: str, claims: dict[str, object]) -> str:
+    """A token whose header pairs ``alg`` with ``kid`` as the forger likes, and a junk signature."""
+    return ".".join((_b64(json.dumps({"alg": alg, "typ": "JWT", "kid": kid}).encode()),
+                     _b64(json.dumps(claims).encode()), _b64(b"\x01" * 64)))
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Issuer]:
+    server = Issuer()
+    server.add_key("ec-1", ec.generate_private_key(ec.SECP256R1()))
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Path:
+    root = tmp_path / "library"
+    root.mkdir()
+    (root / "hello.md").write_text("---\ndescription: For everyone\n---\nHello!\n")
+    return root
+
+
+def test_an_algorithm_that_does_not_fit_the_key_is_401_not_500(issuer: Issuer, library: Path,
+                                                                  tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    with http_server(str(library), "--no-watch", "--stateless", "--json-response", "--oauth-issuer", issuer.url,
+                     log=log) as url:
+        now = int(time.time())
+        claims = {"iss": issuer.url, "sub": "eve", "aud": url, "exp": now + 300}
+        forgeries = {f"{alg} with the RSA key's kid": _unsigned(alg, "key-1", claims)
+                     for alg in ("ES256", "ES384", "ES512", "EdDSA")}
+        forgeries |= {f"{alg} with the EC key's kid": _unsigned(alg, "ec-1", claims)
+                      for alg in ("RS256", "PS256", "EdDSA")}
+        forgeries["ES256 with a junk signature"] = _unsigned("ES256", "ec-1", claims)
+        for what, token in forgeries.items():
+            answer = rpc(url, token, "prompts/list")
+            assert answer.status_code == 401, (what, answer.status_code, answer.text)
+            assert 'error="invalid_token"' in answer.headers["www-authenticate"], what
+        assert rpc(url, issuer.token(aud=url), "ping").status_code == 200
+        assert rpc(url, issuer.token(kid="ec-1", alg="ES256", aud=url), "ping").status_code == 200
+    assert "Traceback" not in log.read_text()
+
+
+def _get_as(issuer: Issuer, library: Path, log: Path, subject: str, *options: str) -> None:
+    with http_server(str(library), "--no-watch", "--stateless", "--json-response", "--oauth-issuer", issuer.url,
+                     "-v", *options, log=log) as url:
+        answer = rpc(url, issuer.token(aud=url, sub=subject), "prompts/get", {"name": "hello"})
+        assert answer.status_code == 200 and "result" in answer.json(), answer.text
+
+
+@pytest.mark.parametrize("breaker", ["\n", "\r", "\u2028", "\x85"])
+def test_a_subject_cannot_forge_an_audit_line(issuer: Issuer, library: Path, tmp_path: Path,
+                                              breaker: str) -> None:
+    log = tmp_path / "server.log"
+    _get_as(issuer, library, log, f"alice{breaker}{FORGED_AUDIT}")
+    text = log.read_text()
+    audit = [line for line in text.splitlines() if "prompts/get" in line]
+    assert len(audit) == 1, text
+    # One line, and the forged entry is inside the quoted principal, before the real prompt and outcome.
+    assert re.fullmatch(r'promptdeck INFO prompts/get principal="alice\\[^"]*principal=root[^"]*" '
+                        r"prompt='hello' outcome=ok duration_ms=[0-9.]+", audit[0]), audit[0]
+    assert not any(line.startswith(FORGED_AUDIT) for line in text.splitlines())
+
+
+def test_a_subject_cannot_pose_as_more_fields(issuer: Issuer, library: Path, tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    _get_as(issuer, library, log, "alice outcome=ok")
+    (audit,) = [line for line in log.read_text().splitlines() if "prompts/get" in line]
+    assert audit.startswith('promptdeck INFO prompts/get principal="alice outcome=ok" prompt=\'hello\'')
+
+
+def test_json_log_lines_keep_fields_as_fields(issuer: Issuer, library: Path, tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    subject = f"alice\n{FORGED_AUDIT}"
+    _get_as(issuer, library, log, subject, "--log-format", "json")
+    lines = [json.loads(line) for line in log.read_text().splitlines()]  # every line is one JSON object
+    audit = [line for line in lines if line["logger"] == "promptdeck.audit"]
+    assert len(audit) == 1
+    assert audit[0]["principal"] == subject and audit[0]["prompt"] == "hello" and audit[0]["outcome"] == "ok"
+    assert audit[0]["level"] == "info" and audit[0]["time"].endswith("Z")
