@@ -21,14 +21,14 @@ from hypothesis import strategies as st
 from promptdeck.prompts import render as render_module
 from promptdeck.prompts.arguments import bind
 from promptdeck.prompts.content import Audio, Image, Message, Resource, ResourceLink, Text
-from promptdeck.prompts.paths import LibraryRoot, guess_mime, is_text_mime
+from promptdeck.prompts.paths import LibraryRoot, guess_mime, is_prompt_path, is_text_mime
 from promptdeck.prompts.render import TemplateText
 from promptdeck.prompts.spec import Prompt, RenderContext
 from promptdeck.protocol.errors import InternalError, InvalidParams, LibraryError
 from promptdeck.sources import _library as library_module
 from promptdeck.sources import files as files_module
 from promptdeck.sources._library import Library
-from promptdeck.sources.files import FileSource, is_prompt_path, prompt_name_for
+from promptdeck.sources.files import FileSource, prompt_name_for
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "
@@ -270,13 +270,15 @@ def test_image_from_a_library_file(tmp_path: Path) -> None:
 
 
 def test_templated_image_path(tmp_path: Path) -> None:
-    text = front("arguments:", "  - {name: shot, type: path, default: a.png}") + 'assistant: {image: "{{ shot }}"}\n'
-    p = only(load(tmp_path, {"p.md": text, "a.png": PNG, "b.jpg": b"\xff\xd8\xff", "notes.txt": "x"}))
+    text = front("arguments:", "  - {name: shot, type: path, default: _shots/a.png}") + \
+        'assistant: {image: "{{ shot }}"}\n'
+    p = only(load(tmp_path, {"p.md": text, "_shots/a.png": PNG, "_shots/b.jpg": b"\xff\xd8\xff",
+                             "_shots/notes.txt": "x"}))
     assert render(p)[0].content == Image(PNG, "image/png")
-    [message] = render(p, shot="b.jpg")
+    [message] = render(p, shot="_shots/b.jpg")
     assert message.role == "assistant" and message.content == Image(b"\xff\xd8\xff", "image/jpeg")
-    with pytest.raises(InvalidParams, match=r"file 'notes.txt' is not an image \(text/plain\)") as err:
-        render(p, shot="notes.txt")
+    with pytest.raises(InvalidParams, match=r"file '_shots/notes.txt' is not an image \(text/plain\)") as err:
+        render(p, shot="_shots/notes.txt")
     assert err.value.code == -32602
 
 
@@ -371,10 +373,10 @@ def test_render_reports_progress_per_message(tmp_path: Path) -> None:
 
 def test_read_pulls_library_text_into_a_template(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = front("arguments:", "  - {name: f, type: path, default: _partials/rules.txt}") + "Rules:\n{{ read(f) }}"
-    p = only(load(tmp_path, {"p.md": text, "_partials/rules.txt": "be kind", "bin.dat": b"\xff\xfe"}))
+    p = only(load(tmp_path, {"p.md": text, "_partials/rules.txt": "be kind", "_partials/bin.dat": b"\xff\xfe"}))
     assert texts(render(p)) == [("user", "Rules:\nbe kind")]
     with pytest.raises(InvalidParams, match="not UTF-8 text"):
-        render(p, f="bin.dat")
+        render(p, f="_partials/bin.dat")
     monkeypatch.setattr(library_module, "MAX_READ_BYTES", 3)
     with pytest.raises(InvalidParams, match="larger than 3 bytes"):
         render(p)
@@ -388,7 +390,8 @@ def test_path_arguments_complete_to_matching_library_files(tmp_path: Path) -> No
     assert set(p.completers) == {"shot", "any"}
     assert list(p.completers["shot"]("", {})) == ["b.png", "a/one.png"]
     assert list(p.completers["shot"]("a/", {})) == ["a/one.png"]
-    assert sorted(p.completers["any"]("", {})) == ["_m/guide.md", "a/one.png", "a/two.txt", "b.png"]
+    # Without a pattern a path argument names material only (files in '_' folders).
+    assert sorted(p.completers["any"]("", {})) == ["_m/guide.md"]
 
 
 # -- problems, each with the right line ---------------------------------------------------------------
@@ -563,10 +566,12 @@ def test_a_symlink_inside_the_library_is_fine(confined: Path) -> None:
     ("a/out.txt", "leaves the library"),
     ("escape_dir/secret.txt", "leaves the library"),
     ("a/missing.txt", "file 'a/missing.txt' does not exist in the library"),
-    ("a", "does not exist in the library"),
+    ("a", "is not a regular file"),
 ])
 def test_a_path_argument_is_checked_at_render(confined: Path, value: str, words: str) -> None:
-    text = front("arguments:", "  - {name: f, type: path, required: true}") + 'user: {resource: "{{ f }}"}\n'
+    # The pattern opens the whole library (but hidden files and prompts) to the argument.
+    text = front("arguments:", "  - {name: f, type: path, required: true, pattern: '.*'}") + \
+        'user: {resource: "{{ f }}"}\n'
     p = only(load(confined, {"p.md": text}))
     assert isinstance(render(p, f="a/ok.txt")[0].content, Resource)
     with pytest.raises(InvalidParams) as err:
@@ -596,7 +601,7 @@ def test_library_root(confined: Path) -> None:
     assert root.read_bytes("a/pic.png") == PNG
     assert root.uri("a/ok.txt") == "promptdeck:///a/ok.txt"
     for bad, words in [("", "is not valid"), ("a\x00b", "is not valid"), ("..", "must be relative"),
-                       ("/abs", "must be relative"), ("a/out.txt", "leaves the library"), ("a", "does not exist")]:
+                       ("/abs", "must be relative"), ("a/out.txt", "leaves the library"), ("a", "is not a regular file")]:
         with pytest.raises(InvalidParams, match=words):
             root.resolve(bad)
     with pytest.raises(InvalidParams, match="larger than 3 bytes"):

@@ -35,6 +35,8 @@ def http_server(folder: str, *options: str, log: Path | None = None) -> Iterator
             except httpx.TransportError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()  # a server stuck while starting would otherwise keep stderr open forever
+                proc.wait()
                 stderr = proc.stderr.read().decode() if proc.stderr else log.read_text() if log else ""
                 raise RuntimeError(f"promptdeck --http did not start: {stderr}")
             time.sleep(0.05)

@@ -2,17 +2,26 @@
 
 Every path a template or an argument names goes through ``LibraryRoot.resolve``:
 relative only, no ``..``, and after symlinks are followed it must still lie
-below the root. Reads are size-capped.
+below the root. Every read, of a prompt file or of material, goes through
+``read_confined``: the file is opened once, and the open descriptor is checked
+to be a regular file within the size limit before a byte is read, so a symlink
+to ``/proc/self/environ``, a device or a FIFO is refused, never read or waited on.
+
+A ``path`` argument names a file by the client's choice, so it may reach less
+than a template's own ``read("…")``: material only (see ``readable``).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import stat
 from pathlib import Path
 
 from ..protocol.errors import InvalidParams
 
 MAX_EMBED_BYTES = 10 * 1024 * 1024
+_ANYTHING = re.compile(".*")
 
 _EXTRA_TYPES = {
     ".md": "text/markdown", ".log": "text/plain", ".txt": "text/plain", ".py": "text/x-python",
@@ -39,6 +48,39 @@ def is_text_mime(mime: str) -> bool:
         "application/json", "application/yaml", "application/toml", "application/xml", "image/svg+xml")
 
 
+def is_prompt_path(rel: str) -> bool:
+    """Whether ``rel`` (relative, '/'-separated) is where a prompt file lives: a ``.md`` outside
+    hidden and ``_`` folders."""
+    return rel.endswith(".md") and not any(p.startswith((".", "_")) for p in rel.split("/"))
+
+
+def _is_hidden(rel: str) -> bool:
+    return any(p.startswith(".") for p in rel.split("/"))
+
+
+def read_confined(root: str, rel: str, limit: int) -> bytes:
+    """The bytes of ``root/rel``: a regular file, inside ``root`` once symlinks are followed, of at
+    most ``limit`` bytes. ``InvalidParams`` otherwise, saying which."""
+    real = os.path.realpath(os.path.join(root, rel))
+    if not real.startswith(root.rstrip(os.sep) + os.sep):
+        raise InvalidParams(f"file {rel!r} is a link that leads out of the library")
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the checked path is the one opened.
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InvalidParams(f"file {rel!r} cannot be read: {exc.strerror}") from None
+    with open(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidParams(f"file {rel!r} is not a regular file")
+        if info.st_size > limit:
+            raise InvalidParams(f"file {rel!r} is larger than {limit} bytes")
+        data = fh.read(limit + 1)  # the size can change between fstat and read
+    if len(data) > limit:
+        raise InvalidParams(f"file {rel!r} is larger than {limit} bytes")
+    return data
+
+
 class LibraryRoot:
     """The folder a library lives in; the only way templates reach files."""
 
@@ -55,17 +97,43 @@ class LibraryRoot:
         real = (self.root / candidate).resolve()
         if real != self.root and self.root not in real.parents:
             raise InvalidParams(f"file path {rel!r} leaves the library")
-        if not real.is_file():
+        if not real.exists():
             raise InvalidParams(f"file {rel!r} does not exist in the library")
+        if not real.is_file():
+            raise InvalidParams(f"file {rel!r} is not a regular file")
         return real
 
-    def read_bytes(self, rel: str, limit: int = MAX_EMBED_BYTES) -> bytes:
+    def readable(self, rel: str, pattern: re.Pattern[str] | None = None) -> Path:
+        """The real path of ``rel`` if a ``path`` argument may name it, else ``InvalidParams``.
+
+        Never a hidden file or a prompt file (another prompt's source may be restricted by
+        ``scopes``). Without a ``pattern`` on the argument, only files in material folders (whose
+        names start with ``_``); with one, any other file the pattern matches (the argument's own
+        validation applies it). Both the name given and where its symlinks lead are held to this.
+        """
+        self._may_name(rel, pattern)
         real = self.resolve(rel)
-        with open(real, "rb") as fh:
-            data = fh.read(limit + 1)
-        if len(data) > limit:
-            raise InvalidParams(f"file {rel!r} is larger than {limit} bytes")
-        return data
+        if real != self.root:
+            try:
+                self._may_name(real.relative_to(self.root).as_posix(), pattern)
+            except InvalidParams:
+                raise InvalidParams(f"file {rel!r} leads to a file that arguments may not name") from None
+        return real
+
+    @staticmethod
+    def _may_name(rel: str, pattern: re.Pattern[str] | None) -> None:
+        name = Path(rel).as_posix() if isinstance(rel, str) else rel
+        if _is_hidden(name):
+            raise InvalidParams(f"file {rel!r} is hidden; arguments may not name hidden files")
+        if is_prompt_path(name):
+            raise InvalidParams(f"file {rel!r} is a prompt file; arguments may name material only")
+        if pattern is None and not any(p.startswith("_") for p in name.split("/")[:-1]):
+            raise InvalidParams(f"file {rel!r} is not in a material folder (one whose name starts with '_'); "
+                                f"a pattern on the argument can allow other files")
+
+    def read_bytes(self, rel: str, limit: int = MAX_EMBED_BYTES) -> bytes:
+        self.resolve(rel)  # the clear messages: relative, no '..', exists
+        return read_confined(str(self.root), rel, limit)
 
     def read_text(self, rel: str, limit: int = MAX_EMBED_BYTES) -> str:
         data = self.read_bytes(rel, limit)
@@ -77,8 +145,9 @@ class LibraryRoot:
     def uri(self, rel: str) -> str:
         return "promptdeck:///" + Path(rel).as_posix()
 
-    def files(self, prefix: str = "", limit: int = 1000) -> list[str]:
-        """Library files (not prompts, not hidden) whose relative path starts with ``prefix``."""
+    def files(self, prefix: str = "", limit: int = 1000, *, material_only: bool = False) -> list[str]:
+        """Library files (not prompts, not hidden) whose relative path starts with ``prefix``; with
+        ``material_only``, only those in material (``_``) folders."""
         out: list[str] = []
         for dirpath, dirnames, filenames in os.walk(self.root):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -87,9 +156,14 @@ class LibraryRoot:
                 if name.startswith("."):
                     continue
                 rel = name if rel_dir == "." else f"{Path(rel_dir).as_posix()}/{name}"
-                # A .md outside a _material-style folder is a prompt, not material.
-                is_prompt = rel.endswith(".md") and not any(p.startswith("_") for p in rel.split("/"))
-                if rel.startswith(prefix) and not is_prompt:
+                if material_only and not any(p.startswith("_") for p in rel.split("/")[:-1]):
+                    continue
+                if rel.startswith(prefix) and not is_prompt_path(rel):
+                    if os.path.islink(os.path.join(dirpath, name)):
+                        try:  # offer a link only if where it leads could be named too
+                            self.readable(rel, _ANYTHING)
+                        except InvalidParams:
+                            continue
                     out.append(rel)
                     if len(out) >= limit:
                         return out

@@ -144,6 +144,15 @@ _LOOP_GUARD = "_promptdeck_loop"
 _CONCAT_GUARD = "_promptdeck_concat"
 
 
+def literal_calls(tree: Any) -> tuple[tuple[str, str, int], ...]:
+    """Calls of a global function whose first argument is a literal string, e.g. ``read("a.md")``."""
+    from jinja2 import nodes
+
+    return tuple((call.node.name, call.args[0].value, call.lineno) for call in tree.find_all(nodes.Call)
+                 if isinstance(call.node, nodes.Name) and call.args and isinstance(call.args[0], nodes.Const)
+                 and isinstance(call.args[0].value, str))
+
+
 def _concat(*parts: Any) -> str:
     """What ``~`` does (``str`` of each part, joined), once the total size is known to fit."""
     check_concat(parts)
@@ -167,7 +176,7 @@ def _check_deadline() -> None:
 class TemplateText:
     """One template string: a fast substitution plan, or Jinja compiled on first use."""
 
-    __slots__ = ("source", "line", "_plan", "_compiled", "_envs")
+    __slots__ = ("source", "line", "literal_calls", "_plan", "_compiled", "_envs")
 
     def __init__(self, source: str, envs: EnvironmentSource, line: int = 1) -> None:
         self.source = source
@@ -175,6 +184,8 @@ class TemplateText:
         self._envs = envs
         self._compiled: Template | None = None
         self._plan: list[str] | None = None
+        #: (function, text, line) of each call like ``read("notes.md")``, known once compiled
+        self.literal_calls: tuple[tuple[str, str, int], ...] = ()
         stripped = _SIMPLE.sub("", source)
         simple = not _JINJA_MARK.search(stripped) and "-}}" not in source and "{{-" not in source
         if simple:
@@ -215,6 +226,7 @@ class TemplateText:
             bomb = constant_bombs(tree)
             if bomb is not None:
                 raise TemplateSyntax(bomb[0], bomb[1])
+            self.literal_calls = literal_calls(tree)
             names = frozenset(meta.find_undeclared_variables(tree)) - set(env.globals)
             if self._compiled is None:
                 self._compiled = env.from_string(tree)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -100,7 +101,7 @@ def _annotations(raw: object, line: int) -> Annotations | None:
 def _template(library: Library, value: object, line: int, compile_now: bool, known: frozenset[str]) -> Tmpl:
     if isinstance(value, str):
         tmpl = TemplateText(value, library, line)
-        _compile(tmpl, compile_now, known)
+        _compile(library, tmpl, compile_now, known)
         return tmpl
     if isinstance(value, dict):
         return {str(k): _template(library, v, line, compile_now, known) for k, v in value.items()}
@@ -109,13 +110,19 @@ def _template(library: Library, value: object, line: int, compile_now: bool, kno
     raise BlockError(f"unexpected value {value!r} in the role line", line)
 
 
-def _compile(tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> None:
+def _compile(library: Library, tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> None:
     if not compile_now:
         return
     try:
         used = tmpl.compile()
     except TemplateSyntax as exc:
         raise BlockError(f"template error: {exc.message}", tmpl.line + exc.lineno - 1) from None
+    for function, path, line in tmpl.literal_calls:
+        if function == "read":  # the author named the file: it must be there (a render would fail)
+            try:
+                library.root.resolve(path)
+            except InvalidParams as exc:
+                raise BlockError(f"read({path!r}): {exc.message}", tmpl.line + line - 1) from None
     unknown = sorted(used - known)
     if unknown:
         declared = ", ".join(sorted(known)) or "none"
@@ -194,7 +201,7 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
     body_tmpl = None
     if takes_body:
         body_tmpl = TemplateText(body.strip("\n").rstrip(), library, text_line)
-        _compile(body_tmpl, compile_now, known)
+        _compile(library, body_tmpl, compile_now, known)
     return Block(role, kind, fields, body_tmpl, annotations, spec_line)
 
 
@@ -257,21 +264,22 @@ def _content(library: Library, block: Block, values: Mapping[str, Any]) -> Conte
                         size=int(size) if size is not None else None, annotations=ann)
 
 
-def work_of(blocks: tuple[Block, ...], path_args: tuple[str, ...]) -> str:
+def work_of(blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None]) -> str:
     """``LIGHT`` when every block is text that only substitutes names; ``TEMPLATE`` otherwise."""
     light = not path_args and all(block.kind == "text" and block.body is not None and block.body.simple
                                   for block in blocks)
     return LIGHT if light else TEMPLATE
 
 
-def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: tuple[str, ...]) -> RenderFn:
-    """The render function of a file prompt."""
+def render_blocks(library: Library, blocks: tuple[Block, ...],
+                  path_args: Mapping[str, re.Pattern[str] | None]) -> RenderFn:
+    """The render function of a file prompt. ``path_args``: each path argument and its pattern."""
 
     def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
-        for name in path_args:
+        for name, pattern in path_args.items():
             if name in values:
                 try:
-                    library.root.resolve(values[name])
+                    library.root.readable(values[name], pattern)
                 except InvalidParams as exc:
                     raise InvalidParams(f"prompt {ctx.prompt!r}: argument {name!r}: {exc.message}",
                                         {"argument": name}) from None

@@ -39,7 +39,7 @@ class Library:
         pattern = argument.pattern
 
         def complete(value: str, _context: Mapping[str, str]) -> Iterable[str]:
-            files = self.root.files(prefix=value, limit=5000)
+            files = self.root.files(prefix=value, limit=5000, material_only=pattern is None)
             return [f for f in files if pattern.fullmatch(f)] if pattern is not None else files
 
         return complete

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..prompts.arguments import Argument, SpecError, parse_arguments
+from ..prompts.paths import is_prompt_path, read_confined
 from ..prompts.spec import NAME_RE, Prompt
-from ..protocol.errors import LibraryError, PromptFileError
+from ..protocol.errors import InvalidParams, LibraryError, PromptFileError
 from ._blocks import Block, BlockError, build_block, render_blocks, validate_icons, work_of
 from ._frontmatter import YamlRefused, fast_load, safe_yaml
 from ._library import Library
@@ -44,11 +45,6 @@ class ParsedFile:
 
 def prompt_name_for(rel: str) -> str:
     return rel[:-3].replace("/", ".")
-
-
-def is_prompt_path(rel: str) -> bool:
-    parts = rel.split("/")
-    return rel.endswith(".md") and not any(p.startswith((".", "_")) for p in parts)
 
 
 def _split_front_matter(text: str) -> tuple[str | None, str, int]:
@@ -161,10 +157,11 @@ def _stage_files(job: tuple[str, list[str]]) -> list[tuple[str, Staged]]:
     out: list[tuple[str, Staged]] = []
     for rel in rels:
         try:
-            with open(f"{root}/{rel}", "rb") as fh:
-                out.append((rel, stage_file(rel, fh.read())))
-        except OSError as exc:
-            out.append((rel, [(f"cannot read: {exc.strerror}", None)]))
+            data = read_confined(root, rel, MAX_PROMPT_FILE_BYTES)
+        except InvalidParams as exc:
+            out.append((rel, [(exc.message.replace(f"file {rel!r} ", "file ", 1), None)]))
+            continue
+        out.append((rel, stage_file(rel, data)))
     return out
 
 
@@ -225,7 +222,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
             errors.append(PromptFileError(rel, str(exc), exc.line))
     if errors:
         return ParsedFile(None, errors)
-    path_args = tuple(a.name for a in arguments if a.type == "path")
+    path_args = {a.name: a.pattern for a in arguments if a.type == "path"}
     prompt = Prompt(
         name,
         render_blocks(library, tuple(blocks), path_args),
