@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 
+from .logs import setup_logging
 
-def setup_logging(verbose: int) -> None:
-    """Log promptdeck's records to stderr: warnings by default, -v info, -vv debug."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("promptdeck %(levelname)s %(message)s"))
-    root = logging.getLogger("promptdeck")
-    root.addHandler(handler)
-    root.setLevel(max(logging.WARNING - 10 * verbose, logging.DEBUG))
+__all__ = ["serve_stdio_folders", "setup_logging"]
 
 
 def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bool, verbose: int,
-                        list_ttl_ms: int = 60_000) -> int:
+                        list_ttl_ms: int = 60_000, log_format: str = "text") -> int:
     """Serve FOLDERS on stdin/stdout; returns the exit code (1 when a folder cannot be served)."""
-    setup_logging(verbose)
+    setup_logging(verbose, log_format)
     from .protocol.errors import PromptdeckError
     from .server.app import PromptServer
 

@@ -51,6 +51,8 @@ def main() -> None:
               help="How long 2026-07-28 clients may cache prompts/list (ttlMs).")
 @click.option("--no-watch", is_flag=True, help="Do not reload prompt files when they change.")
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
+@click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Log lines on stderr: text with client values escaped, or one JSON object a line.")
 @click.option("--http", "http", metavar="[HOST:]PORT", help="Serve Streamable HTTP on HOST (default 127.0.0.1).")
 @click.option("--stateless", is_flag=True, help="HTTP: keep no sessions (for replicas behind a load balancer).")
 @click.option("--json-response", is_flag=True, help="HTTP: answer POSTs with JSON instead of SSE.")
@@ -70,7 +72,7 @@ def main() -> None:
 @click.option("--require-scope", multiple=True, metavar="SCOPE", help="HTTP: every request needs this scope "
               "(403 insufficient_scope otherwise; repeatable).")
 def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no_watch: bool, verbose: int,
-          http: str | None, stateless: bool, json_response: bool, allow_host: tuple[str, ...],
+          log_format: str, http: str | None, stateless: bool, json_response: bool, allow_host: tuple[str, ...],
           allow_origin: tuple[str, ...], token_file: str | None, rate_limit: int | None,
           oauth_issuer: str | None, oauth_jwks: str | None, oauth_audience: str | None, resource_url: str | None,
           require_scope: tuple[str, ...]) -> None:
@@ -83,11 +85,12 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
                   "the OAuth options go with --http", 2)
         from ._serve import serve_stdio_folders
 
-        sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl))
+        sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl,
+                                     log_format))
     host, _, port_text = http.rpartition(":")
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         _fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
-    setup_logging(verbose)
+    setup_logging(verbose, log_format)
     from .server.app import PromptServer
     from .server.guard import BearerTokens
     from .server.http import Authenticator, run
@@ -115,7 +118,10 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
             server.add_folder(folder)
     except PromptdeckError as exc:
         _fail(str(exc))
-    click.echo(f"promptdeck: serving {len(server.catalog)} prompts on http://{shown}:{port_text}/mcp", err=True)
+    from .logs import banner
+
+    click.echo(banner(f"promptdeck: serving {len(server.catalog)} prompts on http://{shown}:{port_text}/mcp",
+                      log_format), err=True)
     run(server, host, int(port_text), stateless=stateless, json_response=json_response, watch=not no_watch,
         allowed_hosts=allow_host, allowed_origins=allow_origin, auth=auth, rate_limit=rate_limit, metadata=metadata)
 

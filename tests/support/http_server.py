@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 
@@ -19,11 +20,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(folder: str, *options: str) -> Iterator[str]:
-    """Yields the MCP endpoint URL; the server is stopped on exit."""
+def http_server(folder: str, *options: str, stderr_path: Path | None = None) -> Iterator[str]:
+    """Yields the MCP endpoint URL; the server is stopped on exit.
+
+    With ``stderr_path``, the server's log goes to that file (for tests that read it) instead of a pipe.
+    """
     port = free_port()
+    log = open(stderr_path, "wb") if stderr_path is not None else None  # noqa: SIM115 - closed below
     proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", folder, "--http", f"127.0.0.1:{port}",
-                             *options], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             *options], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE if log is None else log)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -33,7 +39,7 @@ def http_server(folder: str, *options: str) -> Iterator[str]:
             except httpx.TransportError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                stderr = proc.stderr.read().decode() if proc.stderr else ""
+                stderr = proc.stderr.read().decode() if proc.stderr else Path(str(stderr_path)).read_text()
                 raise RuntimeError(f"promptdeck --http did not start: {stderr}")
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -46,3 +52,5 @@ def http_server(folder: str, *options: str) -> Iterator[str]:
             proc.wait()
         if proc.stderr is not None:
             proc.stderr.close()
+        if log is not None:
+            log.close()

@@ -18,6 +18,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..logs import log_event
 from ..prompts.catalog import grants
 from ..protocol.errors import AuthError, LibraryError
 
@@ -191,6 +192,10 @@ class Metrics:
 
 
 def log_get(principal: str, prompt: object, outcome: str, seconds: float) -> None:
-    """One audit line per prompts/get: who, which prompt, outcome, duration. Never argument values."""
-    audit.info("prompts/get principal=%s prompt=%r outcome=%s duration_ms=%.2f",
-               principal, prompt if isinstance(prompt, str) else None, outcome, seconds * 1000)
+    """One audit line per prompts/get: who, which prompt, outcome, duration. Never argument values.
+
+    The principal (a token's subject) and the prompt name are client input: ``log_event`` escapes them.
+    """
+    log_event(audit, logging.INFO, "prompts/get", principal=principal,
+              prompt=prompt if isinstance(prompt, str) else None, outcome=outcome,
+              duration_ms=round(seconds * 1000, 2))

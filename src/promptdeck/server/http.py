@@ -211,7 +211,9 @@ class StreamableHttpApp:
         if principal is None:
             return
         if path == "/metrics":
-            body = self.metrics.render(self.session_count(), len(self.server.catalog))
+            # The prompt count is what this asker may see: counting prompts hidden by scopes would tell
+            # a principal that restricted prompts exist. The other series are aggregates that name no prompt.
+            body = self.metrics.render(self.session_count(), len(self.server.catalog.view(principal.scopes)))
             await respond(send, 200, body, b"text/plain; version=0.0.4")
             return
         if self.limiter is not None:
