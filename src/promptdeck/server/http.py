@@ -30,7 +30,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
@@ -54,7 +54,7 @@ from ._asgi import (
     respond_error,
     stream_queue,
 )
-from .guard import Metrics, Principal, RateLimiter, log_get
+from .guard import Metrics, Principal, Quota, RateLimiter, Refusal, log_get
 from .http_modern import end_subscriptions, serve_modern
 from .legacy_sse import LegacySseTransport
 from .modern import _HANDLERS as MODERN_HANDLERS
@@ -157,7 +157,10 @@ class StreamableHttpApp:
                  session_idle_seconds: float = 1800, max_sessions: int = 1000,
                  max_body_bytes: int = 4 * 1024 * 1024, watch: bool = True, auth: Authenticator | None = None,
                  rate_limit: int | None = None, metadata: tuple[str, bytes] | None = None,
-                 legacy_sse: bool = True) -> None:
+                 legacy_sse: bool = True,
+                 max_batch_response_bytes: int = jsonrpc.MAX_BATCH_RESPONSE_BYTES,
+                 max_sessions_per_principal: int = 100, max_streams: int = 1000,
+                 max_streams_per_principal: int = 100) -> None:
         self.server = server
         self.path = path
         self.json_response = json_response
@@ -166,7 +169,11 @@ class StreamableHttpApp:
         self.allowed_origins = frozenset(allowed_origins)
         self.session_idle_seconds = session_idle_seconds
         self.max_sessions = max_sessions
+        self.max_sessions_per_principal = max_sessions_per_principal
+        #: open GET streams, 2024-11-05 /sse streams and 2026-07-28 subscriptions/listen streams
+        self.streams = Quota("streams", max_streams, max_streams_per_principal)
         self.max_body_bytes = max_body_bytes
+        self.max_batch_response_bytes = max_batch_response_bytes
         self.watch = watch
         self.auth = auth
         #: (path, document) of the RFC 9728 protected-resource metadata, served without authentication
@@ -247,6 +254,36 @@ class StreamableHttpApp:
     def session_count(self) -> int:
         """Live sessions of both HTTP transports."""
         return len(self.sessions) + (len(self.legacy_sse.sessions) if self.legacy_sse is not None else 0)
+
+    def session_refusal(self, principal: str) -> Refusal | None:
+        """None when ``principal`` may open one more session (of either transport); else why not.
+
+        Sessions are capped per principal as well as in total, so one principal cannot lock the others
+        out. ``Retry-After`` is the time until the first idle session that counts expires, when there is
+        one; sessions kept by open streams free no slot at a known time.
+        """
+        mine = self._sessions_of(principal)
+        if mine >= self.max_sessions_per_principal or self.session_count() >= self.max_sessions:
+            self.expire()  # sessions past their idle time make room first
+            mine = self._sessions_of(principal)
+        if mine >= self.max_sessions_per_principal:
+            return Refusal(429, f"too many sessions for this principal (at most {self.max_sessions_per_principal}); "
+                                "end one with DELETE or let one expire", self._next_expiry(principal))
+        if self.session_count() >= self.max_sessions:
+            return Refusal(503, "too many sessions; try again later", self._next_expiry(None))
+        return None
+
+    def _sessions_of(self, principal: str) -> int:
+        count = sum(1 for session in self.sessions.values() if session.principal == principal)
+        if self.legacy_sse is not None:
+            count += sum(1 for sse in self.legacy_sse.sessions.values() if sse.principal == principal)
+        return count
+
+    def _next_expiry(self, principal: str | None) -> float | None:
+        """Seconds until the first idle session (``principal``'s, or anyone's) expires; None if none is idle."""
+        idle = [session.last_seen for session in self.sessions.values()
+                if session.stream is None and (principal is None or session.principal == principal)]
+        return min(idle) + self.session_idle_seconds - time.monotonic() if idle else None
 
     def _peer(self, scope: Scope) -> Principal:
         """Without authentication, who is asking is the client's address."""
@@ -388,11 +425,9 @@ class StreamableHttpApp:
             if not initialize:
                 legacy.assume(revision or DEFAULT_REVISION)  # type: ignore[arg-type]
         elif initialize:
-            if self.session_count() >= self.max_sessions:
-                self.expire()
-            if self.session_count() >= self.max_sessions:
-                await respond_error(send, 503, InvalidRequest("too many sessions; try again later"),
-                                    [(b"retry-after", b"30")])
+            refusal = self.session_refusal(principal.name)
+            if refusal is not None:
+                await respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
                 return
             session = _HttpSession(self.server, secrets.token_urlsafe(32), principal)
             legacy = session.legacy
@@ -438,9 +473,7 @@ class StreamableHttpApp:
             await respond(send, 400, outcome)
             return
         if isinstance(outcome, list):
-            answers = [await item if inspect.isawaitable(item) else item for item in outcome]
-            parts = [a for a in answers if isinstance(a, bytes)]
-            response: bytes | None = b"[" + b",".join(parts) + b"]" if parts else None
+            response: bytes | None = await self.join_batch(messages, outcome)
         elif inspect.isawaitable(outcome):
             response = await outcome
         else:
@@ -463,6 +496,27 @@ class StreamableHttpApp:
             stream = b"".join(event(data) for data in frames)
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + extra})
         await send({"type": "http.response.body", "body": stream})
+
+    async def join_batch(self, messages: Sequence[jsonrpc.Message], outcomes: Sequence[object]) -> bytes | None:
+        """A batch's answers as one array, bounded by ``max_batch_response_bytes`` (see ``jsonrpc.BatchAnswers``).
+
+        ``outcomes`` are the session's, one per message. Once the array is full, renders still pending are
+        closed unrun: their requests get the "too large" error.
+        """
+        answers = jsonrpc.BatchAnswers(self.max_batch_response_bytes)
+        for message, item in zip(messages, outcomes, strict=True):
+            if item is None:
+                continue
+            request_id = message.id if isinstance(message, Request | Invalid) else None
+            if answers.full:
+                if inspect.iscoroutine(item):
+                    item.close()
+                answers.refuse(request_id)
+                continue
+            answer = await item if inspect.isawaitable(item) else item
+            if isinstance(answer, bytes):
+                answers.add(answer, request_id)
+        return answers.encode()
 
     def _stream_number(self, session: _HttpSession | None) -> int:
         if session is not None:
@@ -508,6 +562,15 @@ class StreamableHttpApp:
             return
         if session.stream is not None:
             session.stream.put_nowait(None)  # one GET stream a session: the newest takes over
+        else:
+            refusal = self.streams.refusal(principal.name)
+            if refusal is not None:
+                await respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
+                return
+        with self.streams.hold(principal.name):
+            await self._stream(scope, receive, send, session)
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send, session: _HttpSession) -> None:
         queue: asyncio.Queue[tuple[int, bytes] | None] = asyncio.Queue()
         session.stream = queue
         last = header(scope, b"last-event-id")

@@ -20,7 +20,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from ..protocol import jsonrpc
-from ..protocol.errors import HeaderMismatch, InvalidParams, McpError
+from ..protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError
 from ..protocol.jsonrpc import Notification, Request
 from . import _asgi as asgi
 from .guard import Principal
@@ -87,7 +87,13 @@ async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.
         await asgi.respond(send, 404, outcome)
         return
     if message.method == "subscriptions/listen":
-        await _listen(app, message, ctx, receive, send)
+        refusal = app.streams.refusal(principal.name)
+        if refusal is not None:
+            await asgi.respond(send, refusal.status, jsonrpc.encode_error(request_id, InvalidRequest(refusal.message)),
+                               headers=refusal.headers())
+            return
+        with app.streams.hold(principal.name):
+            await _listen(app, message, ctx, receive, send)
         return
     related: list[bytes] = []
     started = time.perf_counter()
