@@ -37,9 +37,10 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def url(library: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    tokens = tmp_path_factory.mktemp("tokens") / "tokens"
+@pytest.fixture
+def url(library: Path, tmp_path: Path) -> Iterator[str]:
+    """A fresh server for each test: each one fills a cap."""
+    tokens = tmp_path / "tokens"
     tokens.write_text("".join(f"{name}:{token}\n" for name, token in TOKENS.items()))
     with http_server(str(library), "--no-watch", "--json-response", "--token-file", str(tokens)) as endpoint:
         yield endpoint
@@ -174,6 +175,22 @@ def test_one_principal_filling_its_streams_leaves_room_for_others(url: str) -> N
         bob, bob_status, _ = _open_listen(url, "bob", 0)
         stack.enter_context(closing(bob))
         assert bob_status == 200
+
+
+def test_subscriptions_made_inside_sessions_count_against_the_same_caps(url: str) -> None:
+    with httpx.Client(timeout=30) as client:
+        headers = session(client, url, "alice")
+        listens = [listen(f"s{n}", promptsListChanged=True) for n in range(100)]
+        assert client.post(url, json=listens, headers=headers).status_code == 202  # all 100 open, none answered
+        more = client.post(url, json=[listen("one-more", promptsListChanged=True)], headers=headers)
+        assert more.status_code == 429, more.text
+        assert "too many open streams for this principal" in more.json()["error"]["message"]
+        assert client.delete(url, headers=headers).status_code == 200  # ending the session ends them
+        bob, bob_status, _ = _open_listen(url, "bob", 0)
+        with closing(bob):
+            assert bob_status == 200
+        again = session(client, url, "alice")
+        assert client.post(url, json=listens[:1], headers=again).status_code == 202
 
 
 # -- 11. the requestState replay store -------------------------------------------------------------

@@ -188,12 +188,12 @@ class Quota:
     def held(self, principal: str) -> int:
         return self._held.get(principal, 0)
 
-    def refusal(self, principal: str) -> Refusal | None:
-        """None when ``principal`` may hold one more."""
-        if self.held(principal) >= self.per_principal:
+    def refusal(self, principal: str, adding: int = 1, *, also_held: int = 0, also_total: int = 0) -> Refusal | None:
+        """None when ``principal`` may hold ``adding`` more; ``also_*`` count what is held outside this quota."""
+        if self.held(principal) + also_held + adding > self.per_principal:
             return Refusal(429, f"too many open {self.what} for this principal (at most {self.per_principal}); "
                                 "close one first")
-        if self.count >= self.total:
+        if self.count + also_total + adding > self.total:
             return Refusal(503, f"too many open {self.what} (at most {self.total}); try again later")
         return None
 

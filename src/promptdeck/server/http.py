@@ -56,7 +56,7 @@ from ._asgi import (
 )
 from .guard import Metrics, Principal, Quota, RateLimiter, Refusal, log_get
 from .http_modern import end_subscriptions, serve_modern
-from .legacy_sse import LegacySseTransport
+from .legacy_sse import LegacySseTransport, _SseSession
 from .modern import _HANDLERS as MODERN_HANDLERS
 from .modern import Subscription, modern_version
 from .session import _HANDLERS as LEGACY_HANDLERS
@@ -273,11 +273,25 @@ class StreamableHttpApp:
             return Refusal(503, "too many sessions; try again later", self._next_expiry(None))
         return None
 
+    def stream_refusal(self, principal: str, adding: int = 1) -> Refusal | None:
+        """None when ``principal`` may open ``adding`` more streams or subscriptions; else why not.
+
+        A 2026-07-28 subscription made inside a legacy session (a batch, or the 2024-11-05 transport)
+        has no stream of its own but pushes on its session's: it counts against the same caps.
+        """
+        mine = total = 0
+        for session in self._all_sessions():
+            held = len(session.legacy.subscriptions)
+            total += held
+            if session.principal == principal:
+                mine += held
+        return self.streams.refusal(principal, adding, also_held=mine, also_total=total)
+
+    def _all_sessions(self) -> list[_HttpSession | _SseSession]:
+        return [*self.sessions.values(), *(self.legacy_sse.sessions.values() if self.legacy_sse is not None else ())]
+
     def _sessions_of(self, principal: str) -> int:
-        count = sum(1 for session in self.sessions.values() if session.principal == principal)
-        if self.legacy_sse is not None:
-            count += sum(1 for sse in self.legacy_sse.sessions.values() if sse.principal == principal)
-        return count
+        return sum(1 for session in self._all_sessions() if session.principal == principal)
 
     def _next_expiry(self, principal: str | None) -> float | None:
         """Seconds until the first idle session (``principal``'s, or anyone's) expires; None if none is idle."""
@@ -410,6 +424,12 @@ class StreamableHttpApp:
             error = invalid[0].error if invalid else InvalidRequest("an empty batch is not a request")
             await respond(send, 400, jsonrpc.encode_error(invalid[0].id if invalid else None, error))
             return
+        listens = count_listens(messages)
+        if listens:
+            refusal = self.stream_refusal(principal.name, listens)
+            if refusal is not None:
+                await respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
+                return
         initialize = any(isinstance(m, Request) and m.method == "initialize" for m in messages)
         revision = self._revision_header(scope)
         if revision is False and not initialize:
@@ -563,7 +583,7 @@ class StreamableHttpApp:
         if session.stream is not None:
             session.stream.put_nowait(None)  # one GET stream a session: the newest takes over
         else:
-            refusal = self.streams.refusal(principal.name)
+            refusal = self.stream_refusal(principal.name)
             if refusal is not None:
                 await respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
                 return
@@ -607,6 +627,12 @@ class StreamableHttpApp:
         session.close()
         self.sessions.pop(session.id, None)
         await respond(send, 200, b"", None)
+
+
+def count_listens(messages: Iterable[jsonrpc.Message]) -> int:
+    """How many 2026-07-28 subscriptions/listen requests are among ``messages`` (each opens a subscription)."""
+    return sum(1 for m in messages if isinstance(m, Request) and m.method == "subscriptions/listen"
+               and modern_version(m.params) is not None)
 
 
 def _event_number(event_id: str) -> int | None:

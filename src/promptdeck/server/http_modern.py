@@ -87,7 +87,7 @@ async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.
         await asgi.respond(send, 404, outcome)
         return
     if message.method == "subscriptions/listen":
-        refusal = app.streams.refusal(principal.name)
+        refusal = app.stream_refusal(principal.name)
         if refusal is not None:
             await asgi.respond(send, refusal.status, jsonrpc.encode_error(request_id, InvalidRequest(refusal.message)),
                                headers=refusal.headers())

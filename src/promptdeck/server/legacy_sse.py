@@ -23,7 +23,7 @@ from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest, ParseError
 from . import _asgi as asgi
 from ._asgi import Receive, Scope, Send
-from .guard import Principal
+from .guard import Principal, Refusal
 from .session import LegacySession
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class LegacySseTransport:
             await asgi.respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
             return
         # A 2024-11-05 session is its stream: it counts as both.
-        refusal = self.app.session_refusal(principal.name) or self.app.streams.refusal(principal.name)
+        refusal = self.app.session_refusal(principal.name) or self.app.stream_refusal(principal.name)
         if refusal is not None:
             await asgi.respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
             return
@@ -115,6 +115,11 @@ class LegacySseTransport:
             return
         except asgi.Disconnected:
             return
+        if b"subscriptions/listen" in body:  # a 2026-07-28 subscription inside this session: capped like a stream
+            refusal = self._listen_refusal(body, principal)
+            if refusal is not None:
+                await asgi.respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
+                return
         try:
             outcome = session.legacy.handle_bytes(body, session.push)
         except UnicodeDecodeError:  # msgspec's report of invalid UTF-8 inside a string
@@ -129,6 +134,16 @@ class LegacySseTransport:
         elif outcome is not None:
             self._spawn(session, self._finish(session, outcome))
         await asgi.respond(send, 202, b"Accepted", b"text/plain")
+
+    def _listen_refusal(self, body: bytes, principal: Principal) -> Refusal | None:
+        from .http import count_listens
+
+        try:
+            decoded = jsonrpc.decode(body)
+        except (ParseError, UnicodeDecodeError):
+            return None  # the session answers that
+        listens = count_listens(decoded if isinstance(decoded, list) else [decoded])
+        return self.app.stream_refusal(principal.name, listens) if listens else None
 
     @staticmethod
     def _spawn(session: _SseSession, work: Coroutine[Any, Any, None]) -> None:
