@@ -6,8 +6,6 @@ import sys
 
 from .logs import setup_logging
 
-__all__ = ["serve_stdio_folders", "setup_logging"]
-
 
 def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bool, verbose: int,
                         list_ttl_ms: int = 60_000, log_format: str = "text") -> int:

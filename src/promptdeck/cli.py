@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from ._serve import setup_logging
 from ._version import __version__
+from .logs import FORMATS, announce, setup_logging
 from .protocol.errors import ClientError, McpError, PromptdeckError
 from .protocol.revisions import LATEST, REVISIONS
 
@@ -51,8 +51,8 @@ def main() -> None:
               help="How long 2026-07-28 clients may cache prompts/list (ttlMs).")
 @click.option("--no-watch", is_flag=True, help="Do not reload prompt files when they change.")
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
-@click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="Log lines on stderr: text with client values escaped, or one JSON object a line.")
+@click.option("--log-format", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Log lines as escaped text or as one JSON object each.")
 @click.option("--http", "http", metavar="[HOST:]PORT", help="Serve Streamable HTTP on HOST (default 127.0.0.1).")
 @click.option("--stateless", is_flag=True, help="HTTP: keep no sessions (for replicas behind a load balancer).")
 @click.option("--json-response", is_flag=True, help="HTTP: answer POSTs with JSON instead of SSE.")
@@ -85,8 +85,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
                   "the OAuth options go with --http", 2)
         from ._serve import serve_stdio_folders
 
-        sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl,
-                                     log_format))
+        sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl, log_format))
     host, _, port_text = http.rpartition(":")
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         _fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
@@ -118,10 +117,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
             server.add_folder(folder)
     except PromptdeckError as exc:
         _fail(str(exc))
-    from .logs import banner
-
-    click.echo(banner(f"promptdeck: serving {len(server.catalog)} prompts on http://{shown}:{port_text}/mcp",
-                      log_format), err=True)
+    announce(f"serving {len(server.catalog)} prompts on http://{shown}:{port_text}/mcp")
     run(server, host, int(port_text), stateless=stateless, json_response=json_response, watch=not no_watch,
         allowed_hosts=allow_host, allowed_origins=allow_origin, auth=auth, rate_limit=rate_limit, metadata=metadata)
 

@@ -20,16 +20,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(folder: str, *options: str, stderr_path: Path | None = None) -> Iterator[str]:
-    """Yields the MCP endpoint URL; the server is stopped on exit.
-
-    With ``stderr_path``, the server's log goes to that file (for tests that read it) instead of a pipe.
-    """
+def http_server(folder: str, *options: str, log: Path | None = None) -> Iterator[str]:
+    """Yields the MCP endpoint URL; the server is stopped on exit. With ``log``, stderr goes to that file."""
     port = free_port()
-    log = open(stderr_path, "wb") if stderr_path is not None else None  # noqa: SIM115 - closed below
+    sink = log.open("wb") if log is not None else subprocess.PIPE
     proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", folder, "--http", f"127.0.0.1:{port}",
-                             *options], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE if log is None else log)
+                             *options], stdout=subprocess.DEVNULL, stderr=sink)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -39,7 +35,7 @@ def http_server(folder: str, *options: str, stderr_path: Path | None = None) -> 
             except httpx.TransportError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                stderr = proc.stderr.read().decode() if proc.stderr else Path(str(stderr_path)).read_text()
+                stderr = proc.stderr.read().decode() if proc.stderr else log.read_text() if log else ""
                 raise RuntimeError(f"promptdeck --http did not start: {stderr}")
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -53,4 +49,4 @@ def http_server(folder: str, *options: str, stderr_path: Path | None = None) -> 
         if proc.stderr is not None:
             proc.stderr.close()
         if log is not None:
-            log.close()
+            sink.close()  # type: ignore[union-attr]

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ..logs import log_event
+from ..logs import field as log_field
 from ..prompts.catalog import grants
 from ..protocol.errors import AuthError, LibraryError
 
@@ -254,10 +254,8 @@ class Metrics:
 
 
 def log_get(principal: str, prompt: object, outcome: str, seconds: float) -> None:
-    """One audit line per prompts/get: who, which prompt, outcome, duration. Never argument values.
-
-    The principal (a token's subject) and the prompt name are client input: ``log_event`` escapes them.
-    """
-    log_event(audit, logging.INFO, "prompts/get", principal=principal,
-              prompt=prompt if isinstance(prompt, str) else None, outcome=outcome,
-              duration_ms=round(seconds * 1000, 2))
+    """One audit line per prompts/get: who, which prompt, outcome, duration. Never argument values."""
+    name = prompt if isinstance(prompt, str) else None
+    audit.info("prompts/get principal=%s prompt=%r outcome=%s duration_ms=%.2f", log_field(principal), name, outcome,
+               seconds * 1000, extra={"principal": principal, "prompt": name, "outcome": outcome,
+                                      "duration_ms": round(seconds * 1000, 2)})
