@@ -138,6 +138,28 @@ def test_one_principal_filling_its_sessions_leaves_room_for_others_and_retry_aft
         assert open_session(client, url, "alice").status_code == 200
 
 
+def test_when_all_principals_together_fill_the_total_the_refusal_is_503_with_a_true_retry_after(
+        library: Path, tmp_path: Path) -> None:
+    names = [f"user{n}" for n in range(11)]
+    tokens = tmp_path / "tokens"
+    tokens.write_text("".join(f"{name}:{name}-token-0123456789abcdef\n" for name in names))
+    with http_server(str(library), "--no-watch", "--json-response", "--token-file", str(tokens)) as url, \
+            httpx.Client(timeout=30) as client:
+        first = time.monotonic()
+        for name in names[:10]:  # ten principals with 100 sessions each: the total of 1,000
+            headers = {**ACCEPT, "authorization": f"Bearer {name}-token-0123456789abcdef"}
+            statuses = [client.post(url, json=init(), headers=headers).status_code for _ in range(101)]
+            assert statuses == [200] * 100 + [429], (name, statuses.count(200))
+        elapsed = time.monotonic() - first
+        last = {**ACCEPT, "authorization": f"Bearer {names[10]}-token-0123456789abcdef"}
+        full = client.post(url, json=init(), headers=last)
+        assert full.status_code == 503, full.text
+        assert full.json()["error"]["code"] == -32600
+        # The first session of all expires first, IDLE_SECONDS after it was opened.
+        retry_after = int(full.headers["retry-after"])
+        assert IDLE_SECONDS - elapsed - 2 <= retry_after <= IDLE_SECONDS + 1, (retry_after, elapsed)
+
+
 def _open_listen(url: str, who: str, request_id: int) -> tuple[socket.socket, int, bytes]:
     """POST subscriptions/listen on a raw socket; (the socket, left open, the status, the head)."""
     parts = urlsplit(url)
