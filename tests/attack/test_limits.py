@@ -215,6 +215,35 @@ def test_subscriptions_made_inside_sessions_count_against_the_same_caps(url: str
         assert client.post(url, json=listens[:1], headers=again).status_code == 202
 
 
+def _open_sse(url: str, who: str) -> tuple[socket.socket, str]:
+    """GET /sse (the 2024-11-05 transport) on a raw socket; (the socket, the messages URL it names)."""
+    parts = urlsplit(url)
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
+    sock.sendall(f"GET /sse HTTP/1.1\r\nhost: {parts.netloc}\r\naccept: text/event-stream\r\n"
+                 f"authorization: Bearer {TOKENS[who]}\r\n\r\n".encode())
+    opened = b""
+    while b"\n\n" not in opened.partition(b"event: endpoint\ndata: ")[2]:
+        chunk = sock.recv(65536)
+        assert chunk, opened
+        opened += chunk
+    assert opened.startswith(b"HTTP/1.1 200"), opened
+    endpoint = opened.split(b"event: endpoint\ndata: ", 1)[1].split(b"\n", 1)[0].decode()
+    return sock, f"{parts.scheme}://{parts.netloc}{endpoint}"
+
+
+def test_subscriptions_made_on_the_2024_transport_count_against_the_same_caps(url: str) -> None:
+    sock, messages = _open_sse(url, "alice")
+    with closing(sock), httpx.Client(timeout=30) as client:
+        headers = {"content-type": "application/json", "authorization": f"Bearer {TOKENS['alice']}"}
+        # The /sse stream itself is one of alice's 100 streams: 99 subscriptions fit beside it.
+        statuses = [client.post(messages, json=listen(n, promptsListChanged=True), headers=headers).status_code
+                    for n in range(100)]
+        assert statuses == [202] * 99 + [429], statuses.count(202)
+        bob, bob_status, _ = _open_listen(url, "bob", 0)
+        with closing(bob):
+            assert bob_status == 200
+
+
 # -- 11. the requestState replay store -------------------------------------------------------------
 
 
