@@ -242,7 +242,7 @@ def test_json_answers_and_progress_forcing_sse() -> None:
         assert plain.headers["content-type"].startswith("application/json")
         assert plain.json()["result"]["messages"][0]["content"]["text"] == "Hello Ada"
         # A request that asks for progress gets an SSE stream: the notifications first, then the answer.
-        params = {"name": "slow-greet", "arguments": {"name": "Ada"}, "_meta": {"progressToken": "tok"}}
+        params = {"name": "slow_greet", "arguments": {"name": "Ada"}, "_meta": {"progressToken": "tok"}}
         streamed = client.post(url, json=rpc("prompts/get", params, id=9), headers=headers)
         assert streamed.headers["content-type"].startswith("text/event-stream")
         messages = messages_of(streamed)
@@ -491,7 +491,7 @@ def test_stateless_mode() -> None:
             got = client.post(url, json=rpc("prompts/list"), headers={**POST_HEADERS, "mcp-protocol-version": version})
             [listed] = messages_of(got)
             assert "title" not in json.dumps(listed) or version >= "2025-06-18"
-            assert {p["name"] for p in listed["result"]["prompts"]} == {"greet", "slow-greet"}
+            assert {p["name"] for p in listed["result"]["prompts"]} == {"greet", "slow_greet"}
         # Missing header: 2025-03-26, which takes batches.
         batch = client.post(url, json=[rpc("ping", id=1), rpc("ping", id=2)], headers=POST_HEADERS)
         assert sorted(m["id"] for m in messages_of(batch)[0]) == [1, 2]

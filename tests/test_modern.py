@@ -592,8 +592,8 @@ def test_http_closing_a_listen_stream_ends_that_subscription_only() -> None:
     apps: list[Any] = []
 
     @server.prompt(description="Stands in for a server shutdown: ends every subscription")
-    def shut_down() -> str:
-        end_subscriptions(apps[0])  # renders run on the server's event loop, where the queues live
+    async def shut_down() -> str:
+        end_subscriptions(apps[0])  # async renders run on the server's event loop, where the queues live
         return "ended"
 
     def late() -> str:
@@ -615,7 +615,7 @@ def test_http_closing_a_listen_stream_ends_that_subscription_only() -> None:
             assert changed is not None and changed["method"] == "notifications/prompts/list_changed"
             assert subscription_of(changed) == "kept"
             # Ending subscriptions gracefully answers the listen request, then closes its stream.
-            shut = get_prompt(next(ids), "shut-down", {})
+            shut = get_prompt(next(ids), "shut_down", {})
             [done] = answers(await client.post(url, json=shut, headers=headers_for(shut)))
             check(done, "prompts/get")
             ending = await kept.next()
@@ -668,7 +668,7 @@ def test_http_closing_a_modern_post_cancels_its_request() -> None:
         return "never"
 
     with serve(server) as (url, _app):
-        message = get_prompt(next(ids), "wait-forever", {})
+        message = get_prompt(next(ids), "wait_forever", {})
         body = json.dumps(message).encode()
         head = "".join(f"{k}: {v}\r\n" for k, v in headers_for(message).items())
         parts = urlsplit(url)

@@ -92,7 +92,7 @@ def test_names_titles_and_descriptions() -> None:
         return ""
 
     p = prompt_from_function(code_review)
-    assert p.name == "code-review"
+    assert p.name == "code_review"  # the function's own name, as the official SDK gives it
     assert p.description == "Review code.\n\nIndented detail line."
     assert p.title is None and p.source == f"python:{__name__}.{code_review.__qualname__}"
     assert prompt_from_function(no_doc).description is None
@@ -261,7 +261,7 @@ def test_the_decorator_registers_and_returns_the_function() -> None:
         return f"about {topic}"
 
     assert two_things("direct") == "about direct"
-    p = server.catalog.require("two-things")
+    p = server.catalog.require("two_things")
     assert (p.title, p.description, p.tags) == ("Two", "Talk about a topic.", frozenset({"x"}))
     assert p.descriptor(LATEST)["icons"] == [{"src": "https://example.com/i.png"}]
 
@@ -269,7 +269,7 @@ def test_the_decorator_registers_and_returns_the_function() -> None:
     def whatever() -> str:
         return "w"
 
-    assert server.catalog.names == ["custom.name", "two-things"]
+    assert server.catalog.names == ["custom.name", "two_things"]
 
 
 def test_python_prompts_through_a_session() -> None:
@@ -308,10 +308,10 @@ def test_a_bad_return_type_is_a_generic_error_on_the_wire_and_details_in_the_log
         return 6
 
     with caplog.at_level(logging.ERROR, logger="promptdeck"):
-        for name in ("wrong", "wrong-async"):
+        for name in ("wrong", "wrong_async"):
             assert get(server, name)["error"] == {"code": -32603, "message": "Internal error"}
     assert "prompt 'wrong' returned int" in caplog.text
-    assert "prompt 'wrong-async' returned int" in caplog.text
+    assert "prompt 'wrong_async' returned int" in caplog.text
 
 
 def test_a_raising_prompt_is_internal_error() -> None:

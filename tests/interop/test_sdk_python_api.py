@@ -21,8 +21,8 @@ def test_python_prompts_and_folder_on_one_server() -> None:
                 init = await session.initialize()
                 assert init.instructions and "slash command" in init.instructions
                 names = {p.name for p in (await session.list_prompts()).prompts}
-                assert {"incident-summary", "handover", "code-review"} <= names
-                summary = await session.get_prompt("incident-summary", {"service": "checkout", "minutes": "45"})
+                assert {"incident_summary", "handover", "code-review"} <= names
+                summary = await session.get_prompt("incident_summary", {"service": "checkout", "minutes": "45"})
                 assert [m.role for m in summary.messages] == ["user", "assistant"]
                 assert "checkout" in summary.messages[0].content.text
                 assert "45 minutes" in summary.messages[0].content.text

@@ -149,6 +149,11 @@ class TemplateText:
                 self._plan[-1] = self._plan[-1][:-1]
 
     @property
+    def simple(self) -> bool:
+        """Whether rendering is a join of text and values, with no Jinja to run."""
+        return self._plan is not None
+
+    @property
     def names(self) -> tuple[str, ...]:
         return tuple(self._plan[1::2]) if self._plan is not None else ()
 

@@ -40,7 +40,7 @@ class Prompt:
     """An immutable prompt. ``descriptor(rev)`` is its ``prompts/list`` entry for a revision."""
 
     __slots__ = ("name", "title", "description", "arguments", "icons", "tags", "scopes", "source", "render",
-                 "completers", "_wire", "_by_name")
+                 "completers", "work", "_wire", "_by_name")
 
     def __init__(
         self,
@@ -55,6 +55,7 @@ class Prompt:
         scopes: frozenset[str] = frozenset(),
         source: str = "",
         completers: Mapping[str, Completer] | None = None,
+        work: str = "code",
     ) -> None:
         if not NAME_RE.match(name):
             raise ValueError(f"prompt name {name!r} must be 1-128 letters, digits, '_', '-' or '.'")
@@ -69,6 +70,8 @@ class Prompt:
         self.source = source
         self.render = render
         self.completers: Mapping[str, Completer] = dict(completers or {})
+        #: how its render may be run (``prompts.execution``): "light", "template" or "code"
+        self.work = work
         self._wire: dict[str, dict[str, Any]] = {}
         self._by_name = {a.name: a for a in arguments}
 

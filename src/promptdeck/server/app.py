@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._version import __version__
 from ..prompts.catalog import DEFAULT_PAGE_SIZE, Catalog
+from ..prompts.execution import CODE_SECONDS
 from ..prompts.spec import Completer, Prompt
 from ..protocol import jsonrpc
 from ..protocol.errors import LibraryError
@@ -43,8 +44,10 @@ class PromptServer:
 
     def __init__(self, name: str = "promptdeck", *, version: str | None = None,
                  instructions: str | None = None, page_size: int = DEFAULT_PAGE_SIZE,
-                 list_ttl_ms: int = 60_000) -> None:
+                 list_ttl_ms: int = 60_000, prompt_seconds: float = CODE_SECONDS) -> None:
         self.name = name
+        #: how long a Python prompt may run before its request is answered with an error
+        self.prompt_seconds = prompt_seconds
         self.version = version or __version__
         self.instructions = instructions
         self.page_size = page_size

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..prompts.arguments import MISSING, Argument, bind
+from ..prompts.execution import run_render
 from ..prompts.spec import RenderContext
 from ..protocol import jsonrpc
 from ..protocol.errors import InternalError, InvalidParams, McpError, MethodNotFound, UnsupportedVersion
@@ -242,7 +243,9 @@ class ModernEndpoint:
                 "requestState": self.states.issue(ctx.principal, request_digest("prompts/get", prompt.name, given)),
             }, "input_required")
         values = bind(prompt.arguments, arguments, prompt.name)
-        rendered = prompt.render(values, RenderContext(prompt.name, progress_reporter(params, related, True)))
+        progress = RenderContext(prompt.name, progress_reporter(params, related, True))
+        rendered = run_render(lambda: prompt.render(values, progress), prompt.name, prompt.work,
+                              self.server.prompt_seconds)
         if not isinstance(rendered, list) and inspect.isawaitable(rendered):
             return self._await_render(rendered, prompt.description, ctx.revision)
         return self._envelope(get_result(rendered, prompt.description, ctx.revision))

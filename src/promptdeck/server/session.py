@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..prompts.arguments import bind
 from ..prompts.completion import complete
 from ..prompts.content import messages_to_wire
+from ..prompts.execution import run_render
 from ..prompts.spec import RenderContext
 from ..protocol import jsonrpc
 from ..protocol.errors import InternalError, InvalidParams, InvalidRequest, McpError, MethodNotFound
@@ -213,7 +214,8 @@ class LegacySession:
         values = bind(prompt.arguments, raw_args, prompt.name)
         rev = self.revision
         ctx = RenderContext(prompt.name, progress_reporter(params, related, rev.progress_message))
-        rendered = prompt.render(values, ctx)
+        rendered = run_render(lambda: prompt.render(values, ctx), prompt.name, prompt.work,
+                              self.server.prompt_seconds)
         if inspect.isawaitable(rendered):
             return self._await_render(rendered, prompt.description, rev)
         return get_result(rendered, prompt.description, rev)

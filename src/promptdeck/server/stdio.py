@@ -101,20 +101,25 @@ class StdioConnection:
         self.output.write(message + b"\n")
 
     def feed(self, data: bytes) -> None:
+        if self.skipping:
+            # The rest of an over-long line is dropped as it arrives, not buffered again: one error per line.
+            end = data.find(b"\n")
+            if end < 0:
+                return
+            data = data[end + 1:]
+            self.skipping = False
         buffer = self.buffer
+        scanned = len(buffer)  # held no newline: search only what arrived, or a long line costs quadratic time
         buffer += data
         out: list[bytes] = []
         start = 0
         with self.output.lock:
             while True:
-                end = buffer.find(b"\n", start)
+                end = buffer.find(b"\n", max(start, scanned))
                 if end < 0:
                     break
                 line = bytes(buffer[start:end])
                 start = end + 1
-                if self.skipping:
-                    self.skipping = False
-                    continue
                 if line.strip():
                     self._line(line, out)
             del buffer[:start]

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..prompts.arguments import Argument
 from ..prompts.content import ROLES, Annotations, Audio, Content, Image, Message, Resource, ResourceLink, Text
+from ..prompts.execution import LIGHT, TEMPLATE
 from ..prompts.paths import guess_mime, is_text_mime
 from ..prompts.render import TemplateSyntax, TemplateText, run_bounded
 from ..prompts.spec import RenderContext, RenderFn
@@ -249,6 +250,13 @@ def _content(library: Library, block: Block, values: Mapping[str, Any]) -> Conte
     return ResourceLink(str(value["uri"]), str(value["name"]), title=value.get("title"),
                         description=value.get("description"), mime_type=value.get("mimeType"),
                         size=int(size) if size is not None else None, annotations=ann)
+
+
+def work_of(blocks: tuple[Block, ...], path_args: tuple[str, ...]) -> str:
+    """``LIGHT`` when every block is text that only substitutes names; ``TEMPLATE`` otherwise."""
+    light = not path_args and all(block.kind == "text" and block.body is not None and block.body.simple
+                                  for block in blocks)
+    return LIGHT if light else TEMPLATE
 
 
 def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: tuple[str, ...]) -> RenderFn:

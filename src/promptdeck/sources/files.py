@@ -19,7 +19,7 @@ from typing import Any
 from ..prompts.arguments import Argument, SpecError, parse_arguments
 from ..prompts.spec import NAME_RE, Prompt
 from ..protocol.errors import LibraryError, PromptFileError
-from ._blocks import Block, BlockError, build_block, render_blocks, validate_icons
+from ._blocks import Block, BlockError, build_block, render_blocks, validate_icons, work_of
 from ._frontmatter import fast_load
 from ._library import Library
 
@@ -222,6 +222,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         scopes=frozenset(scopes),
         source=rel,
         completers=library.path_completers(arguments) if path_args else None,
+        work=work_of(tuple(blocks), path_args),
     )
     return ParsedFile(prompt)
 

@@ -22,6 +22,7 @@ import msgspec
 
 from ..prompts.arguments import ARG_TYPES, MISSING, Argument, SpecError, make_argument
 from ..prompts.content import Audio, Image, Message, Resource, ResourceLink, Text
+from ..prompts.execution import CODE, LIGHT, check_output
 from ..prompts.spec import Completer, Prompt, RenderContext
 from ..protocol.errors import InternalError
 
@@ -97,7 +98,7 @@ def prompt_from_function(
     completers: dict[str, Completer] | None = None,
 ) -> Prompt:
     """Build a ``Prompt`` from a function; ``SpecError`` if its signature cannot be an argument list."""
-    prompt_name = name or fn.__name__.replace("_", "-")
+    prompt_name = name or fn.__name__  # as the official SDK names them: the function's own name
     hints = get_type_hints(fn, include_extras=True)
     signature = inspect.signature(fn)
     arguments: list[Argument] = []
@@ -124,19 +125,19 @@ def prompt_from_function(
             kwargs[ctx_param] = ctx
         if is_async:
             return _render_async(fn, kwargs, prompt_name)
-        return _normalize(fn(**kwargs), prompt_name)
+        return check_output(_normalize(fn(**kwargs), prompt_name), prompt_name)
 
     doc = inspect.getdoc(fn)
     return Prompt(
         prompt_name, render, title=title, description=description or doc, arguments=tuple(arguments),
         icons=tuple(icons), tags=frozenset(tags), scopes=frozenset(scopes),
         source=f"python:{fn.__module__}.{fn.__qualname__}",
-        completers=completers,
+        completers=completers, work=LIGHT if is_async else CODE,
     )
 
 
 async def _render_async(fn: Callable[..., Any], kwargs: dict[str, Any], name: str) -> list[Message]:
-    return _normalize(await fn(**kwargs), name)
+    return check_output(_normalize(await fn(**kwargs), name), name)
 
 
 class PythonSource:

@@ -1,0 +1,43 @@
+"""The README's Python example, run as written from a folder of its own, as a reader would run it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _python_example() -> str:
+    section = README.read_text().split("## Prompts in Python", 1)[1]
+    found = re.search(r"```python\n(.*?)```", section, re.S)
+    assert found, "the README lost its Python example"
+    return found.group(1)
+
+
+def _line(obj: dict[str, object]) -> bytes:
+    return json.dumps(obj).encode() + b"\n"
+
+
+def test_the_python_example_serves_from_any_folder(tmp_path: Path) -> None:
+    (tmp_path / "server.py").write_text(_python_example())
+    requests: list[dict[str, object]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "reader", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "prompts/list"},
+        {"jsonrpc": "2.0", "id": 2, "method": "prompts/get",
+         "params": {"name": "incident_summary", "arguments": {"service": "billing"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "completion/complete", "params": {
+            "ref": {"type": "ref/prompt", "name": "handover"}, "argument": {"name": "team", "value": "p"}}},
+    ]
+    done = subprocess.run([sys.executable, "server.py"], cwd=tmp_path, input=b"".join(map(_line, requests)),
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
+    assert [p["name"] for p in answers[1]["result"]["prompts"]] == ["handover", "incident_summary"]
+    assert answers[2]["result"]["messages"][0]["content"]["text"] == "Summarize the sev2 incident on billing."
+    assert answers[3]["result"]["completion"]["values"] == ["payments", "platform"]
