@@ -529,8 +529,7 @@ class StreamableHttpApp:
                 continue
             request_id = message.id if isinstance(message, Request | Invalid) else None
             if answers.full:
-                if inspect.iscoroutine(item):
-                    item.close()
+                _discard(item)
                 answers.refuse(request_id)
                 continue
             answer = await item if inspect.isawaitable(item) else item
@@ -627,6 +626,20 @@ class StreamableHttpApp:
         session.close()
         self.sessions.pop(session.id, None)
         await respond(send, 200, b"", None)
+
+
+def _discard(pending: object) -> None:
+    """Drop a render nobody will await, without running it.
+
+    The session hands back an unstarted coroutine that was given further unstarted coroutines to await
+    (the render's own); closing only the outer one would leave the others to warn "never awaited".
+    """
+    if inspect.iscoroutine(pending) and inspect.getcoroutinestate(pending) == inspect.CORO_CREATED:
+        frame = pending.cr_frame
+        inner = [value for value in frame.f_locals.values() if inspect.iscoroutine(value)] if frame else []
+        pending.close()
+        for coroutine in inner:
+            _discard(coroutine)
 
 
 def count_listens(messages: Iterable[jsonrpc.Message]) -> int:
