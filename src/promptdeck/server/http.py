@@ -19,6 +19,13 @@ Host and Origin are checked on every request (DNS rebinding): by default only
 loopback names are accepted, any port. Then the ``Authenticator`` (static
 bearer tokens or OAuth JWTs, see ``guard`` and ``oauth``) names the principal;
 its scopes decide which prompts its sessions see.
+
+What one principal may hold is capped as well as the total (``session_refusal``,
+``stream_refusal``): sessions of both transports, and open streams (GET, ``/sse``,
+``subscriptions/listen``, and subscriptions made inside a legacy session). Past its
+own share a principal gets 429, past the total everyone gets 503; ``Retry-After``
+is sent only when a time is known. Batches are capped in length (``jsonrpc``) and
+their joined answers in size (``join_batch``).
 """
 
 from __future__ import annotations
