@@ -192,3 +192,18 @@ def test_render_of_a_library_with_broken_files_still_renders_the_good_ones(tmp_p
     done = cli("render", str(tmp_path), "ok")
     assert done.returncode == 0 and "all good" in done.stdout
     assert "bad.md:1: template error" in done.stderr  # logged, not fatal
+
+
+def test_check_takes_several_folders_as_serve_does(tmp_path: Path) -> None:
+    write(tmp_path, {"team/a.md": "x", "team/shared.md": "team's\n", "mine/shared.md": "mine\n",
+                     "mine/bad.md": "---\ncolour: red\n---\nx\n"})
+    done = cli("check", str(tmp_path / "team"), str(tmp_path / "mine"))
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        f"{tmp_path / 'mine'}/bad.md:2: unknown front matter key 'colour' (known: name, title, description, icons, "
+        "tags, scopes, arguments)",
+        f"{tmp_path / 'mine'}/shared.md: prompt 'shared' is hidden by {tmp_path / 'team'}/shared.md, which has "
+        "the same name",
+    ]
+    assert done.stderr == "2 prompts ok; 2 problems in 2 files\n"
+    assert cli("check", str(tmp_path / "team")).returncode == 0

@@ -123,21 +123,34 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
 
 
 @main.command()
-@click.argument("folder", type=click.Path(file_okay=False))
-def check(folder: str) -> None:
-    """Validate every prompt file in FOLDER; exit 1 if any has a problem."""
+@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
+def check(folders: tuple[str, ...]) -> None:
+    """Validate every prompt file in FOLDERS; exit 1 if any has a problem."""
     from .sources.files import FileSource
 
-    try:
-        source = FileSource(folder)
-        source.load(compile_all=True)
-        prompts = source.prompts()
-    except PromptdeckError as exc:
-        _fail(str(exc))
-    problems = [e for rel in sorted(source.errors) for e in source.errors[rel]]
+    problems: list[str] = []
+    prompts: dict[str, str] = {}
+    files = 0
+    for folder in folders:
+        try:
+            source = FileSource(folder)
+            source.load(compile_all=True)
+            found = source.prompts()  # before reading errors: this is where name clashes are found
+        except PromptdeckError as exc:
+            _fail(str(exc))
+        # With several folders, paths are shown from where the command was run, so each is findable.
+        prefix = f"{folder.rstrip('/')}/" if len(folders) > 1 else ""
+        problems += [f"{prefix}{e}" for rel in sorted(source.errors) for e in source.errors[rel]]
+        files += len(source.errors)
+        for prompt in found:
+            if prompt.name in prompts:  # as served: the first folder's prompt wins
+                problems.append(f"{prefix}{prompt.source}: prompt {prompt.name!r} is hidden by "
+                                f"{prompts[prompt.name]}, which has the same name")
+                files += 1
+            else:
+                prompts[prompt.name] = f"{prefix}{prompt.source}"
     for problem in problems:
-        click.echo(str(problem))
-    files = len(source.errors)
+        click.echo(problem)
     summary = f"{len(prompts)} prompts ok"
     if problems:
         summary += f"; {len(problems)} problem{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}"

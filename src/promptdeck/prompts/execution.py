@@ -30,7 +30,8 @@ from typing import Any
 
 from ..protocol.errors import InternalError, McpError
 from .content import Audio, Image, Message, Resource, ResourceLink, Text
-from .render import MAX_OUTPUT_CHARS, MAX_RENDER_SECONDS
+from .render import MAX_RENDER_SECONDS
+from .sandbox import MAX_OUTPUT_CHARS
 
 LIGHT, TEMPLATE, CODE = "light", "template", "code"
 

@@ -15,13 +15,22 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol.errors import InternalError, McpError
+from .sandbox import (
+    MAX_OUTPUT_CHARS,
+    RenderLimitError,
+    check_call,
+    check_concat,
+    check_format,
+    check_plus,
+    constant_bombs,
+    guard_filters,
+)
 
 if TYPE_CHECKING:
     from jinja2.environment import Template
     from jinja2.sandbox import SandboxedEnvironment
 
 MAX_RENDER_SECONDS = 2.0
-MAX_OUTPUT_CHARS = 4 * 1024 * 1024
 
 _SIMPLE = re.compile(r"\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}")
 _JINJA_MARK = re.compile(r"\{[{%#]")
@@ -29,10 +38,6 @@ _NEWLINES = re.compile(r"\r\n|\r")
 _LITERALS = frozenset({"true", "false", "none", "True", "False", "None"})
 
 _deadline = threading.local()
-
-
-class RenderLimitError(Exception):
-    """A render ran out of time or produced too much text."""
 
 
 class TemplateSyntax(Exception):
@@ -60,27 +65,51 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
     from jinja2 import StrictUndefined
 
     if _environment_class is None:
-        from jinja2.sandbox import SandboxedEnvironment
+        from jinja2 import nodes
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
+        from jinja2.visitor import NodeTransformer
 
-        class BoundedEnvironment(SandboxedEnvironment):
-            # Intercepted operators are not folded at compile time (where no limit applies) and go
-            # through call_binop at render time, where sizes are capped.
-            intercepted_binops = frozenset({"**", "*"})
+        class GuardTree(NodeTransformer):
+            """Route loops and ``~`` through guards that check the deadline and the output size."""
+
+            def visit_For(self, node: nodes.For) -> nodes.Node:  # noqa: N802 - the visitor's naming
+                self.generic_visit(node)
+                # Loops run no calls of their own, so nested loops over a precomputed range would
+                # otherwise never look at the clock.
+                node.iter = nodes.Call(nodes.Name(_LOOP_GUARD, "load"), [node.iter], [], None, None,
+                                       lineno=node.lineno)
+                return node
+
+            def visit_Concat(self, node: nodes.Concat) -> nodes.Node:  # noqa: N802
+                self.generic_visit(node)
+                return nodes.Call(nodes.Name(_CONCAT_GUARD, "load"), list(node.nodes), [], None, None,
+                                  lineno=node.lineno)
+
+        # Immutable: a template cannot grow a list in place (``l.extend(l)`` doubles it per call).
+        class BoundedEnvironment(ImmutableSandboxedEnvironment):
+            # Intercepted operators go through call_binop at render time, where sizes are checked.
+            intercepted_binops = frozenset({"**", "*", "+", "%"})
 
             def _parse(self, source: str, name: str | None, filename: str | None) -> Any:
-                # Every {% for %} iterates through a generator that checks the deadline: loops run no
-                # calls of their own, so nested loops over a precomputed range would otherwise be unbounded.
-                from jinja2 import nodes
-
-                tree = super()._parse(source, name, filename)
-                for loop in tree.find_all(nodes.For):
-                    loop.iter = nodes.Call(nodes.Name(_LOOP_GUARD, "load"), [loop.iter], [], None, None,
-                                           lineno=loop.lineno)
-                return tree
+                return GuardTree().visit(super()._parse(source, name, filename))
 
             def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
                 _check_deadline()
+                args = check_call(__obj, args, kwargs)
                 return super().call(__context, __obj, *args, **kwargs)
+
+            def wrap_str_format(self, value: Any) -> Any:
+                # Jinja hands out its own sandboxed str.format at attribute access; check widths there.
+                wrapped = super().wrap_str_format(value)
+                if wrapped is None:
+                    return None
+                template = value.__self__
+
+                def checked(*args: Any, **kwargs: Any) -> Any:
+                    check_format(template)
+                    return wrapped(*args, **kwargs)
+
+                return checked
 
             def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
                 _check_deadline()
@@ -91,17 +120,34 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
                         if isinstance(seq, str | list | tuple) and isinstance(count, int) \
                                 and len(seq) * count > MAX_OUTPUT_CHARS:
                             raise RenderLimitError("repetition longer than the output limit")
+                elif operator == "+":
+                    check_plus(left, right)
+                elif operator == "%" and isinstance(left, str):
+                    check_format(left)
                 return super().call_binop(context, operator, left, right)
 
         _environment_class = BoundedEnvironment
-    env = _environment_class(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+    # optimized=False: Jinja would otherwise fold constant expressions (a huge format, a long
+    # repetition) while compiling, where none of the checks above run.
+    env = _environment_class(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False,
+                             optimized=False)
+    guard_filters(env.filters)
+    env.globals.pop("lipsum", None)  # lorem ipsum of any length, made in one call
     env.globals[_LOOP_GUARD] = _guarded
+    env.globals[_CONCAT_GUARD] = _concat
     if globals_:
         env.globals.update(globals_)
     return env
 
 
 _LOOP_GUARD = "_promptdeck_loop"
+_CONCAT_GUARD = "_promptdeck_concat"
+
+
+def _concat(*parts: Any) -> str:
+    """What ``~`` does (``str`` of each part, joined), once the total size is known to fit."""
+    check_concat(parts)
+    return "".join(part if isinstance(part, str) else str(part) for part in parts)
 
 
 def _guarded(iterable: Any) -> Any:
@@ -166,11 +212,16 @@ class TemplateText:
         env = self._envs.env
         try:
             tree = env.parse(self.source)
+            bomb = constant_bombs(tree)
+            if bomb is not None:
+                raise TemplateSyntax(bomb[0], bomb[1])
             names = frozenset(meta.find_undeclared_variables(tree)) - set(env.globals)
             if self._compiled is None:
                 self._compiled = env.from_string(tree)
         except TemplateSyntaxError as exc:
             raise TemplateSyntax(exc.message or str(exc), exc.lineno or 1) from None
+        except TemplateSyntax:
+            raise
         except Exception as exc:  # unknown filters, bad constants, ...: the author's mistake, not a crash
             raise TemplateSyntax(f"{type(exc).__name__}: {exc}", getattr(exc, "lineno", None) or 1) from None
         return names

@@ -13,6 +13,7 @@ from ..prompts.paths import guess_mime, is_text_mime
 from ..prompts.render import TemplateSyntax, TemplateText, run_bounded
 from ..prompts.spec import RenderContext, RenderFn
 from ..protocol.errors import InvalidParams
+from ._frontmatter import YamlRefused, safe_yaml
 from ._library import Library
 
 _KINDS = ("image", "audio", "resource", "resource_link")
@@ -133,7 +134,9 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
         import yaml  # role-line mappings are rare: PyYAML loads only for files that have them
 
         try:
-            loaded = yaml.safe_load(spec_text)
+            loaded = safe_yaml(spec_text)
+        except YamlRefused as exc:
+            raise BlockError(f"the mapping after '{role}:': {exc}", spec_line) from None
         except yaml.YAMLError as exc:
             problem = getattr(exc, "problem", None) or str(exc)
             raise BlockError(f"the mapping after '{role}:' is not valid YAML: {problem}", spec_line) from None
@@ -152,6 +155,8 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
     if "mimeType" in spec and kind not in ("image", "audio"):
         raise BlockError("mimeType goes inside the resource or resource_link mapping", spec_line)
     value = spec.get(kind)
+    # Blank lines under the role line are not part of the text: lines are counted from the first one that is.
+    text_line += len(body) - len(body.lstrip("\n"))
     takes_body = kind == "text" or (kind == "resource" and isinstance(value, dict) and "text" not in value)
     if not takes_body and body.strip():
         raise BlockError(f"a {kind} message takes no text below its role line; start a new message "

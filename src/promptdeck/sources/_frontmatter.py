@@ -33,8 +33,51 @@ _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 _MAYBE_NUMBER = set("0123456789+-.")
 
 
+#: Deepest nesting of mappings and sequences accepted; prompt metadata needs four or five.
+MAX_DEPTH = 32
+
+
 class _Unsure(Exception):
     """The text is outside what this reader is sure about: let PyYAML read it."""
+
+
+class YamlRefused(ValueError):
+    """YAML that is refused rather than loaded; ``line`` counts from 1 within the text given."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def safe_yaml(text: str) -> Any:
+    """``yaml.safe_load``, after refusing what could make loading explode.
+
+    An alias (``*name``) repeats a whole subtree, so a few hundred bytes of nested
+    aliases expand to gigabytes: aliases are refused. Nesting deeper than
+    ``MAX_DEPTH`` is refused too, as PyYAML's constructor recurses per level.
+    The check walks libyaml's event stream, which keeps no tree and does not
+    recurse, before anything is built. Raises ``YamlRefused`` or ``yaml.YAMLError``.
+    """
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.AliasEvent):
+            raise YamlRefused(f"YAML aliases (*{event.anchor}) are not allowed here: each one copies a "
+                              f"whole value", _line_of(event))
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise YamlRefused(f"nested deeper than {MAX_DEPTH} levels", _line_of(event))
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return yaml.load(text, Loader=loader)
+
+
+def _line_of(event: Any) -> int:
+    mark = event.start_mark
+    return mark.line + 1 if mark is not None else 1
 
 
 def fast_load(text: str) -> dict[str, Any] | None:
@@ -55,7 +98,7 @@ def fast_load(text: str) -> dict[str, Any] | None:
         if lines[0][0] != 0:
             return None
         value, end = _mapping(lines, 0, 0)
-    except (_Unsure, IndexError):
+    except (_Unsure, IndexError, RecursionError):  # deep block nesting: PyYAML's check reports it
         return None
     return value if end == len(lines) else None
 
@@ -184,7 +227,9 @@ def _skip(text: str, pos: int) -> int:
     return pos
 
 
-def _flow(text: str, pos: int) -> tuple[Any, int]:
+def _flow(text: str, pos: int, depth: int = 1) -> tuple[Any, int]:
+    if depth > MAX_DEPTH:
+        raise _Unsure  # PyYAML's check names the line
     opener = text[pos]
     closer = "]" if opener == "[" else "}"
     pos = _skip(text, pos + 1)
@@ -202,10 +247,10 @@ def _flow(text: str, pos: int) -> tuple[Any, int]:
                 raise _Unsure
             if colon + 1 >= len(text) or text[colon + 1] != " ":
                 raise _Unsure
-            value, pos = _flow_value(text, _skip(text, colon + 1))
+            value, pos = _flow_value(text, _skip(text, colon + 1), depth)
             mapping[key] = value
         else:
-            value, pos = _flow_value(text, pos)
+            value, pos = _flow_value(text, pos, depth)
             seq.append(value)
         pos = _skip(text, pos)
         if pos >= len(text):
@@ -219,11 +264,11 @@ def _flow(text: str, pos: int) -> tuple[Any, int]:
             raise _Unsure  # trailing or doubled commas
 
 
-def _flow_value(text: str, pos: int) -> tuple[Any, int]:
+def _flow_value(text: str, pos: int, depth: int) -> tuple[Any, int]:
     if pos >= len(text):
         raise _Unsure
     if text[pos] in "[{":
-        return _flow(text, pos)
+        return _flow(text, pos, depth + 1)
     if text[pos] in "\"'":
         return _quoted(text, pos)
     end = pos

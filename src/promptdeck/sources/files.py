@@ -20,7 +20,7 @@ from ..prompts.arguments import Argument, SpecError, parse_arguments
 from ..prompts.spec import NAME_RE, Prompt
 from ..protocol.errors import LibraryError, PromptFileError
 from ._blocks import Block, BlockError, build_block, render_blocks, validate_icons, work_of
-from ._frontmatter import fast_load
+from ._frontmatter import YamlRefused, fast_load, safe_yaml
 from ._library import Library
 
 log = logging.getLogger("promptdeck.files")
@@ -69,12 +69,20 @@ def _split_front_matter(text: str) -> tuple[str | None, str, int]:
     return front, rest, front.count("\n") + 3
 
 
-def _line_of(front: str, *needles: str) -> int | None:
-    """Line (1-based, in the file) of the first front-matter line containing a needle."""
+def _line_of(front: str, key: str) -> int | None:
+    """Line (1-based, in the file) of the top-level front-matter ``key``, not of a value that mentions it."""
     for i, line in enumerate(front.splitlines()):
-        if any(n in line for n in needles):
+        if line.startswith(f"{key}:"):
             return i + 2
     return None
+
+
+def _argument_line(front: str, name: str, *, last: bool = False) -> int | None:
+    """Line of the argument declaration ``name: NAME`` (block or flow style; the last one if asked)."""
+    declared = re.compile(rf"(?:^|[\s{{,-])name:\s*(?:{re.escape(name)}|\"{re.escape(name)}\"|'{re.escape(name)}')"
+                          rf"\s*(?:$|[,}}])")
+    found = [i + 2 for i, line in enumerate(front.splitlines()) if declared.search(line)]
+    return (found[-1] if last else found[0]) if found else None
 
 
 def _segments(body: str, first_line: int) -> Iterable[tuple[str, str | None, str, int, int]]:
@@ -129,9 +137,16 @@ def stage_file(rel: str, data: bytes) -> Staged:
             import yaml  # only for front matter the fast reader leaves to PyYAML
 
             try:
-                loaded = yaml.load(front, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+                loaded = safe_yaml(front)
+            except YamlRefused as exc:
+                return [(f"front matter: {exc}", exc.line + 1)]
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
+                context = getattr(exc, "context", None) or ""
+                if getattr(exc, "context_mark", None) is not None and ("flow" in context or "quoted" in context):
+                    # An unclosed bracket or quote fails wherever the parser gives up, often at the end:
+                    # the line to fix is where it opened.
+                    mark = exc.context_mark  # type: ignore[attr-defined]
                 problem = getattr(exc, "problem", None) or str(exc)
                 return [(f"front matter is not valid YAML: {problem}", mark.line + 2 if mark else 2)]
         if not isinstance(loaded, dict):
@@ -172,34 +187,34 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     for key in meta:
         if key not in _KEYS:
             return fail(f"unknown front matter key {key!r} (known: {', '.join(_KEYS)})",
-                        _line_of(front, f"{key}:"))
+                        _line_of(front, key))
     name = meta.get("name", prompt_name_for(rel))
     if not isinstance(name, str) or not NAME_RE.match(name):
         hint = "" if "name" in meta else "; set a valid `name:` in the front matter"
         return fail(f"prompt name {name!r} is not valid: use letters, digits, '_', '-' and '.'{hint}",
-                    _line_of(front, "name:"))
+                    _line_of(front, "name"))
     for key in ("title", "description"):
         if key in meta and not isinstance(meta[key], str):
-            return fail(f"{key} must be text", _line_of(front, f"{key}:"))
+            return fail(f"{key} must be text", _line_of(front, key))
     tags = meta.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        return fail("tags must be a list of words", _line_of(front, "tags:"))
+        return fail("tags must be a list of words", _line_of(front, "tags"))
     scopes = meta.get("scopes") or []
     if isinstance(scopes, str):
         scopes = scopes.split()
     if not isinstance(scopes, list) or not all(isinstance(s, str) and s and " " not in s for s in scopes):
-        return fail("scopes must be a list of scope names", _line_of(front, "scopes:"))
+        return fail("scopes must be a list of scope names", _line_of(front, "scopes"))
     try:
         icons = validate_icons(meta.get("icons"))
     except BlockError as exc:
-        return fail(str(exc), _line_of(front, "icons:"))
+        return fail(str(exc), _line_of(front, "icons"))
     arguments: tuple[Argument, ...]
     try:
         arguments = parse_arguments(meta.get("arguments"))
     except SpecError as exc:
         found = re.search(r"argument '([^']+)'", str(exc))
-        line = _line_of(front, f"name: {found.group(1)}", f"name: \"{found.group(1)}\"") if found else None
-        return fail(str(exc), line or _line_of(front, "arguments:"))
+        line = _argument_line(front, found.group(1), last="declared twice" in str(exc)) if found else None
+        return fail(str(exc), line or _line_of(front, "arguments"))
 
     blocks: list[Block] = []
     for role, spec_text, body_text, spec_line, text_line in segments:
