@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import hmac
 import logging
-import math
 import os
 import time
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..logs import field as log_field
@@ -153,66 +151,6 @@ class RateLimiter:
         return (1 - tokens) / self.rate
 
 
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """Why a principal may not open one more session or stream: the HTTP status, what to say, and when to retry.
-
-    ``retry_after`` is the seconds until a slot really frees (an idle session's expiry), or None when
-    nothing says when (a slot held by an open stream frees when its client closes it): then no
-    ``Retry-After`` is sent at all rather than a guess.
-    """
-
-    status: int
-    message: str
-    retry_after: float | None = None
-
-    def headers(self) -> list[tuple[bytes, bytes]]:
-        if self.retry_after is None:
-            return []
-        return [(b"retry-after", b"%d" % max(1, math.ceil(self.retry_after)))]
-
-
-class Quota:
-    """Things held while a response lasts (open streams), counted per principal and in total.
-
-    Both caps apply: one principal filling its own share leaves the rest to everyone else.
-    """
-
-    def __init__(self, what: str, total: int, per_principal: int) -> None:
-        self.what = what
-        self.total = total
-        self.per_principal = per_principal
-        self.count = 0
-        self._held: dict[str, int] = {}
-
-    def held(self, principal: str) -> int:
-        return self._held.get(principal, 0)
-
-    def refusal(self, principal: str, adding: int = 1, *, also_held: int = 0, also_total: int = 0) -> Refusal | None:
-        """None when ``principal`` may hold ``adding`` more; ``also_*`` count what is held outside this quota."""
-        if self.held(principal) + also_held + adding > self.per_principal:
-            return Refusal(429, f"too many open {self.what} for this principal (at most {self.per_principal}); "
-                                "close one first")
-        if self.count + also_total + adding > self.total:
-            return Refusal(503, f"too many open {self.what} (at most {self.total}); try again later")
-        return None
-
-    @contextmanager
-    def hold(self, principal: str) -> Iterator[None]:
-        """Count one for ``principal`` while the block runs."""
-        self.count += 1
-        self._held[principal] = self.held(principal) + 1
-        try:
-            yield
-        finally:
-            self.count -= 1
-            left = self._held[principal] - 1
-            if left:
-                self._held[principal] = left
-            else:
-                del self._held[principal]
-
-
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
@@ -248,7 +186,7 @@ class Metrics:
         lines.append(f"promptdeck_request_seconds_count {self.duration_count}")
         lines += ["# HELP promptdeck_sessions Live HTTP sessions.", "# TYPE promptdeck_sessions gauge",
                   f"promptdeck_sessions {sessions}",
-                  "# HELP promptdeck_prompts Prompts in the catalog.", "# TYPE promptdeck_prompts gauge",
+                  "# HELP promptdeck_prompts Prompts the asker may see.", "# TYPE promptdeck_prompts gauge",
                   f"promptdeck_prompts {prompts}"]
         return ("\n".join(lines) + "\n").encode()
 

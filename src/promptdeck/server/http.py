@@ -20,12 +20,8 @@ loopback names are accepted, any port. Then the ``Authenticator`` (static
 bearer tokens or OAuth JWTs, see ``guard`` and ``oauth``) names the principal;
 its scopes decide which prompts its sessions see.
 
-What one principal may hold is capped as well as the total (``session_refusal``,
-``stream_refusal``): sessions of both transports, and open streams (GET, ``/sse``,
-``subscriptions/listen``, and subscriptions made inside a legacy session). Past its
-own share a principal gets 429, past the total everyone gets 503; ``Retry-After``
-is sent only when a time is known. Batches are capped in length (``jsonrpc``) and
-their joined answers in size (``join_batch``).
+What one principal may hold (sessions, streams, subscriptions) is capped as well
+as the total, and a batch's answer in size: see ``limits``.
 """
 
 from __future__ import annotations
@@ -37,7 +33,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
@@ -45,6 +41,7 @@ from ..protocol import jsonrpc
 from ..protocol.errors import AuthError, InvalidRequest, McpError, ParseError
 from ..protocol.jsonrpc import Invalid, Notification, Request
 from ..protocol.revisions import MODERN, REVISIONS, Revision
+from . import limits
 from ._asgi import (
     SSE_HEADERS,
     BodyTooLarge,
@@ -61,9 +58,9 @@ from ._asgi import (
     respond_error,
     stream_queue,
 )
-from .guard import Metrics, Principal, Quota, RateLimiter, Refusal, log_get
+from .guard import Metrics, Principal, RateLimiter, log_get
 from .http_modern import end_subscriptions, serve_modern
-from .legacy_sse import LegacySseTransport, _SseSession
+from .legacy_sse import LegacySseTransport
 from .modern import _HANDLERS as MODERN_HANDLERS
 from .modern import Subscription, modern_version
 from .session import _HANDLERS as LEGACY_HANDLERS
@@ -178,7 +175,7 @@ class StreamableHttpApp:
         self.max_sessions = max_sessions
         self.max_sessions_per_principal = max_sessions_per_principal
         #: open GET streams, 2024-11-05 /sse streams and 2026-07-28 subscriptions/listen streams
-        self.streams = Quota("streams", max_streams, max_streams_per_principal)
+        self.streams = limits.Quota("streams", max_streams, max_streams_per_principal)
         self.max_body_bytes = max_body_bytes
         self.max_batch_response_bytes = max_batch_response_bytes
         self.watch = watch
@@ -261,50 +258,6 @@ class StreamableHttpApp:
     def session_count(self) -> int:
         """Live sessions of both HTTP transports."""
         return len(self.sessions) + (len(self.legacy_sse.sessions) if self.legacy_sse is not None else 0)
-
-    def session_refusal(self, principal: str) -> Refusal | None:
-        """None when ``principal`` may open one more session (of either transport); else why not.
-
-        Sessions are capped per principal as well as in total, so one principal cannot lock the others
-        out. ``Retry-After`` is the time until the first idle session that counts expires, when there is
-        one; sessions kept by open streams free no slot at a known time.
-        """
-        mine = self._sessions_of(principal)
-        if mine >= self.max_sessions_per_principal or self.session_count() >= self.max_sessions:
-            self.expire()  # sessions past their idle time make room first
-            mine = self._sessions_of(principal)
-        if mine >= self.max_sessions_per_principal:
-            return Refusal(429, f"too many sessions for this principal (at most {self.max_sessions_per_principal}); "
-                                "end one with DELETE or let one expire", self._next_expiry(principal))
-        if self.session_count() >= self.max_sessions:
-            return Refusal(503, "too many sessions; try again later", self._next_expiry(None))
-        return None
-
-    def stream_refusal(self, principal: str, adding: int = 1) -> Refusal | None:
-        """None when ``principal`` may open ``adding`` more streams or subscriptions; else why not.
-
-        A 2026-07-28 subscription made inside a legacy session (a batch, or the 2024-11-05 transport)
-        has no stream of its own but pushes on its session's: it counts against the same caps.
-        """
-        mine = total = 0
-        for session in self._all_sessions():
-            held = len(session.legacy.subscriptions)
-            total += held
-            if session.principal == principal:
-                mine += held
-        return self.streams.refusal(principal, adding, also_held=mine, also_total=total)
-
-    def _all_sessions(self) -> list[_HttpSession | _SseSession]:
-        return [*self.sessions.values(), *(self.legacy_sse.sessions.values() if self.legacy_sse is not None else ())]
-
-    def _sessions_of(self, principal: str) -> int:
-        return sum(1 for session in self._all_sessions() if session.principal == principal)
-
-    def _next_expiry(self, principal: str | None) -> float | None:
-        """Seconds until the first idle session (``principal``'s, or anyone's) expires; None if none is idle."""
-        idle = [session.last_seen for session in self.sessions.values()
-                if session.stream is None and (principal is None or session.principal == principal)]
-        return min(idle) + self.session_idle_seconds - time.monotonic() if idle else None
 
     def _peer(self, scope: Scope) -> Principal:
         """Without authentication, who is asking is the client's address."""
@@ -431,12 +384,11 @@ class StreamableHttpApp:
             error = invalid[0].error if invalid else InvalidRequest("an empty batch is not a request")
             await respond(send, 400, jsonrpc.encode_error(invalid[0].id if invalid else None, error))
             return
-        listens = count_listens(messages)
-        if listens:
-            refusal = self.stream_refusal(principal.name, listens)
-            if refusal is not None:
-                await respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
-                return
+        listens = limits.count_listens(messages)
+        refusal = limits.stream_refusal(self, principal.name, listens) if listens else None
+        if refusal is not None:
+            await limits.refuse(send, refusal)
+            return
         initialize = any(isinstance(m, Request) and m.method == "initialize" for m in messages)
         revision = self._revision_header(scope)
         if revision is False and not initialize:
@@ -452,9 +404,9 @@ class StreamableHttpApp:
             if not initialize:
                 legacy.assume(revision or DEFAULT_REVISION)  # type: ignore[arg-type]
         elif initialize:
-            refusal = self.session_refusal(principal.name)
+            refusal = limits.session_refusal(self, principal.name)
             if refusal is not None:
-                await respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
+                await limits.refuse(send, refusal)
                 return
             session = _HttpSession(self.server, secrets.token_urlsafe(32), principal)
             legacy = session.legacy
@@ -500,7 +452,7 @@ class StreamableHttpApp:
             await respond(send, 400, outcome)
             return
         if isinstance(outcome, list):
-            response: bytes | None = await self.join_batch(messages, outcome)
+            response: bytes | None = await limits.join_batch(messages, outcome, self.max_batch_response_bytes)
         elif inspect.isawaitable(outcome):
             response = await outcome
         else:
@@ -523,26 +475,6 @@ class StreamableHttpApp:
             stream = b"".join(event(data) for data in frames)
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + extra})
         await send({"type": "http.response.body", "body": stream})
-
-    async def join_batch(self, messages: Sequence[jsonrpc.Message], outcomes: Sequence[object]) -> bytes | None:
-        """A batch's answers as one array, bounded by ``max_batch_response_bytes`` (see ``jsonrpc.BatchAnswers``).
-
-        ``outcomes`` are the session's, one per message. Once the array is full, renders still pending are
-        closed unrun: their requests get the "too large" error.
-        """
-        answers = jsonrpc.BatchAnswers(self.max_batch_response_bytes)
-        for message, item in zip(messages, outcomes, strict=True):
-            if item is None:
-                continue
-            request_id = message.id if isinstance(message, Request | Invalid) else None
-            if answers.full:
-                _discard(item)
-                answers.refuse(request_id)
-                continue
-            answer = await item if inspect.isawaitable(item) else item
-            if isinstance(answer, bytes):
-                answers.add(answer, request_id)
-        return answers.encode()
 
     def _stream_number(self, session: _HttpSession | None) -> int:
         if session is not None:
@@ -589,9 +521,9 @@ class StreamableHttpApp:
         if session.stream is not None:
             session.stream.put_nowait(None)  # one GET stream a session: the newest takes over
         else:
-            refusal = self.stream_refusal(principal.name)
+            refusal = limits.stream_refusal(self, principal.name)
             if refusal is not None:
-                await respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
+                await limits.refuse(send, refusal)
                 return
         with self.streams.hold(principal.name):
             await self._stream(scope, receive, send, session)
@@ -633,26 +565,6 @@ class StreamableHttpApp:
         session.close()
         self.sessions.pop(session.id, None)
         await respond(send, 200, b"", None)
-
-
-def _discard(pending: object) -> None:
-    """Drop a render nobody will await, without running it.
-
-    The session hands back an unstarted coroutine that was given further unstarted coroutines to await
-    (the render's own); closing only the outer one would leave the others to warn "never awaited".
-    """
-    if inspect.iscoroutine(pending) and inspect.getcoroutinestate(pending) == inspect.CORO_CREATED:
-        frame = pending.cr_frame
-        inner = [value for value in frame.f_locals.values() if inspect.iscoroutine(value)] if frame else []
-        pending.close()
-        for coroutine in inner:
-            _discard(coroutine)
-
-
-def count_listens(messages: Iterable[jsonrpc.Message]) -> int:
-    """How many 2026-07-28 subscriptions/listen requests are among ``messages`` (each opens a subscription)."""
-    return sum(1 for m in messages if isinstance(m, Request) and m.method == "subscriptions/listen"
-               and modern_version(m.params) is not None)
 
 
 def _event_number(event_id: str) -> int | None:

@@ -23,6 +23,7 @@ from ..protocol import jsonrpc
 from ..protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError
 from ..protocol.jsonrpc import Notification, Request
 from . import _asgi as asgi
+from . import limits
 from .guard import Principal
 from .modern import META_VERSION, Subscription
 
@@ -87,7 +88,7 @@ async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.
         await asgi.respond(send, 404, outcome)
         return
     if message.method == "subscriptions/listen":
-        refusal = app.stream_refusal(principal.name)
+        refusal = limits.stream_refusal(app, principal.name)
         if refusal is not None:
             await asgi.respond(send, refusal.status, jsonrpc.encode_error(request_id, InvalidRequest(refusal.message)),
                                headers=refusal.headers())

@@ -22,8 +22,9 @@ from urllib.parse import parse_qs
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest, ParseError
 from . import _asgi as asgi
+from . import limits
 from ._asgi import Receive, Scope, Send
-from .guard import Principal, Refusal
+from .guard import Principal
 from .session import LegacySession
 
 if TYPE_CHECKING:
@@ -72,9 +73,9 @@ class LegacySseTransport:
             await asgi.respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
             return
         # A 2024-11-05 session is its stream: it counts as both.
-        refusal = self.app.session_refusal(principal.name) or self.app.stream_refusal(principal.name)
+        refusal = limits.session_refusal(self.app, principal.name) or limits.stream_refusal(self.app, principal.name)
         if refusal is not None:
-            await asgi.respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
+            await limits.refuse(send, refusal)
             return
         with self.app.streams.hold(principal.name):
             await self._serve(scope, receive, send, principal)
@@ -118,7 +119,7 @@ class LegacySseTransport:
         if b"subscriptions/listen" in body:  # a 2026-07-28 subscription inside this session: capped like a stream
             refusal = self._listen_refusal(body, principal)
             if refusal is not None:
-                await asgi.respond_error(send, refusal.status, InvalidRequest(refusal.message), refusal.headers())
+                await limits.refuse(send, refusal)
                 return
         try:
             outcome = session.legacy.handle_bytes(body, session.push)
@@ -135,15 +136,13 @@ class LegacySseTransport:
             self._spawn(session, self._finish(session, outcome))
         await asgi.respond(send, 202, b"Accepted", b"text/plain")
 
-    def _listen_refusal(self, body: bytes, principal: Principal) -> Refusal | None:
-        from .http import count_listens
-
+    def _listen_refusal(self, body: bytes, principal: Principal) -> limits.Refusal | None:
         try:
             decoded = jsonrpc.decode(body)
         except (ParseError, UnicodeDecodeError):
             return None  # the session answers that
-        listens = count_listens(decoded if isinstance(decoded, list) else [decoded])
-        return self.app.stream_refusal(principal.name, listens) if listens else None
+        listens = limits.count_listens(decoded if isinstance(decoded, list) else [decoded])
+        return limits.stream_refusal(self.app, principal.name, listens) if listens else None
 
     @staticmethod
     def _spawn(session: _SseSession, work: Coroutine[Any, Any, None]) -> None:
@@ -159,7 +158,7 @@ class LegacySseTransport:
 
     async def _finish_batch(self, session: _SseSession, messages: list[jsonrpc.Message],
                             outcomes: Sequence[object]) -> None:
-        answer = await self.app.join_batch(messages, outcomes)
+        answer = await limits.join_batch(messages, outcomes, self.app.max_batch_response_bytes)
         if answer is not None:
             session.push(answer)
 
