@@ -227,6 +227,30 @@ def test_nested_batch_items_are_invalid() -> None:
     assert isinstance(batch[0], Invalid) and batch[0].error.code == -32600
 
 
+def test_a_batch_longer_than_the_limit_is_one_invalid_message() -> None:
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    full = jsonrpc.decode(b"[" + b",".join([ping] * jsonrpc.MAX_BATCH) + b"]")
+    assert isinstance(full, list) and len(full) == jsonrpc.MAX_BATCH
+    over = jsonrpc.decode(b"[" + b",".join([ping] * (jsonrpc.MAX_BATCH + 1)) + b"]")
+    assert isinstance(over, Invalid) and over.id is None and over.error.code == -32600
+    assert f"at most {jsonrpc.MAX_BATCH}" in over.error.message and str(jsonrpc.MAX_BATCH + 1) in over.error.message
+
+
+def test_batch_answers_past_the_size_limit_become_errors_for_their_ids() -> None:
+    answers = jsonrpc.BatchAnswers(limit=250)  # two answers of 105 bytes fit, not three
+    for n in range(4):
+        answers.add(jsonrpc.encode_result(n, {"text": "x" * 60}), n)
+    assert answers.full
+    answers.refuse("later")
+    encoded = answers.encode()
+    assert encoded is not None
+    items = json.loads(encoded)
+    assert [item["id"] for item in items] == [0, 1, 2, 3, "later"]
+    assert [("result" in item) for item in items] == [True, True, False, False, False]
+    assert all(item["error"]["code"] == -32600 and "250 bytes" in item["error"]["message"] for item in items[2:])
+    assert jsonrpc.BatchAnswers().encode() is None  # only notifications: nothing to answer
+
+
 # -- encoders -----------------------------------------------------------------------------------------
 
 

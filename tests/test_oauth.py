@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -26,71 +24,9 @@ from promptdeck.protocol.errors import AuthError, LibraryError
 from promptdeck.server import oauth
 from promptdeck.server.oauth import OAuthResource
 from tests.support.http_server import http_server
+from tests.support.issuer import Issuer
 
 ACCEPT = {"accept": "application/json, text/event-stream"}
-
-
-class Issuer:
-    """An authorization server's public face: RFC 8414 metadata and a JWKS, on a loopback port."""
-
-    def __init__(self) -> None:
-        self.keys: dict[str, Any] = {}
-        self.jwks_status = 200
-        self.jwks_fetches = 0
-        issuer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the http.server API
-                if self.path == "/.well-known/oauth-authorization-server":
-                    body = {"issuer": issuer.url, "jwks_uri": issuer.url + "/jwks.json",
-                            "authorization_endpoint": issuer.url + "/authorize",
-                            "token_endpoint": issuer.url + "/token"}
-                    self._send(200, body)
-                elif self.path == "/jwks.json":
-                    issuer.jwks_fetches += 1
-                    self._send(issuer.jwks_status, issuer.jwks())
-                else:
-                    self._send(404, {})
-
-            def _send(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-        self.add_key("key-1")
-
-    def add_key(self, kid: str, key: Any = None) -> Any:
-        self.keys[kid] = key or rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        return self.keys[kid]
-
-    def jwks(self) -> dict[str, Any]:
-        out = []
-        for kid, key in self.keys.items():
-            jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key())) if isinstance(
-                key, rsa.RSAPrivateKey) else json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key()))
-            out.append({**jwk, "kid": kid, "use": "sig"})
-        return {"keys": out}
-
-    def token(self, *, kid: str = "key-1", key: Any = None, alg: str = "RS256", **claims: Any) -> str:
-        now = int(time.time())
-        body = {"iss": self.url, "sub": "alice", "aud": claims.pop("aud", None), "iat": now, "exp": now + 300,
-                **claims}
-        return jwt.encode({k: v for k, v in body.items() if v is not None}, key or self.keys[kid], algorithm=alg,
-                          headers={"kid": kid})
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -273,3 +209,13 @@ def test_static_tokens_carry_scopes_for_access_control(library: Path, tmp_path: 
         assert [p["name"] for p in hr] == ["hello", "legal", "payroll"]
         assert [p["name"] for p in guest] == ["hello"]
         assert rpc(url, "wrong-token-0123456789abc", "ping").status_code == 401
+
+
+def test_the_algorithm_must_fit_the_key_type_and_its_declared_alg() -> None:
+    fits = oauth._key_fits
+    assert fits("RSA", "RS256", None, "RS256") and fits("RSA", "RS256", None, "PS384")
+    assert not fits("RSA", "RS256", None, "ES256") and not fits("RSA", "RS256", None, "EdDSA")
+    assert not fits("RSA", "RS256", "RS256", "PS256")  # the JWKS pins this key to RS256
+    assert fits("EC", "ES256", None, "ES256") and not fits("EC", "ES256", None, "ES384")
+    assert not fits("EC", "ES256", None, "RS256") and not fits("OKP", "EdDSA", None, "ES256")
+    assert fits("OKP", "EdDSA", None, "EdDSA") and not fits("oct", "HS256", None, "RS256")

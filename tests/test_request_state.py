@@ -219,18 +219,35 @@ def test_a_used_state_is_refused_whenever_it_comes_back(retries: list[float]) ->
         refused(states, state, "already used", now=NOW + later)
 
 
-def test_a_full_memory_refuses_new_states_rather_than_forget_used_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(request_state, "MAX_REMEMBERED", 3)
+def test_a_full_share_forgets_its_oldest_half_and_never_allows_a_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(request_state, "MAX_PER_PRINCIPAL", 4)
     states = RequestStates(KEY, ttl_seconds=10)
-    used = [states.issue("alice", DIGEST, NOW) for _ in range(3)]
+    used = [states.issue("alice", DIGEST, NOW + n) for n in range(4)]  # expiring at NOW+10 … NOW+13
     for state in used:
-        states.redeem(state, "alice", DIGEST, NOW)
-    waiting = states.issue("alice", DIGEST, NOW)
-    refused(states, waiting, "too many requests")
-    for state in used:
-        refused(states, state, "already used")
-    # Once the used states have expired they can be forgotten: they are refused as expired anyway.
-    fresh = states.issue("alice", DIGEST, NOW + 11)
-    states.redeem(fresh, "alice", DIGEST, NOW + 11)
-    for state in used:
-        refused(states, state, "expired", now=NOW + 11)
+        states.redeem(state, "alice", DIGEST, NOW + 4)
+    waiting = [states.issue("alice", DIGEST, NOW + 4) for _ in range(2)]
+    states.redeem(waiting[0], "alice", DIGEST, NOW + 4)  # alice's share was full: her two oldest are forgotten
+    for state in used[:2]:
+        refused(states, state, "no longer accepted", now=NOW + 4)  # forgotten, yet still not accepted twice
+    for state in used[2:] + waiting[:1]:
+        refused(states, state, "already used", now=NOW + 4)
+    states.redeem(waiting[1], "alice", DIGEST, NOW + 4)  # newer than what was forgotten: accepted
+    # Expired states are forgotten without raising the floor.
+    late = states.issue("alice", DIGEST, NOW + 30)
+    states.redeem(late, "alice", DIGEST, NOW + 30)
+
+
+def test_a_full_memory_sheds_the_biggest_holder_not_the_newcomer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(request_state, "MAX_REMEMBERED", 6)
+    states = RequestStates(KEY, ttl_seconds=10)
+    hoard = [states.issue("mallory", DIGEST, NOW + n / 10) for n in range(5)]
+    for state in hoard:
+        states.redeem(state, "mallory", DIGEST, NOW + 1)
+    states.redeem(states.issue("bob", DIGEST, NOW + 1), "bob", DIGEST, NOW + 1)
+    carol = states.issue("carol", DIGEST, NOW + 1)
+    states.redeem(carol, "carol", DIGEST, NOW + 1)  # the total was full: mallory lost her oldest half
+    refused(states, carol, "already used", principal="carol", now=NOW + 1)
+    for state in hoard[:2]:
+        refused(states, state, "no longer accepted", principal="mallory", now=NOW + 1)
+    for state in hoard[2:]:
+        refused(states, state, "already used", principal="mallory", now=NOW + 1)

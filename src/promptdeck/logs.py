@@ -15,10 +15,12 @@ import logging
 import re
 import sys
 import time
+from typing import Any
 
-# C0, DEL and C1 controls, plus the Unicode line and paragraph separators some viewers break on.
+# C0, DEL and C1 controls, the Unicode line and paragraph separators some viewers break on, and the
+# bidirectional overrides and isolates that make a terminal show text in another order than written.
 _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))} | {
-    0x2028: "\\u2028", 0x2029: "\\u2029"}
+    c: f"\\u{c:04x}" for c in (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 _BARE = re.compile(r"[\w.@:/+-]+")
 _RECORD_KEYS = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 FORMATS = ("text", "json")
@@ -37,11 +39,19 @@ def field(value: object) -> str:
 
 
 class TextFormatter(logging.Formatter):
-    """``promptdeck LEVEL message``, the message escaped; tracebacks (ours, not a client's) stay multi-line.
+    """``promptdeck LEVEL message``, the message escaped; tracebacks stay multi-line but indented with
+    ``    | `` and escaped, since an exception's message can carry a client's value: a line that starts
+    at column 0 is always the start of a genuine record.
     An announcement (see ``announce``) is written as ``promptdeck: message``, as before logging was set up."""
 
     def __init__(self) -> None:
         super().__init__("promptdeck %(levelname)s %(message)s")
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802 - the logging API
+        return "\n".join("    | " + escape(line) for line in super().formatException(ei).splitlines())
+
+    def formatStack(self, stack_info: str) -> str:  # noqa: N802 - the logging API
+        return "\n".join("    | " + escape(line) for line in stack_info.splitlines())
 
     def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - the logging API
         record.message = escape(record.message)

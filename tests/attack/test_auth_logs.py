@@ -1,4 +1,5 @@
-"""Forged tokens and forged log lines (issue 13, items 14 and 15), against a real ``serve --http``."""
+"""Forged tokens, forged log lines and what /metrics tells (issue 13, items 14, 15 and 16), against a real
+``serve --http``."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
 from tests.support.http_server import http_server
-from tests.test_oauth import Issuer, rpc
+from tests.support.issuer import Issuer
+from tests.test_oauth import rpc
 
 FORGED_AUDIT = "promptdeck INFO prompts/get principal=root prompt='payroll' outcome=ok duration_ms=1.00"
 
@@ -22,16 +25,17 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _unsigned(alg: str, kid: str, claims: dict[str, object]) -> str:
+def _unsigned(alg: str, kid: str, claims: dict[str, object], signature: bytes = b"\x01" * 64) -> str:
     """A token whose header pairs ``alg`` with ``kid`` as the forger likes, and a junk signature."""
     return ".".join((_b64(json.dumps({"alg": alg, "typ": "JWT", "kid": kid}).encode()),
-                     _b64(json.dumps(claims).encode()), _b64(b"\x01" * 64)))
+                     _b64(json.dumps(claims).encode()), _b64(signature)))
 
 
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[Issuer]:
     server = Issuer()
     server.add_key("ec-1", ec.generate_private_key(ec.SECP256R1()))
+    server.add_key("ed-1", ed25519.Ed25519PrivateKey.generate())
     yield server
     server.close()
 
@@ -102,3 +106,59 @@ def test_json_log_lines_keep_fields_as_fields(issuer: Issuer, library: Path, tmp
     assert len(audit) == 1
     assert audit[0]["principal"] == subject and audit[0]["prompt"] == "hello" and audit[0]["outcome"] == "ok"
     assert audit[0]["level"] == "info" and audit[0]["time"].endswith("Z")
+
+
+def test_every_algorithm_and_key_pairing_that_does_not_fit_is_401(issuer: Issuer, library: Path,
+                                                                 tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    with http_server(str(library), "--no-watch", "--stateless", "--json-response", "--oauth-issuer", issuer.url,
+                     log=log) as url:
+        claims = {"iss": issuer.url, "sub": "eve", "aud": url, "exp": int(time.time()) + 300}
+        mismatches = [("ES384", "ec-1"), ("ES512", "ec-1"), ("ES256", "ed-1"), ("RS256", "ed-1"),
+                      ("PS512", "ed-1"), ("EdDSA", "key-1")]
+        for alg, kid in mismatches:
+            for signature in (b"", b"\x00" * 64, b"\xff" * 512):
+                answer = rpc(url, _unsigned(alg, kid, claims, signature), "prompts/list")
+                assert answer.status_code == 401, (alg, kid, answer.status_code, answer.text)
+                assert answer.json()["error"]["code"] == -32600
+        # Tokens rightly signed with each kind of key are still accepted.
+        for kid, alg in (("key-1", "PS256"), ("ec-1", "ES256"), ("ed-1", "EdDSA")):
+            assert rpc(url, issuer.token(aud=url, kid=kid, alg=alg), "ping").status_code == 200, (kid, alg)
+    assert "Traceback" not in log.read_text()
+
+
+def test_tokens_never_reach_the_log(issuer: Issuer, library: Path, tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    with http_server(str(library), "--no-watch", "--stateless", "--json-response", "--oauth-issuer", issuer.url,
+                     "-vv", "--log-format", "json", log=log) as url:
+        good = issuer.token(aud=url, sub="alice")
+        assert rpc(url, good, "prompts/get", {"name": "hello"}).status_code == 200
+        forged = _unsigned("ES256", "key-1", {"iss": issuer.url, "sub": "eve", "aud": url})
+        assert rpc(url, forged, "prompts/list").status_code == 401
+    text = log.read_text()
+    assert "alice" in text  # the audit line was written, naming the principal
+    for token in (good, forged):
+        for part in token.split("."):
+            assert part not in text
+
+
+def test_metrics_count_only_the_prompts_the_asker_may_see(library: Path, tmp_path: Path) -> None:
+    (library / "payroll.md").write_text("---\ndescription: HR only\nscopes: [hr]\n---\nPayroll.\n")
+    (library / "salaries.md").write_text("---\ndescription: HR only\nscopes: [hr]\n---\nSalaries.\n")
+    tokens = tmp_path / "tokens"
+    tokens.write_text("hr:hr-token-0123456789abcdef hr\nguest:guest-token-0123456789abc\n")
+    with http_server(str(library), "--no-watch", "--stateless", "--json-response",
+                     "--token-file", str(tokens)) as url:
+
+        def prompts_gauge(token: str) -> int:
+            answer = httpx.get(url.removesuffix("/mcp") + "/metrics", headers={"authorization": f"Bearer {token}"},
+                               timeout=10)
+            assert answer.status_code == 200
+            values = [line.split()[1] for line in answer.text.splitlines() if line.startswith("promptdeck_prompts ")]
+            assert len(values) == 1, answer.text
+            return int(values[0])
+
+        assert prompts_gauge("guest-token-0123456789abc") == 1  # the two hr prompts stay invisible
+        assert prompts_gauge("hr-token-0123456789abcdef") == 3
+        listed = rpc(url, "guest-token-0123456789abc", "prompts/list").json()["result"]["prompts"]
+        assert len(listed) == prompts_gauge("guest-token-0123456789abc")

@@ -3,6 +3,14 @@
 Sans-IO: no sockets, no clocks. ``decode`` never raises for bad input except
 ``ParseError`` for bytes that are not JSON at all; every other defect comes back
 as an ``Invalid`` message that carries the error to answer with.
+
+Batches are bounded both ways. A batch of more than ``MAX_BATCH`` messages is
+refused whole (one ``Invalid``, -32600), because each cheap request can cost a
+large answer: 64,000 ``prompts/list`` in a 4 MB body once made a 455 MB
+response. And ``BatchAnswers`` joins a batch's answers into an array of about
+``MAX_BATCH_RESPONSE_BYTES`` at most: past that, each further request gets a
+short -32600 error naming the limit instead of its answer, so the client learns
+which ids to send again.
 """
 
 from __future__ import annotations
@@ -14,6 +22,12 @@ import msgspec
 from .errors import InvalidRequest, McpError, ParseError
 
 RequestId = int | str
+
+#: The most messages one batch may hold (the JSON-RPC spec sets no limit; 100 is far more than any
+#: client batches in practice, and bounds the work one request body can ask for).
+MAX_BATCH = 100
+#: About the most bytes a batch's joined answers may reach (see ``BatchAnswers``).
+MAX_BATCH_RESPONSE_BYTES = 8 * 1024 * 1024
 
 _decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
@@ -105,8 +119,48 @@ def decode(data: bytes | str) -> Message | list[Message]:
     except (msgspec.DecodeError, RecursionError, UnicodeError) as exc:  # too deep, lone surrogates, bad UTF-8
         raise ParseError(f"not valid JSON: {exc}") from None
     if isinstance(obj, list):
+        if len(obj) > MAX_BATCH:
+            return Invalid(None, InvalidRequest(
+                f"a batch may hold at most {MAX_BATCH} messages; this one holds {len(obj)}"))
         return [classify(item) for item in obj]
     return classify(obj)
+
+
+class BatchAnswers:
+    """A batch's answers joined into one JSON array of at most about ``limit`` bytes.
+
+    ``add`` takes each answer in order; an answer that would take the array past ``limit`` is
+    replaced by an error for its request id, and so is every one after it (``full`` tells the
+    transport to stop rendering them at all).
+    """
+
+    __slots__ = ("limit", "full", "_parts", "_size")
+
+    def __init__(self, limit: int = MAX_BATCH_RESPONSE_BYTES) -> None:
+        self.limit = limit
+        self.full = False
+        self._parts: list[bytes] = []
+        self._size = 2
+
+    def add(self, answer: bytes, id: RequestId | None) -> None:
+        if not self.full and self._size + len(answer) + 1 > self.limit:
+            self.full = True
+        if self.full:
+            self.refuse(id)
+            return
+        self._parts.append(answer)
+        self._size += len(answer) + 1
+
+    def refuse(self, id: RequestId | None) -> None:
+        """Answer ``id`` with the "too large" error instead of its result."""
+        self.full = True
+        self._parts.append(encode_error(id, InvalidRequest(
+            f"not answered: this batch's answers passed {self.limit} bytes; "
+            "send this request again alone or in a smaller batch")))
+
+    def encode(self) -> bytes | None:
+        """The array, or None when no message in the batch called for an answer."""
+        return b"[" + b",".join(self._parts) + b"]" if self._parts else None
 
 
 def _id_bytes(id: RequestId | None) -> bytes:

@@ -186,7 +186,7 @@ class Metrics:
         lines.append(f"promptdeck_request_seconds_count {self.duration_count}")
         lines += ["# HELP promptdeck_sessions Live HTTP sessions.", "# TYPE promptdeck_sessions gauge",
                   f"promptdeck_sessions {sessions}",
-                  "# HELP promptdeck_prompts Prompts in the catalog.", "# TYPE promptdeck_prompts gauge",
+                  "# HELP promptdeck_prompts Prompts the asker may see.", "# TYPE promptdeck_prompts gauge",
                   f"promptdeck_prompts {prompts}"]
         return ("\n".join(lines) + "\n").encode()
 

@@ -19,6 +19,9 @@ Host and Origin are checked on every request (DNS rebinding): by default only
 loopback names are accepted, any port. Then the ``Authenticator`` (static
 bearer tokens or OAuth JWTs, see ``guard`` and ``oauth``) names the principal;
 its scopes decide which prompts its sessions see.
+
+What one principal may hold (sessions, streams, subscriptions) is capped as well
+as the total, and a batch's answer in size: see ``limits``.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from ..protocol import jsonrpc
 from ..protocol.errors import AuthError, InvalidRequest, McpError, ParseError
 from ..protocol.jsonrpc import Invalid, Notification, Request
 from ..protocol.revisions import MODERN, REVISIONS, Revision
+from . import limits
 from ._asgi import (
     SSE_HEADERS,
     BodyTooLarge,
@@ -157,7 +161,10 @@ class StreamableHttpApp:
                  session_idle_seconds: float = 1800, max_sessions: int = 1000,
                  max_body_bytes: int = 4 * 1024 * 1024, watch: bool = True, auth: Authenticator | None = None,
                  rate_limit: int | None = None, metadata: tuple[str, bytes] | None = None,
-                 legacy_sse: bool = True) -> None:
+                 legacy_sse: bool = True,
+                 max_batch_response_bytes: int = jsonrpc.MAX_BATCH_RESPONSE_BYTES,
+                 max_sessions_per_principal: int = 100, max_streams: int = 1000,
+                 max_streams_per_principal: int = 100) -> None:
         self.server = server
         self.path = path
         self.json_response = json_response
@@ -166,7 +173,11 @@ class StreamableHttpApp:
         self.allowed_origins = frozenset(allowed_origins)
         self.session_idle_seconds = session_idle_seconds
         self.max_sessions = max_sessions
+        self.max_sessions_per_principal = max_sessions_per_principal
+        #: open GET streams, 2024-11-05 /sse streams and 2026-07-28 subscriptions/listen streams
+        self.streams = limits.Quota("streams", max_streams, max_streams_per_principal)
         self.max_body_bytes = max_body_bytes
+        self.max_batch_response_bytes = max_batch_response_bytes
         self.watch = watch
         self.auth = auth
         #: (path, document) of the RFC 9728 protected-resource metadata, served without authentication
@@ -211,7 +222,9 @@ class StreamableHttpApp:
         if principal is None:
             return
         if path == "/metrics":
-            body = self.metrics.render(self.session_count(), len(self.server.catalog))
+            # The prompt count is what this asker may see: counting prompts hidden by scopes would tell
+            # a principal that restricted prompts exist. The other series are aggregates that name no prompt.
+            body = self.metrics.render(self.session_count(), len(self.server.catalog.view(principal.scopes)))
             await respond(send, 200, body, b"text/plain; version=0.0.4")
             return
         if self.limiter is not None:
@@ -371,6 +384,11 @@ class StreamableHttpApp:
             error = invalid[0].error if invalid else InvalidRequest("an empty batch is not a request")
             await respond(send, 400, jsonrpc.encode_error(invalid[0].id if invalid else None, error))
             return
+        listens = limits.count_listens(messages)
+        refusal = limits.stream_refusal(self, principal.name, listens) if listens else None
+        if refusal is not None:
+            await limits.refuse(send, refusal)
+            return
         initialize = any(isinstance(m, Request) and m.method == "initialize" for m in messages)
         revision = self._revision_header(scope)
         if revision is False and not initialize:
@@ -386,11 +404,9 @@ class StreamableHttpApp:
             if not initialize:
                 legacy.assume(revision or DEFAULT_REVISION)  # type: ignore[arg-type]
         elif initialize:
-            if self.session_count() >= self.max_sessions:
-                self.expire()
-            if self.session_count() >= self.max_sessions:
-                await respond_error(send, 503, InvalidRequest("too many sessions; try again later"),
-                                    [(b"retry-after", b"30")])
+            refusal = limits.session_refusal(self, principal.name)
+            if refusal is not None:
+                await limits.refuse(send, refusal)
                 return
             session = _HttpSession(self.server, secrets.token_urlsafe(32), principal)
             legacy = session.legacy
@@ -436,9 +452,7 @@ class StreamableHttpApp:
             await respond(send, 400, outcome)
             return
         if isinstance(outcome, list):
-            answers = [await item if inspect.isawaitable(item) else item for item in outcome]
-            parts = [a for a in answers if isinstance(a, bytes)]
-            response: bytes | None = b"[" + b",".join(parts) + b"]" if parts else None
+            response: bytes | None = await limits.join_batch(messages, outcome, self.max_batch_response_bytes)
         elif inspect.isawaitable(outcome):
             response = await outcome
         else:
@@ -506,6 +520,15 @@ class StreamableHttpApp:
             return
         if session.stream is not None:
             session.stream.put_nowait(None)  # one GET stream a session: the newest takes over
+        else:
+            refusal = limits.stream_refusal(self, principal.name)
+            if refusal is not None:
+                await limits.refuse(send, refusal)
+                return
+        with self.streams.hold(principal.name):
+            await self._stream(scope, receive, send, session)
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send, session: _HttpSession) -> None:
         queue: asyncio.Queue[tuple[int, bytes] | None] = asyncio.Queue()
         session.stream = queue
         last = header(scope, b"last-event-id")

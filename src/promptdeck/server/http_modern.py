@@ -20,9 +20,10 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from ..protocol import jsonrpc
-from ..protocol.errors import HeaderMismatch, InvalidParams, McpError
+from ..protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError
 from ..protocol.jsonrpc import Notification, Request
 from . import _asgi as asgi
+from . import limits
 from .guard import Principal
 from .modern import META_VERSION, Subscription
 
@@ -87,7 +88,13 @@ async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.
         await asgi.respond(send, 404, outcome)
         return
     if message.method == "subscriptions/listen":
-        await _listen(app, message, ctx, receive, send)
+        refusal = limits.stream_refusal(app, principal.name)
+        if refusal is not None:
+            await asgi.respond(send, refusal.status, jsonrpc.encode_error(request_id, InvalidRequest(refusal.message)),
+                               headers=refusal.headers())
+            return
+        with app.streams.hold(principal.name):
+            await _listen(app, message, ctx, receive, send)
         return
     related: list[bytes] = []
     started = time.perf_counter()

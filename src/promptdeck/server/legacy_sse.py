@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import secrets
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest, ParseError
 from . import _asgi as asgi
+from . import limits
 from ._asgi import Receive, Scope, Send
 from .guard import Principal
 from .session import LegacySession
@@ -72,10 +72,15 @@ class LegacySseTransport:
         if b"text/event-stream" not in accept and b"*/*" not in accept:
             await asgi.respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
             return
-        if self.app.session_count() >= self.app.max_sessions:
-            await asgi.respond_error(send, 503, InvalidRequest("too many sessions; try again later"),
-                                [(b"retry-after", b"30")])
+        # A 2024-11-05 session is its stream: it counts as both.
+        refusal = limits.session_refusal(self.app, principal.name) or limits.stream_refusal(self.app, principal.name)
+        if refusal is not None:
+            await limits.refuse(send, refusal)
             return
+        with self.app.streams.hold(principal.name):
+            await self._serve(scope, receive, send, principal)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
         session = _SseSession(self.app, principal)
         self.sessions[session.id] = session
         endpoint = f"{scope.get('root_path', '')}{self.messages_path}?session_id={session.id}"
@@ -111,32 +116,51 @@ class LegacySseTransport:
             return
         except asgi.Disconnected:
             return
+        if b"subscriptions/listen" in body:  # a 2026-07-28 subscription inside this session: capped like a stream
+            refusal = self._listen_refusal(body, principal)
+            if refusal is not None:
+                await limits.refuse(send, refusal)
+                return
         try:
             outcome = session.legacy.handle_bytes(body, session.push)
         except UnicodeDecodeError:  # msgspec's report of invalid UTF-8 inside a string
             outcome = jsonrpc.encode_error(None, ParseError("not valid JSON: invalid UTF-8"))
-        outcomes = outcome if isinstance(outcome, list) else [outcome]
-        ready = [item for item in outcomes if isinstance(item, bytes)]
-        pending = [item for item in outcomes if inspect.isawaitable(item)]
-        if isinstance(outcome, list) and not pending:
-            if ready:
-                session.push(b"[" + b",".join(ready) + b"]")
-        elif pending:
-            task = asyncio.ensure_future(self._finish(session, outcomes, isinstance(outcome, list)))
-            session.tasks.add(task)
-            task.add_done_callback(session.tasks.discard)
-        elif ready:
-            session.push(ready[0])
+        if isinstance(outcome, list):
+            # The session accepted the batch, so the body decodes to a list, one message per outcome.
+            messages = jsonrpc.decode(body)
+            assert isinstance(messages, list)
+            self._spawn(session, self._finish_batch(session, messages, outcome))
+        elif isinstance(outcome, bytes):
+            session.push(outcome)
+        elif outcome is not None:
+            self._spawn(session, self._finish(session, outcome))
         await asgi.respond(send, 202, b"Accepted", b"text/plain")
 
+    def _listen_refusal(self, body: bytes, principal: Principal) -> limits.Refusal | None:
+        try:
+            decoded = jsonrpc.decode(body)
+        except (ParseError, UnicodeDecodeError):
+            return None  # the session answers that
+        listens = limits.count_listens(decoded if isinstance(decoded, list) else [decoded])
+        return limits.stream_refusal(self.app, principal.name, listens) if listens else None
+
     @staticmethod
-    async def _finish(session: _SseSession, outcomes: Sequence[object], batch: bool) -> None:
-        answers = [await item if inspect.isawaitable(item) else item for item in outcomes]
-        parts = [a for a in answers if isinstance(a, bytes)]
-        if batch and parts:
-            session.push(b"[" + b",".join(parts) + b"]")
-        elif parts:
-            session.push(parts[0])
+    def _spawn(session: _SseSession, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        session.tasks.add(task)
+        task.add_done_callback(session.tasks.discard)
+
+    @staticmethod
+    async def _finish(session: _SseSession, pending: Awaitable[bytes | None]) -> None:
+        answer = await pending
+        if answer is not None:
+            session.push(answer)
+
+    async def _finish_batch(self, session: _SseSession, messages: list[jsonrpc.Message],
+                            outcomes: Sequence[object]) -> None:
+        answer = await limits.join_batch(messages, outcomes, self.app.max_batch_response_bytes)
+        if answer is not None:
+            session.push(answer)
 
     def close(self) -> None:
         for session in list(self.sessions.values()):

@@ -11,6 +11,12 @@ and letting ``HS256`` through would turn a public key into a shared secret.
 Keys are fetched when first needed and cached; a token signed with an unknown
 ``kid`` triggers one refetch (key rotation), at most every ``REFETCH_SECONDS``,
 so a flood of forged ``kid`` values cannot hammer the issuer.
+
+A token's ``alg`` header is attacker-controlled: before PyJWT sees the token,
+the algorithm must belong to the key's family (``RS*``/``PS*`` for RSA, the
+curve's own ``ES*`` for EC, ``EdDSA`` for OKP) and match the ``alg`` the JWKS
+declares for that key, if any. PyJWT otherwise fails with a ``TypeError`` on
+such a mismatch, which used to escape as a 500 with a traceback.
 """
 
 from __future__ import annotations
@@ -29,9 +35,6 @@ from .guard import Principal, _challenge, bearer, missing_scopes
 log = logging.getLogger("promptdeck.oauth")
 
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
-# The JWK key type each algorithm family verifies with. A token's header names its own algorithm,
-# so a forger can pair any ``alg`` with any ``kid``: the pair is checked before PyJWT sees the key.
-KEY_TYPES = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
 KEYS_TTL_SECONDS = 300.0
 REFETCH_SECONDS = 30.0
 CACHE_TOKENS = 10_000
@@ -78,7 +81,8 @@ class OAuthResource:
         self.name = name
         self.metadata_path = METADATA_PREFIX + urlsplit(resource).path.rstrip("/")
         self.metadata_url = urlunsplit((*urlsplit(resource)[:2], self.metadata_path, "", ""))
-        self._keys: dict[str | None, Any] = {}
+        #: the issuer's signing keys by ``kid``: each PyJWK with the ``alg`` its JWK declares (or None)
+        self._keys: dict[str | None, tuple[Any, str | None]] = {}
         self._keys_at = float("-inf")
         self._lock = asyncio.Lock()
         self._verified: dict[str, tuple[Principal, float]] = {}
@@ -131,10 +135,11 @@ class OAuthResource:
         alg = head.get("alg")
         if alg not in self.algorithms:
             raise AuthError(f"JWT algorithm {alg!r} is not accepted")
-        key = await self._key(head.get("kid"))
-        if key is None:
+        found = await self._key(head.get("kid"))
+        if found is None:
             raise AuthError("the JWT was signed with a key the issuer does not publish")
-        if KEY_TYPES[alg[:2]] != key.key_type:
+        key, declared = found
+        if not _key_fits(key.key_type, key.algorithm_name, declared, alg):
             raise AuthError(f"JWT algorithm {alg!r} does not match the issuer's {key.key_type} key")
         try:
             claims = jwt.decode(token, key.key, algorithms=[alg], audience=self.audience, issuer=self.issuer,
@@ -147,13 +152,14 @@ class OAuthResource:
             raise AuthError("the token was not issued by the trusted issuer") from None
         except (jwt.PyJWTError, TypeError, ValueError):
             # PyJWT's messages can carry reprs of internals; the client learns only that it failed.
+            # (TypeError/ValueError: a key/algorithm pairing the check above did not foresee.)
             raise AuthError("the token's signature or claims are not valid") from None
         subject = claims.get("sub") or claims.get("client_id")
         if not isinstance(subject, str) or not subject:
             raise AuthError("the token names no subject")
         return Principal(subject, _scopes_of(claims)), float(claims["exp"])
 
-    async def _key(self, kid: object) -> Any:
+    async def _key(self, kid: object) -> tuple[Any, str | None] | None:
         if not isinstance(kid, str | None):
             return None
         await self._refresh(KEYS_TTL_SECONDS)
@@ -177,20 +183,30 @@ class OAuthResource:
                 # Keep the keys we had: an issuer outage must not lock out holders of valid tokens.
                 log.error("cannot fetch the issuer's keys: %s", exc)
 
-    async def _fetch_keys(self) -> dict[str | None, Any]:
+    async def _fetch_keys(self) -> dict[str | None, tuple[Any, str | None]]:
         import httpx
         import jwt
 
-        async with httpx.AsyncClient(timeout=10, follow_redirects=False) as client:
-            url = self.jwks_url or await self._discover(client)
-            response = await client.get(url)
-            if response.status_code != 200:
-                raise LibraryError(f"{url} answered HTTP {response.status_code}")
-            try:
-                keys = jwt.PyJWKSet.from_dict(response.json()).keys
-            except jwt.PyJWTError as exc:
-                raise LibraryError(f"{url} is not a usable JWKS: {exc}") from None
-        usable = {key.key_id: key for key in keys if key.public_key_use in (None, "sig")}
+        url = self.jwks_url or self.issuer
+        try:
+            async with httpx.AsyncClient(timeout=10, follow_redirects=False) as client:
+                url = self.jwks_url or await self._discover(client)
+                response = await client.get(url)
+                if response.status_code != 200:
+                    raise LibraryError(f"{url} answered HTTP {response.status_code}")
+                doc = response.json()
+        except httpx.HTTPError as exc:  # not an OSError: it would escape _refresh as a 500
+            raise LibraryError(f"cannot reach {url}: {exc}") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("keys"), list):
+            raise LibraryError(f"{url} is not a JWKS (an object with a list of keys)")
+        try:
+            keys = jwt.PyJWKSet.from_dict(doc).keys
+        except jwt.PyJWTError as exc:
+            raise LibraryError(f"{url} is not a usable JWKS: {exc}") from None
+        # PyJWK does not say whether its algorithm was declared or guessed from the key type.
+        declared = {jwk.get("kid"): jwk.get("alg") for jwk in doc["keys"] if isinstance(jwk, dict)}
+        usable = {key.key_id: (key, _text_or_none(declared.get(key.key_id))) for key in keys
+                  if key.public_key_use in (None, "sig")}
         log.info("fetched %d signing keys from %s", len(usable), url)
         return usable
 
@@ -202,12 +218,29 @@ class OAuthResource:
             if response.status_code != 200:
                 continue
             doc = response.json()
+            if not isinstance(doc, dict):
+                continue
             if doc.get("issuer") != self.issuer:
                 raise LibraryError(f"{url} describes issuer {doc.get('issuer')!r}, not {self.issuer!r}")
             jwks_uri = doc.get("jwks_uri")
             if isinstance(jwks_uri, str):
                 return jwks_uri
         raise LibraryError(f"no authorization server metadata with a jwks_uri found for {self.issuer}")
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _key_fits(key_type: str | None, key_alg: str, declared: str | None, alg: str) -> bool:
+    """May a key of this type (and declared ``alg``) verify a token whose header says ``alg``?"""
+    if declared is not None and declared != alg:
+        return False
+    if key_type == "RSA":
+        return alg[:2] in ("RS", "PS")
+    if key_type in ("EC", "OKP"):
+        return alg == key_alg  # PyJWK names the one algorithm of the key's curve
+    return False  # "oct" and anything newer: never with the asymmetric algorithms accepted here
 
 
 def _scopes_of(claims: dict[str, Any]) -> frozenset[str]:

@@ -7,6 +7,14 @@ payload names the principal, the method, a digest of the original request
 all of them and remembers the nonce until the state expires, so a state is
 accepted once.
 
+The memory of used nonces is bounded per principal (``MAX_PER_PRINCIPAL``) and
+in total (``MAX_REMEMBERED``), and one principal's flood costs only that
+principal: when its share is full, its oldest half is forgotten, and from then
+on every state of that principal expiring no later than the ones forgotten is
+refused (a "floor"), so forgetting never lets a state be used twice. When the
+total is full of live states, the principal holding the most loses its oldest
+half the same way. Another principal's valid state is always accepted.
+
 Replicas that should accept each other's states share a key through
 ``$PROMPTDECK_STATE_KEY``; without it each process makes a random one.
 """
@@ -27,6 +35,7 @@ from ..protocol.errors import InvalidParams, LibraryError
 STATE_KEY_ENV = "PROMPTDECK_STATE_KEY"
 TTL_SECONDS = 600.0
 MAX_REMEMBERED = 100_000
+MAX_PER_PRINCIPAL = 1_000
 
 
 def _b64(data: bytes) -> str:
@@ -52,7 +61,11 @@ class RequestStates:
             key = shared.encode() if shared else secrets.token_bytes(32)
         self._key = key
         self.ttl = ttl_seconds
-        self._used: dict[str, float] = {}
+        #: used nonces and their states' expiry, by principal
+        self._used: dict[str, dict[str, float]] = {}
+        #: by principal: its states expiring at or before this moment were forgotten, so they are refused
+        self._floor: dict[str, float] = {}
+        self._count = 0
 
     def issue(self, principal: str, digest: str, now: float | None = None) -> str:
         now = time.time() if now is None else now
@@ -81,17 +94,45 @@ class RequestStates:
             raise _bad("has expired; send the request again without it")
         if fields["p"] != principal or fields["d"] != digest:
             raise _bad("belongs to another request")
-        if fields["n"] in self._used:
+        if fields["n"] in self._used.get(principal, ()):
             raise _bad("was already used")
-        self._forget(now)
-        self._used[fields["n"]] = fields["e"]
+        if fields["e"] <= self._floor.get(principal, float("-inf")):
+            raise _bad("is no longer accepted (too many were redeemed); send the request again without it")
+        if len(self._used.get(principal, ())) >= MAX_PER_PRINCIPAL:
+            self._shed(principal, now, force=False)
+        if self._count >= MAX_REMEMBERED:
+            self._sweep(now)
+            if self._count >= MAX_REMEMBERED:
+                self._shed(max(self._used, key=lambda p: len(self._used[p])), now, force=True)
+        self._used.setdefault(principal, {})[fields["n"]] = fields["e"]
+        self._count += 1
 
-    def _forget(self, now: float) -> None:
-        if len(self._used) >= MAX_REMEMBERED:
-            self._used = {n: e for n, e in self._used.items() if e >= now}
-            if len(self._used) >= MAX_REMEMBERED:
-                # Still full of live states: refuse new ones rather than forget (and allow replays).
-                raise _bad("cannot be accepted now; too many requests are waiting for input")
+    def _shed(self, principal: str, now: float, *, force: bool) -> None:
+        """Forget ``principal``'s expired nonces, and its oldest half if that is not enough or ``force``.
+
+        Its floor rises to the newest expiry forgotten, so none of those states can come back.
+        """
+        mine = self._used[principal]
+        live = {n: e for n, e in mine.items() if e >= now}
+        if live and (force or len(live) >= MAX_PER_PRINCIPAL // 2):
+            by_expiry = sorted(live.items(), key=lambda item: item[1])
+            cut = max(1, len(by_expiry) // 2)
+            self._floor[principal] = max(self._floor.get(principal, float("-inf")), by_expiry[cut - 1][1])
+            live = dict(by_expiry[cut:])
+        self._count -= len(mine) - len(live)
+        self._used[principal] = live
+
+    def _sweep(self, now: float) -> None:
+        """Forget every expired nonce, and floors that no longer refuse anything unexpired."""
+        for principal in list(self._used):
+            mine = self._used[principal]
+            live = {n: e for n, e in mine.items() if e >= now}
+            self._count -= len(mine) - len(live)
+            if live:
+                self._used[principal] = live
+            else:
+                del self._used[principal]
+        self._floor = {p: floor for p, floor in self._floor.items() if floor >= now}
 
     def _sign(self, payload: bytes) -> bytes:
         return hmac.new(self._key, payload, hashlib.sha256).digest()
