@@ -601,7 +601,8 @@ def test_library_root(confined: Path) -> None:
     assert root.read_bytes("a/pic.png") == PNG
     assert root.uri("a/ok.txt") == "promptdeck:///a/ok.txt"
     for bad, words in [("", "is not valid"), ("a\x00b", "is not valid"), ("..", "must be relative"),
-                       ("/abs", "must be relative"), ("a/out.txt", "leaves the library"), ("a", "is not a regular file")]:
+                       ("/abs", "must be relative"), ("a/out.txt", "leaves the library"),
+                       ("a", "is not a regular file")]:
         with pytest.raises(InvalidParams, match=words):
             root.resolve(bad)
     with pytest.raises(InvalidParams, match="larger than 3 bytes"):
