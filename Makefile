@@ -15,11 +15,13 @@ TIMED = @sh -c 'echo "+ $$*"; s=$$(date +%s%N); "$$@"; rc=$$?; ms=$$(( ($$(date 
 # The Python virtualenv, rebuilt whenever pyproject.toml changes.
 $(VENV): $(VENV_STAMP)
 
+# Everything it prints goes to stderr: `make serve` is launched by MCP clients, whose stdout is the protocol.
 $(VENV_STAMP): pyproject.toml
-	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[dev]'
-	touch $@
+	@echo "make: installing promptdeck into $(VENV) (first run only)" >&2
+	@python3 -m venv $(VENV) >&2
+	@$(VENV)/bin/pip install -q --upgrade pip >&2
+	@$(VENV)/bin/pip install -q -e '.[dev]' >&2
+	@touch $@
 
 # Node peers (MCP Inspector, conformance suite, reference server, Node 22), pinned by package-lock.json.
 node: $(NODE_STAMP)

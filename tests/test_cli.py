@@ -207,3 +207,20 @@ def test_check_takes_several_folders_as_serve_does(tmp_path: Path) -> None:
     ]
     assert done.stderr == "2 prompts ok; 2 problems in 2 files\n"
     assert cli("check", str(tmp_path / "team")).returncode == 0
+
+
+def test_make_serve_writes_only_json_rpc_to_stdout() -> None:
+    """`make serve` is what a client may launch: its stdout must carry nothing but the protocol.
+    (Run in the folder: `make -C` announces the directory on stdout, before any Makefile is read.)"""
+    import shutil
+
+    repo = Path(__file__).resolve().parent.parent
+    make = shutil.which("make")
+    assert make is not None, "make is part of the documented set-up"
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    done = subprocess.run([make, "serve"], cwd=repo, input=json.dumps(hello) + "\n", capture_output=True,
+                          text=True, timeout=600)
+    lines = done.stdout.splitlines()
+    assert lines and all(json.loads(line)["jsonrpc"] == "2.0" for line in lines), done.stdout[:500]
+    assert json.loads(lines[0])["result"]["serverInfo"]["name"] == "promptdeck"
