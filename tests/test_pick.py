@@ -436,6 +436,11 @@ def test_rank_orders_exact_prefix_word_substring_then_fuzzy() -> None:
     assert [p.name for p in rank(prompts, "/TEXT")] == ["summarize"]
     assert len(rank(prompts, "/")) == len(prompts)
     assert rank(prompts, "/zzz") == []
+    # A name prefix read word by word beats the letters found inside another name ("des-cr-ibe").
+    described = [*prompts, PromptInfo(name="describe-image", title=None)]
+    assert [p.name for p in rank(described, "/cr")] == ["code-review", "describe-image", "co-ordinate"]
+    assert [p.name for p in rank(described, "/coderev")] == ["code-review"]
+    assert [p.name for p in rank(described, "/gc")][:1] == ["git.commit"]
 
 
 def test_clipboard_text_is_the_lone_text_or_readable_messages() -> None:

@@ -164,7 +164,8 @@ _WORD = re.compile(r"[^\W_]+")
 def rank(prompts: Sequence[PromptInfo], query: str) -> list[PromptInfo]:
     """The prompts that match ``query`` (a leading ``/`` is ignored), best first.
 
-    Best is an exact name, then a name that starts with the query, then a word of the name or title
+    Best is an exact name, then a name that starts with the query (as typed, or word by word: ``cr``
+    for ``code-review``), then a word of the name or title
     that does, then the query anywhere in name or title, then its letters in order (fuzzy, tighter
     spans first); ties keep the server's order. An empty query (after the slash) matches everything.
     """
@@ -185,7 +186,7 @@ def _score(prompt: PromptInfo, q: str) -> tuple[int, int] | None:
     title = (prompt.title or "").casefold()
     if name == q:
         return 0, 0
-    if name.startswith(q):
+    if name.startswith(q) or _prefix_by_words(q, _WORD.findall(name)):
         return 1, 0
     if title.startswith(q) or any(w.startswith(q) for w in _WORD.findall(name) + _WORD.findall(title)):
         return 2, 0
@@ -193,6 +194,20 @@ def _score(prompt: PromptInfo, q: str) -> tuple[int, int] | None:
         return 3, 0
     spans = [s for s in (_span(q, name), _span(q, title)) if s is not None]
     return (4, min(spans)) if spans else None
+
+
+def _prefix_by_words(q: str, words: list[str]) -> bool:
+    """Whether ``q`` is a prefix of the name read word by word: a start of its first word, then of
+    its second, and so on (``cr`` and ``coderev`` for ``code-review``)."""
+    reached = {0}  # how much of q the words so far can spell
+    for word in words:
+        reached = {at + n for at in reached for n in range(1, min(len(word), len(q) - at) + 1)
+                   if q[at:at + n] == word[:n]}
+        if len(q) in reached:
+            return True
+        if not reached:
+            return False
+    return False
 
 
 def _span(q: str, text: str) -> int | None:
