@@ -145,15 +145,18 @@ async def _first(lines: AsyncIterator[str]) -> AsyncIterator[str]:
 
 def test_redirects_keep_the_method_and_drop_credentials_across_origins() -> None:
     seen: list[tuple[str, str | None, str | None, bytes]] = []
+    keys: list[str | None] = []  # the user's own -H header, an API key, as each request carried it
 
     async def other(lines: list[str], body: bytes, writer: Writer) -> None:
         seen.append((lines[0], header(lines, "authorization"), header(lines, "cookie"), body))
+        keys.append(header(lines, "x-api-key"))
         writer.write(answer(b"elsewhere"))
 
     async def scenario() -> None:
         async with scripted(other) as (elsewhere, _):
             async def handler(lines: list[str], body: bytes, writer: Writer) -> None:
                 seen.append((lines[0], header(lines, "authorization"), header(lines, "cookie"), body))
+                keys.append(header(lines, "x-api-key"))
                 path = lines[0].split()[1]
                 if path == "/mcp/":
                     writer.write(answer(b"", "location: /mcp", "set-cookie: lb=node7; Path=/; HttpOnly",
@@ -166,7 +169,7 @@ def test_redirects_keep_the_method_and_drop_credentials_across_origins() -> None
                     writer.write(answer(b"", "location: /mcp", status="303 See Other"))
 
             async with scripted(handler) as (base, _):
-                async with HttpClient(headers={"Authorization": "Bearer secret"}, timeout=5) as http:
+                async with HttpClient(headers={"Authorization": "Bearer secret", "X-Api-Key": "k"}, timeout=5) as http:
                     assert (await http.request("POST", base + "/mcp/", content=b"{}"))[1] == b"here"
                     assert (await http.request("POST", base + "/away", content=b"{}"))[1] == b"elsewhere"
                     assert (await http.request("POST", base + "/see-other", content=b"{}"))[1] == b"here"
@@ -178,6 +181,7 @@ def test_redirects_keep_the_method_and_drop_credentials_across_origins() -> None
             ("POST /see-other HTTP/1.1", "Bearer secret", "lb=node7", b"{}"),
             ("GET /mcp HTTP/1.1", "Bearer secret", "lb=node7", b""),  # 303: GET without the body
         ]
+        assert keys == ["k", "k", "k", None, "k", "k"]  # the -H header stays with its origin too
 
     run(scenario())
 

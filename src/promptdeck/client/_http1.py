@@ -9,8 +9,8 @@ answer in the protocol callback, and keeps the connection for the next request.
 What it does, and what MCP over HTTP needs: http and https (the system's trust store), a pool of
 keep-alive connections per origin, request bodies of known length, responses with a length,
 chunked or ending at close, streaming bodies (event streams) read as lines, redirects (a 307/308
-keeps method and body; leaving the origin drops Authorization and cookies), a cookie jar per host
-(load balancers pin sessions with them), timeouts, and the proxies named by HTTP_PROXY, HTTPS_PROXY,
+keeps method and body; leaving the origin drops the client's own headers and cookies), a cookie
+jar per host (load balancers pin sessions with them), timeouts, and the proxies named by HTTP_PROXY, HTTPS_PROXY,
 ALL_PROXY and NO_PROXY (an http:// proxy: absolute-form requests for http, a CONNECT tunnel for https;
 loopback targets never go through one). Not done: HTTP/2, compression, SOCKS proxies.
 
@@ -445,12 +445,15 @@ class HttpClient:
             lines[0] = f"{method} http://{netloc}{target} HTTP/1.1"
             if proxy.authorization is not None:
                 lines.append(f"proxy-authorization: {proxy.authorization}")
-        sent = self._headers
+        # The client's own headers (the user's -H, a bearer token) are credentials of a kind: an API
+        # key travels in any header. They go to the origin they were given for, never past a redirect
+        # to another; the protocol's per-request headers go everywhere.
+        sent = self._headers if credentials else {}
         if headers:
             for name, value in headers.items():
                 _check_header(name, value)
             sent = {**sent, **{name.lower(): value for name, value in headers.items()}}
-        lines.extend(f"{name}: {value}" for name, value in sent.items() if credentials or name != "authorization")
+        lines.extend(f"{name}: {value}" for name, value in sent.items())
         jar = self._cookies.get(host) if credentials else None
         if jar:
             lines.append("cookie: " + "; ".join(f"{name}={value}" for name, value in jar.items()))
