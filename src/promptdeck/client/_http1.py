@@ -34,6 +34,10 @@ import httptools
 
 #: The most a response body read whole may hold (an event stream is read in lines and has no bound).
 MAX_BODY = 64 * 1024 * 1024
+#: Most bytes of a response head (status line and headers, interim 1xx heads included).
+MAX_HEAD = 64 * 1024
+#: Longest line of an event stream, and most text one event may gather.
+MAX_LINE = MAX_EVENT = 16 * 1024 * 1024
 #: Buffered body bytes past which the socket stops being read until the reader catches up.
 HIGH_WATER = 1024 * 1024
 MAX_REDIRECTS = 10
@@ -73,6 +77,7 @@ class _Connection(asyncio.Protocol):
         self.error: HttpError | None = None
         self.received = False
         self.keep_alive = False
+        self.head_bytes = 0
 
     # -- asyncio.Protocol -----------------------------------------------------------------------
 
@@ -87,6 +92,13 @@ class _Connection(asyncio.Protocol):
         except httptools.HttpParserError as exc:
             self.error = HttpError(f"the server's answer is not HTTP/1.1: {exc}")
             self.close()
+        if not self.head_done and self.error is None:
+            # Counted as bytes arrive: httptools gathers a header (or the reason phrase) whole before
+            # handing it over, so a server sending one without end would otherwise fill memory.
+            self.head_bytes += len(data)
+            if self.head_bytes > MAX_HEAD:
+                self.error = HttpError(f"the server's answer has a head over {MAX_HEAD} bytes")
+                self.close()
         self._wake()
 
     def eof_received(self) -> bool:
@@ -257,10 +269,15 @@ class Response:
         return text_lines(self._chunks())
 
 
-async def text_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
-    """UTF-8 text lines split at CRLF, LF or CR, as event streams are (never at other Unicode breaks)."""
+async def text_lines(chunks: AsyncIterator[bytes], limit: int = MAX_LINE) -> AsyncIterator[str]:
+    """UTF-8 text lines split at CRLF, LF or CR, as event streams are (never at other Unicode breaks).
+
+    Each chunk is split on its own and an unfinished line is kept in pieces, so a long line costs
+    linear time; a line over ``limit`` characters is an ``HttpError``.
+    """
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    pending = ""
+    pending: list[str] = []  # the pieces of the line not yet ended
+    pending_size = 0
     after_cr = False  # the last read ended in CR: a LF that starts the next one belongs to it
     async for chunk in chunks:
         text = decoder.decode(chunk)
@@ -271,10 +288,20 @@ async def text_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
         if not text:
             continue
         after_cr = text[-1] == "\r"
-        *complete, pending = (pending + text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        *complete, rest = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         for line in complete:
+            if pending:
+                line = "".join(pending) + line
+                pending, pending_size = [], 0
+            if len(line) > limit:
+                raise HttpError(f"an event-stream line is longer than {limit} characters")
             yield line
-    tail = pending + decoder.decode(b"", final=True)
+        if rest:
+            pending.append(rest)
+            pending_size += len(rest)
+            if pending_size > limit:
+                raise HttpError(f"an event-stream line is longer than {limit} characters")
+    tail = "".join(pending) + decoder.decode(b"", final=True)
     if tail:
         yield tail
 

@@ -19,7 +19,7 @@ import msgspec
 
 from ..protocol import jsonrpc
 from ..protocol.errors import ClientError, ConnectionFailed, ProtocolViolation, RequestTimeout, from_wire
-from ._http1 import HttpClient, HttpError, Response
+from ._http1 import MAX_EVENT, HttpClient, HttpError, Response
 from .channel import Channel, Envelope, Multiplexed, RequestId, SessionExpired, decode, log, result_of
 
 MODERN_VERSION = "2026-07-28"
@@ -38,19 +38,24 @@ class Event(NamedTuple):
     retry: int | None
 
 
-async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[Event]:
-    """Server-sent events from a response's lines; events with only an id or retry are yielded too."""
+async def sse_events(lines: AsyncIterator[str], limit: int = MAX_EVENT) -> AsyncIterator[Event]:
+    """Server-sent events from a response's lines; events with only an id or retry are yielded too.
+    An event whose data passes ``limit`` characters is an ``HttpError``."""
     kind, event_id, retry = "message", None, None
     data: list[str] = []
+    size = 0
     async for line in lines:
         if not line:
             if data or event_id is not None or retry is not None:
                 yield Event(kind, "\n".join(data), event_id, retry)
-            kind, data, event_id, retry = "message", [], None, None
+            kind, data, event_id, retry, size = "message", [], None, None, 0
             continue
         field, _, value = line.partition(":")
         value = value.removeprefix(" ")
         if field == "data":
+            size += len(value) + 1
+            if size > limit:
+                raise HttpError(f"an event is larger than {limit} characters")
             data.append(value)
         elif field == "event":
             kind = value
@@ -165,12 +170,13 @@ class HttpChannel(Channel):
     def _cancel(self, id: RequestId, reason: str) -> None:
         # In the modern era closing the response stream (leaving _post) is the cancellation.
         if not self.modern and self.failure is None:
-            self.spawn(self._quietly(self.notify("notifications/cancelled", {"requestId": id, "reason": reason})))
+            self.spawn(self._tell_cancelled(id, reason))
 
-    @staticmethod
-    async def _quietly(work: Any) -> None:
+    async def _tell_cancelled(self, id: RequestId, reason: str) -> None:
+        # The notice is made here, not by the caller: a task cancelled before it starts (the client
+        # closing at once) then leaves no coroutine that was never awaited.
         with contextlib.suppress(ClientError, HttpError):
-            await work
+            await self.notify("notifications/cancelled", {"requestId": id, "reason": reason})
 
     async def _post(self, id: RequestId, method: str, body: bytes, headers: dict[str, str]) -> msgspec.Raw:
         try:
