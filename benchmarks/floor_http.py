@@ -5,10 +5,10 @@
 Four servers take the load of bench_http.py's "2026-07-28, JSON server" mode (the same load client,
 requests and checks), one after the other, in an order that rotates every round:
 
-- ``http-only``: promptdeck's own HTTP/1.1 server (``httpd``) running an app that reads each body and
-  answers every prompts/get with the same bytes: the cost of HTTP, the event loop and the kernel alone.
-  Its answers cannot carry the arguments sent, so they are the only ones not checked;
-- ``essential``: ``httpd`` running an app that does only what a prompts/get cannot skip: decode the
+- ``http-only``: the HTTP stack ``serve --http`` runs (uvicorn, ``server/serving.py``) with an app that
+  reads each body and answers every prompts/get with the same bytes: the cost of HTTP, the event loop
+  and the kernel alone. Its answers cannot carry the arguments sent, so they are the only ones not checked;
+- ``essential``: the same stack running an app that does only what a prompts/get cannot skip: decode the
   body, find the prompt, bind the arguments, render, encode. No Host, Origin, header or ``_meta``
   checks, no metrics, no logging. Answers are checked like promptdeck's;
 - ``promptdeck``: ``promptdeck serve --stateless --json-response``, as bench_http.py runs it;
@@ -106,9 +106,9 @@ def floor_app(kind: str, library: Path) -> Any:
 
 
 def serve_floor(kind: str, library: Path, port: int) -> None:
-    from promptdeck.server import httpd
+    from promptdeck.server import serving
 
-    httpd.run(floor_app(kind, library), HOST, port, lifespan=False)
+    serving.run(floor_app(kind, library), HOST, port, lifespan="off")
 
 
 # ------------------------------------------------------------------------------------------ the runs

@@ -1,6 +1,6 @@
 """Streamable HTTP, rule by rule: status codes, SSE framing, sessions, replay, DNS rebinding, stateless.
 
-Each test serves an app made by ``create_app`` with promptdeck's HTTP server on a thread (ephemeral
+Each test serves an app made by ``create_app`` as ``serve --http`` does (uvicorn) on a thread (ephemeral
 loopback port, lifespan on) and speaks raw HTTP to it with httpx, so options such as session limits and idle
 timeouts can be set per test. Spec references are to ../shared/spec/CHECKLIST.md section 4.
 """
@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 
 from promptdeck import PromptServer, RenderContext
-from promptdeck.server import httpd
-from promptdeck.server.http import create_app, uvicorn_server
+from promptdeck.server import serving as served
+from promptdeck.server.http import create_app
 
 BOTH = "application/json, text/event-stream"
 POST_HEADERS = {"accept": BOTH, "content-type": "application/json"}
@@ -43,48 +43,32 @@ def make_server() -> PromptServer:
 
 @contextmanager
 def serve(server: PromptServer | None = None, **options: Any) -> Iterator[tuple[str, Any]]:
-    """(endpoint URL, app) for an app served by promptdeck's HTTP server on a thread; stopped on exit."""
+    """(endpoint URL, app) for an app served as ``serve --http`` serves it (uvicorn, configured by
+    ``server/serving.py``) on a thread and an ephemeral loopback port; stopped on exit."""
     app = create_app(server or make_server(), watch=False, **options)
-    with serving(app) as runner:
-        yield f"http://127.0.0.1:{runner.port}/mcp", app
+    with serving(app) as port:
+        yield f"http://127.0.0.1:{port}/mcp", app
 
 
 @contextmanager
-def serving(app: Any, **options: Any) -> Iterator[httpd.Server]:
-    """Any ASGI app served by ``httpd.Server(app, **options)`` on a thread and its own loop until exit."""
-    runner = httpd.Server(app, "127.0.0.1", 0, **{"graceful": 1, **options})
-    loop = httpd.new_loop()
-    ready = threading.Event()
-    thread = threading.Thread(target=loop.run_until_complete, args=(runner.serve(lambda _port: ready.set()),),
-                              daemon=True)
-    thread.start()
-    assert ready.wait(10), "the HTTP server did not start"
-    try:
-        yield runner
-    finally:
-        loop.call_soon_threadsafe(runner.stop)
-        thread.join(10)
-        assert not thread.is_alive(), "the HTTP server did not stop"
-        loop.close()
-
-
-@contextmanager
-def serve_uvicorn(server: PromptServer | None = None, **options: Any) -> Iterator[tuple[str, Any]]:
-    """The same app under uvicorn: it is a plain ASGI app, mountable under any ASGI server."""
-    app = create_app(server or make_server(), watch=False, **options)
-    runner = uvicorn_server(app, "127.0.0.1", 0, timeout_graceful_shutdown=1)
+def serving(app: Any, **config: Any) -> Iterator[int]:
+    """Any ASGI app under promptdeck's uvicorn configuration on a thread; yields the port."""
+    runner = served.server(app, "127.0.0.1", 0, **{"timeout_graceful_shutdown": 1, **config})
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not runner.started:
         assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
         time.sleep(0.01)
-    port = runner.servers[0].sockets[0].getsockname()[1]
     try:
-        yield f"http://127.0.0.1:{port}/mcp", app
+        yield runner.servers[0].sockets[0].getsockname()[1]
     finally:
         runner.should_exit = True
         thread.join(10)
+        assert not thread.is_alive(), "the HTTP server did not stop"
+
+
+serve_uvicorn = serve
 
 
 def rpc(method: str, params: dict[str, Any] | None = None, id: int | str | None = 1) -> dict[str, Any]:

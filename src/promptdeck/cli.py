@@ -69,20 +69,29 @@ def main() -> None:
               "resource URL).")
 @click.option("--resource-url", metavar="URL", help="HTTP: this endpoint's public URL, for OAuth metadata "
               "(default: http://HOST:PORT/mcp).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="HTTP: serving "
+              "processes, each with its own socket on the port (needs --stateless: sessions live in one process).")
+@click.option("--trusted-proxy", multiple=True, metavar="ADDR", help="HTTP: take the client's address from "
+              "X-Forwarded-For when the connection comes from this proxy (repeatable; rate limits and logs use it).")
+@click.option("--tls-cert", type=click.Path(dir_okay=False, exists=True), help="HTTP: serve https with this "
+              "certificate (PEM; with --tls-key).")
+@click.option("--tls-key", type=click.Path(dir_okay=False, exists=True), help="HTTP: the certificate's private key.")
 @click.option("--require-scope", multiple=True, metavar="SCOPE", help="HTTP: every request needs this scope "
               "(403 insufficient_scope otherwise; repeatable).")
 def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no_watch: bool, verbose: int,
           log_format: str, http: str | None, stateless: bool, json_response: bool, allow_host: tuple[str, ...],
           allow_origin: tuple[str, ...], token_file: str | None, rate_limit: int | None,
           oauth_issuer: str | None, oauth_jwks: str | None, oauth_audience: str | None, resource_url: str | None,
-          require_scope: tuple[str, ...]) -> None:
+          require_scope: tuple[str, ...], workers: int, trusted_proxy: tuple[str, ...], tls_cert: str | None,
+          tls_key: str | None) -> None:
     """Serve the prompt library in FOLDERS over stdio (what MCP clients launch), or over HTTP."""
     http_only = (stateless, json_response, allow_host, allow_origin, token_file, rate_limit, oauth_issuer,
-                 oauth_jwks, oauth_audience, resource_url, require_scope)
+                 oauth_jwks, oauth_audience, resource_url, require_scope, trusted_proxy, tls_cert, tls_key,
+                 workers > 1)
     if http is None:
         if any(http_only):
-            _fail("--stateless, --json-response, --allow-host, --allow-origin, --token-file, --rate-limit and "
-                  "the OAuth options go with --http", 2)
+            _fail("--stateless, --json-response, --allow-host, --allow-origin, --token-file, --rate-limit, "
+                  "--workers, --trusted-proxy, --tls-cert, --tls-key and the OAuth options go with --http", 2)
         from ._serve import serve_stdio_folders
 
         sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl, log_format))
@@ -90,9 +99,19 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         _fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
     setup_logging(verbose, log_format)
+    try:
+        import httptools  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        _fail("serving over HTTP needs the http extra: pip install 'promptdeck[http]'")
+    if (tls_cert is None) != (tls_key is None):
+        _fail("--tls-cert and --tls-key go together", 2)
+    if workers > 1 and not stateless:
+        _fail("--workers needs --stateless: a session lives in the one process that opened it", 2)
     from .server.app import PromptServer
     from .server.guard import BearerTokens
     from .server.http import Authenticator, run
+    from .server.serving import bind
 
     if oauth_issuer is None and (oauth_jwks or oauth_audience or require_scope):
         _fail("--oauth-jwks, --oauth-audience and --require-scope go with --oauth-issuer", 2)
@@ -117,9 +136,16 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
             server.add_folder(folder)
     except PromptdeckError as exc:
         _fail(str(exc))
-    announce(f"serving {len(server.catalog)} prompts on http://{shown}:{port_text}/mcp")
-    run(server, host, int(port_text), stateless=stateless, json_response=json_response, watch=not no_watch,
-        allowed_hosts=allow_host, allowed_origins=allow_origin, auth=auth, rate_limit=rate_limit, metadata=metadata)
+    try:
+        listening = bind(host, int(port_text), shared=workers > 1)  # before announcing: a port in use is one line
+    except PromptdeckError as exc:
+        _fail(str(exc))
+    scheme = "https" if tls_cert else "http"
+    announce(f"serving {len(server.catalog)} prompts on {scheme}://{shown}:{port_text}/mcp")
+    run(server, host, int(port_text), sock=listening, tls=(tls_cert, tls_key) if tls_cert and tls_key else None,
+        trusted_proxies=trusted_proxy, workers=workers,
+        stateless=stateless, json_response=json_response, watch=not no_watch, allowed_hosts=allow_host,
+        allowed_origins=allow_origin, auth=auth, rate_limit=rate_limit, metadata=metadata)
 
 
 @main.command()

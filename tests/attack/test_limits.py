@@ -170,7 +170,8 @@ def test_when_all_principals_together_fill_the_total_the_refusal_is_503_with_a_t
 
 
 def _open_listen(url: str, who: str, request_id: int) -> tuple[socket.socket, int, bytes]:
-    """POST subscriptions/listen on a raw socket; (the socket, left open, the status, the head)."""
+    """POST subscriptions/listen on a raw socket; (the socket, left open, the status, the head and,
+    for a refusal, its body)."""
     parts = urlsplit(url)
     message = listen(request_id, promptsListChanged=True)
     body = json.dumps(message).encode()
@@ -186,6 +187,14 @@ def _open_listen(url: str, who: str, request_id: int) -> tuple[socket.socket, in
             break
         head += chunk
     status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.1 ") else 0
+    if status != 200:  # a refusal has a body of known length, which may come in a write of its own
+        length = int(next((line.split(b":", 1)[1] for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), b"0"))
+        while len(head.partition(b"\r\n\r\n")[2]) < length:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            head += chunk
     return sock, status, head
 
 

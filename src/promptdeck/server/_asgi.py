@@ -28,10 +28,16 @@ SSE_HEADERS: Headers = [
 
 T = TypeVar("T")
 KEEP_ALIVE_SECONDS = 15.0
+#: How long a request body may take to arrive, once its head is in.
+BODY_SECONDS = 30.0
 
 
 class BodyTooLarge(Exception):
     pass
+
+
+class BodyTooSlow(Exception):
+    """The request body did not arrive within its deadline."""
 
 
 class Disconnected(Exception):
@@ -64,10 +70,20 @@ def header(scope: Scope, name: bytes) -> str | None:
     return None if value is None else value.decode("latin-1")
 
 
-async def read_body(receive: Receive, limit: int, declared: bytes | None) -> bytes:
-    """The whole request body, refusing more than ``limit`` bytes (before reading, when declared)."""
+async def read_body(receive: Receive, limit: int, declared: bytes | None, seconds: float = BODY_SECONDS) -> bytes:
+    """The whole request body, refusing more than ``limit`` bytes (before reading, when declared) and a
+    body that has not all arrived within ``seconds`` (``BodyTooSlow``): a client trickling its upload
+    would otherwise hold a connection, and a slot under the connection cap, as long as it likes."""
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise BodyTooLarge
+    try:
+        async with asyncio.timeout(seconds):
+            return await _read_body(receive, limit)
+    except TimeoutError:
+        raise BodyTooSlow from None
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes:
     message = await receive()
     if message["type"] == "http.disconnect":
         raise Disconnected
@@ -134,6 +150,16 @@ async def respond(send: Send, status: int, body: bytes = b"", content_type: byte
         out.extend(headers)
     await send({"type": "http.response.start", "status": status, "headers": out})
     await send({"type": "http.response.body", "body": body})
+
+
+async def respond_events(send: Send, stream: bytes, headers: Headers | None = None) -> None:
+    """An event stream that is complete already (a POST's events and answer): sent with its length, so
+    the connection stays open for the next request without chunked framing."""
+    out = [*SSE_HEADERS, (b"content-length", b"%d" % len(stream))]
+    if headers:
+        out.extend(headers)
+    await send({"type": "http.response.start", "status": 200, "headers": out})
+    await send({"type": "http.response.body", "body": stream})
 
 
 async def respond_error(send: Send, status: int, error: McpError, headers: Headers | None = None) -> None:

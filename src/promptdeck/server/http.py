@@ -31,6 +31,7 @@ import contextlib
 import inspect
 import logging
 import secrets
+import socket
 import time
 from collections import deque
 from collections.abc import Iterable
@@ -38,13 +39,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from ..protocol import jsonrpc
-from ..protocol.errors import AuthError, InvalidRequest, McpError, ParseError
+from ..protocol.errors import AuthError, InvalidRequest, ParseError
 from ..protocol.jsonrpc import Invalid, Notification, Request
 from ..protocol.revisions import MODERN, REVISIONS, Revision
 from . import limits
 from ._asgi import (
+    BODY_SECONDS,
     SSE_HEADERS,
     BodyTooLarge,
+    BodyTooSlow,
     Disconnected,
     Receive,
     Scope,
@@ -56,6 +59,7 @@ from ._asgi import (
     read_body,
     respond,
     respond_error,
+    respond_events,
     stream_queue,
 )
 from .guard import Metrics, Principal, RateLimiter, log_get
@@ -164,7 +168,7 @@ class StreamableHttpApp:
                  legacy_sse: bool = True,
                  max_batch_response_bytes: int = jsonrpc.MAX_BATCH_RESPONSE_BYTES,
                  max_sessions_per_principal: int = 100, max_streams: int = 1000,
-                 max_streams_per_principal: int = 100) -> None:
+                 max_streams_per_principal: int = 100, body_seconds: float = BODY_SECONDS) -> None:
         self.server = server
         self.path = path
         self.json_response = json_response
@@ -177,6 +181,8 @@ class StreamableHttpApp:
         #: open GET streams, 2024-11-05 /sse streams and 2026-07-28 subscriptions/listen streams
         self.streams = limits.Quota("streams", max_streams, max_streams_per_principal)
         self.max_body_bytes = max_body_bytes
+        #: how long a request body may take to arrive (408 past it)
+        self.body_seconds = body_seconds
         self.max_batch_response_bytes = max_batch_response_bytes
         self.watch = watch
         self.auth = auth
@@ -200,7 +206,16 @@ class StreamableHttpApp:
             return
         if scope["type"] != "http":
             return
-        if not _host_allowed(header(scope, b"host"), self.allowed_hosts):
+        if scope.get("http_version") not in ("1.1", "1.0"):
+            await respond_error(send, 505, InvalidRequest("only HTTP/1.1 is served here"))
+            return
+        host = header(scope, b"host")
+        if host is None or (len(headers_of(scope)) != len(scope["headers"])
+                            and sum(name == b"host" for name, _ in scope["headers"]) > 1):
+            # RFC 9112 section 3.2: exactly one Host; which of two a proxy would route by is anyone's guess.
+            await respond_error(send, 400, InvalidRequest("a request needs exactly one Host header"))
+            return
+        if not _host_allowed(host, self.allowed_hosts):
             await respond_error(send, 403, InvalidRequest("Host not allowed"))
             return
         origin = header(scope, b"origin")
@@ -314,7 +329,7 @@ class StreamableHttpApp:
     def end_streams(self) -> None:
         """End every long-lived response: subscriptions get their result, sessions and SSE streams close.
 
-        Idempotent. ``uvicorn_server`` calls it when shutdown begins, because uvicorn waits for open
+        Idempotent. ``serving.server`` calls it when shutdown begins, because uvicorn waits for open
         responses to finish before it sends the lifespan shutdown.
         """
         end_subscriptions(self)
@@ -356,9 +371,13 @@ class StreamableHttpApp:
                 "Accept must list both application/json and text/event-stream"))
             return
         try:
-            body = await read_body(receive, self.max_body_bytes, headers.get(b"content-length"))
+            body = await read_body(receive, self.max_body_bytes, headers.get(b"content-length"), self.body_seconds)
         except BodyTooLarge:
             await respond_error(send, 413, InvalidRequest(f"body larger than {self.max_body_bytes} bytes"))
+            return
+        except BodyTooSlow:
+            await respond_error(send, 408, InvalidRequest(f"the body did not arrive within {self.body_seconds:g} s"),
+                                [(b"connection", b"close")])
             return
         except Disconnected:
             return
@@ -473,8 +492,7 @@ class StreamableHttpApp:
                 event(data, f"{key}-{n}") for n, data in enumerate(frames, 1))
         else:
             stream = b"".join(event(data) for data in frames)
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + extra})
-        await send({"type": "http.response.body", "body": stream})
+        await respond_events(send, stream, extra)
 
     def _stream_number(self, session: _HttpSession | None) -> int:
         if session is not None:
@@ -580,24 +598,19 @@ def create_app(server: PromptServer, **options: Any) -> StreamableHttpApp:
     return StreamableHttpApp(server, **options)
 
 
-def run(server: PromptServer, host: str, port: int, **options: Any) -> None:
-    """Serve over HTTP (promptdeck's own server, see ``httpd``) until SIGINT or SIGTERM."""
-    try:
-        from . import httpd
-    except ImportError as exc:  # pragma: no cover - the http extra is missing
-        raise McpError("HTTP needs httptools: pip install 'promptdeck[http]'") from exc
-    httpd.run(create_app(server, **options), host, port)
+def run(server: PromptServer, host: str, port: int, *, tls: tuple[str, str] | None = None,
+        sock: socket.socket | None = None, trusted_proxies: tuple[str, ...] = (), workers: int = 1,
+        **options: Any) -> None:
+    """Serve over HTTP with uvicorn (see ``serving``) until SIGINT or SIGTERM; ``tls``: (cert, key) files;
+    ``sock``: a socket already bound (``serving.bind``); ``trusted_proxies``: whose X-Forwarded-For to
+    believe; ``workers``: processes (see ``serving.run_workers``)."""
+    from . import serving
 
-
-def uvicorn_server(app: StreamableHttpApp, host: str, port: int, **config: Any) -> Any:
-    """A ``uvicorn.Server`` for ``app`` that ends its long-lived streams as soon as shutdown begins."""
-    import uvicorn
-
-    class Server(uvicorn.Server):
-        async def shutdown(self, sockets: Any = None) -> None:
-            app.end_streams()
-            await super().shutdown(sockets)
-
-    settings: dict[str, Any] = {"log_level": "warning", "lifespan": "on", "access_log": False,
-                                "timeout_graceful_shutdown": 10, **config}
-    return Server(uvicorn.Config(app, host=host, port=port, **settings))
+    extra = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
+    extra |= serving.trusting(trusted_proxies)
+    if workers > 1:
+        if sock is not None:
+            sock.close()  # each worker binds its own
+        serving.run_workers(lambda: create_app(server, **options), host, port, workers, **extra)
+        return
+    serving.run(create_app(server, **options), host, port, sock=sock, **extra)

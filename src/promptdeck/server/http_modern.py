@@ -110,8 +110,7 @@ async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.
     if not related:
         await asgi.respond(send, 200, answer)
         return
-    await send({"type": "http.response.start", "status": 200, "headers": asgi.SSE_HEADERS})
-    await send({"type": "http.response.body", "body": b"".join(_event(m) for m in [*related, answer])})
+    await asgi.respond_events(send, b"".join(_event(m) for m in [*related, answer]))
 
 
 async def _unless_closed(pending: Awaitable[bytes | None], receive: asgi.Receive) -> bytes | None:

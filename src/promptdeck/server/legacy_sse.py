@@ -110,9 +110,13 @@ class LegacySseTransport:
         session.legacy.scopes = principal.scopes
         try:
             body = await asgi.read_body(receive, self.app.max_body_bytes,
-                                   asgi.headers_of(scope).get(b"content-length"))
+                                        asgi.headers_of(scope).get(b"content-length"), self.app.body_seconds)
         except asgi.BodyTooLarge:
             await asgi.respond_error(send, 413, InvalidRequest(f"body larger than {self.app.max_body_bytes} bytes"))
+            return
+        except asgi.BodyTooSlow:
+            await asgi.respond_error(send, 408, InvalidRequest("the body did not arrive in time"),
+                                     [(b"connection", b"close")])
             return
         except asgi.Disconnected:
             return
