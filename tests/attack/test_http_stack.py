@@ -366,3 +366,47 @@ def _answers(url: str) -> bool:
         return httpx.get(url + "/healthz", timeout=1).status_code == 200
     except httpx.TransportError:
         return False
+
+
+def _rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_a_client_that_pipelines_and_never_reads_is_held_back() -> None:
+    """Item 5: answers wait for the socket to drain and pipelined requests wait for their turn, so a
+    client that only sends finds its sends blocking, while the server's memory stays where it was."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", str(EXAMPLES), "--no-watch", "--http",
+                             str(port), "--stateless", "--json-response"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while not _answers(url):
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        before = _rss_bytes(proc.pid)
+        body = json.dumps(rpc("prompts/list")).encode()
+        one = request_head("POST", url + "/mcp", {**POST_HEADERS, "mcp-protocol-version": "2025-06-18",
+                                                   "content-length": str(len(body))}) + body
+        batch = one * 100
+        sent = 0
+        with closing(socket.create_connection(("127.0.0.1", port))) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.settimeout(5)
+            try:
+                while sent < 60_000:
+                    sock.sendall(batch)
+                    sent += 100
+            except TimeoutError:
+                pass  # the server stopped reading: back-pressure reached the sender
+            grown = _rss_bytes(proc.pid) - before
+            assert sent < 60_000, "60,000 pipelined requests went in without the server pausing"
+            assert grown < 64 * 1024 * 1024, f"the server grew by {grown} bytes"
+        assert _answers(url)  # and it serves on
+    finally:
+        proc.terminate()
+        proc.wait(30)

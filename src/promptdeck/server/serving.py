@@ -6,7 +6,7 @@ waits for the socket to drain), ``limit_concurrency`` (503 past it), TLS, a
 graceful stop. What it lacks for an endpoint open to hostile clients is added
 here as a thin subclass of its httptools protocol, not a fork:
 
-- the request head is counted as bytes arrive and refused past ``MAX_HEAD``
+- the request head is counted read by read and refused past ``MAX_HEAD``
   (431): httptools gathers a header whole before handing it over, so a header
   that never ends would otherwise grow without bound;
 - the head must arrive within ``HEAD_SECONDS`` of the connection opening (or of
@@ -43,6 +43,7 @@ def _protocol_class() -> type:
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._head_bytes = 0
+            self._heads = 0  # heads completed on this connection
             self._in_head = True
             self._head_timer: asyncio.TimerHandle | None = None
             self._arm()
@@ -61,14 +62,18 @@ def _protocol_class() -> type:
                 self.transport.close()
 
         def data_received(self, data: bytes) -> None:
-            if self._in_head:
+            # Counted after parsing, so a read that finishes one head (and carries bodies or pipelined
+            # requests after it) is not mistaken for a long head: memory stays within MAX_HEAD and one read.
+            heads = self._heads
+            super().data_received(data)
+            if self._heads != heads:
+                self._head_bytes = 0  # a head ended in this read; whatever follows starts afresh
+            elif self._in_head and not self.transport.is_closing():
                 self._head_bytes += len(data)
                 if self._head_bytes > MAX_HEAD:
                     self._disarm()
                     self._in_head = False
                     self._refuse_head()
-                    return
-            super().data_received(data)
 
         def _refuse_head(self) -> None:
             message = f"request head larger than {MAX_HEAD} bytes"
@@ -81,12 +86,16 @@ def _protocol_class() -> type:
             super().on_message_begin()
             if not self._in_head:  # the next request on a kept-alive connection
                 self._in_head = True
-                self._head_bytes = 0
                 self._arm()
 
         def on_headers_complete(self) -> None:
             self._in_head = False
+            self._heads += 1
             self._disarm()
+            # A head that arrived within one read was never counted above: measure it whole.
+            if len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers) > MAX_HEAD:
+                self._refuse_head()
+                return
             super().on_headers_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
