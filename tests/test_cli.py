@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -219,8 +220,10 @@ def test_make_serve_writes_only_json_rpc_to_stdout() -> None:
     assert make is not None, "make is part of the documented set-up"
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    # As a client launches it: not from inside another make (which would make this one announce its folder).
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
     done = subprocess.run([make, "serve"], cwd=repo, input=json.dumps(hello) + "\n", capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=600, env=env)
     lines = done.stdout.splitlines()
     assert lines and all(json.loads(line)["jsonrpc"] == "2.0" for line in lines), done.stdout[:500]
     assert json.loads(lines[0])["result"]["serverInfo"]["name"] == "promptdeck"
