@@ -578,7 +578,7 @@ def environment() -> JsonObj:
             return None
 
     return {"python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
-            "mcp": version("mcp"), "msgspec": version("msgspec"), "httptools": version("httptools"),
+            "mcp": version("mcp"), "msgspec": version("msgspec"), "aiohttp": version("aiohttp"),
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
 
 

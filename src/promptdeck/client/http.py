@@ -19,8 +19,8 @@ import msgspec
 
 from ..protocol import jsonrpc
 from ..protocol.errors import ClientError, ConnectionFailed, ProtocolViolation, RequestTimeout, from_wire
-from ._http1 import MAX_EVENT, HttpClient, HttpError, Response
 from .channel import Channel, Envelope, Multiplexed, RequestId, SessionExpired, decode, log, result_of
+from .web import MAX_EVENT, HttpClient, HttpError, Response
 
 MODERN_VERSION = "2026-07-28"
 #: How often a dropped stream is reopened before giving up.

@@ -1,0 +1,345 @@
+"""HTTP for the MCP client, on aiohttp: its C parser and limits, connection pool, TLS and cookie jar.
+
+This module adapts aiohttp to what the channels in ``http.py`` need, and adds what an MCP client
+facing an unknown server needs beyond it:
+
+- bounds: a response head (aiohttp's ``max_line_size``, ``max_field_size`` and ``max_headers``,
+  which also bound the reason phrase), a body read whole (``MAX_BODY``), and an event stream's
+  lines and events (``text_lines`` here, in linear time; ``sse_events`` in ``http.py``);
+- redirects followed here rather than by aiohttp: a 307/308 keeps method and body, and leaving the
+  origin drops every header the client was given (``-H``, a bearer token), where aiohttp would
+  drop only Authorization. aiohttp's cookie jar keeps cookies with the host that set them;
+- proxies from HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY, chosen here (``proxy_for``), so
+  a loopback target never goes through one;
+- one exception, ``HttpError``, for everything below HTTP semantics.
+
+A response left before its end closes its connection: that is how a 2026-07-28 request is
+cancelled (the server sees the disconnect).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import codecs
+import ssl
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, NamedTuple
+from urllib.parse import unquote, urljoin, urlsplit
+from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined]
+
+if TYPE_CHECKING:
+    import aiohttp
+
+#: The most a response body read whole may hold (an event stream is read in lines and has no bound).
+MAX_BODY = 64 * 1024 * 1024
+#: Longest line of a response head (status line or one header), and most headers it may have.
+MAX_HEAD_LINE = 16 * 1024
+MAX_HEADERS = 100
+#: Longest line of an event stream, and most text one event may gather.
+MAX_LINE = MAX_EVENT = 16 * 1024 * 1024
+MAX_REDIRECTS = 10
+#: Connections kept open per host.
+POOL_SIZE = 16
+_REDIRECTS = frozenset((301, 302, 303, 307, 308))
+_DEFAULT = object()
+
+
+class HttpError(Exception):
+    """The exchange failed below HTTP semantics: no connection, a reset, a timeout, or not HTTP."""
+
+
+class Headers(Mapping[str, str]):
+    """Response headers by lower-case name; a repeated header's values are joined with ", "."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw  # aiohttp's case-insensitive multidict
+
+    def __getitem__(self, name: str) -> str:
+        values = self._raw.getall(name, None)
+        if values is None:
+            raise KeyError(name)
+        return ", ".join(values)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(key.lower() for key in self._raw))
+
+    def __len__(self) -> int:
+        return len(set(key.lower() for key in self._raw))
+
+    def all(self, name: str) -> list[str]:
+        """Every value of a header that may repeat (set-cookie)."""
+        return list(self._raw.getall(name, []))
+
+
+class Response:
+    """A response whose head has arrived; its body is read with ``read`` or ``lines``."""
+
+    def __init__(self, raw: aiohttp.ClientResponse, url: str, timeout: float | None,
+                 live: set[Response] | None = None) -> None:
+        self._raw = raw
+        self._live = live
+        if live is not None:
+            live.add(self)
+        self.url = url
+        self.status_code = raw.status
+        self.reason_phrase = raw.reason or ""
+        self.headers = Headers(raw.headers)
+        self._timeout = timeout
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        import aiohttp
+
+        try:
+            async for chunk in self._raw.content.iter_any():
+                yield chunk
+        except aiohttp.ClientPayloadError as exc:
+            raise HttpError(f"the server closed the connection before its answer ended ({exc})") from None
+        except aiohttp.ClientError as exc:
+            raise HttpError(f"{self.url}: {exc}") from None
+
+    async def read(self, limit: int = MAX_BODY) -> bytes:
+        """The whole body (at most ``limit`` bytes, else ``HttpError``), within the client's timeout."""
+        declared = self._raw.content_length
+        if declared is not None and declared > limit:
+            raise HttpError(f"the answer from {self.url} is over {limit} bytes")
+        parts: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(self._timeout):
+                async for chunk in self._chunks():
+                    size += len(chunk)
+                    if size > limit:
+                        raise HttpError(f"the answer from {self.url} is over {limit} bytes")
+                    parts.append(chunk)
+        except TimeoutError:
+            raise HttpError(f"{self.url} stopped sending its answer (no end within {self._timeout:g} s)") from None
+        return b"".join(parts)
+
+    def lines(self) -> AsyncIterator[str]:
+        """The body as text lines (see ``text_lines``); no bound on the wait (the caller sets its own)."""
+        return text_lines(self._chunks())
+
+    def _finish(self) -> None:
+        """Done with: a body read to its end keeps its connection; anything else closes it."""
+        if self._live is not None:
+            self._live.discard(self)
+        if self._raw.content.at_eof():
+            self._raw.release()
+        else:
+            self._raw.close()
+
+
+async def text_lines(chunks: AsyncIterator[bytes], limit: int = MAX_LINE) -> AsyncIterator[str]:
+    """UTF-8 text lines split at CRLF, LF or CR, as event streams are (never at other Unicode breaks).
+
+    Each chunk is split on its own and an unfinished line is kept in pieces, so a long line costs
+    linear time; a line over ``limit`` characters is an ``HttpError``.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending: list[str] = []  # the pieces of the line not yet ended
+    pending_size = 0
+    after_cr = False  # the last read ended in CR: a LF that starts the next one belongs to it
+    async for chunk in chunks:
+        text = decoder.decode(chunk)
+        if after_cr and text:
+            after_cr = False
+            if text[0] == "\n":
+                text = text[1:]
+        if not text:
+            continue
+        after_cr = text[-1] == "\r"
+        *complete, rest = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        for line in complete:
+            if pending:
+                line = "".join(pending) + line
+                pending, pending_size = [], 0
+            if len(line) > limit:
+                raise HttpError(f"an event-stream line is longer than {limit} characters")
+            yield line
+        if rest:
+            pending.append(rest)
+            pending_size += len(rest)
+            if pending_size > limit:
+                raise HttpError(f"an event-stream line is longer than {limit} characters")
+    tail = "".join(pending) + decoder.decode(b"", final=True)
+    if tail:
+        yield tail
+
+
+class Proxy(NamedTuple):
+    host: str
+    port: int
+    authorization: str | None  # Proxy-Authorization, from the proxy URL's user and password
+
+
+_LOOPBACK = ("localhost", "::1")
+
+
+def proxy_for(scheme: str, host: str, proxies: Mapping[str, str]) -> Proxy | None:
+    """The proxy a request to ``scheme://host`` goes through, from proxy settings as urllib reads them
+    from the environment (``{"https": URL, "no": "a.example,.b.example", ...}``); None for none."""
+    if host in _LOOPBACK or host.startswith("127.") or proxy_bypass_environment(host, dict(proxies)):
+        return None  # a proxy cannot reach this machine's loopback, and NO_PROXY is obeyed
+    url = proxies.get(scheme) or proxies.get("all")
+    if not url:
+        return None
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    if parts.scheme != "http" or not parts.hostname:
+        raise HttpError(f"proxy {parts.scheme}://{parts.hostname}: only http:// proxies are supported")
+    authorization = None
+    if parts.username is not None:
+        pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+        authorization = "Basic " + base64.b64encode(pair).decode()
+    return Proxy(parts.hostname, parts.port or 80, authorization)
+
+
+def _check_header(name: str, value: str) -> None:
+    """Refuse what would end the header early (CR, LF, NUL): it could smuggle headers or requests."""
+    if any(c in name for c in "\r\n\0: ") or any(c in value for c in "\r\n\0"):
+        raise HttpError(f"header {name!r} holds a line break or NUL, which HTTP/1.1 headers cannot carry")
+
+
+class HttpClient:
+    """Keep-alive HTTP/1.1 connections to any number of origins, with default headers and a timeout."""
+
+    def __init__(self, headers: Mapping[str, str] | None = None, timeout: float | None = 30.0, *,
+                 trust_env: bool = True, ssl_context: ssl.SSLContext | None = None) -> None:
+        """``trust_env``: use the proxies the environment names; ``ssl_context``: whom https trusts
+        (the system's trust store by default)."""
+        self.timeout = timeout
+        self._proxies = getproxies_environment() if trust_env else {}
+        self._headers = {name.lower(): value for name, value in (headers or {}).items()}
+        for name, value in self._headers.items():
+            _check_header(name, value)
+        self._ssl = ssl_context
+        self._session: aiohttp.ClientSession | None = None
+        self._live: set[Response] = set()  # responses being read: closing the client ends them
+        self._closed = False
+
+    def _open(self) -> aiohttp.ClientSession:
+        if self._closed:
+            raise HttpError("the HTTP client is closed")
+        if self._session is None:
+            import aiohttp
+
+            # unsafe=True: keep cookies set by hosts named by IP address too (a load balancer on
+            # 10.0.0.5 pins sessions the same way); they still go back only to the host that set them.
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit_per_host=POOL_SIZE, ssl=self._ssl if self._ssl else True),
+                cookie_jar=aiohttp.CookieJar(unsafe=True), trust_env=False, auto_decompress=False,
+                max_line_size=MAX_HEAD_LINE, max_field_size=MAX_HEAD_LINE, max_headers=MAX_HEADERS,
+                skip_auto_headers=("User-Agent", "Accept-Encoding"), timeout=aiohttp.ClientTimeout(total=None))
+        return self._session
+
+    @asynccontextmanager
+    async def stream(self, method: str, url: str, *, content: bytes | None = None,
+                     headers: Mapping[str, str] | None = None, head_timeout: float | None | object = _DEFAULT,
+                     ) -> AsyncIterator[Response]:
+        """Send a request and yield its response once the head is in; redirects are followed.
+
+        The head is awaited within the client's timeout (``head_timeout`` to change it); ``read``
+        is bounded by it too, ``lines`` is not (a stream's caller bounds its own waits). Leaving the
+        block before the body's end closes the connection.
+        """
+        wait = self.timeout if head_timeout is _DEFAULT else head_timeout
+        assert wait is None or isinstance(wait, float | int)
+        credentials = True
+        for _ in range(MAX_REDIRECTS + 1):
+            response = await self._exchange(method, url, headers, content, wait, credentials)
+            location = response.headers.get("location") if response.status_code in _REDIRECTS else None
+            if location is None:
+                break
+            response._finish()
+            target = urljoin(url, location)
+            # Credentials belong to the origin they were given for (as browsers and httpx have it).
+            credentials = credentials and urlsplit(target)[:2] == urlsplit(url)[:2]
+            if response.status_code == 303 or (response.status_code in (301, 302) and method == "POST"):
+                method, content = "GET", None
+            url = target
+        else:
+            raise HttpError(f"{url}: more than {MAX_REDIRECTS} redirects")
+        try:
+            yield response
+        finally:
+            response._finish()
+
+    async def request(self, method: str, url: str, *, content: bytes | None = None,
+                      headers: Mapping[str, str] | None = None) -> tuple[Response, bytes]:
+        """Send a request and read its whole answer: (response, body)."""
+        async with self.stream(method, url, content=content, headers=headers) as response:
+            return response, await response.read()
+
+    async def __aenter__(self) -> HttpClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        for response in list(self._live):  # a stream being read ends with an error, not a silent wait
+            response._raw.close()
+        self._live.clear()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def _exchange(self, method: str, url: str, headers: Mapping[str, str] | None, body: bytes | None,
+                        timeout: float | None, credentials: bool) -> Response:
+        """Send one request and wait for the head of its answer."""
+        import aiohttp
+
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https") or not parts.hostname:
+            raise HttpError(f"not an http(s) URL: {url!r}")
+        # The client's own headers (the user's -H, a bearer token) are credentials of a kind: an API key
+        # travels in any header. They go to the origin they were given for, never past a redirect to
+        # another; the protocol's per-request headers go everywhere.
+        sent = dict(self._headers) if credentials else {}
+        for name, value in (headers or {}).items():
+            _check_header(name, value)
+            sent[name.lower()] = value
+        proxy = proxy_for(scheme, parts.hostname, self._proxies) if self._proxies else None
+        options: dict[str, Any] = {}
+        if proxy is not None:
+            options["proxy"] = f"http://{proxy.host}:{proxy.port}"
+            if proxy.authorization is not None:
+                # Sent on the CONNECT of a tunnel (https) and with each absolute-form request (http).
+                options["proxy_headers"] = {"Proxy-Authorization": proxy.authorization}
+                if scheme == "http":
+                    sent["proxy-authorization"] = proxy.authorization
+        if body is None and method == "POST":
+            body = b""
+        session = self._open()
+        try:
+            async with asyncio.timeout(timeout):
+                for attempt in (1, 2):
+                    try:
+                        raw = await session.request(method, url, data=body, headers=sent, allow_redirects=False,
+                                                    **options)
+                        break
+                    except aiohttp.ClientOSError as exc:
+                        # A kept connection the server had closed: the request could not be written, so it
+                        # never reached the server and is sent again on a new one.
+                        if attempt == 2 or "write request body" not in str(exc):
+                            raise
+        except TimeoutError:
+            raise HttpError(f"no answer from {url} within {timeout:g} s") from None
+        except aiohttp.ClientHttpProxyError as exc:
+            raise HttpError(f"the proxy refused a tunnel to {parts.hostname}:{parts.port or 443}: "
+                            f"HTTP {exc.status}") from None
+        except aiohttp.ClientResponseError as exc:  # the head did not parse: too long, or not HTTP
+            raise HttpError(f"the server's answer is not HTTP/1.1: {exc.message}") from None
+        except aiohttp.ServerDisconnectedError:
+            raise HttpError("the server closed the connection") from None
+        except aiohttp.ClientConnectorError as exc:
+            raise HttpError(f"cannot connect to {parts.hostname}:{exc.port}: {exc.os_error.strerror or exc}") \
+                from None
+        except (aiohttp.ClientError, ValueError) as exc:
+            raise HttpError(f"{url}: {exc}") from None
+        return Response(raw, url, self.timeout, self._live)
