@@ -395,10 +395,10 @@ def test_a_client_that_pipelines_and_never_reads_is_held_back() -> None:
         batch = one * 1000
         sent = 0
         with closing(socket.socket()) as sock:
-            # Small buffers on this side, set before connecting so they hold: what the kernel can
-            # absorb is then mostly the server's side, a few megabytes at most.
+            # A small receive buffer, set before connecting so it holds: the answers back up at once.
+            # A large send buffer, so the server always finds a full read of requests waiting.
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * 1024 * 1024)
             sock.connect(("127.0.0.1", port))
             sock.settimeout(5)
             try:

@@ -10,7 +10,10 @@ here as a thin subclass of its httptools protocol, not a fork:
   (431): httptools gathers a header whole before handing it over, so a header
   that never ends would otherwise grow without bound;
 - the head must arrive within ``HEAD_SECONDS`` of the connection opening (or of
-  the previous answer): a client that trickles its headers is disconnected.
+  the previous answer): a client that trickles its headers is disconnected;
+- pipelined requests are read only once the ones already queued are answered
+  (uvicorn resumes reading after every answer, so its queue could grow without
+  bound for a client that pipelines and never reads).
 
 The request body's deadline is the app's (``_asgi.read_body``).
 """
@@ -97,6 +100,14 @@ def _protocol_class() -> type:
                 self._refuse_head()
                 return
             super().on_headers_complete()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            # uvicorn resumes reading after every answer, even with pipelined requests still queued, so
+            # a client that pipelines and never reads grows that queue by a read's worth of requests
+            # per answer. Reading waits until the queue is empty.
+            if self.pipeline and not self.transport.is_closing():
+                self.flow.pause_reading()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
