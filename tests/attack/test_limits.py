@@ -287,3 +287,29 @@ def test_one_principal_redeeming_states_in_bulk_does_not_block_anyone_else() -> 
     states.redeem(last, "mallory", digest, now)
     with pytest.raises(InvalidParams, match="already used"):
         states.redeem(last, "mallory", digest, now)
+
+
+def test_a_stdio_batch_answer_is_capped_like_an_http_one(tmp_path: Path) -> None:
+    """Twelve renders of 1 MB each in one 2025-03-26 batch over stdio: about 8 MiB are answered, the
+    rest get an error each, by id, instead of a 12 MB line."""
+    import subprocess
+    import sys
+
+    (tmp_path / "mega.md").write_text("{{ 'x' * 1000000 }}\n")
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        [{"jsonrpc": "2.0", "id": n, "method": "prompts/get", "params": {"name": "mega"}} for n in range(1, 13)]]
+    done = subprocess.run([sys.executable, "-m", "promptdeck", "serve", str(tmp_path), "--no-watch"],
+                          input="".join(json.dumps(line) + "\n" for line in lines), capture_output=True, text=True,
+                          timeout=120)
+    out = done.stdout.splitlines()
+    assert len(out) == 2, done.stderr[-1000:]
+    assert len(out[1]) < 9 * 1024 * 1024
+    answers = {m["id"]: m for m in json.loads(out[1])}
+    assert sorted(answers) == list(range(1, 13))
+    refused = [n for n, m in answers.items() if "error" in m]
+    assert refused and refused == list(range(min(refused), 13)), refused  # the tail, each by its id
+    assert all("passed 8388608 bytes" in answers[n]["error"]["message"] for n in refused)
+    assert all(len(answers[n]["result"]["messages"][0]["content"]["text"]) == 1_000_000
+               for n in range(1, min(refused)))

@@ -152,7 +152,9 @@ class StdioConnection:
             if pending:
                 self.runner.submit(self._batch(answers, pending))
             elif answers:
-                out.append(b"[" + b",".join(answers) + b"]")
+                joined = _joined(answers)
+                if joined is not None:
+                    out.append(joined)
         elif isinstance(outcome, bytes):
             out.append(outcome)
         elif outcome is not None:
@@ -169,8 +171,18 @@ class StdioConnection:
         for answer in await asyncio.gather(*pending):
             if answer is not None:
                 answers.append(answer)
-        if answers:
-            self.output.write(b"[" + b",".join(answers) + b"]\n")
+        joined = _joined(answers)
+        if joined is not None:
+            self.output.write(joined + b"\n")
+
+
+def _joined(answers: list[bytes]) -> bytes | None:
+    """A batch's answers as one array of at most about ``jsonrpc.MAX_BATCH_RESPONSE_BYTES``: those past
+    it are replaced by an error for their id, as over HTTP."""
+    batch = jsonrpc.BatchAnswers()
+    for answer in answers:
+        batch.add_answer(answer)
+    return batch.encode()
 
 
 class _ClientLogHandler(logging.Handler):
