@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_http.py [--rounds 3] [--quick] [--era legacy|modern] [--json FILE]
 
 Both servers serve the same 10-prompt library (benchmarks/.work/lib-10, written by libgen.py) on
-127.0.0.1, each in its own process (the SDK on uvicorn, promptdeck on its own HTTP/1.1 server), in
+127.0.0.1, each in its own process (both on uvicorn; promptdeck through server/serving.py), in
 four modes, two per protocol era:
 
 - stateful SSE (legacy, 2025-11-25): every client connection opens its own session (initialize, then

@@ -78,20 +78,38 @@ def main() -> None:
 @click.option("--tls-key", type=click.Path(dir_okay=False, exists=True), help="HTTP: the certificate's private key.")
 @click.option("--require-scope", multiple=True, metavar="SCOPE", help="HTTP: every request needs this scope "
               "(403 insufficient_scope otherwise; repeatable).")
+@click.option("--max-connections", type=click.IntRange(1), default=1000, show_default=True, metavar="N",
+              help="HTTP: open connections per worker (503 past it).")
+@click.option("--max-sessions", type=(click.IntRange(1), click.IntRange(1)), default=(1000, 100), show_default=True,
+              metavar="TOTAL PER_PRINCIPAL", help="HTTP: open sessions in all and per principal (503 / 429 past).")
+@click.option("--max-streams", type=(click.IntRange(1), click.IntRange(1)), default=(1000, 100), show_default=True,
+              metavar="TOTAL PER_PRINCIPAL", help="HTTP: open GET, /sse and subscriptions/listen streams in all and "
+              "per principal.")
+@click.option("--session-idle", type=click.IntRange(1), default=1800, show_default=True, metavar="SECONDS",
+              help="HTTP: a session unused this long is closed.")
+@click.option("--keep-alive", type=click.FloatRange(0.1), default=5.0, show_default=True, metavar="SECONDS",
+              help="HTTP: an idle connection is closed after this long.")
+@click.option("--max-body", type=click.IntRange(1024), default=4 * 1024 * 1024, show_default=True, metavar="BYTES",
+              help="HTTP: the largest request body (413 past it).")
 def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no_watch: bool, verbose: int,
           log_format: str, http: str | None, stateless: bool, json_response: bool, allow_host: tuple[str, ...],
           allow_origin: tuple[str, ...], token_file: str | None, rate_limit: int | None,
           oauth_issuer: str | None, oauth_jwks: str | None, oauth_audience: str | None, resource_url: str | None,
           require_scope: tuple[str, ...], workers: int, trusted_proxy: tuple[str, ...], tls_cert: str | None,
-          tls_key: str | None) -> None:
+          tls_key: str | None, max_connections: int, max_sessions: tuple[int, int], max_streams: tuple[int, int],
+          session_idle: int, keep_alive: float, max_body: int) -> None:
     """Serve the prompt library in FOLDERS over stdio (what MCP clients launch), or over HTTP."""
-    http_only = (stateless, json_response, allow_host, allow_origin, token_file, rate_limit, oauth_issuer,
-                 oauth_jwks, oauth_audience, resource_url, require_scope, trusted_proxy, tls_cert, tls_key,
-                 workers > 1)
+    context = click.get_current_context()
+    http_only = [option for option in ("stateless", "json_response", "allow_host", "allow_origin", "token_file",
+                                       "rate_limit", "oauth_issuer", "oauth_jwks", "oauth_audience", "resource_url",
+                                       "require_scope", "trusted_proxy", "tls_cert", "tls_key", "workers",
+                                       "max_connections", "max_sessions", "max_streams", "session_idle",
+                                       "keep_alive", "max_body")
+                 if context.get_parameter_source(option) is not click.core.ParameterSource.DEFAULT]
     if http is None:
-        if any(http_only):
-            _fail("--stateless, --json-response, --allow-host, --allow-origin, --token-file, --rate-limit, "
-                  "--workers, --trusted-proxy, --tls-cert, --tls-key and the OAuth options go with --http", 2)
+        if http_only:
+            named = ", ".join("--" + option.replace("_", "-") for option in http_only)
+            _fail(f"{named}: HTTP options, which go with --http", 2)
         from ._serve import serve_stdio_folders
 
         sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl, log_format))
@@ -106,6 +124,8 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
         _fail("serving over HTTP needs the http extra: pip install 'promptdeck[http]'")
     if (tls_cert is None) != (tls_key is None):
         _fail("--tls-cert and --tls-key go together", 2)
+    if max_sessions[1] > max_sessions[0] or max_streams[1] > max_streams[0]:
+        _fail("--max-sessions and --max-streams: the share per principal cannot exceed the total", 2)
     if workers > 1 and not stateless:
         _fail("--workers needs --stateless: a session lives in the one process that opened it", 2)
     from .server.app import PromptServer
@@ -144,6 +164,9 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
     announce(f"serving {len(server.catalog)} prompts on {scheme}://{shown}:{port_text}/mcp")
     run(server, host, int(port_text), sock=listening, tls=(tls_cert, tls_key) if tls_cert and tls_key else None,
         trusted_proxies=trusted_proxy, workers=workers,
+        connection_limits={"limit_concurrency": max_connections, "timeout_keep_alive": keep_alive},
+        max_sessions=max_sessions[0], max_sessions_per_principal=max_sessions[1], max_streams=max_streams[0],
+        max_streams_per_principal=max_streams[1], session_idle_seconds=session_idle, max_body_bytes=max_body,
         stateless=stateless, json_response=json_response, watch=not no_watch, allowed_hosts=allow_host,
         allowed_origins=allow_origin, auth=auth, rate_limit=rate_limit, metadata=metadata)
 

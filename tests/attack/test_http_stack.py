@@ -414,3 +414,35 @@ def test_a_client_that_pipelines_and_never_reads_is_held_back() -> None:
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_the_caps_are_set_from_the_command_line() -> None:
+    """Connection, session and body caps are options of serve --http, refused without --http."""
+    alone = subprocess.run([sys.executable, "-m", "promptdeck", "serve", str(EXAMPLES), "--max-body", "2048",
+                            "--session-idle", "60"], capture_output=True, text=True, timeout=60)
+    assert alone.returncode == 2
+    assert "--session-idle, --max-body: HTTP options, which go with --http" in alone.stderr
+    upside_down = subprocess.run([sys.executable, "-m", "promptdeck", "serve", str(EXAMPLES), "--http",
+                                  str(free_port()), "--max-sessions", "2", "3"], capture_output=True, text=True,
+                                 timeout=60)
+    assert upside_down.returncode == 2 and "cannot exceed the total" in upside_down.stderr
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", str(EXAMPLES), "--no-watch", "--http",
+                             str(port), "--max-sessions", "5", "2", "--max-body", "2048", "--max-connections", "50"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while not _answers(url):
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        with httpx.Client(base_url=url, headers=POST_HEADERS, timeout=10) as client:
+            opened = [client.post("/mcp", json=init()).status_code for _ in range(3)]
+            assert opened == [200, 200, 429]  # two sessions for this principal, then its share is used
+            big = client.post("/mcp", json=rpc("ping", {"pad": "x" * 4096}),
+                              headers={"mcp-protocol-version": "2025-11-25"})
+            assert big.status_code == 413
+    finally:
+        proc.terminate()
+        proc.wait(30)

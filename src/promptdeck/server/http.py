@@ -600,14 +600,16 @@ def create_app(server: PromptServer, **options: Any) -> StreamableHttpApp:
 
 def run(server: PromptServer, host: str, port: int, *, tls: tuple[str, str] | None = None,
         sock: socket.socket | None = None, trusted_proxies: tuple[str, ...] = (), workers: int = 1,
-        **options: Any) -> None:
+        connection_limits: dict[str, Any] | None = None, **options: Any) -> None:
     """Serve over HTTP with uvicorn (see ``serving``) until SIGINT or SIGTERM; ``tls``: (cert, key) files;
     ``sock``: a socket already bound (``serving.bind``); ``trusted_proxies``: whose X-Forwarded-For to
-    believe; ``workers``: processes (see ``serving.run_workers``)."""
+    believe; ``workers``: processes (see ``serving.run_workers``); ``connection_limits``: uvicorn settings
+    (``limit_concurrency``, ``timeout_keep_alive``) over ``serving``'s defaults."""
     from . import serving
 
     extra = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
     extra |= serving.trusting(trusted_proxies)
+    extra |= connection_limits or {}
     if workers > 1:
         if sock is not None:
             sock.close()  # each worker binds its own
