@@ -16,7 +16,8 @@ import ssl
 import subprocess
 import sys
 import time
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import httpx
@@ -368,6 +369,24 @@ def _answers(url: str) -> bool:
         return False
 
 
+@contextmanager
+def serve_process(*options: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``promptdeck serve EXAMPLES --no-watch --http PORT *options`` in a process, once it answers /healthz."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", str(EXAMPLES), "--no-watch", "--http",
+                             str(port), *options], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while not _answers(url):
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        yield proc, url
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
 def _rss_bytes(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -378,16 +397,7 @@ def _rss_bytes(pid: int) -> int:
 def test_a_client_that_pipelines_and_never_reads_is_held_back() -> None:
     """Item 5: answers wait for the socket to drain and pipelined requests wait for their turn, so a
     client that only sends finds its sends blocking, while the server's memory stays where it was."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", str(EXAMPLES), "--no-watch", "--http",
-                             str(port), "--stateless", "--json-response"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while not _answers(url):
-            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.1)
+    with serve_process("--stateless", "--json-response") as (proc, url):
         before = _rss_bytes(proc.pid)
         body = json.dumps(rpc("prompts/list")).encode()
         one = request_head("POST", url + "/mcp", {**POST_HEADERS, "mcp-protocol-version": "2025-06-18",
@@ -399,7 +409,7 @@ def test_a_client_that_pipelines_and_never_reads_is_held_back() -> None:
             # A large send buffer, so the server always finds a full read of requests waiting.
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * 1024 * 1024)
-            sock.connect(("127.0.0.1", port))
+            sock.connect(("127.0.0.1", int(url.rpartition(":")[2])))
             sock.settimeout(5)
             try:
                 while sent < 300_000:  # about 100 MB of requests, and far more of answers
@@ -411,9 +421,6 @@ def test_a_client_that_pipelines_and_never_reads_is_held_back() -> None:
             assert sent < 300_000, "300,000 pipelined requests went in without the server pausing"
             assert grown < 64 * 1024 * 1024, f"the server grew by {grown} bytes after {sent} requests"
         assert _answers(url)  # and it serves on
-    finally:
-        proc.terminate()
-        proc.wait(30)
 
 
 def test_the_caps_are_set_from_the_command_line() -> None:
@@ -427,22 +434,9 @@ def test_the_caps_are_set_from_the_command_line() -> None:
                                  timeout=60)
     assert upside_down.returncode == 2 and "cannot exceed the total" in upside_down.stderr
 
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", str(EXAMPLES), "--no-watch", "--http",
-                             str(port), "--max-sessions", "5", "2", "--max-body", "2048", "--max-connections", "50"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while not _answers(url):
-            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.1)
-        with httpx.Client(base_url=url, headers=POST_HEADERS, timeout=10) as client:
-            opened = [client.post("/mcp", json=init()).status_code for _ in range(3)]
-            assert opened == [200, 200, 429]  # two sessions for this principal, then its share is used
-            big = client.post("/mcp", json=rpc("ping", {"pad": "x" * 4096}),
-                              headers={"mcp-protocol-version": "2025-11-25"})
-            assert big.status_code == 413
-    finally:
-        proc.terminate()
-        proc.wait(30)
+    with serve_process("--max-sessions", "5", "2", "--max-body", "2048", "--max-connections", "50") as (_, url), \
+            httpx.Client(base_url=url, headers=POST_HEADERS, timeout=10) as client:
+        opened = [client.post("/mcp", json=init()).status_code for _ in range(3)]
+        assert opened == [200, 200, 429]  # two sessions for this principal, then its share is used
+        big = client.post("/mcp", json=rpc("ping", {"pad": "x" * 4096}), headers={"mcp-protocol-version": "2025-11-25"})
+        assert big.status_code == 413
