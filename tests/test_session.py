@@ -12,6 +12,7 @@ from promptdeck import PromptServer, RenderContext
 from promptdeck.protocol import jsonrpc
 from promptdeck.protocol.lifecycle import State
 from promptdeck.server.local import LocalClient
+from promptdeck.server.outcome import Answer, Pending, assemble
 from promptdeck.server.session import LegacySession
 
 
@@ -35,11 +36,9 @@ def make_server() -> PromptServer:
 
 def call(session: LegacySession, line: str, related: list[bytes] | None = None) -> Any:
     sink = related if related is not None else []
-    outcome = session.handle_bytes(line.encode(), sink.append)
-    if isinstance(outcome, list):
-        return [json.loads(o) for o in outcome if isinstance(o, bytes)]
-    assert outcome is None or isinstance(outcome, bytes)
-    return None if outcome is None else json.loads(outcome)
+    response = assemble(session.handle_bytes(line.encode(), sink.append))
+    assert response is None or isinstance(response, Answer)
+    return None if response is None else json.loads(response.data)
 
 
 def req(id: int, method: str, params: dict[str, Any] | None = None) -> str:
@@ -116,7 +115,7 @@ def test_cancelled_request_gets_no_response() -> None:
         call(session, req(1, "initialize", INIT))
         pending = session.handle_bytes(req(2, "prompts/get", {"name": "slow", "arguments": {"seconds": "30"}})
                                        .encode(), lambda _: None)
-        assert asyncio.iscoroutine(pending)
+        assert isinstance(pending, Pending)
         task = asyncio.ensure_future(pending)
         await asyncio.sleep(0.01)
         assert 2 in session.in_flight

@@ -67,6 +67,7 @@ else:
 '''
 
 SPIN = "{% for i in range(10**9) %}{% for j in range(10**9) %}x{% endfor %}{% endfor %}\n"
+DIVIDE = "---\narguments:\n  - name: a\n    type: integer\n---\n{{ 10 // a }}\n"
 LEGACY = "2025-06-18"
 MODERN = "2026-07-28"
 
@@ -78,6 +79,7 @@ def script(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     library = root / "library"
     library.mkdir()
     (library / "spin.md").write_text(SPIN)
+    (library / "divide.md").write_text(DIVIDE)
     return root / "server.py", library
 
 
@@ -231,3 +233,32 @@ def test_a_100_mb_stdio_line_gets_one_error(script: tuple[Path, Path]) -> None:
     assert len(errors) == 1 and errors[0]["error"]["code"] == -32600, messages
     assert any(m.get("id") == 2 and m.get("result") == {} for m in messages)
     assert code == 0, stderr
+
+
+def test_a_failed_render_is_logged_in_both_eras_on_both_transports(script: tuple[Path, Path]) -> None:
+    """Issue 14: the details of an internal error go to the server's log in every era and on every
+    transport, and never to the client."""
+    base, proc = _start(script, stderr=subprocess.PIPE)
+    try:
+        for version in (LEGACY, MODERN):
+            answer = _stateless_get(base, "divide", version, {"a": "0"})
+            assert answer["error"] == {"code": -32603, "message": "Internal error"}, answer
+    finally:
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=30)
+    http_log = [line for line in stderr.decode().splitlines() if "ZeroDivisionError" in line]
+    assert len(http_log) == 2 and all("prompt 'divide'" in line for line in http_log), stderr.decode()
+
+    get = {"name": "divide", "arguments": {"a": "0"}}
+    meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+    lines = [INIT, _line({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+             _line({"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": get}),
+             _line({"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {**get, "_meta": meta}})]
+    done = subprocess.run([sys.executable, "-m", "promptdeck", "serve", str(script[1]), "--no-watch"],
+                          input=b"".join(lines), capture_output=True, timeout=120)
+    by_id = {m["id"]: m for m in map(json.loads, done.stdout.splitlines()) if "id" in m}
+    log = done.stderr.decode()
+    assert done.returncode == 0, log
+    assert by_id[1]["error"] == by_id[2]["error"] == {"code": -32603, "message": "Internal error"}
+    for request in (1, 2):
+        assert f"request {request} (prompts/get) failed: prompt 'divide': ZeroDivisionError" in log, log

@@ -19,10 +19,10 @@ import msgspec
 
 from ..protocol import jsonrpc
 from ..protocol.errors import ClientError, ConnectionFailed, ProtocolViolation, RequestTimeout, from_wire
+from ..protocol.revisions import NEWEST_MODERN
 from .channel import Channel, Envelope, Multiplexed, RequestId, SessionExpired, decode, log, result_of
 from .web import MAX_EVENT, HttpClient, HttpError, Response
 
-MODERN_VERSION = "2026-07-28"
 #: How often a dropped stream is reopened before giving up.
 RECONNECTS = 5
 #: How long a POST's event stream may stay open after its answer before we stop waiting for its end.
@@ -141,7 +141,7 @@ class HttpChannel(Channel):
     def _headers(self, method: str | None, name: str | None) -> dict[str, str]:
         headers = {"accept": f"{_JSON}, {_SSE}", "content-type": _JSON}
         if self.modern:
-            headers["mcp-protocol-version"] = MODERN_VERSION
+            headers["mcp-protocol-version"] = NEWEST_MODERN.version
             if method is not None:
                 headers["mcp-method"] = method
             if name is not None:

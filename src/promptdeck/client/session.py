@@ -31,7 +31,7 @@ from ..protocol.errors import (
     RequestTimeout,
     UnsupportedVersion,
 )
-from ..protocol.revisions import LATEST, REVISIONS, SUPPORTED
+from ..protocol.revisions import LATEST, NEWEST_MODERN, REVISIONS, SUPPORTED
 from .channel import Channel, Multiplexed, RequestId, SessionExpired
 from .types import Completion, ListChange, PromptInfo, PromptMessage, RenderedPrompt
 
@@ -46,7 +46,7 @@ Elicit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
 #: Told how a listing goes: (prompts so far, pages so far).
 Progress = Callable[[int, int], None]
 
-MODERN_VERSION = "2026-07-28"
+MODERN_VERSION = NEWEST_MODERN.version
 _META = "io.modelcontextprotocol/"
 #: A listing with more pages than this is a server gone wrong, not a big library.
 MAX_PAGES = 10_000

@@ -32,31 +32,41 @@ class Revision(msgspec.Struct, frozen=True, kw_only=True):
     batches: bool
     #: completion/complete ``context.arguments``
     completion_context: bool
+    #: SSE streams open with a priming event (an id and a retry hint) and every event has an id
+    sse_priming: bool
+    #: the version travels in every request's ``_meta``: no initialize, no session (2026-07-28 on)
+    modern: bool = False
 
 
 R2024_11_05 = Revision(version="2024-11-05", titles=False, meta=False, icons=False, audio=False,
                        resource_link=False, last_modified=False, completions_capability=False,
-                       progress_message=False, batches=False, completion_context=False)
+                       progress_message=False, batches=False, completion_context=False, sse_priming=False)
 R2025_03_26 = Revision(version="2025-03-26", titles=False, meta=False, icons=False, audio=True,
                        resource_link=False, last_modified=False, completions_capability=True,
-                       progress_message=True, batches=True, completion_context=False)
+                       progress_message=True, batches=True, completion_context=False, sse_priming=False)
 R2025_06_18 = Revision(version="2025-06-18", titles=True, meta=True, icons=False, audio=True,
                        resource_link=True, last_modified=True, completions_capability=True,
-                       progress_message=True, batches=False, completion_context=True)
+                       progress_message=True, batches=False, completion_context=True, sse_priming=False)
 R2025_11_25 = Revision(version="2025-11-25", titles=True, meta=True, icons=True, audio=True,
                        resource_link=True, last_modified=True, completions_capability=True,
-                       progress_message=True, batches=False, completion_context=True)
+                       progress_message=True, batches=False, completion_context=True, sse_priming=True)
 
 #: The modern era: no handshake, the version travels in every request's ``_meta``.
 R2026_07_28 = Revision(version="2026-07-28", titles=True, meta=True, icons=True, audio=True,
                        resource_link=True, last_modified=True, completions_capability=True,
-                       progress_message=True, batches=False, completion_context=True)
+                       progress_message=True, batches=False, completion_context=True,
+                       sse_priming=False, modern=True)  # no event ids: 2026-07-28 streams do not resume
+#: The newest modern revision: what promptdeck's client asks for, and what a server's ``_meta`` identity
+#: is built for.
+NEWEST_MODERN = R2026_07_28
 MODERN: dict[str, Revision] = {R2026_07_28.version: R2026_07_28}
 
 #: Revisions negotiated with ``initialize``, oldest first.
 LEGACY: tuple[Revision, ...] = (R2024_11_05, R2025_03_26, R2025_06_18, R2025_11_25)
 REVISIONS: dict[str, Revision] = {r.version: r for r in LEGACY}
 LATEST = R2025_11_25
+#: What a Streamable HTTP request without ``MCP-Protocol-Version`` is taken to speak (the spec's choice).
+HTTP_DEFAULT = R2025_03_26
 #: Every revision promptdeck speaks, newest first (what an unsupported-version error lists).
 SUPPORTED: tuple[str, ...] = (*MODERN, *reversed(REVISIONS))
 

@@ -103,7 +103,7 @@ class BearerTokens:
         return principal
 
     def challenge(self, error: AuthError) -> bytes:
-        return _challenge(error, b"")
+        return bearer_challenge(error, b"")
 
 
 def bearer(authorization: str | None) -> str | None:
@@ -115,7 +115,7 @@ def bearer(authorization: str | None) -> str | None:
     return presented if scheme.lower() == "bearer" and presented else None
 
 
-def _challenge(error: AuthError, extra: bytes) -> bytes:
+def bearer_challenge(error: AuthError, extra: bytes) -> bytes:
     """A ``WWW-Authenticate`` value (RFC 6750 section 3) for ``error``."""
     parts = [b'Bearer realm="promptdeck"']
     if error.error is not None:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import secrets
 import socket
@@ -41,9 +40,9 @@ from urllib.parse import urlsplit
 from ..protocol import jsonrpc
 from ..protocol.errors import AuthError, InvalidRequest, ParseError
 from ..protocol.jsonrpc import Invalid, Notification, Request
-from ..protocol.revisions import MODERN, REVISIONS, Revision
+from ..protocol.revisions import HTTP_DEFAULT, MODERN, REVISIONS, Revision
 from . import limits
-from ._asgi import (
+from .asgi import (
     BODY_SECONDS,
     SSE_HEADERS,
     BodyTooLarge,
@@ -59,15 +58,18 @@ from ._asgi import (
     read_body,
     respond,
     respond_error,
-    respond_events,
+    respond_messages,
+    sse_event,
+    sse_priming,
     stream_queue,
 )
 from .guard import Metrics, Principal, RateLimiter, log_get
 from .http_modern import end_subscriptions, serve_modern
 from .legacy_sse import LegacySseTransport
-from .modern import _HANDLERS as MODERN_HANDLERS
-from .modern import Subscription, modern_version
-from .session import _HANDLERS as LEGACY_HANDLERS
+from .modern import METHODS as MODERN_METHODS
+from .modern import Subscription, modern_meta
+from .outcome import Answer, assemble
+from .session import METHODS as LEGACY_METHODS
 from .session import LegacySession
 from .watch import watch_folders
 
@@ -77,12 +79,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("promptdeck.http")
 
 LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
-DEFAULT_REVISION = REVISIONS["2025-03-26"]  # what to assume without MCP-Protocol-Version (spec)
 REPLAY_EVENTS = 1000
-RETRY_MS = 3000
 #: Methods counted by name in /metrics. The method is client input: any other name is counted as
 #: "other", so label values stay few (memory) and cannot forge lines of the metrics text.
-METRIC_METHODS = frozenset(LEGACY_HANDLERS) | frozenset(MODERN_HANDLERS)
+METRIC_METHODS = frozenset(LEGACY_METHODS) | frozenset(MODERN_METHODS)
 
 
 class Authenticator(Protocol):
@@ -93,12 +93,6 @@ class Authenticator(Protocol):
     def challenge(self, error: AuthError) -> bytes:
         """The ``WWW-Authenticate`` value for a 401 or 403."""
         ...
-
-
-def event(data: bytes, event_id: str | None = None) -> bytes:
-    """One SSE event carrying one JSON-RPC message."""
-    head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
-    return head + b"event: message\ndata: " + data + b"\n\n"
 
 
 class _HttpSession:
@@ -383,18 +377,14 @@ class StreamableHttpApp:
             return
         try:
             decoded = jsonrpc.decode(body)
-        except ParseError as exc:
+        except ParseError as exc:  # invalid UTF-8 included
             await respond_error(send, 400, exc)
             return
-        except UnicodeDecodeError:
-            # msgspec reports invalid UTF-8 inside a string this way, not as a DecodeError.
-            await respond_error(send, 400, ParseError("not valid JSON: invalid UTF-8"))
-            return
         if isinstance(decoded, Request | Notification):
-            version = modern_version(decoded.params)
-            if version is not None or header(scope, b"mcp-protocol-version") in MODERN:
+            meta = modern_meta(decoded.params)
+            if meta is not None or header(scope, b"mcp-protocol-version") in MODERN:
                 # 2026-07-28: routed by what the request carries; Mcp-Session-Id is ignored.
-                await serve_modern(self, scope, receive, send, principal, decoded, version)
+                await serve_modern(self, scope, receive, send, principal, decoded, meta)
                 return
         messages = decoded if isinstance(decoded, list) else [decoded]
         invalid = [m for m in messages if isinstance(m, Invalid)]
@@ -421,7 +411,7 @@ class StreamableHttpApp:
             legacy = LegacySession(self.server, lambda _message: None, announces=False)
             legacy.scopes = principal.scopes
             if not initialize:
-                legacy.assume(revision or DEFAULT_REVISION)  # type: ignore[arg-type]
+                legacy.assume(revision or HTTP_DEFAULT)  # type: ignore[arg-type]
         elif initialize:
             refusal = limits.session_refusal(self, principal.name)
             if refusal is not None:
@@ -465,34 +455,20 @@ class StreamableHttpApp:
         related: list[bytes] = []
         started = time.perf_counter()
         outcome = legacy.handle_bytes(body, related.append)
-        if batch and isinstance(outcome, bytes):
+        if batch and isinstance(outcome, Answer):
             # The session refused the batch whole (none after 2025-03-26, none with initialize): nothing
             # in the body can be processed, so an HTTP error carrying the JSON-RPC one, as above.
-            await respond(send, 400, outcome)
+            await respond(send, 400, outcome.data)
             return
-        if isinstance(outcome, list):
-            response: bytes | None = await limits.join_batch(messages, outcome, self.max_batch_response_bytes)
-        elif inspect.isawaitable(outcome):
-            response = await outcome
-        else:
-            response = outcome
+        pending = assemble(outcome, self.max_batch_response_bytes)
+        response = pending if pending is None or isinstance(pending, Answer) else await pending
         if response is None:
             await respond(send, 202, b"", None, extra)
             return
-        self._observe(messages, response, time.perf_counter() - started, principal)
-        if self.json_response and not related:
-            await respond(send, 200, response, headers=extra)
-            return
-        frames = [*related, response]
-        if legacy.revision.version >= "2025-11-25":
-            # 2025-11-25: open with a priming event (an id, empty data) and a retry hint, and give every
-            # event an id. The whole stream is in this one body, so there is nothing to resume.
-            key = f"p{self._stream_number(session)}"
-            stream = f"id: {key}-0\nretry: {RETRY_MS}\ndata: \n\n".encode() + b"".join(
-                event(data, f"{key}-{n}") for n, data in enumerate(frames, 1))
-        else:
-            stream = b"".join(event(data) for data in frames)
-        await respond_events(send, stream, extra)
+        self.observe(messages, response, time.perf_counter() - started, principal)
+        primed = legacy.revision.sse_priming and not (self.json_response and not related)
+        await respond_messages(send, related, response.data, json=self.json_response, headers=extra,
+                               stream_id=f"p{self._stream_number(session)}" if primed else None)
 
     def _stream_number(self, session: _HttpSession | None) -> int:
         if session is not None:
@@ -500,15 +476,14 @@ class StreamableHttpApp:
         self._stateless_streams += 1
         return self._stateless_streams
 
-    def _observe(self, messages: list[jsonrpc.Message], response: bytes, seconds: float,
-                 principal: Principal) -> None:
+    def observe(self, messages: list[jsonrpc.Message], response: Answer, seconds: float,
+                principal: Principal) -> None:
+        """Count a request in /metrics, and write the audit line of a prompts/get."""
         if len(messages) != 1 or not isinstance(messages[0], Request):
             self.metrics.observe("batch", "ok", seconds)
             return
         request = messages[0]
-        # Our encoder writes the id, then "result" or "error": the prefix tells the outcome exactly.
-        failed = response.startswith(b'{"jsonrpc":"2.0","id":' + jsonrpc.encode_json(request.id) + b',"error"')
-        outcome = "error" if failed else "ok"
+        outcome = "ok" if response.error is None else "error"
         self.metrics.observe(request.method if request.method in METRIC_METHODS else "other", outcome, seconds)
         if request.method == "prompts/get":
             log_get(principal.name, (request.params or {}).get("name"), outcome, seconds)
@@ -559,15 +534,14 @@ class StreamableHttpApp:
         session.undelivered.clear()
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         opening = b""
-        if session.legacy.revision.version >= "2025-11-25":
-            # Priming event: an id to resume from (unique: it names the position and this stream), and
-            # how long to wait before reconnecting.
+        if session.legacy.revision.sse_priming:
+            # The id to resume from is unique: it names the position and this stream.
             position = replay[-1][0] if replay else session.next_event
-            opening = f"id: g{position}-{session.stream_id()}\nretry: {RETRY_MS}\ndata: \n\n".encode()
-        opening += b"".join(event(data, f"g{number}") for number, data in replay)
+            opening = sse_priming(f"g{position}-{session.stream_id()}")
+        opening += b"".join(sse_event(data, f"g{number}") for number, data in replay)
         await send({"type": "http.response.body", "body": opening or b": stream open\n\n", "more_body": True})
         try:
-            await stream_queue(send, receive, queue, lambda item: event(item[1], f"g{item[0]}"))
+            await stream_queue(send, receive, queue, lambda item: sse_event(item[1], f"g{item[0]}"))
         except OSError:
             return
         finally:

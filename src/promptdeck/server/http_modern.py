@@ -16,16 +16,15 @@ import base64
 import binascii
 import contextlib
 import time
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..protocol import jsonrpc
 from ..protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError
 from ..protocol.jsonrpc import Notification, Request
-from . import _asgi as asgi
-from . import limits
+from . import asgi, limits
 from .guard import Principal
 from .modern import META_VERSION, Subscription
+from .outcome import Answer, Pending, failed
 
 if TYPE_CHECKING:
     from .http import StreamableHttpApp
@@ -67,8 +66,10 @@ def _check_headers(scope: asgi.Scope, message: Request | Notification, version: 
 
 
 async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send,
-                       principal: Principal, message: Request | Notification, version: object) -> None:
+                       principal: Principal, message: Request | Notification, meta: dict[str, Any] | None) -> None:
+    """Answer one 2026-07-28 message; ``meta`` is its ``_meta`` (``modern_meta``), None when it names no version."""
     request_id = message.id if isinstance(message, Request) else None
+    version = meta.get(META_VERSION) if meta is not None else None
     try:
         if version is None and isinstance(message, Request):
             raise InvalidParams(f'params._meta must carry "{META_VERSION}"', http_status=400)
@@ -77,15 +78,10 @@ async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.
             await asgi.respond(send, 202, b"", None)  # cancellation is the closing of a stream here
             return
         endpoint = app.server.modern
-        ctx = endpoint.open(message, principal.name, principal.scopes)
+        ctx = endpoint.open(message, meta, principal.name, principal.scopes)
     except McpError as exc:
-        await asgi.respond(send, exc.http_status if exc.http_status != 200 else 400,
-                           jsonrpc.encode_error(request_id, exc))
-        return
-    if not endpoint.knows(message.method):
-        outcome = endpoint.handle(message, ctx, lambda _m: None)
-        assert isinstance(outcome, bytes)
-        await asgi.respond(send, 404, outcome)
+        refused = failed(request_id, message.method, exc)
+        await asgi.respond(send, refused.status if refused.status != 200 else 400, refused.data)
         return
     if message.method == "subscriptions/listen":
         refusal = limits.stream_refusal(app, principal.name)
@@ -99,29 +95,22 @@ async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.
     related: list[bytes] = []
     started = time.perf_counter()
     outcome = endpoint.handle(message, ctx, related.append)
-    if isinstance(outcome, bytes):
-        answer: bytes | None = outcome
-    else:
-        assert not isinstance(outcome, Subscription)  # listen was served above
-        answer = await _unless_closed(outcome, receive)
+    answer = await _unless_closed(outcome, receive) if type(outcome) is Pending else outcome
     if answer is None:
         return  # the client closed the stream: the request is cancelled and gets nothing more
-    app._observe([message], answer, time.perf_counter() - started, principal)
-    if not related:
-        await asgi.respond(send, 200, answer)
-        return
-    await asgi.respond_events(send, b"".join(_event(m) for m in [*related, answer]))
+    assert isinstance(answer, Answer)  # listen was served above
+    app.observe([message], answer, time.perf_counter() - started, principal)
+    await asgi.respond_messages(send, related, answer.data, status=answer.status)
 
 
-async def _unless_closed(pending: Awaitable[bytes | None], receive: asgi.Receive) -> bytes | None:
+async def _unless_closed(pending: Pending, receive: asgi.Receive) -> Answer | None:
     """Await a render, cancelling it if the client goes away first."""
     work = asyncio.ensure_future(pending)
-    gone = asyncio.ensure_future(asgi._disconnected(receive))
+    gone = asyncio.ensure_future(asgi.disconnected(receive))
     try:
         done, _ = await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
         if work in done:
-            result = work.result()
-            return result if isinstance(result, bytes) else None
+            return work.result()
         work.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await work
@@ -130,7 +119,7 @@ async def _unless_closed(pending: Awaitable[bytes | None], receive: asgi.Receive
         gone.cancel()
 
 
-async def _listen(app: StreamableHttpApp, message: Request, ctx: object, receive: asgi.Receive,
+async def _listen(app: StreamableHttpApp, message: Request, ctx: Any, receive: asgi.Receive,
                   send: asgi.Send) -> None:
     queue: asyncio.Queue[bytes | None] = asyncio.Queue()
     loop = asyncio.get_running_loop()
@@ -146,17 +135,18 @@ async def _listen(app: StreamableHttpApp, message: Request, ctx: object, receive
         else:
             loop.call_soon_threadsafe(queue.put_nowait, data)
 
-    outcome = app.server.modern.handle(message, ctx, push, push)  # type: ignore[arg-type]
+    outcome = app.server.modern.handle(message, ctx, push, push)
     if not isinstance(outcome, Subscription):
-        assert isinstance(outcome, bytes)
-        await asgi.respond(send, 400 if b'"code":-32602' in outcome else 200, outcome)
+        assert isinstance(outcome, Answer)  # listen is answered at once: a subscription or its error
+        await asgi.respond(send, outcome.status, outcome.data)
         return
     app.server.subscriptions.add(outcome)
     app.listeners[outcome] = queue
     try:
         await send({"type": "http.response.start", "status": 200, "headers": asgi.SSE_HEADERS})
-        await send({"type": "http.response.body", "body": _event(outcome.acknowledgement()), "more_body": True})
-        await asgi.stream_queue(send, receive, queue, _event)
+        await send({"type": "http.response.body", "body": asgi.sse_event(outcome.acknowledgement()),
+                    "more_body": True})
+        await asgi.stream_queue(send, receive, queue, asgi.sse_event)
     except OSError:
         return
     finally:
@@ -169,7 +159,3 @@ def end_subscriptions(app: StreamableHttpApp) -> None:
     for subscription, queue in list(app.listeners.items()):
         queue.put_nowait(subscription.ending())
         queue.put_nowait(None)
-
-
-def _event(data: bytes) -> bytes:
-    return b"event: message\ndata: " + data + b"\n\n"

@@ -15,16 +15,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import Awaitable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest, ParseError
-from . import _asgi as asgi
-from . import limits
-from ._asgi import Receive, Scope, Send
+from . import asgi, limits
+from .asgi import Receive, Scope, Send
 from .guard import Principal
+from .outcome import Answer, assemble
 from .session import LegacySession
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class LegacySseTransport:
             await send({"type": "http.response.start", "status": 200, "headers": asgi.SSE_HEADERS})
             await send({"type": "http.response.body", "more_body": True,
                         "body": b"event: endpoint\ndata: " + endpoint.encode() + b"\n\n"})
-            await asgi.stream_queue(send, receive, session.queue, _message_event)
+            await asgi.stream_queue(send, receive, session.queue, asgi.sse_event)
         except OSError:
             return
         finally:
@@ -125,46 +125,28 @@ class LegacySseTransport:
             if refusal is not None:
                 await limits.refuse(send, refusal)
                 return
-        try:
-            outcome = session.legacy.handle_bytes(body, session.push)
-        except UnicodeDecodeError:  # msgspec's report of invalid UTF-8 inside a string
-            outcome = jsonrpc.encode_error(None, ParseError("not valid JSON: invalid UTF-8"))
-        if isinstance(outcome, list):
-            # The session accepted the batch, so the body decodes to a list, one message per outcome.
-            messages = jsonrpc.decode(body)
-            assert isinstance(messages, list)
-            self._spawn(session, self._finish_batch(session, messages, outcome))
-        elif isinstance(outcome, bytes):
-            session.push(outcome)
-        elif outcome is not None:
-            self._spawn(session, self._finish(session, outcome))
+        response = assemble(session.legacy.handle_bytes(body, session.push), self.app.max_batch_response_bytes)
+        if isinstance(response, Answer):
+            session.push(response.data)
+        elif response is not None:
+            task = asyncio.ensure_future(self._later(session, response))
+            session.tasks.add(task)
+            task.add_done_callback(session.tasks.discard)
         await asgi.respond(send, 202, b"Accepted", b"text/plain")
 
     def _listen_refusal(self, body: bytes, principal: Principal) -> limits.Refusal | None:
         try:
             decoded = jsonrpc.decode(body)
-        except (ParseError, UnicodeDecodeError):
+        except ParseError:
             return None  # the session answers that
         listens = limits.count_listens(decoded if isinstance(decoded, list) else [decoded])
         return limits.stream_refusal(self.app, principal.name, listens) if listens else None
 
     @staticmethod
-    def _spawn(session: _SseSession, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(work)
-        session.tasks.add(task)
-        task.add_done_callback(session.tasks.discard)
-
-    @staticmethod
-    async def _finish(session: _SseSession, pending: Awaitable[bytes | None]) -> None:
+    async def _later(session: _SseSession, pending: Awaitable[Answer | None]) -> None:
         answer = await pending
         if answer is not None:
-            session.push(answer)
-
-    async def _finish_batch(self, session: _SseSession, messages: list[jsonrpc.Message],
-                            outcomes: Sequence[object]) -> None:
-        answer = await limits.join_batch(messages, outcomes, self.app.max_batch_response_bytes)
-        if answer is not None:
-            session.push(answer)
+            session.push(answer.data)
 
     def close(self) -> None:
         for session in list(self.sessions.values()):
@@ -172,7 +154,3 @@ class LegacySseTransport:
                 session.queue.put_nowait(None)
             session.close()
         self.sessions.clear()
-
-
-def _message_event(message: bytes) -> bytes:
-    return b"event: message\ndata: " + message + b"\n\n"

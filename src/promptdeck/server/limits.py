@@ -16,25 +16,24 @@ header at all when nothing frees a slot at a known time (a stream ends when its
 client closes it). A principal is the name the authenticator gives (a token's
 name or subject), or the client address without authentication.
 
-A batch's joined answers are bounded too (``join_batch``, on top of
+A batch's joined answers are bounded too (``outcome.join``, on top of
 ``jsonrpc.MAX_BATCH``): 64,000 ``prompts/list`` in one body once made 455 MB.
 """
 
 from __future__ import annotations
 
-import inspect
 import math
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest
-from ..protocol.jsonrpc import Invalid, Request
-from ._asgi import Send, respond_error
-from .modern import modern_version
+from ..protocol.jsonrpc import Request
+from .asgi import Send, respond_error
+from .modern import modern_meta
 
 if TYPE_CHECKING:
     from .http import StreamableHttpApp
@@ -148,39 +147,4 @@ def _next_expiry(app: StreamableHttpApp, principal: str | None) -> float | None:
 def count_listens(messages: Iterable[jsonrpc.Message]) -> int:
     """How many 2026-07-28 subscriptions/listen requests are among ``messages`` (each opens a subscription)."""
     return sum(1 for m in messages if isinstance(m, Request) and m.method == "subscriptions/listen"
-               and modern_version(m.params) is not None)
-
-
-async def join_batch(messages: Sequence[jsonrpc.Message], outcomes: Sequence[object], limit: int) -> bytes | None:
-    """A batch's answers as one array of about ``limit`` bytes at most (see ``jsonrpc.BatchAnswers``).
-
-    ``outcomes`` are the session's, one per message. Once the array is full, renders still pending are
-    dropped unrun: their requests get the "too large" error.
-    """
-    answers = jsonrpc.BatchAnswers(limit)
-    for message, item in zip(messages, outcomes, strict=True):
-        if item is None:
-            continue
-        request_id = message.id if isinstance(message, Request | Invalid) else None
-        if answers.full:
-            _discard(item)
-            answers.refuse(request_id)
-            continue
-        answer = await item if inspect.isawaitable(item) else item
-        if isinstance(answer, bytes):
-            answers.add(answer, request_id)
-    return answers.encode()
-
-
-def _discard(pending: object) -> None:
-    """Drop a render nobody will await, without running it.
-
-    The session hands back an unstarted coroutine that was given further unstarted coroutines to await
-    (the render's own); closing only the outer one would leave the others to warn "never awaited".
-    """
-    if inspect.iscoroutine(pending) and inspect.getcoroutinestate(pending) == inspect.CORO_CREATED:
-        frame = pending.cr_frame
-        inner = [value for value in frame.f_locals.values() if inspect.iscoroutine(value)] if frame else []
-        pending.close()
-        for coroutine in inner:
-            _discard(coroutine)
+               and modern_meta(m.params) is not None)

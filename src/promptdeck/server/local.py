@@ -4,12 +4,12 @@ real request path without a transport."""
 from __future__ import annotations
 
 import asyncio
-import inspect
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from ..protocol import jsonrpc
+from .outcome import Answer, Pending
 from .session import LegacySession
 
 if TYPE_CHECKING:
@@ -31,12 +31,11 @@ class LocalClient:
     def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         self._next += 1
         outcome = self.session.handle(jsonrpc.Request(self._next, method, params), self._note)
-        if inspect.isawaitable(outcome):
-            outcome = asyncio.run(_wait(outcome))
-        assert isinstance(outcome, bytes)
-        decoded: dict[str, Any] = msgspec.json.decode(outcome)
+        answer = asyncio.run(_wait(outcome)) if isinstance(outcome, Pending) else outcome
+        assert isinstance(answer, Answer)
+        decoded: dict[str, Any] = msgspec.json.decode(answer.data)
         return decoded
 
 
-async def _wait(pending: Any) -> Any:
+async def _wait(pending: Pending) -> Answer | None:
     return await pending

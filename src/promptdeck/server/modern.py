@@ -16,19 +16,18 @@ open: acknowledged first, then list_changed for as long as it lives.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..prompts.arguments import MISSING, Argument, bind
-from ..prompts.execution import run_render
-from ..prompts.spec import RenderContext
+from ..prompts.arguments import MISSING, Argument
 from ..protocol import jsonrpc
-from ..protocol.errors import InternalError, InvalidParams, McpError, MethodNotFound, UnsupportedVersion
+from ..protocol.errors import InvalidParams, MethodNotFound, UnsupportedVersion
 from ..protocol.jsonrpc import Request, RequestId
-from ..protocol.revisions import MODERN, SUPPORTED, Revision
+from ..protocol.revisions import MODERN, NEWEST_MODERN, SUPPORTED, Revision
+from . import handlers
+from .handlers import LOG_LEVELS, Send
+from .outcome import Outcome, answer, failed
 from .request_state import RequestStates, request_digest
-from .session import LOG_LEVELS, complete_prompt, get_result, progress_reporter
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
@@ -44,15 +43,15 @@ DEFAULT_TTL_MS = 60_000
 #: The key of the one input request promptdeck makes: a form for the missing arguments.
 ARGUMENTS_INPUT = "arguments"
 
-Send = Callable[[bytes], None]
 
 
-def modern_version(params: object) -> object:
-    """The ``_meta`` protocol version of a message's params; None when it has none (a legacy message)."""
-    if not isinstance(params, dict):
+def modern_meta(params: object) -> dict[str, Any] | None:
+    """The ``_meta`` of a 2026-07-28 request (one that names its protocol version there); None for a
+    legacy message. Transports call this once per message and hand the result on."""
+    if type(params) is not dict:
         return None
     meta = params.get("_meta")
-    return meta.get(META_VERSION) if isinstance(meta, dict) else None
+    return meta if type(meta) is dict and META_VERSION in meta else None
 
 
 class Context:
@@ -123,18 +122,17 @@ class ModernEndpoint:
 
     # -- checks that come before any method ----------------------------------------------------
 
-    def open(self, req: Request, principal: str, scopes: frozenset[str] | None) -> Context:
-        """Check the request's ``_meta``; an ``McpError`` here carries its HTTP status (400)."""
-        params = req.params if isinstance(req.params, dict) else {}
-        meta = params.get("_meta")
-        version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+    def open(self, req: Request, meta: dict[str, Any] | None, principal: str,
+             scopes: frozenset[str] | None) -> Context:
+        """Check the request's ``_meta`` (``modern_meta``'s); an ``McpError`` here carries its HTTP status (400)."""
+        version = meta.get(META_VERSION) if meta is not None else None
         if not isinstance(version, str):
             raise InvalidParams(f'_meta must carry "{META_VERSION}" (a string)', http_status=400)
         revision = MODERN.get(version)
         if revision is None:
             raise UnsupportedVersion(f"protocol version {version!r} is not supported",
                                      {"supported": list(SUPPORTED), "requested": version})
-        assert isinstance(meta, dict)
+        assert meta is not None
         capabilities = meta.get(META_CAPABILITIES)
         if not isinstance(capabilities, dict):
             raise InvalidParams(f'_meta must carry "{META_CAPABILITIES}" (an object)', http_status=400)
@@ -143,46 +141,23 @@ class ModernEndpoint:
             raise InvalidParams(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}", http_status=400)
         return Context(revision, capabilities, principal, scopes)
 
-    def knows(self, method: str) -> bool:
-        return method in _HANDLERS
-
     # -- answering -----------------------------------------------------------------------------
 
-    def handle(self, req: Request, ctx: Context, related: Send,
-               send: Send | None = None) -> bytes | Awaitable[bytes | None] | Subscription:
-        """The response bytes (or an awaitable of them), or a ``Subscription`` for listen.
+    def handle(self, req: Request, ctx: Context, related: Send, send: Send | None = None) -> Outcome | Subscription:
+        """An ``outcome`` for the request, or a ``Subscription`` for listen.
 
         ``send`` is where a subscription's later messages go (the stdio output); HTTP passes
         none and streams them itself.
         """
-        handler = _HANDLERS.get(req.method)
-        try:
-            if handler is None:
-                raise MethodNotFound(f"method {req.method!r} is not offered by this server", http_status=404)
-            if req.method == "subscriptions/listen":
-                return self._listen(req, send or related)
-            result = handler(self, req.params or {}, req, ctx, related)
-        except McpError as exc:
-            return jsonrpc.encode_error(req.id, exc)
-        except Exception as exc:
-            return _internal(req, exc)
-        if isinstance(result, bytes):
-            return jsonrpc.encode_raw_result(req.id, result)
-        if not isinstance(result, dict) and inspect.isawaitable(result):  # dict first: the common case, cheaply
-            return self._finish(req, result)
-        return jsonrpc.encode_result(req.id, result)
-
-    async def _finish(self, req: Request, pending: Awaitable[Any]) -> bytes | None:
-        import asyncio
-
-        try:
-            return jsonrpc.encode_result(req.id, await pending)
-        except asyncio.CancelledError:
-            return None
-        except McpError as exc:
-            return jsonrpc.encode_error(req.id, exc)
-        except Exception as exc:
-            return _internal(req, exc)
+        if req.method == "subscriptions/listen":
+            listened: Outcome | Subscription = answer(req, self._listen, req, send or related)
+            return listened
+        handler = METHODS.get(req.method)
+        if handler is None:
+            return failed(req.id, req.method,
+                          MethodNotFound(f"method {req.method!r} is not offered by this server", http_status=404))
+        outcome: Outcome = answer(req, handler, self, req.params or {}, req, ctx, related)
+        return outcome
 
     def _envelope(self, result: dict[str, Any], kind: str = "complete") -> dict[str, Any]:
         result["resultType"] = kind
@@ -193,7 +168,7 @@ class ModernEndpoint:
     def _meta(self) -> dict[str, Any]:
         # The server's identity does not change while it runs: made once, encoded into every result.
         if self._meta_cache is None:
-            self._meta_cache = {META_SERVER_INFO: self.server.server_info(next(iter(MODERN.values())))}
+            self._meta_cache = {META_SERVER_INFO: self.server.server_info(NEWEST_MODERN)}
         return self._meta_cache
 
     def _cache_scope(self) -> str:
@@ -215,19 +190,16 @@ class ModernEndpoint:
         # Pages are encoded once per catalog snapshot, with the fields every modern page carries.
         scope = self._cache_scope()
         extra = {"ttlMs": self.ttl_ms, "cacheScope": scope, "resultType": "complete", "_meta": self._meta}
-        return self._catalog(ctx).page(ctx.revision, params.get("cursor"), extra, f"modern:{self.ttl_ms}:{scope}")
+        return handlers.list_prompts(self._catalog(ctx), ctx.revision, params, extra, f"modern:{self.ttl_ms}:{scope}")
 
     def _complete(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
-        return self._envelope(complete_prompt(self.server, self._catalog(ctx), params))
+        return self._envelope(handlers.complete(self.server, self._catalog(ctx), params))
 
     def _catalog(self, ctx: Context) -> Catalog:
         return self.server.catalog.view(ctx.scopes)
 
     def _get(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
-        prompt = self._catalog(ctx).require(params.get("name"))
-        given = params.get("arguments")
-        if given is not None and not isinstance(given, dict):
-            raise InvalidParams('"arguments" must be an object mapping names to strings')
+        prompt, given = handlers.find_prompt(self._catalog(ctx), params)
         arguments = dict(given or {})
         state = params.get("requestState")
         responses = params.get("inputResponses")
@@ -242,22 +214,18 @@ class ModernEndpoint:
                 "inputRequests": {ARGUMENTS_INPUT: _form(prompt.name, missing)},
                 "requestState": self.states.issue(ctx.principal, request_digest("prompts/get", prompt.name, given)),
             }, "input_required")
-        values = bind(prompt.arguments, arguments, prompt.name)
-        progress = RenderContext(prompt.name, progress_reporter(params, related, True))
-        rendered = run_render(lambda: prompt.render(values, progress), prompt.name, prompt.work,
-                              self.server.prompt_seconds)
-        if not isinstance(rendered, list) and inspect.isawaitable(rendered):
-            return self._await_render(rendered, prompt.description, ctx.revision)
-        return self._envelope(get_result(rendered, prompt.description, ctx.revision))
+        result = handlers.render(self.server, prompt, arguments, params, ctx.revision, related)
+        return self._envelope(result) if isinstance(result, dict) else self._enveloped(result)
 
-    async def _await_render(self, pending: Awaitable[Any], description: str | None, rev: Revision) -> Any:
-        return self._envelope(get_result(await pending, description, rev))
+    async def _enveloped(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+        return self._envelope(await pending)
 
     def _listen(self, req: Request, send: Send) -> Subscription:
         params = req.params or {}
         wanted = params.get("notifications")
         if not isinstance(wanted, dict):
-            raise InvalidParams('subscriptions/listen needs a "notifications" object')
+            # A required field missing: 400 over HTTP, as for a missing _meta field.
+            raise InvalidParams('subscriptions/listen needs a "notifications" object', http_status=400)
         # A library whose loading was deferred (stdio) is loaded now: a change can only be noticed,
         # and told, against a listing that exists.
         self.server.catalog  # noqa: B018
@@ -322,17 +290,11 @@ def _field(arg: Argument) -> dict[str, Any]:
     return field
 
 
-def _internal(req: Request, exc: Exception) -> bytes:
-    import logging
-
-    logging.getLogger("promptdeck.server").error("request %r (%s) failed: %r", req.id, req.method, exc)
-    return jsonrpc.encode_error(req.id, InternalError(f"{req.method}: {exc!r}"))
-
-
-_HANDLERS: dict[str, Callable[[ModernEndpoint, dict[str, Any], Request, Context, Send], Any]] = {
+#: The methods of the 2026-07-28 era, by name (``subscriptions/listen`` opens a stream: see ``handle``).
+METHODS: dict[str, Callable[[ModernEndpoint, dict[str, Any], Request, Context, Send], Any]] = {
     "server/discover": ModernEndpoint._discover,
     "prompts/list": ModernEndpoint._list,
     "prompts/get": ModernEndpoint._get,
     "completion/complete": ModernEndpoint._complete,
-    "subscriptions/listen": lambda *_: None,  # handled in ``handle``: it opens a stream, not a result
+    "subscriptions/listen": lambda *_: None,
 }

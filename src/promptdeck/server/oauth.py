@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..protocol.errors import AuthError, LibraryError
-from .guard import Principal, _challenge, bearer, missing_scopes
+from .guard import Principal, bearer, bearer_challenge, missing_scopes
 
 log = logging.getLogger("promptdeck.oauth")
 
@@ -102,7 +102,7 @@ class OAuthResource:
     def challenge(self, error: AuthError) -> bytes:
         if error.status == 401 and not error.scopes and self.required_scopes:
             error.scopes = self.required_scopes  # tell the client up front what to ask for
-        return _challenge(error, b'resource_metadata="%s"' % self.metadata_url.encode())
+        return bearer_challenge(error, b'resource_metadata="%s"' % self.metadata_url.encode())
 
     # -- checking a request --------------------------------------------------------------------
 

@@ -1,48 +1,45 @@
-"""One legacy MCP session: the lifecycle, and every method promptdeck answers.
+"""One legacy MCP session: the lifecycle, negotiation, and the methods of the legacy era.
 
 A request whose ``_meta`` names a protocol version belongs to the 2026-07-28
 era and is handed to ``server.modern`` (see ``modern.py``) whatever state the
-session is in, so one stdio process serves clients of both eras.
+session is in, so one stdio process serves clients of both eras. The prompt
+methods themselves are ``handlers``'; this module adds what only a session
+has: ``initialize``, ``ping``, ``logging/setLevel``, the lifecycle checks, and
+cancellation of its requests in flight.
 
-Transport-neutral: ``handle`` takes a decoded message and returns the
-response bytes (or a coroutine that will produce them, for prompts whose
-render is async). Notifications that belong to a request (progress) go to the
+Transport-neutral: ``handle`` takes a decoded message and returns an
+``outcome`` (an ``Answer``, a ``Pending`` render, or None when nothing is
+answered). Notifications that belong to a request (progress) go to the
 ``related`` callback the transport passes in; the rest (list_changed, log
 messages) go to ``notify``.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..prompts.arguments import bind
-from ..prompts.completion import complete
-from ..prompts.content import messages_to_wire
-from ..prompts.execution import run_render
-from ..prompts.spec import RenderContext
 from ..protocol import jsonrpc
-from ..protocol.errors import InternalError, InvalidParams, InvalidRequest, McpError, MethodNotFound
+from ..protocol.errors import InvalidParams, InvalidRequest, McpError, MethodNotFound
 from ..protocol.jsonrpc import Invalid, Notification, Request, RequestId, Response
 from ..protocol.lifecycle import Lifecycle, State
 from ..protocol.revisions import LATEST, Revision, negotiate
+from . import handlers
+from .handlers import LOG_LEVELS, Send
+from .modern import Subscription, modern_meta
+from .outcome import Outcome, Pending, answer, failed
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ..prompts.catalog import Catalog
     from .app import PromptServer
-    from .modern import Subscription
 
 log = logging.getLogger("promptdeck.server")
 
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 _PY_LEVEL = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40, "critical": 50,
              "alert": 50, "emergency": 50}
-
-Send = Callable[[bytes], None]
-_MODERN_KEY = "io.modelcontextprotocol/protocolVersion"
-Outcome = bytes | None | Coroutine[Any, Any, bytes | None]
 
 
 class LegacySession:
@@ -57,7 +54,8 @@ class LegacySession:
         self.lifecycle = Lifecycle()
         self.log_level: int | None = None
         self.client_info: dict[str, Any] = {}
-        self.in_flight: dict[RequestId, Any] = {}
+        #: the tasks of renders still running, by request id: what notifications/cancelled cancels
+        self.in_flight: dict[RequestId, asyncio.Task[Any]] = {}
         #: the scopes of who is asking; None (stdio) sees every prompt
         self.scopes: frozenset[str] | None = None
         self.principal = "local"
@@ -76,19 +74,20 @@ class LegacySession:
     # -- entry points -------------------------------------------------------------------------
 
     def handle_bytes(self, data: bytes, related: Send) -> Outcome | list[Outcome]:
-        """Decode a frame and handle it; a batch gives a list of outcomes."""
+        """Decode a frame and handle it; a batch gives a list of outcomes, one per message
+        (``outcome.join`` makes them one answer)."""
         try:
             decoded = jsonrpc.decode(data)
         except McpError as exc:
-            return jsonrpc.encode_error(None, exc)
+            return failed(None, "", exc)
         if isinstance(decoded, list):
             if not decoded:
-                return jsonrpc.encode_error(None, InvalidRequest("an empty batch is not a request"))
+                return failed(None, "", InvalidRequest("an empty batch is not a request"))
             if not self.revision.batches or self.lifecycle.revision is None:
-                return jsonrpc.encode_error(None, InvalidRequest(
+                return failed(None, "", InvalidRequest(
                     f"JSON-RPC batches are only accepted in 2025-03-26 sessions, not {self.revision.version}"))
             if any(isinstance(m, Request) and m.method == "initialize" for m in decoded):
-                return jsonrpc.encode_error(None, InvalidRequest("initialize must not be part of a batch"))
+                return failed(None, "", InvalidRequest("initialize must not be part of a batch"))
             return [self.handle(m, related) for m in decoded]
         return self.handle(decoded, related)
 
@@ -99,7 +98,7 @@ class LegacySession:
             self._notification(msg)
             return None
         if isinstance(msg, Invalid):
-            return jsonrpc.encode_error(msg.id, msg.error)
+            return failed(msg.id, "", msg.error)
         if isinstance(msg, Response):
             return None  # promptdeck sends no requests of its own, so no response is awaited
         raise AssertionError(msg)  # pragma: no cover
@@ -123,64 +122,36 @@ class LegacySession:
     # -- requests ------------------------------------------------------------------------------
 
     def _request(self, req: Request, related: Send) -> Outcome:
-        params = req.params
-        if params is not None and "_meta" in params and isinstance(params["_meta"], dict) \
-                and _MODERN_KEY in params["_meta"]:
-            return self._modern(req, related)
+        meta = modern_meta(req.params)
+        if meta is not None:
+            return self._modern(req, meta, related)
         try:
             self.lifecycle.check_request(req.method)
-            handler = _HANDLERS.get(req.method)
-            if handler is None:
-                raise MethodNotFound(f"method {req.method!r} is not offered by this server")
-            result = handler(self, req.params or {}, req, related)
         except McpError as exc:
-            return self._error(req, exc)
-        except Exception as exc:
-            return self._error(req, InternalError(f"{req.method}: {exc!r}"), exc)
-        if isinstance(result, bytes):
-            return jsonrpc.encode_raw_result(req.id, result)
-        if inspect.isawaitable(result):
-            return self._finish_async(req, result)
-        return jsonrpc.encode_result(req.id, result)
+            return failed(req.id, req.method, exc)
+        handler = METHODS.get(req.method)
+        if handler is None:
+            return failed(req.id, req.method, MethodNotFound(f"method {req.method!r} is not offered by this server"))
+        outcome: Outcome = answer(req, handler, self, req.params or {}, req, related)
+        if type(outcome) is Pending:
+            outcome.track(self.in_flight)
+        return outcome
 
-    def _modern(self, req: Request, related: Send) -> Outcome:
-        from .modern import Subscription
-
+    def _modern(self, req: Request, meta: dict[str, Any], related: Send) -> Outcome:
         endpoint = self.server.modern
         try:
-            ctx = endpoint.open(req, self.principal, self.scopes)
+            ctx = endpoint.open(req, meta, self.principal, self.scopes)
         except McpError as exc:
-            return jsonrpc.encode_error(req.id, exc)
+            return failed(req.id, req.method, exc)
         outcome = endpoint.handle(req, ctx, related, self.notify)
         if isinstance(outcome, Subscription):
             related(outcome.acknowledgement())  # before anything else on the subscription
             self.subscriptions[req.id] = outcome
             self.server.subscriptions.add(outcome)
             return None  # the listen request is answered only when the subscription ends
-        return outcome  # type: ignore[return-value]
-
-    async def _finish_async(self, req: Request, pending: Awaitable[Any]) -> bytes | None:
-        import asyncio  # only async prompts get here; the stdio server runs without asyncio otherwise
-
-        self.in_flight[req.id] = asyncio.current_task()
-        try:
-            result = await pending
-        except asyncio.CancelledError:
-            # notifications/cancelled: the spec asks for no response at all.
-            return None
-        except McpError as exc:
-            return self._error(req, exc)
-        except Exception as exc:
-            return self._error(req, InternalError(f"{req.method}: {exc!r}"), exc)
-        finally:
-            self.in_flight.pop(req.id, None)
-        return jsonrpc.encode_result(req.id, result)
-
-    def _error(self, req: Request, exc: McpError, cause: BaseException | None = None) -> bytes:
-        if isinstance(exc, InternalError):
-            log.error("request %r (%s) failed: %s", req.id, req.method, exc.detail,
-                      exc_info=cause if cause is not None and log.isEnabledFor(logging.DEBUG) else None)
-        return jsonrpc.encode_error(req.id, exc)
+        if type(outcome) is Pending:
+            outcome.track(self.in_flight)  # notifications/cancelled reaches it on stdio too
+        return outcome
 
     def _initialize(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         rev = negotiate(params.get("protocolVersion"))
@@ -204,27 +175,14 @@ class LegacySession:
         return {}
 
     def _list(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        return self.catalog.page(self.revision, params.get("cursor"))
+        return handlers.list_prompts(self.catalog, self.revision, params)
 
     def _get(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        prompt = self.catalog.require(params.get("name"))
-        raw_args = params.get("arguments")
-        if raw_args is not None and not isinstance(raw_args, dict):
-            raise InvalidParams('"arguments" must be an object mapping names to strings')
-        values = bind(prompt.arguments, raw_args, prompt.name)
-        rev = self.revision
-        ctx = RenderContext(prompt.name, progress_reporter(params, related, rev.progress_message))
-        rendered = run_render(lambda: prompt.render(values, ctx), prompt.name, prompt.work,
-                              self.server.prompt_seconds)
-        if inspect.isawaitable(rendered):
-            return self._await_render(rendered, prompt.description, rev)
-        return get_result(rendered, prompt.description, rev)
-
-    async def _await_render(self, pending: Awaitable[Any], description: str | None, rev: Revision) -> Any:
-        return get_result(await pending, description, rev)
+        prompt, given = handlers.find_prompt(self.catalog, params)
+        return handlers.render(self.server, prompt, given, params, self.revision, related)
 
     def _complete(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        return complete_prompt(self.server, self.catalog, params)
+        return handlers.complete(self.server, self.catalog, params)
 
     def _set_level(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         level = params.get("level")
@@ -259,55 +217,8 @@ class LegacySession:
                                                 {"level": wire, "logger": name, "data": data}))
 
 
-def progress_reporter(params: dict[str, Any], related: Send, with_message: bool) -> Callable[..., None] | None:
-    """Sends notifications/progress for the request's ``progressToken``; None when it has none."""
-    meta = params.get("_meta")
-    token = meta.get("progressToken") if isinstance(meta, dict) else None
-    if token is None or isinstance(token, bool) or not isinstance(token, str | int):
-        return None
-    last = [float("-inf")]
-
-    def report(done: float, total: float | None, message: str | None) -> None:
-        if done <= last[0]:
-            return  # progress must increase; a repeat or step back is dropped
-        last[0] = done
-        note: dict[str, Any] = {"progressToken": token, "progress": done}
-        if total is not None:
-            note["total"] = total
-        if message is not None and with_message:
-            note["message"] = message
-        related(jsonrpc.encode_notification("notifications/progress", note))
-
-    return report
-
-
-def complete_prompt(server: PromptServer, catalog: Catalog, params: dict[str, Any]) -> dict[str, Any]:
-    """The ``completion/complete`` result, for either era."""
-    ref = params.get("ref")
-    argument = params.get("argument")
-    if not isinstance(ref, dict) or not isinstance(argument, dict):
-        raise InvalidParams('completion/complete needs "ref" and "argument" objects')
-    if ref.get("type") == "ref/resource":
-        raise InvalidParams("this server offers no resources to complete")
-    if ref.get("type") != "ref/prompt":
-        raise InvalidParams(f"unknown reference type {ref.get('type')!r}")
-    prompt = catalog.require(ref.get("name"))
-    context = params.get("context")
-    filled = context.get("arguments") if isinstance(context, dict) else None
-    hook = server.completers.get((prompt.name, argument.get("name")))  # type: ignore[arg-type]
-    return {"completion": complete(prompt, argument.get("name"), argument.get("value"),
-                                   filled if isinstance(filled, dict) else None, hook)}
-
-
-def get_result(messages: Any, description: str | None, rev: Revision) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    if description is not None:
-        result["description"] = description
-    result["messages"] = messages_to_wire(messages, rev)
-    return result
-
-
-_HANDLERS: dict[str, Callable[[LegacySession, dict[str, Any], Request, Send], Any]] = {
+#: The methods of a legacy session, by name (what /metrics counts by name, with the modern ones).
+METHODS: dict[str, Callable[[LegacySession, dict[str, Any], Request, Send], Any]] = {
     "initialize": LegacySession._initialize,
     "ping": LegacySession._ping,
     "prompts/list": LegacySession._list,

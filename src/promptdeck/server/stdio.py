@@ -15,11 +15,12 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import IO, TYPE_CHECKING, Any
 
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest
+from .outcome import Answer, assemble
 from .session import LegacySession
 from .watch import WatchThread, watch_folders
 
@@ -145,44 +146,16 @@ class StdioConnection:
                 out.clear()
             self.output.write_locked(message + b"\n")
 
-        outcome = self.session.handle_bytes(line, related)
-        if isinstance(outcome, list):
-            answers = [item for item in outcome if isinstance(item, bytes)]
-            pending = [item for item in outcome if item is not None and not isinstance(item, bytes)]
-            if pending:
-                self.runner.submit(self._batch(answers, pending))
-            elif answers:
-                joined = _joined(answers)
-                if joined is not None:
-                    out.append(joined)
-        elif isinstance(outcome, bytes):
-            out.append(outcome)
-        elif outcome is not None:
-            self.runner.submit(self._single(outcome))
+        response = assemble(self.session.handle_bytes(line, related))
+        if isinstance(response, Answer):
+            out.append(response.data)
+        elif response is not None:
+            self.runner.submit(self._later(response))
 
-    async def _single(self, pending: Coroutine[Any, Any, bytes | None]) -> None:
+    async def _later(self, pending: Awaitable[Answer | None]) -> None:
         answer = await pending
         if answer is not None:
-            self.output.write(answer + b"\n")
-
-    async def _batch(self, answers: list[bytes], pending: list[Coroutine[Any, Any, bytes | None]]) -> None:
-        import asyncio
-
-        for answer in await asyncio.gather(*pending):
-            if answer is not None:
-                answers.append(answer)
-        joined = _joined(answers)
-        if joined is not None:
-            self.output.write(joined + b"\n")
-
-
-def _joined(answers: list[bytes]) -> bytes | None:
-    """A batch's answers as one array of at most about ``jsonrpc.MAX_BATCH_RESPONSE_BYTES``: those past
-    it are replaced by an error for their id, as over HTTP."""
-    batch = jsonrpc.BatchAnswers()
-    for answer in answers:
-        batch.add_answer(answer)
-    return batch.encode()
+            self.output.write(answer.data + b"\n")
 
 
 class _ClientLogHandler(logging.Handler):

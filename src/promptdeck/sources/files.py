@@ -165,11 +165,6 @@ def _stage_files(job: tuple[str, list[str]]) -> list[tuple[str, Staged]]:
     return out
 
 
-def parse_file(library: Library, rel: str, data: bytes, *, compile_now: bool = True) -> ParsedFile:
-    """Parse one prompt file; every problem found is returned with its line."""
-    return build_prompt(library, rel, stage_file(rel, data), compile_now=compile_now)
-
-
 def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: bool = True) -> ParsedFile:
     """The second stage: arguments, templates and the ``Prompt``."""
     errors: list[PromptFileError] = []

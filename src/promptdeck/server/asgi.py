@@ -1,4 +1,9 @@
-"""Small pieces of plain ASGI: the callable's types, headers, bodies and short responses."""
+"""Small pieces of plain ASGI: the callable's types, headers, bodies, responses and SSE framing.
+
+Every transport frames its server-sent events here (``sse_event``,
+``sse_priming``) and answers a POST here (``respond_messages``): JSON when it
+may and nothing came before the answer, else one event stream.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +33,8 @@ SSE_HEADERS: Headers = [
 
 T = TypeVar("T")
 KEEP_ALIVE_SECONDS = 15.0
+#: How long a client is told to wait before reconnecting an SSE stream (the ``retry`` field).
+RETRY_MS = 3000
 #: How long a request body may take to arrive, once its head is in.
 BODY_SECONDS = 30.0
 
@@ -114,7 +121,7 @@ async def stream_queue(send: Send, receive: Receive, queue: asyncio.Queue[T | No
     Returns early when the client goes away; a comment line every ``KEEP_ALIVE_SECONDS`` keeps
     proxies from closing a quiet stream.
     """
-    gone = asyncio.ensure_future(_disconnected(receive))
+    gone = asyncio.ensure_future(disconnected(receive))
     try:
         while True:
             getter = asyncio.ensure_future(queue.get())
@@ -136,7 +143,8 @@ async def stream_queue(send: Send, receive: Receive, queue: asyncio.Queue[T | No
         gone.cancel()
 
 
-async def _disconnected(receive: Receive) -> None:
+async def disconnected(receive: Receive) -> None:
+    """Returns once the client has gone away (everything it sends before that is dropped)."""
     while (await receive())["type"] != "http.disconnect":
         pass
 
@@ -160,6 +168,36 @@ async def respond_events(send: Send, stream: bytes, headers: Headers | None = No
         out.extend(headers)
     await send({"type": "http.response.start", "status": 200, "headers": out})
     await send({"type": "http.response.body", "body": stream})
+
+
+def sse_event(data: bytes, event_id: str | None = None) -> bytes:
+    """One SSE event carrying one JSON-RPC message."""
+    head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
+    return head + b"event: message\ndata: " + data + b"\n\n"
+
+
+def sse_priming(event_id: str) -> bytes:
+    """The event a 2025-11-25 stream opens with: an id to resume from, how long to wait before
+    reconnecting, and no data."""
+    return f"id: {event_id}\nretry: {RETRY_MS}\ndata: \n\n".encode()
+
+
+async def respond_messages(send: Send, related: list[bytes], final: bytes, *, status: int = 200,
+                           json: bool = True, stream_id: str | None = None, headers: Headers | None = None) -> None:
+    """A POST's answer: ``final`` as JSON when ``json`` allows and no ``related`` message (progress) comes
+    before it; else one event stream of them all. With ``stream_id`` the stream is primed and its events
+    are numbered ``{stream_id}-N`` (2025-11-25 and later legacy revisions)."""
+    if json and not related:
+        await respond(send, status, final, headers=headers)
+        return
+    frames = [*related, final]
+    if stream_id is None:
+        stream = b"".join(sse_event(data) for data in frames)
+    else:
+        # The whole stream is in this one body, so there is nothing to resume: the ids are for form.
+        stream = sse_priming(f"{stream_id}-0") + b"".join(
+            sse_event(data, f"{stream_id}-{n}") for n, data in enumerate(frames, 1))
+    await respond_events(send, stream, headers)
 
 
 async def respond_error(send: Send, status: int, error: McpError, headers: Headers | None = None) -> None:

@@ -1,0 +1,115 @@
+"""The prompt methods, written once for both eras.
+
+``prompts/list``, ``prompts/get`` and ``completion/complete`` mean the same in
+every revision; what differs is decided by the ``Revision`` they are given
+(fields, content types, progress messages). Each era wraps these with what is
+its own: a legacy session adds the lifecycle and negotiation (``session.py``),
+the 2026-07-28 endpoint adds ``_meta``, ``resultType``, caching hints and
+input_required (``modern.py``). A handler returns a result dict, pre-encoded
+result bytes, or an awaitable of a dict, and raises ``McpError``; turning that
+into a response is ``outcome.answer``'s job.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..prompts.arguments import bind
+from ..prompts.completion import complete as complete_argument
+from ..prompts.content import messages_to_wire
+from ..prompts.execution import run_render
+from ..prompts.spec import Prompt, RenderContext
+from ..protocol import jsonrpc
+from ..protocol.errors import InvalidParams
+from ..protocol.revisions import Revision
+
+if TYPE_CHECKING:
+    from ..prompts.catalog import Catalog
+    from .app import PromptServer
+
+#: Where a request's related notifications (progress) go: before its response, on its stream.
+Send = Callable[[bytes], None]
+
+#: The levels of logging/setLevel and of the 2026-07-28 ``_meta`` log level, least severe first.
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+def list_prompts(catalog: Catalog, rev: Revision, params: dict[str, Any], extra: dict[str, Any] | None = None,
+                 extra_key: str = "") -> bytes:
+    """One ``prompts/list`` page, encoded (pages are cached per catalog snapshot; see ``Catalog.page``)."""
+    return catalog.page(rev, params.get("cursor"), extra, extra_key)
+
+
+def find_prompt(catalog: Catalog, params: dict[str, Any]) -> tuple[Prompt, dict[str, Any] | None]:
+    """The prompt a ``prompts/get`` names, and the arguments it was given (checked to be an object)."""
+    prompt = catalog.require(params.get("name"))
+    given = params.get("arguments")
+    if given is not None and not isinstance(given, dict):
+        raise InvalidParams('"arguments" must be an object mapping names to strings')
+    return prompt, given
+
+
+def render(server: PromptServer, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
+           rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+    """The ``prompts/get`` result: arguments bound and checked, the prompt rendered under its limits."""
+    values = bind(prompt.arguments, arguments, prompt.name)
+    progress = RenderContext(prompt.name, progress_reporter(params, related, rev.progress_message))
+    rendered = run_render(lambda: prompt.render(values, progress), prompt.name, prompt.work,
+                          server.prompt_seconds)
+    if not isinstance(rendered, list) and inspect.isawaitable(rendered):  # a list first: the common case
+        return _rendered(rendered, prompt.description, rev)
+    return get_result(rendered, prompt.description, rev)
+
+
+async def _rendered(pending: Awaitable[Any], description: str | None, rev: Revision) -> dict[str, Any]:
+    return get_result(await pending, description, rev)
+
+
+def get_result(messages: Any, description: str | None, rev: Revision) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    if description is not None:
+        result["description"] = description
+    result["messages"] = messages_to_wire(messages, rev)
+    return result
+
+
+def complete(server: PromptServer, catalog: Catalog, params: dict[str, Any]) -> dict[str, Any]:
+    """The ``completion/complete`` result."""
+    ref = params.get("ref")
+    argument = params.get("argument")
+    if not isinstance(ref, dict) or not isinstance(argument, dict):
+        raise InvalidParams('completion/complete needs "ref" and "argument" objects')
+    if ref.get("type") == "ref/resource":
+        raise InvalidParams("this server offers no resources to complete")
+    if ref.get("type") != "ref/prompt":
+        raise InvalidParams(f"unknown reference type {ref.get('type')!r}")
+    prompt = catalog.require(ref.get("name"))
+    context = params.get("context")
+    filled = context.get("arguments") if isinstance(context, dict) else None
+    hook = server.completers.get((prompt.name, argument.get("name")))  # type: ignore[arg-type]
+    return {"completion": complete_argument(prompt, argument.get("name"), argument.get("value"),
+                                            filled if isinstance(filled, dict) else None, hook)}
+
+
+def progress_reporter(params: dict[str, Any], related: Send, with_message: bool) -> Callable[..., None] | None:
+    """Sends notifications/progress for the request's ``progressToken``; None when it has none."""
+    meta = params.get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    if token is None or isinstance(token, bool) or not isinstance(token, str | int):
+        return None
+    last = [float("-inf")]
+
+    def report(done: float, total: float | None, message: str | None) -> None:
+        if done <= last[0]:
+            return  # progress must increase; a repeat or step back is dropped
+        last[0] = done
+        note: dict[str, Any] = {"progressToken": token, "progress": done}
+        if total is not None:
+            note["total"] = total
+        if message is not None and with_message:
+            note["message"] = message
+        related(jsonrpc.encode_notification("notifications/progress", note))
+
+    return report
