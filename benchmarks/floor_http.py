@@ -65,8 +65,8 @@ def floor_app(kind: str, library: Path) -> Any:
     from promptdeck.prompts.spec import RenderContext
     from promptdeck.protocol import jsonrpc
     from promptdeck.protocol.revisions import MODERN
+    from promptdeck.server._asgi import read_body
     from promptdeck.server.app import PromptServer
-    from promptdeck.server.asgi import read_body
     from promptdeck.server.session import get_result
 
     server = PromptServer("floor")

@@ -1,14 +1,16 @@
-"""``PromptServer``: the prompts a server offers, from folders and Python, and the sessions it serves.
+"""``PromptServer``: the prompts a server offers, from its sources, and the sessions it serves.
 
-The server holds one immutable ``Catalog`` and replaces it whole when a source
-changes; sessions read ``server.catalog`` on every request and never lock.
+The server holds one immutable ``Catalog`` built from every ``Source`` (folders,
+Python functions, any other kind: see ``promptdeck.sources``) and replaces it
+whole when a source changes; sessions read ``server.catalog`` on every request
+and never lock.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._version import __version__
@@ -16,12 +18,12 @@ from ..prompts.catalog import DEFAULT_PAGE_SIZE, Catalog
 from ..prompts.execution import CODE_SECONDS
 from ..prompts.spec import Completer, Prompt
 from ..protocol import jsonrpc
-from ..protocol.errors import LibraryError
+from ..protocol.errors import LibraryError, PromptdeckError
 from ..protocol.revisions import Revision
+from ..sources import Source
 from ..sources.python import PythonSource
 
 if TYPE_CHECKING:
-    from ..sources.files import FileSource
     from .modern import ModernEndpoint, Subscription
     from .session import LegacySession
 
@@ -53,14 +55,17 @@ class PromptServer:
         self.page_size = page_size
         #: how long 2026-07-28 clients may cache prompts/list pages and server/discover
         self.list_ttl_ms = list_ttl_ms
-        self.folders: list[FileSource] = []
+        #: the sources loaded, in the order added; on a name clash the earlier one wins
+        self.sources: list[Source] = []
+        #: prompts made with ``prompt`` and ``add_prompt``: after every other source
         self.python = PythonSource()
         self.sessions: set[LegacySession] = set()
         #: open 2026-07-28 subscriptions (stdio and HTTP), told when the list changes
         self.subscriptions: set[Subscription] = set()
         self._modern: ModernEndpoint | None = None
         self._catalog = Catalog(page_size=page_size)
-        self.pending: list[tuple[str | os.PathLike[str], bool | None]] = []
+        #: sources to load when the catalog is first read: (the folder it watches, how to make it)
+        self.pending: list[tuple[str, Callable[[], Source]]] = []
 
     # -- building the library ------------------------------------------------------------------
 
@@ -74,28 +79,37 @@ class PromptServer:
         """
         if not os.path.isdir(path):
             raise LibraryError(f"prompt library {str(path)!r} is not a folder")
-        self.pending.append((path, compile_all))
+
+        def make() -> Source:
+            from ..sources.files import FileSource  # parsing and templates: imported once prompts are read
+
+            return FileSource(path, compile_all=compile_all)
+
+        self.pending.append((os.path.realpath(path), make))
         if not defer:
             self._load_pending()
 
-    def _load_pending(self) -> None:
-        from ..sources.files import FileSource
+    def add_source(self, source: Source) -> None:
+        """Serve the prompts of ``source`` (after those added before it): loaded now, problems logged."""
+        self._take(source)
+        self.refresh()
 
+    def _take(self, source: Source) -> None:
+        _log_problems(source.load())
+        source.attach(self.refresh)
+        self.sources.append(source)
+
+    def _load_pending(self) -> None:
         pending, self.pending = self.pending, []
-        for path, compile_all in pending:
-            source = FileSource(path)
-            source.load(compile_all=compile_all)
-            for errors in source.errors.values():
-                for error in errors:
-                    log.error("%s", error)
-            self.folders.append(source)
+        for _, make in pending:
+            self._take(make())
         # No session has seen a list that lacked these prompts: reading the catalog is what loads them.
         self.refresh(notify=False)
         log.info("serving %d prompts", len(self._catalog))
 
     def watch_roots(self) -> list[str]:
         """Absolute paths of every folder served, loaded or not yet."""
-        return [str(f.root) for f in self.folders] + [os.path.realpath(p) for p, _ in self.pending]
+        return [root for source in self.sources for root in source.watch_roots()] + [root for root, _ in self.pending]
 
     @property
     def catalog(self) -> Catalog:
@@ -150,8 +164,7 @@ class PromptServer:
     def build_catalog(self) -> Catalog:
         """A new snapshot of every source; on a name clash the earlier source wins and it is logged."""
         seen: dict[str, Prompt] = {}
-        sources: list[FileSource | PythonSource] = [*self.folders, self.python]
-        for source in sources:
+        for source in [*self.sources, self.python]:
             for prompt in source.prompts():
                 first = seen.get(prompt.name)
                 if first is not None:
@@ -180,19 +193,15 @@ class PromptServer:
         return True
 
     def reload_paths(self, paths: Iterable[str]) -> bool:
-        """Re-read changed files of every folder (from the watcher) and swap the catalog; see ``refresh``."""
-        paths = list(paths)
-        for source in self.folders:
-            source.update(p for p in paths if _below(p, str(source.root)))
-            for rel, errors in source.errors.items():
-                if any(os.path.abspath(p) == str(source.root / rel) for p in paths):
-                    for error in errors:
-                        log.error("%s", error)
+        """Hand changed paths to every source (from the watcher) and swap the catalog; see ``refresh``."""
+        changed: Sequence[str] = list(paths)
+        for source in self.sources:
+            _log_problems(source.reload(changed))
         return self.refresh()
 
     def catch_up(self) -> bool:
         """Reload what changed while the library loaded, before a watcher could see it; see ``refresh``."""
-        changed = [path for source in self.folders for path in source.changed_since_load()]
+        changed = [path for source in self.sources for path in source.changed_since_load()]
         return self.reload_paths(changed) if changed else False
 
     def serve(self, *, watch: bool = True) -> None:
@@ -202,8 +211,6 @@ class PromptServer:
         serve_stdio(self, watch=watch)
 
 
-def _below(path: str, root: str) -> bool:
-    absolute = os.path.abspath(path)
-    return absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep)
-
-
+def _log_problems(problems: Sequence[PromptdeckError]) -> None:
+    for problem in problems:
+        log.error("%s", problem)

@@ -42,7 +42,7 @@ from ..protocol.errors import AuthError, InvalidRequest, ParseError
 from ..protocol.jsonrpc import Invalid, Notification, Request
 from ..protocol.revisions import HTTP_DEFAULT, MODERN, REVISIONS, Revision
 from . import limits
-from .asgi import (
+from ._asgi import (
     BODY_SECONDS,
     SSE_HEADERS,
     BodyTooLarge,
@@ -52,6 +52,7 @@ from .asgi import (
     Scope,
     Send,
     accepts_all,
+    from_any_thread,
     header,
     headers_of,
     media_type,
@@ -101,6 +102,9 @@ class _HttpSession:
     def __init__(self, server: PromptServer, session_id: str, principal: Principal) -> None:
         self.id = session_id
         self.principal = principal.name
+        #: the event loop this session lives on (its queues belong to it)
+        self.loop = asyncio.get_running_loop()
+        self.notify = from_any_thread(self._push)
         self.legacy = LegacySession(server, self.notify)
         self.legacy.scopes = principal.scopes
         self.last_seen = time.monotonic()
@@ -111,18 +115,6 @@ class _HttpSession:
         # server keep every notification it missed.
         self.undelivered: deque[tuple[int, bytes]] = deque(maxlen=REPLAY_EVENTS)
         self.streams = 0
-        self.loop = asyncio.get_running_loop()
-
-    def notify(self, message: bytes) -> None:
-        # Log records may be emitted on other threads; the queue belongs to the event loop.
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self.loop:
-            self._push(message)
-        else:
-            self.loop.call_soon_threadsafe(self._push, message)
 
     def _push(self, message: bytes) -> None:
         self.next_event += 1

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from ..protocol import jsonrpc
 from ..protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError
 from ..protocol.jsonrpc import Notification, Request
-from . import asgi, limits
+from . import _asgi as asgi
+from . import limits
 from .guard import Principal
 from .modern import META_VERSION, Subscription
 from .outcome import Answer, Pending, failed
@@ -122,19 +123,7 @@ async def _unless_closed(pending: Pending, receive: asgi.Receive) -> Answer | No
 async def _listen(app: StreamableHttpApp, message: Request, ctx: Any, receive: asgi.Receive,
                   send: asgi.Send) -> None:
     queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-    loop = asyncio.get_running_loop()
-
-    def push(data: bytes) -> None:
-        # The catalog may be swapped from another thread (a Python prompt registered there).
-        try:
-            here = asyncio.get_running_loop() is loop
-        except RuntimeError:
-            here = False
-        if here:
-            queue.put_nowait(data)
-        else:
-            loop.call_soon_threadsafe(queue.put_nowait, data)
-
+    push = asgi.from_any_thread(queue.put_nowait)
     outcome = app.server.modern.handle(message, ctx, push, push)
     if not isinstance(outcome, Subscription):
         assert isinstance(outcome, Answer)  # listen is answered at once: a subscription or its error

@@ -21,8 +21,9 @@ from urllib.parse import parse_qs
 
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest, ParseError
-from . import asgi, limits
-from .asgi import Receive, Scope, Send
+from . import _asgi as asgi
+from . import limits
+from ._asgi import Receive, Scope, Send
 from .guard import Principal
 from .outcome import Answer, assemble
 from .session import LegacySession
@@ -37,20 +38,10 @@ class _SseSession:
         self.principal = principal.name
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.loop = asyncio.get_running_loop()
+        self.push = asgi.from_any_thread(self.queue.put_nowait)
         self.legacy = LegacySession(app.server, self.push)
         self.legacy.scopes = principal.scopes
         self.tasks: set[asyncio.Task[None]] = set()
-
-    def push(self, message: bytes) -> None:
-        # Log records can come from other threads; the queue belongs to the event loop.
-        try:
-            same = asyncio.get_running_loop() is self.loop
-        except RuntimeError:
-            same = False
-        if same:
-            self.queue.put_nowait(message)
-        else:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, message)
 
     def close(self) -> None:
         self.legacy.close()

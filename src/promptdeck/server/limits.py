@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest
 from ..protocol.jsonrpc import Request
-from .asgi import Send, respond_error
+from ._asgi import Send, respond_error
 from .modern import modern_meta
 
 if TYPE_CHECKING:

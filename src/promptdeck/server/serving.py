@@ -15,7 +15,7 @@ here as a thin subclass of its httptools protocol, not a fork:
   (uvicorn resumes reading after every answer, so its queue could grow without
   bound for a client that pipelines and never reads).
 
-The request body's deadline is the app's (``asgi.read_body``).
+The request body's deadline is the app's (``_asgi.read_body``).
 """
 
 from __future__ import annotations

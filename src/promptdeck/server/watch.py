@@ -42,7 +42,7 @@ def _reload(server: PromptServer, changes: set[tuple[Any, str]]) -> None:
 
 async def watch_folders(server: PromptServer, stop: asyncio.Event) -> None:
     """Reload changed prompt files until ``stop`` is set (inside an asyncio loop)."""
-    roots = [str(f.root) for f in server.folders]
+    roots = server.watch_roots()
     if not roots:
         return
     from watchfiles import awatch

@@ -1,0 +1,52 @@
+"""Where prompts come from: the ``Source`` seam, and its kinds (``files``, ``python``).
+
+``PromptServer`` builds its catalog from the ``prompts()`` of every source it
+was given, in the order they were added; on a name clash the earlier source
+wins. A source tells the server what changed in one of two ways:
+
+- a source of files names its folders in ``watch_roots``; the server's watcher
+  hands it the changed paths in ``reload`` and swaps the catalog;
+- a source that learns of changes itself (a store told of a new version) calls
+  the ``changed`` callback it is given in ``attach``, on any thread.
+
+Problems are returned, never raised, so one bad prompt never stops a library:
+the server logs them and serves the rest, and a prompt that fails to reload
+keeps its last good version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..prompts.spec import Prompt
+    from ..protocol.errors import PromptdeckError
+
+
+class Source:
+    """A place prompts come from. ``prompts`` is all a source must have; the rest defaults to nothing."""
+
+    def load(self) -> Sequence[PromptdeckError]:
+        """Read everything, at start-up; the problems found."""
+        return []
+
+    def prompts(self) -> Iterable[Prompt]:
+        """The prompts this source serves now."""
+        raise NotImplementedError
+
+    def watch_roots(self) -> Sequence[str]:
+        """Folders (absolute paths) whose changes ``reload`` takes."""
+        return ()
+
+    def reload(self, paths: Sequence[str]) -> Sequence[PromptdeckError]:
+        """Re-read what changed at ``paths`` (absolute, any of them possibly outside this source); the
+        problems found in those paths."""
+        return []
+
+    def changed_since_load(self) -> list[str]:
+        """Paths changed while loading, before a watcher could see them (handed to ``reload`` next)."""
+        return []
+
+    def attach(self, changed: Callable[[], object]) -> None:
+        """Called once, when the server takes this source: ``changed()`` rebuilds the server's catalog."""

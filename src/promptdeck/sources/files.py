@@ -11,7 +11,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from ..prompts.arguments import Argument, SpecError, parse_arguments
 from ..prompts.paths import is_prompt_path, read_confined
 from ..prompts.spec import NAME_RE, Prompt
 from ..protocol.errors import InvalidParams, LibraryError, PromptFileError
+from . import Source
 from ._blocks import Block, BlockError, build_block, render_blocks, validate_icons, work_of
 from ._frontmatter import YamlRefused, fast_load, safe_yaml
 from ._library import Library
@@ -234,10 +235,14 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     return ParsedFile(prompt)
 
 
-class FileSource:
-    """A folder of prompt files, loaded once and then updated file by file."""
+class FileSource(Source):
+    """A folder of prompt files, loaded once and then updated file by file.
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    ``compile_all``: compile every template at load (the default for small libraries) or on first use.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], *, compile_all: bool | None = None) -> None:
+        self.compile_all = compile_all
         path = Path(root)
         if not path.is_dir():
             raise LibraryError(f"prompt library {str(root)!r} is not a folder")
@@ -261,8 +266,9 @@ class FileSource:
         found.sort()
         return found
 
-    def load(self, *, compile_all: bool | None = None) -> None:
-        """Read every file. ``compile_all`` defaults to compiling templates now for small libraries."""
+    def load(self, *, compile_all: bool | None = None) -> list[PromptFileError]:
+        """Read every file; the problems found. ``compile_all`` overrides the one given at construction."""
+        compile_all = self.compile_all if compile_all is None else compile_all
         self.loaded_ns = time.time_ns()
         paths = self.scan()
         compile_now = len(paths) <= EAGER_COMPILE_LIMIT if compile_all is None else compile_all
@@ -281,6 +287,17 @@ class FileSource:
         finally:
             if collecting:
                 gc.enable()
+        return [error for errors in self.errors.values() for error in errors]
+
+    def watch_roots(self) -> list[str]:
+        return [str(self.root)]
+
+    def reload(self, paths: Sequence[str]) -> list[PromptFileError]:
+        """``update`` with the paths below this folder; the problems in them."""
+        root = str(self.root)
+        mine = {os.path.abspath(p) for p in paths if _below(p, root)}
+        self.update(mine)
+        return [error for rel, errors in self.errors.items() if str(self.root / rel) in mine for error in errors]
 
     def _staged(self, paths: list[str]) -> Iterable[tuple[str, Staged]]:
         """Read and stage files; a large library is staged by worker processes, one per core."""
@@ -363,3 +380,8 @@ class FileSource:
             owner[prompt.name] = rel
             out.append(prompt)
         return out
+
+
+def _below(path: str, root: str) -> bool:
+    absolute = os.path.abspath(path)
+    return absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep)

@@ -25,6 +25,7 @@ from ..prompts.content import Audio, Image, Message, Resource, ResourceLink, Tex
 from ..prompts.execution import CODE, LIGHT, check_output
 from ..prompts.spec import Completer, Prompt, RenderContext
 from ..protocol.errors import InternalError
+from . import Source
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -140,7 +141,7 @@ async def _render_async(fn: Callable[..., Any], kwargs: dict[str, Any], name: st
     return check_output(_normalize(await fn(**kwargs), name), name)
 
 
-class PythonSource:
+class PythonSource(Source):
     """Prompts registered with the ``prompt`` decorator, and completion hooks for any prompt."""
 
     def __init__(self) -> None:

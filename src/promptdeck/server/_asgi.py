@@ -170,6 +170,27 @@ async def respond_events(send: Send, stream: bytes, headers: Headers | None = No
     await send({"type": "http.response.body", "body": stream})
 
 
+def from_any_thread(deliver: Callable[[T], None]) -> Callable[[T], None]:
+    """``deliver`` made safe to call from any thread: run at once on the running loop, else handed to it.
+
+    Notifications come from other threads too (log records, a catalog swapped by a source's own thread),
+    while the queues they go to belong to the event loop.
+    """
+    loop = asyncio.get_running_loop()
+
+    def call(item: T) -> None:
+        try:
+            here = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            here = False
+        if here:
+            deliver(item)
+        else:
+            loop.call_soon_threadsafe(deliver, item)
+
+    return call
+
+
 def sse_event(data: bytes, event_id: str | None = None) -> bytes:
     """One SSE event carrying one JSON-RPC message."""
     head = b"id: " + event_id.encode() + b"\n" if event_id is not None else b""
