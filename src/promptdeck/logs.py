@@ -82,6 +82,11 @@ def setup_logging(verbose: int, style: str = "text") -> None:
     root = logging.getLogger("promptdeck")
     root.addHandler(handler)
     root.setLevel(max(logging.WARNING - 10 * verbose, logging.DEBUG))
+    # uvicorn's own records (serve --http) go through the same handler, so they are escaped or JSON too;
+    # serving.config tells uvicorn not to install handlers of its own.
+    uvicorn = logging.getLogger("uvicorn")
+    uvicorn.addHandler(handler)
+    uvicorn.propagate = False
 
 
 def announce(message: str) -> None:

@@ -162,3 +162,26 @@ def test_metrics_count_only_the_prompts_the_asker_may_see(library: Path, tmp_pat
         assert prompts_gauge("hr-token-0123456789abcdef") == 3
         listed = rpc(url, "guest-token-0123456789abc", "prompts/list").json()["result"]["prompts"]
         assert len(listed) == prompts_gauge("guest-token-0123456789abc")
+
+
+@pytest.mark.parametrize("style", ["json", "text"])
+def test_uvicorn_records_are_formatted_like_ours(library: Path, tmp_path: Path, style: str) -> None:
+    """uvicorn's own warnings go through promptdeck's handler: a JSON object with --log-format json, an
+    escaped line otherwise (never uvicorn's own unescaped text)."""
+    import socket
+
+    log = tmp_path / "server.log"
+    with http_server(str(library), "--log-format", style, log=log) as url:
+        host, port = url.removeprefix("http://").split("/")[0].split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(b"GARBAGE\r\n\r\n")
+            assert sock.recv(100).startswith(b"HTTP/1.1 400")
+        deadline = time.monotonic() + 10
+        while "Invalid HTTP request" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    [line] = [line for line in log.read_text().splitlines() if "Invalid HTTP request" in line]
+    if style == "json":
+        assert json.loads(line) | {"time": ""} == {"time": "", "level": "warning", "logger": "uvicorn.error",
+                                                    "message": "Invalid HTTP request received."}
+    else:
+        assert line == "promptdeck WARNING Invalid HTTP request received."  # the format of our own lines

@@ -132,7 +132,10 @@ def config(app: Any, host: str, port: int, **extra: Any) -> Any:
         "timeout_graceful_shutdown": 10,
         # X-Forwarded-For is believed only from proxies named with --trusted-proxy (uvicorn would
         # otherwise believe it from 127.0.0.1, letting any local client pick its rate-limit bucket).
-        "proxy_headers": False, **extra}
+        "proxy_headers": False,
+        # Logging is promptdeck's (logs.setup_logging): uvicorn's records reach its handler, formatted as
+        # --log-format says, instead of uvicorn's own unescaped text.
+        "log_config": None, **extra}
     return uvicorn.Config(app, host=host, port=port, **settings)
 
 
