@@ -8,8 +8,10 @@ from .logs import setup_logging
 
 
 def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bool, verbose: int,
-                        list_ttl_ms: int = 60_000, log_format: str = "text") -> int:
-    """Serve FOLDERS on stdin/stdout; returns the exit code (1 when a folder cannot be served)."""
+                        list_ttl_ms: int = 60_000, log_format: str = "text", store: str | None = None,
+                        label: str = "production") -> int:
+    """Serve FOLDERS (and the ``label`` of ``store``) on stdin/stdout; returns the exit code (1 when a
+    folder or the store cannot be served)."""
     setup_logging(verbose, log_format)
     from .protocol.errors import PromptdeckError
     from .server.app import PromptServer
@@ -18,6 +20,8 @@ def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bo
     try:
         for folder in folders:
             server.add_folder(folder, defer=True)
+        if store is not None:
+            server.add_store(store, label=label)
     except PromptdeckError as exc:
         sys.stderr.write(f"promptdeck: {exc}\n")
         return 1

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def _fail(message: str, code: int = 1) -> NoReturn:
+def fail(message: str, code: int = 1) -> NoReturn:
     click.echo(f"promptdeck: {message}", err=True)
     sys.exit(code)
 
@@ -31,7 +31,7 @@ def _parse_args(pairs: tuple[str, ...]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            _fail(f"-a takes name=value, got {pair!r}", 2)
+            fail(f"-a takes name=value, got {pair!r}", 2)
         out[key] = value
     return out
 
@@ -43,7 +43,11 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.argument("folders", nargs=-1, type=click.Path(file_okay=False))
+@click.option("--store", metavar="URL", help="Also serve a label of this versioned store (sqlite:///path.db, "
+              "a path ending in .db, or postgresql://…).")
+@click.option("--label", default="production", show_default=True, metavar="LABEL",
+              help="With --store: the label to serve; it is followed as it moves.")
 @click.option("--name", default="promptdeck", show_default=True, help="Server name clients see.")
 @click.option("--page-size", default=100, show_default=True, type=click.IntRange(1, 10_000),
               help="Prompts per prompts/list page.")
@@ -97,8 +101,11 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
           oauth_issuer: str | None, oauth_jwks: str | None, oauth_audience: str | None, resource_url: str | None,
           require_scope: tuple[str, ...], workers: int, trusted_proxy: tuple[str, ...], tls_cert: str | None,
           tls_key: str | None, max_connections: int, max_sessions: tuple[int, int], max_streams: tuple[int, int],
-          session_idle: int, keep_alive: float, max_body: int) -> None:
-    """Serve the prompt library in FOLDERS over stdio (what MCP clients launch), or over HTTP."""
+          session_idle: int, keep_alive: float, max_body: int, store: str | None, label: str) -> None:
+    """Serve the prompt library in FOLDERS (and/or a store's label) over stdio (what MCP clients launch),
+    or over HTTP."""
+    if not folders and store is None:
+        fail("serve needs a FOLDER or --store URL", 2)
     context = click.get_current_context()
     http_only = [option for option in ("stateless", "json_response", "allow_host", "allow_origin", "token_file",
                                        "rate_limit", "oauth_issuer", "oauth_jwks", "oauth_audience", "resource_url",
@@ -109,34 +116,35 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
     if http is None:
         if http_only:
             named = ", ".join("--" + option.replace("_", "-") for option in http_only)
-            _fail(f"{named}: HTTP options, which go with --http", 2)
+            fail(f"{named}: HTTP options, which go with --http", 2)
         from ._serve import serve_stdio_folders
 
-        sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl, log_format))
+        sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl, log_format,
+                                     store, label))
     host, _, port_text = http.rpartition(":")
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        _fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
+        fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
     setup_logging(verbose, log_format)
     try:
         import httptools  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError:
-        _fail("serving over HTTP needs the http extra: pip install 'promptdeck[http]'")
+        fail("serving over HTTP needs the http extra: pip install 'promptdeck[http]'")
     if (tls_cert is None) != (tls_key is None):
-        _fail("--tls-cert and --tls-key go together", 2)
+        fail("--tls-cert and --tls-key go together", 2)
     if max_sessions[1] > max_sessions[0] or max_streams[1] > max_streams[0]:
-        _fail("--max-sessions and --max-streams: the share per principal cannot exceed the total", 2)
+        fail("--max-sessions and --max-streams: the share per principal cannot exceed the total", 2)
     if workers > 1 and not stateless:
-        _fail("--workers needs --stateless: a session lives in the one process that opened it", 2)
+        fail("--workers needs --stateless: a session lives in the one process that opened it", 2)
     from .server.app import PromptServer
     from .server.guard import BearerTokens
     from .server.http import Authenticator, run
     from .server.serving import bind
 
     if oauth_issuer is None and (oauth_jwks or oauth_audience or require_scope):
-        _fail("--oauth-jwks, --oauth-audience and --require-scope go with --oauth-issuer", 2)
+        fail("--oauth-jwks, --oauth-audience and --require-scope go with --oauth-issuer", 2)
     if oauth_issuer is not None and token_file is not None:
-        _fail("choose one of --token-file and --oauth-issuer", 2)
+        fail("choose one of --token-file and --oauth-issuer", 2)
     host = host.strip("[]") or "127.0.0.1"
     shown = f"[{host}]" if ":" in host else host
     server = PromptServer(name, page_size=page_size, list_ttl_ms=list_ttl)
@@ -154,12 +162,14 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
             auth = BearerTokens.load(token_file)
         for folder in folders:
             server.add_folder(folder)
+        if store is not None:
+            server.add_store(store, label=label)
     except PromptdeckError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     try:
         listening = bind(host, int(port_text), shared=workers > 1)  # before announcing: a port in use is one line
     except PromptdeckError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     scheme = "https" if tls_cert else "http"
     announce(f"serving {len(server.catalog)} prompts on {scheme}://{shown}:{port_text}/mcp")
     run(server, host, int(port_text), sock=listening, tls=(tls_cert, tls_key) if tls_cert and tls_key else None,
@@ -175,6 +185,18 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
 @click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
 def check(folders: tuple[str, ...]) -> None:
     """Validate every prompt file in FOLDERS; exit 1 if any has a problem."""
+    problems, prompts, files = library_problems(folders)
+    for problem in problems:
+        click.echo(problem)
+    summary = f"{len(prompts)} prompts ok"
+    if problems:
+        summary += f"; {len(problems)} problem{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}"
+    click.echo(summary, err=bool(problems))
+    sys.exit(1 if problems else 0)
+
+
+def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, str], int]:
+    """What ``check`` finds in FOLDERS: (problems, prompt name -> its file, files with a problem)."""
     from .sources.files import FileSource
 
     problems: list[str] = []
@@ -186,7 +208,7 @@ def check(folders: tuple[str, ...]) -> None:
             source.load(compile_all=True)
             found = source.prompts()  # before reading errors: this is where name clashes are found
         except PromptdeckError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         # With several folders, paths are shown from where the command was run, so each is findable.
         prefix = f"{folder.rstrip('/')}/" if len(folders) > 1 else ""
         problems += [f"{prefix}{e}" for rel in sorted(source.errors) for e in source.errors[rel]]
@@ -198,13 +220,7 @@ def check(folders: tuple[str, ...]) -> None:
                 files += 1
             else:
                 prompts[prompt.name] = f"{prefix}{prompt.source}"
-    for problem in problems:
-        click.echo(problem)
-    summary = f"{len(prompts)} prompts ok"
-    if problems:
-        summary += f"; {len(problems)} problem{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}"
-    click.echo(summary, err=bool(problems))
-    sys.exit(1 if problems else 0)
+    return problems, prompts, files
 
 
 @main.command()
@@ -224,12 +240,12 @@ def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_j
     try:
         server.add_folder(folder, compile_all=True)
     except PromptdeckError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     client = LocalClient(server, revision)
     response = client.request("prompts/get", {"name": prompt, "arguments": _parse_args(pairs)})
     if "error" in response:
         error = response["error"]
-        _fail(f"error {error['code']}: {error['message']}")
+        fail(f"error {error['code']}: {error['message']}")
     result = response["result"]
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
@@ -269,12 +285,12 @@ def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]])
     for header in options["headers"]:
         name, sep, value = header.partition(":")
         if not sep or not name.strip():
-            _fail(f"-H takes 'Name: value', got {header!r}", 2)
+            fail(f"-H takes 'Name: value', got {header!r}", 2)
         headers[name.strip()] = value.strip()
     target = options["target"]
     is_url = target.startswith(("http://", "https://"))
     if not is_url and (headers or options["token"]):
-        _fail("--token and -H go with an http(s) TARGET", 2)
+        fail("--token and -H go with an http(s) TARGET", 2)
 
     async def session() -> T:
         async with connect(target, era=options["era"], token=options["token"], headers=headers or None,
@@ -284,9 +300,9 @@ def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]])
     try:
         return asyncio.run(session())
     except McpError as exc:
-        _fail(f"error {exc.code}: {exc.message}")
+        fail(f"error {exc.code}: {exc.message}")
     except PromptdeckError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except KeyboardInterrupt:
         sys.exit(130)
 
@@ -402,12 +418,15 @@ def pick(**options: Any) -> None:
     except ModuleNotFoundError as exc:
         if exc.name != "prompt_toolkit":
             raise
-        _fail("pick needs prompt_toolkit: pip install 'promptdeck[pick]'")
+        fail("pick needs prompt_toolkit: pip install 'promptdeck[pick]'")
     problem = _picker.terminal_problem()
     if problem:
-        _fail(problem, 2)
+        fail(problem, 2)
     sys.exit(_run_client(options, _picker.run))
 
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+from . import _store_cli  # noqa: E402, F401 - registers publish, label, rollback, history, diff, export, store

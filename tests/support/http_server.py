@@ -24,8 +24,9 @@ def http_server(folder: str, *options: str, log: Path | None = None) -> Iterator
     """Yields the MCP endpoint URL; the server is stopped on exit. With ``log``, stderr goes to that file."""
     port = free_port()
     sink = log.open("wb") if log is not None else subprocess.PIPE
-    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", folder, "--http", f"127.0.0.1:{port}",
-                             *options], stdout=subprocess.DEVNULL, stderr=sink)
+    # An empty ``folder``: the options say what to serve (``--store URL``).
+    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", *([folder] if folder else []), "--http",
+                             f"127.0.0.1:{port}", *options], stdout=subprocess.DEVNULL, stderr=sink)
     try:
         deadline = time.monotonic() + 20
         while True:

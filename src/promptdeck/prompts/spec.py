@@ -40,7 +40,7 @@ class Prompt:
     """An immutable prompt. ``descriptor(rev)`` is its ``prompts/list`` entry for a revision."""
 
     __slots__ = ("name", "title", "description", "arguments", "icons", "tags", "scopes", "source", "render",
-                 "completers", "work", "_wire", "_by_name")
+                 "completers", "work", "meta", "_wire", "_by_name")
 
     def __init__(
         self,
@@ -56,6 +56,7 @@ class Prompt:
         source: str = "",
         completers: Mapping[str, Completer] | None = None,
         work: str = "code",
+        meta: Mapping[str, Any] | None = None,
     ) -> None:
         if not NAME_RE.match(name):
             raise ValueError(f"prompt name {name!r} must be 1-128 letters, digits, '_', '-' or '.'")
@@ -72,8 +73,16 @@ class Prompt:
         self.completers: Mapping[str, Completer] = dict(completers or {})
         #: how its render may be run (``prompts.execution``): "light", "template" or "code"
         self.work = work
+        #: more ``_meta`` for its listing entry (2025-06-18 and later): a stored version and label, say
+        self.meta: Mapping[str, Any] = dict(meta or {})
         self._wire: dict[str, dict[str, Any]] = {}
         self._by_name = {a.name: a for a in arguments}
+
+    def with_meta(self, extra: Mapping[str, Any]) -> Prompt:
+        """The same prompt with more ``_meta`` in its listing entry."""
+        return Prompt(self.name, self.render, title=self.title, description=self.description,
+                      arguments=self.arguments, icons=self.icons, tags=self.tags, scopes=self.scopes,
+                      source=self.source, completers=self.completers, work=self.work, meta={**self.meta, **extra})
 
     def argument(self, name: str) -> Argument | None:
         return self._by_name.get(name)
@@ -101,6 +110,7 @@ class Prompt:
                 meta[META_ARGUMENTS] = schema
             if self.tags:
                 meta[META_TAGS] = sorted(self.tags)
+            meta.update(self.meta)
             if meta:
                 out["_meta"] = meta
         return out

@@ -89,6 +89,13 @@ class PromptServer:
         if not defer:
             self._load_pending()
 
+    def add_store(self, url: str, *, label: str = "production") -> None:
+        """Serve the prompts ``label`` points at in the versioned store at ``url`` (``sqlite:///path.db``,
+        a path ending in ``.db``, or ``postgresql://…``), following the label as it moves."""
+        from ..sources.stored import StoreSource
+
+        self.add_source(StoreSource(url, label))
+
     def add_source(self, source: Source) -> None:
         """Serve the prompts of ``source`` (after those added before it): loaded now, problems logged."""
         self._take(source)

@@ -1,0 +1,247 @@
+"""The store commands of the ``promptdeck`` command: publish, label, rollback, history, diff, export, store.
+
+Part of the cli layer (``cli.py`` registers them). Each is one transaction in
+the store, and every failure is one line naming what is at fault, exit 1,
+nothing changed.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import getpass
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from .cli import fail, library_problems, main
+from .protocol.errors import PromptdeckError
+
+if TYPE_CHECKING:
+    from .sources.store import Store
+
+_STORE = click.option("--store", "url", required=True, envvar="PROMPTDECK_STORE", metavar="URL",
+                      help="sqlite:///path.db, a path ending in .db, or postgresql://… (default: $PROMPTDECK_STORE).")
+_AUTHOR = click.option("--author", default=None, metavar="NAME", help="Who made the change (default: your user name).")
+_LABEL_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}\Z")
+
+
+def _author(given: str | None) -> str:
+    if given:
+        return given
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def _label(value: str) -> str:
+    if not _LABEL_RE.match(value):
+        fail(f"label {value!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'", 2)
+    return value
+
+
+@contextmanager
+def _opened(url: str, *, create: bool = False) -> Iterator[Store]:
+    from .sources.store import Store
+
+    try:
+        with Store(url, create=create) as opened:
+            yield opened
+    except PromptdeckError as exc:
+        fail(str(exc))
+
+
+def _when(seconds: float) -> str:
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False))
+@_STORE
+@click.option("--label", default=None, metavar="LABEL", help="Move this label to the published library.")
+@click.option("-m", "--message", default="", help="What changed and why.")
+@_AUTHOR
+def publish(folder: str, url: str, label: str | None, message: str, author: str | None) -> None:
+    """Record a new version of every prompt and file in FOLDER that changed, deletions included.
+
+    FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
+    """
+    from .sources.files import FileSource
+    from .sources.store import read_library
+
+    if label is not None:
+        _label(label)
+    problems, _, files = library_problems((folder,))
+    if problems:
+        for problem in problems:
+            click.echo(problem)
+        fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
+              f"file{'s' * (files != 1)}")
+    try:
+        source = FileSource(folder)
+        source.load()
+        names = {prompt.source: prompt.name for prompt in source.prompts()}
+        content = read_library(folder)
+    except PromptdeckError as exc:
+        fail(str(exc))
+    with _opened(url, create=True) as opened:
+        try:
+            number, changed = opened.publish(content, names, author=_author(author), message=message, label=label)
+        except PromptdeckError as exc:
+            fail(str(exc))
+    moved = f"; label {label} points at it" if label else ""
+    if number is None:
+        click.echo(f"nothing changed in {len(content)} files{moved}")
+        return
+    click.echo(f"publish {number}: {len(changed)} file{'s' * (len(changed) != 1)} changed{moved}")
+    for path in changed[:20]:
+        click.echo(f"  {path}")
+    if len(changed) > 20:
+        click.echo(f"  … and {len(changed) - 20} more")
+
+
+@main.command(name="label")
+@click.argument("prompt", metavar="NAME[@VERSION]")
+@click.argument("label")
+@_STORE
+@_AUTHOR
+def label_command(prompt: str, label: str, url: str, author: str | None) -> None:
+    """Point LABEL at one version of one prompt (its newest without @VERSION); the rest stay."""
+    name, _, version_text = prompt.partition("@")
+    if version_text and not version_text.isdigit():
+        fail(f"{prompt!r}: the version after @ is a number", 2)
+    with _opened(url) as opened:
+        try:
+            version = opened.label(name, int(version_text) if version_text else None, _label(label),
+                                   author=_author(author))
+        except PromptdeckError as exc:
+            fail(str(exc))
+    click.echo(f"label {label}: {name} is at version {version}")
+
+
+@main.command()
+@click.argument("label")
+@_STORE
+@_AUTHOR
+def rollback(label: str, url: str, author: str | None) -> None:
+    """Point LABEL back where it pointed before its last move."""
+    with _opened(url) as opened:
+        try:
+            before = opened.rollback(label, author=_author(author))
+        except PromptdeckError as exc:
+            fail(str(exc))
+    click.echo(f"label {label} is back at position {before.id} ({before.reason}, {_when(before.created)})")
+
+
+@main.command()
+@click.argument("prompt", required=False, metavar="[NAME]")
+@_STORE
+def history(prompt: str | None, url: str) -> None:
+    """Versions, newest first: of one prompt, or of every file in the store."""
+    with _opened(url) as opened:
+        try:
+            versions = opened.history(prompt)
+        except PromptdeckError as exc:
+            fail(str(exc))
+        labels = {label: opened.position(label) for label in opened.labels()}
+    for v in versions:
+        at = sorted(name for name, p in labels.items() if p is not None and p.files.get(v.path) == v.version)
+        what = "deleted" if v.digest is None else (v.prompt or "file")
+        tags = f"  [{', '.join(at)}]" if at else ""
+        message = f"  {v.message}" if v.message else ""
+        click.echo(f"{v.path} v{v.version}  {what}  publish {v.publish}  {_when(v.created)}  {v.author}"
+                   f"{message}{tags}")
+
+
+@main.command()
+@click.argument("prompt", metavar="NAME")
+@click.argument("first", type=int, metavar="V1")
+@click.argument("second", type=int, required=False, metavar="[V2]")
+@_STORE
+def diff(prompt: str, first: int, second: int | None, url: str) -> None:
+    """Unified diff of a prompt between two versions (V2: its newest), of its file and of its arguments."""
+    with _opened(url) as opened:
+        try:
+            path, older, old_data = opened.version_of(prompt, first)
+            _, newer, new_data = opened.version_of(prompt, second)
+        except PromptdeckError as exc:
+            fail(str(exc))
+    old_text, new_text = _text(old_data), _text(new_data)
+    lines = list(difflib.unified_diff(old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
+                                      f"{path}@{older}", f"{path}@{newer}"))
+    old_args, new_args = _arguments(path, old_data), _arguments(path, new_data)
+    lines += difflib.unified_diff(old_args.splitlines(keepends=True), new_args.splitlines(keepends=True),
+                                  f"{path}@{older} arguments", f"{path}@{newer} arguments")
+    click.echo("".join(lines), nl=False)
+
+
+def _text(data: bytes | None) -> str:
+    return "" if data is None else data.decode("utf-8", "replace")
+
+
+def _arguments(path: str, data: bytes | None) -> str:
+    """The argument schema a version of a prompt file shows clients (JSON, one key a line)."""
+    if data is None:
+        return ""
+    from .prompts.spec import META_ARGUMENTS
+    from .protocol.revisions import LATEST
+    from .sources.files import FileSource
+
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        source = FileSource(folder)
+        source.load()
+        prompts = source.prompts()
+        if not prompts:
+            return "(the file does not parse on its own)\n"
+        schema = prompts[0].descriptor(LATEST).get("_meta", {}).get(META_ARGUMENTS, {})
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+@main.command()
+@click.argument("outdir", type=click.Path(file_okay=False))
+@_STORE
+@click.option("--label", required=True, metavar="LABEL", help="The label whose library to write.")
+def export(outdir: str, url: str, label: str) -> None:
+    """Write the library LABEL points at to OUTDIR (new or empty), byte for byte as published."""
+    if os.path.exists(outdir) and (not os.path.isdir(outdir) or os.listdir(outdir)):
+        fail(f"{outdir!r} is not an empty folder; export writes into a new or empty one")
+    with _opened(url) as opened:
+        try:
+            files = opened.snapshot(label)
+        except PromptdeckError as exc:
+            fail(str(exc))
+    root = Path(outdir).resolve()
+    for path, (_, data) in sorted(files.items()):
+        target = (root / path).resolve()
+        if not target.is_relative_to(root):  # a stored path is never trusted to stay inside
+            fail(f"the store holds a path that leads outside the folder: {path!r}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    click.echo(f"wrote {len(files)} files of label {label} to {outdir}")
+
+
+@main.group()
+def store() -> None:
+    """Look after a store itself."""
+
+
+@store.command()
+@click.argument("url")
+def upgrade(url: str) -> None:
+    """Create the store's schema, or bring it to this promptdeck's version."""
+    from .sources.store import SCHEMA_VERSION
+
+    with _opened(url, create=True):
+        pass
+    click.echo(f"the store is at schema {SCHEMA_VERSION}")

@@ -1,0 +1,399 @@
+"""A versioned prompt store: every published file a numbered version, labels that point at versions.
+
+One schema, two databases: SQLite (``sqlite:///path.db`` or a path ending in
+``.db``; embedded, for one machine) and PostgreSQL (``postgresql://…``; for
+teams and replicas, through psycopg 3, whose blocking API fits the ``Source``
+seam and whose ``notifies()`` carries LISTEN/NOTIFY).
+
+What is versioned is the library's files, as ``serve FOLDER`` reads them:
+prompt files and the material they embed or read (every non-hidden regular
+file). A publish is one transaction: it records a new version of every file
+whose bytes changed and a deletion for every file gone, under one publish
+number with author, time and message. A label (``production``, ``staging``)
+is a sequence of positions; each position names one version of every file,
+so a label moves all its prompts at once, and rolling back restores the
+position before the current one. Files are stored once per content digest.
+
+Writers take the store's lock first (``BEGIN IMMEDIATE`` in SQLite, a table
+lock in PostgreSQL), so two publishers never interleave; a reader sees only
+committed positions, and a crash mid-publish leaves nothing behind. A label
+move sends ``NOTIFY promptdeck_labels`` in PostgreSQL, delivered at commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..prompts.paths import read_confined
+from ..protocol.errors import LibraryError
+
+#: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
+#: ``promptdeck store upgrade``.
+SCHEMA_VERSION = 1
+#: The PostgreSQL channel a label move is announced on (its payload: the label's name).
+CHANNEL = "promptdeck_labels"
+#: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+_SCHEMA = [
+    "CREATE TABLE promptdeck_schema (version INTEGER NOT NULL)",
+    "CREATE TABLE publishes (id {serial} PRIMARY KEY, author TEXT NOT NULL, message TEXT NOT NULL, "
+    "created DOUBLE PRECISION NOT NULL)",
+    "CREATE TABLE blobs (digest TEXT PRIMARY KEY, data {blob} NOT NULL)",
+    # digest NULL: the file was deleted in that version.
+    "CREATE TABLE files (path TEXT NOT NULL, version INTEGER NOT NULL, publish INTEGER NOT NULL "
+    "REFERENCES publishes(id), prompt TEXT, digest TEXT REFERENCES blobs(digest), PRIMARY KEY (path, version))",
+    "CREATE TABLE positions (id {serial} PRIMARY KEY, label TEXT NOT NULL, author TEXT NOT NULL, "
+    "reason TEXT NOT NULL, created DOUBLE PRECISION NOT NULL)",
+    "CREATE INDEX positions_by_label ON positions (label, id)",
+    "CREATE TABLE position_files (position INTEGER NOT NULL REFERENCES positions(id), path TEXT NOT NULL, "
+    "version INTEGER NOT NULL, PRIMARY KEY (position, path))",
+]
+
+
+class StoreError(LibraryError):
+    """The store cannot do what was asked: unreachable, wrong schema, an unknown label or version."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileVersion:
+    path: str
+    version: int
+    publish: int
+    prompt: str | None
+    digest: str | None
+    author: str
+    message: str
+    created: float
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a label points: one version of each file, and how it got there."""
+
+    id: int
+    label: str
+    reason: str
+    author: str
+    created: float
+    files: dict[str, int]
+
+
+def is_store_url(url: str) -> bool:
+    return url.startswith(("sqlite:", "postgresql:", "postgres:")) or url.endswith(".db")
+
+
+class Store:
+    """One store, opened from its URL. Methods that write are one transaction each."""
+
+    def __init__(self, url: str, *, create: bool = False) -> None:
+        """Open the store; with ``create``, make (or upgrade) its schema where needed."""
+        self.url = url
+        self.postgres = url.startswith(("postgresql:", "postgres:"))
+        self._conn: Any = self._connect(create)
+        self._check_schema(create)
+
+    # -- connecting ------------------------------------------------------------------------------
+
+    def _connect(self, create: bool) -> Any:
+        if self.postgres:
+            try:
+                import psycopg
+            except ImportError:
+                raise StoreError("a PostgreSQL store needs the store extra: pip install 'promptdeck[store]'") from None
+            try:
+                return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot reach the store {shown_url(self.url)}: {_first_line(exc)}") from None
+        path = sqlite_path(self.url)
+        if not create and not os.path.exists(path):
+            raise StoreError(f"no store at {path!r} (publish to it first, or run `promptdeck store upgrade`)")
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the store {path!r}: {exc}") from None
+        return conn
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _sql(self, statement: str) -> str:
+        return statement.replace("?", "%s") if self.postgres else statement
+
+    def _rows(self, statement: str, *args: Any) -> list[tuple[Any, ...]]:
+        cursor = self._conn.execute(self._sql(statement), args)
+        return list(cursor.fetchall())
+
+    def _run(self, statement: str, *args: Any) -> Any:
+        return self._conn.execute(self._sql(statement), args)
+
+    @contextmanager
+    def _writing(self, lock: str = "LOCK TABLE publishes IN EXCLUSIVE MODE") -> Iterator[None]:
+        """One write transaction, holding the store's lock: publishers and label moves queue here.
+
+        SQLite's ``BEGIN IMMEDIATE`` takes the database's one write lock; in PostgreSQL ``lock`` does.
+        """
+        self._run("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
+        try:
+            if self.postgres:
+                self._run(lock)
+            yield
+        except BaseException:
+            self._run("ROLLBACK")
+            raise
+        self._run("COMMIT")
+
+    # -- schema ----------------------------------------------------------------------------------
+
+    def _schema_version(self) -> int | None:
+        """The store's schema version; None when it has no promptdeck schema at all."""
+        if self.postgres:
+            present = self._rows("SELECT to_regclass('promptdeck_schema') IS NOT NULL")[0][0]
+        else:
+            present = bool(self._rows("SELECT 1 FROM sqlite_master WHERE name = 'promptdeck_schema'"))
+        if not present:
+            return None
+        rows = self._rows("SELECT version FROM promptdeck_schema")
+        return int(rows[0][0]) if rows else None
+
+    def _check_schema(self, create: bool) -> None:
+        version = self._schema_version()
+        if version is None:
+            if not create:
+                raise StoreError(f"{shown_url(self.url)} is not a promptdeck store yet (publish to it, or run "
+                                 "`promptdeck store upgrade`)")
+            self.upgrade()
+            return
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"the store {shown_url(self.url)} has schema {version}, made by a newer promptdeck; "
+                             f"this one knows schema {SCHEMA_VERSION} at most: upgrade promptdeck")
+        if version < SCHEMA_VERSION and create:
+            self.upgrade()
+        elif version < SCHEMA_VERSION:
+            raise StoreError(f"the store {shown_url(self.url)} has schema {version}: run `promptdeck store upgrade "
+                             f"{shown_url(self.url)}` first")
+
+    def upgrade(self) -> int:
+        """Bring the schema to ``SCHEMA_VERSION``; the version it had (0: none)."""
+        # Two first publishers at once: one creates the schema, the other waits for it and finds it (no
+        # table exists yet to lock, so an advisory lock).
+        with self._writing("SELECT pg_advisory_xact_lock(7151)"):
+            found = self._schema_version() or 0
+            if found > SCHEMA_VERSION:
+                raise StoreError(f"the store has schema {found}, newer than this promptdeck's {SCHEMA_VERSION}")
+            if found == 0:
+                serial = "BIGSERIAL" if self.postgres else "INTEGER"
+                blob = "BYTEA" if self.postgres else "BLOB"
+                for statement in _SCHEMA:
+                    self._run(statement.format(serial=serial, blob=blob))
+                self._run("INSERT INTO promptdeck_schema (version) VALUES (?)", SCHEMA_VERSION)
+            return found
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def latest(self) -> dict[str, tuple[int, str | None]]:
+        """Every path's newest version: path -> (version, digest; None once deleted)."""
+        rows = self._rows("SELECT f.path, f.version, f.digest FROM files f JOIN (SELECT path, MAX(version) AS v "
+                          "FROM files GROUP BY path) m ON f.path = m.path AND f.version = m.v")
+        return {path: (version, digest) for path, version, digest in rows}
+
+    def position(self, label: str, back: int = 0) -> Position | None:
+        """Where ``label`` points now (``back`` = 1: the position before), or None."""
+        rows = self._rows("SELECT id, reason, author, created FROM positions WHERE label = ? ORDER BY id DESC "
+                          "LIMIT 1 OFFSET ?", label, back)
+        if not rows:
+            return None
+        position_id, reason, author, created = rows[0]
+        files = dict(self._rows("SELECT path, version FROM position_files WHERE position = ?", position_id))
+        return Position(int(position_id), label, reason, author, float(created), files)
+
+    def position_id(self, label: str) -> int | None:
+        rows = self._rows("SELECT MAX(id) FROM positions WHERE label = ?", label)
+        return None if not rows or rows[0][0] is None else int(rows[0][0])
+
+    def labels(self) -> list[str]:
+        return [row[0] for row in self._rows("SELECT DISTINCT label FROM positions ORDER BY label")]
+
+    def snapshot(self, label: str) -> dict[str, tuple[int, bytes]]:
+        """The files a label points at: path -> (version, bytes)."""
+        position_id = self.position_id(label)
+        if position_id is None:
+            raise StoreError(f"no label {label!r} in the store (labels: {', '.join(self.labels()) or 'none'})")
+        rows = self._rows("SELECT pf.path, pf.version, b.data FROM position_files pf JOIN files f ON f.path = pf.path "
+                          "AND f.version = pf.version JOIN blobs b ON b.digest = f.digest WHERE pf.position = ?",
+                          position_id)
+        return {path: (int(version), bytes(data)) for path, version, data in rows}
+
+    def history(self, prompt: str | None = None) -> list[FileVersion]:
+        """Versions, newest first: of one prompt (by name or path), or of every file."""
+        query = ("SELECT f.path, f.version, f.publish, f.prompt, f.digest, p.author, p.message, p.created "
+                 "FROM files f JOIN publishes p ON p.id = f.publish")
+        args: tuple[Any, ...] = ()
+        if prompt is not None:
+            path = self.path_of(prompt)
+            query += " WHERE f.path = ?"
+            args = (path,)
+        rows = self._rows(query + " ORDER BY f.publish DESC, f.path", *args)
+        return [FileVersion(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], float(r[7])) for r in rows]
+
+    def path_of(self, prompt: str) -> str:
+        """The file a prompt name (or a path) stands for."""
+        rows = self._rows("SELECT path FROM files WHERE prompt = ? OR path = ? ORDER BY publish DESC LIMIT 1",
+                          prompt, prompt)
+        if not rows:
+            raise StoreError(f"no prompt {prompt!r} in the store")
+        return str(rows[0][0])
+
+    def version_of(self, prompt: str, version: int | None) -> tuple[str, int, bytes | None]:
+        """(path, version, bytes; None for a deletion) of a prompt's version (the newest when None)."""
+        path = self.path_of(prompt)
+        if version is None:
+            rows = self._rows("SELECT version, digest FROM files WHERE path = ? ORDER BY version DESC LIMIT 1", path)
+        else:
+            rows = self._rows("SELECT version, digest FROM files WHERE path = ? AND version = ?", path, version)
+        if not rows:
+            raise StoreError(f"prompt {prompt!r} has no version {version}")
+        found, digest = int(rows[0][0]), rows[0][1]
+        if digest is None:
+            return path, found, None
+        data = self._rows("SELECT data FROM blobs WHERE digest = ?", digest)[0][0]
+        return path, found, bytes(data)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def publish(self, files: dict[str, bytes], prompts: dict[str, str], *, author: str, message: str,
+                label: str | None = None) -> tuple[int | None, list[str]]:
+        """Record ``files`` (path -> bytes; ``prompts``: path -> prompt name) as the library's new state.
+
+        Returns (the publish number, or None when nothing changed; the paths that changed). With
+        ``label``, the label moves to the whole new state (unless it points there already).
+        """
+        with self._writing():
+            current = self.latest()
+            changed: list[tuple[str, int, str | None]] = []
+            for path, data in sorted(files.items()):
+                digest = hashlib.sha256(data).hexdigest()
+                version, known = current.get(path, (0, None))
+                if known != digest:
+                    changed.append((path, version + 1, digest))
+                    self._run("INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
+                              digest, data)
+            for path, (version, last) in sorted(current.items()):
+                if last is not None and path not in files:
+                    changed.append((path, version + 1, None))
+            publish_id: int | None = None
+            if changed:
+                publish_id = int(self._run("INSERT INTO publishes (author, message, created) VALUES (?, ?, ?) "
+                                           "RETURNING id", author, message, time.time()).fetchone()[0])
+                rows = [(path, version, publish_id, prompts.get(path) if digest else self._prompt_of(path), digest)
+                        for path, version, digest in changed]
+                self._many("INSERT INTO files (path, version, publish, prompt, digest) VALUES (?, ?, ?, ?, ?)", rows)
+            if label is not None:
+                state = {path: version for path, (version, _) in self.latest().items() if path in files}
+                self._move(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)")
+        return publish_id, sorted(path for path, _, _ in changed)
+
+    def _prompt_of(self, path: str) -> str | None:
+        rows = self._rows("SELECT prompt FROM files WHERE path = ? ORDER BY version DESC LIMIT 1", path)
+        return rows[0][0] if rows else None
+
+    def _many(self, statement: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        if self.postgres:
+            with self._conn.cursor() as cursor:
+                cursor.executemany(self._sql(statement), rows)
+        else:
+            self._conn.executemany(statement, rows)
+
+    def _move(self, label: str, files: dict[str, int], author: str, reason: str) -> bool:
+        """Point ``label`` at ``files`` (inside a write transaction); False when it points there already."""
+        now = self.position(label)
+        if now is not None and now.files == files:
+            return False
+        position_id = int(self._run("INSERT INTO positions (label, author, reason, created) VALUES (?, ?, ?, ?) "
+                                    "RETURNING id", label, author, reason, time.time()).fetchone()[0])
+        self._many("INSERT INTO position_files (position, path, version) VALUES (?, ?, ?)",
+                   [(position_id, path, version) for path, version in sorted(files.items())])
+        if self.postgres:
+            self._run("SELECT pg_notify(?, ?)", CHANNEL, label)
+        return True
+
+    def label(self, prompt: str, version: int | None, label: str, *, author: str) -> int:
+        """Point ``label`` at one version of one prompt (its newest when None), the rest unchanged."""
+        with self._writing():
+            path, found, data = self.version_of(prompt, version)
+            if data is None:
+                raise StoreError(f"version {found} of {prompt!r} is its deletion; choose a version that has it")
+            now = self.position(label)
+            files = dict(now.files) if now is not None else {}
+            files[path] = found
+            self._move(label, files, author, f"label {prompt}@{found}")
+        return found
+
+    def rollback(self, label: str, *, author: str) -> Position:
+        """Point ``label`` where it pointed before its current position; that position."""
+        with self._writing():
+            before = self.position(label, back=1)
+            if before is None:
+                raise StoreError(f"label {label!r} has no earlier position to roll back to")
+            self._move(label, before.files, author, f"rollback to position {before.id}")
+        return before
+
+
+def sqlite_path(url: str) -> str:
+    """``sqlite:///rel/path.db`` and ``sqlite:////abs/path.db`` (SQLAlchemy's convention), or a bare path."""
+    if url.startswith("sqlite:///"):
+        path = url[len("sqlite:///"):]
+        if path and path != "/":
+            return path
+    elif not url.startswith("sqlite:"):
+        return url
+    raise StoreError(f"a SQLite store URL is sqlite:///path.db (or a path ending in .db), not {url!r}")
+
+
+def shown_url(url: str) -> str:
+    """A URL fit for a message: any password replaced."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "the store"
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(":" + parts.password + "@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def read_library(root: str | os.PathLike[str]) -> dict[str, bytes]:
+    """Every file of a library as ``serve`` would read it: regular, non-hidden, inside the root."""
+    base = Path(root).resolve()
+    out: dict[str, bytes] = {}
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        rel_dir = os.path.relpath(dirpath, base).replace(os.sep, "/")
+        for name in sorted(filenames):
+            if name.startswith("."):
+                continue
+            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+            out[rel] = read_confined(str(base), rel, MAX_FILE_BYTES)
+    return out

@@ -1,0 +1,215 @@
+"""Serving a label of a versioned store (``sources.store``), kept current as the label moves.
+
+The label's files are written to a private folder and read there by a
+``FileSource``, so a stored library is parsed, confined, checked and rendered
+exactly as a folder is. When the label moves, only the files that changed are
+rewritten and reloaded; a file that fails to load keeps its last good version
+served, as with files on disk. Each prompt's listing entry carries its stored
+version and the label in ``_meta``.
+
+A thread follows the label: in PostgreSQL it LISTENs on the store's channel
+(no polling); a SQLite store has no notifications, so its thread reads SQLite's
+``data_version`` (a counter of other connections' commits) four times a second.
+A store that goes away is logged once; the last good catalog stays served, and
+the thread reconnects with a growing pause and catches up when it is back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..prompts.spec import Prompt
+from ..protocol.errors import PromptdeckError
+from . import Source
+from .files import FileSource
+from .store import CHANNEL, Store, StoreError, shown_url, sqlite_path
+
+log = logging.getLogger("promptdeck.store")
+
+META_VERSION = "promptdeck.dev/version"
+META_LABEL = "promptdeck.dev/label"
+#: How often a SQLite store is looked at for new commits, and the longest pause between reconnects.
+POLL_SECONDS = 0.25
+MAX_BACKOFF_SECONDS = 10.0
+
+
+class StoreSource(Source):
+    """The prompts ``label`` points at in the store at ``url``."""
+
+    def __init__(self, url: str, label: str = "production") -> None:
+        self.url = url
+        self.label = label
+        self._folder = ""
+        self._files: FileSource | None = None
+        #: the version of each file written to the folder
+        self._versions: dict[str, int] = {}
+        #: the version of each file whose prompt is served: a version that failed to load leaves the last good
+        self._served: dict[str, int] = {}
+        self._position: int | None = None
+        self._stamped: dict[tuple[str, int, int], Prompt] = {}
+        self._lock = threading.Lock()
+        self._changed: Callable[[], object] | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- Source ----------------------------------------------------------------------------------
+
+    def load(self) -> Sequence[PromptdeckError]:
+        with Store(self.url) as store:
+            position = store.position_id(self.label)
+            snapshot = store.snapshot(self.label)
+        self._folder = tempfile.mkdtemp(prefix="promptdeck-store-")
+        weakref.finalize(self, shutil.rmtree, self._folder, True)  # at close, or when the process ends
+        self._write(snapshot)
+        self._position = position
+        self._files = FileSource(self._folder)
+        problems = self._files.load()
+        self._served = {path: v for path, v in self._versions.items() if path not in self._files.errors}
+        return problems
+
+    @property
+    def files(self) -> FileSource:
+        if self._files is None:
+            raise StoreError("the store source is not loaded yet")
+        return self._files
+
+    def prompts(self) -> list[Prompt]:
+        with self._lock:
+            prompts = self.files.prompts()
+            versions = dict(self._served)
+        out = []
+        for prompt in prompts:
+            version = versions.get(prompt.source, 0)
+            key = (prompt.source, version, id(prompt))
+            stamped = self._stamped.get(key)
+            if stamped is None:
+                stamped = self._stamped[key] = prompt.with_meta({META_VERSION: version, META_LABEL: self.label})
+            out.append(stamped)
+        if len(self._stamped) > 4 * len(out) + 64:  # versions no longer served
+            live = {(p.source, versions.get(p.source, 0)) for p in prompts}
+            self._stamped = {k: v for k, v in self._stamped.items() if k[:2] in live}
+        return out
+
+    def attach(self, changed: Callable[[], object]) -> None:
+        self._changed = changed
+        self._thread = threading.Thread(target=self._follow, name=f"promptdeck-store-{self.label}", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop following the label and remove the private folder."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        if self._folder:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+    # -- following the label ---------------------------------------------------------------------
+
+    def _write(self, snapshot: dict[str, tuple[int, bytes]]) -> list[str]:
+        """Write the files of ``snapshot`` whose version is not the one written, and remove those it no
+        longer has: the absolute paths touched."""
+        touched: list[str] = []
+        with self._lock:
+            for path, (version, data) in snapshot.items():
+                if self._versions.get(path) == version:
+                    continue
+                target = os.path.join(self._folder, path)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                temporary = target + ".promptdeck-new"
+                with open(temporary, "wb") as out:
+                    out.write(data)
+                os.replace(temporary, target)  # a reader sees the old file or the new one, never half
+                self._versions[path] = version
+                touched.append(target)
+            for path in [p for p in self._versions if p not in snapshot]:
+                os.unlink(os.path.join(self._folder, path))
+                del self._versions[path]
+                touched.append(os.path.join(self._folder, path))
+        return touched
+
+    def sync(self) -> bool:
+        """Catch up with where the label points now; whether anything changed."""
+        with Store(self.url) as store:
+            position = store.position_id(self.label)
+            if position == self._position:
+                return False
+            snapshot = store.snapshot(self.label)
+        touched = self._write(snapshot)
+        self._position = position
+        with self._lock:
+            problems = self.files.reload(touched)
+            for target in touched:
+                path = os.path.relpath(target, self._folder).replace(os.sep, "/")
+                if path not in self._versions:
+                    self._served.pop(path, None)
+                elif path not in self.files.errors:
+                    self._served[path] = self._versions[path]
+        for problem in problems:
+            log.error("%s (label %s)", problem, self.label)
+        log.info("label %s moved to position %s: %d files changed", self.label, position, len(touched))
+        if self._changed is not None:
+            self._changed()
+        return True
+
+    def _follow(self) -> None:
+        pause = POLL_SECONDS
+        failing = False
+        while not self._stop.is_set():
+            try:
+                if self.url.startswith(("postgresql:", "postgres:")):
+                    self._listen()
+                else:
+                    self._poll()
+                pause = POLL_SECONDS
+            except Exception as exc:  # a store can fail in any way; serving goes on regardless
+                if not failing:
+                    log.error("the store %s is not reachable (%s); still serving label %s as last loaded",
+                              shown_url(self.url), _reason(exc), self.label)
+                failing = True
+                self._stop.wait(pause)
+                pause = min(pause * 2, MAX_BACKOFF_SECONDS)
+                continue
+            if failing:
+                log.warning("the store is reachable again; label %s is current", self.label)
+                failing = False
+
+    def _listen(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(f"LISTEN {CHANNEL}")
+            self.sync()  # whatever moved while we were not listening
+            while not self._stop.is_set():
+                for note in conn.notifies(timeout=1.0):
+                    if note.payload == self.label:
+                        self.sync()
+
+    def _poll(self) -> None:
+        import sqlite3
+
+        conn = sqlite3.connect(sqlite_path(self.url), timeout=30)
+        try:
+            seen: Any = None
+            self.sync()
+            while not self._stop.wait(POLL_SECONDS):
+                now = conn.execute("PRAGMA data_version").fetchone()[0]
+                if now != seen:
+                    seen = now
+                    self.sync()
+        finally:
+            conn.close()
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+__all__ = ["META_LABEL", "META_VERSION", "StoreError", "StoreSource"]

@@ -1,0 +1,273 @@
+"""The versioned store, on SQLite and on a real PostgreSQL cluster, through the real command line.
+
+Each test runs against both databases (``store_url``): the cluster is one throwaway PostgreSQL started
+from the Debian package for this module, with a fresh database per test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from tests.support.flag import Flag, setter_for
+from tests.support.libraries import EXAMPLES
+from tests.support.postgres import cluster, new_database
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[str]:
+    with cluster() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/prompts.db"
+    return new_database(request.getfixturevalue("postgres"))
+
+
+def pd(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "promptdeck", *args], capture_output=True, text=True, timeout=300)
+    if check:
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done
+
+
+def library(tmp_path: Path, name: str = "lib") -> Path:
+    folder = tmp_path / name
+    shutil.copytree(EXAMPLES, folder)
+    return folder
+
+
+def same_files(a: Path, b: Path) -> bool:
+    def files(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+    return files(a) == files(b)
+
+
+def test_publish_label_rollback_history_diff_and_export(store_url: str, tmp_path: Path) -> None:
+    folder = library(tmp_path)
+    first = pd("publish", str(folder), "--store", store_url, "--label", "production", "-m", "first", "--author", "ada")
+    assert first.stdout.startswith("publish 1: 17 files changed; label production points at it")
+    again = pd("publish", str(folder), "--store", store_url, "--label", "production")
+    assert again.stdout == "nothing changed in 17 files; label production points at it\n"
+
+    (folder / "summarize.md").write_text((folder / "summarize.md").read_text() + "Keep it short.\n")
+    (folder / "git" / "commit.md").unlink()
+    second = pd("publish", str(folder), "--store", store_url, "--label", "staging", "-m", "tighter")
+    assert second.stdout.splitlines() == ["publish 2: 2 files changed; label staging points at it",
+                                          "  git/commit.md", "  summarize.md"]
+
+    history = pd("history", "summarize", "--store", store_url).stdout.splitlines()
+    assert history[0].startswith("summarize.md v2  summarize  publish 2") and history[0].endswith("[staging]")
+    assert history[1].startswith("summarize.md v1  summarize  publish 1") and "ada  first  [production]" in history[1]
+    assert "git/commit.md v2  deleted  publish 2" in pd("history", "--store", store_url).stdout
+
+    diff = pd("diff", "summarize", "1", "--store", store_url).stdout
+    assert diff.startswith("--- summarize.md@1\n+++ summarize.md@2\n") and "+Keep it short.\n" in diff
+
+    exported = tmp_path / "production"
+    pd("export", str(exported), "--store", store_url, "--label", "production")
+    assert same_files(exported, EXAMPLES)  # byte for byte what was published
+    staged = tmp_path / "staging"
+    pd("export", str(staged), "--store", store_url, "--label", "staging")
+    assert same_files(staged, folder)
+
+    assert pd("label", "summarize", "production", "--store", store_url).stdout == \
+        "label production: summarize is at version 2\n"
+    moved = tmp_path / "moved"
+    pd("export", str(moved), "--store", store_url, "--label", "production")
+    assert (moved / "summarize.md").read_bytes() == (folder / "summarize.md").read_bytes()
+    assert (moved / "git" / "commit.md").exists()  # one prompt moved, the rest stayed
+    assert "is back at position" in pd("rollback", "production", "--store", store_url).stdout
+    back = tmp_path / "back"
+    pd("export", str(back), "--store", store_url, "--label", "production")
+    assert same_files(back, EXAMPLES)
+
+
+def test_a_folder_with_a_problem_publishes_nothing(store_url: str, tmp_path: Path) -> None:
+    folder = library(tmp_path)
+    pd("publish", str(folder), "--store", store_url, "--label", "production")
+    (folder / "broken.md").write_text("---\narguments: [\n---\nHello\n")
+    (folder / "summarize.md").write_text("changed\n")
+    refused = pd("publish", str(folder), "--store", store_url, "--label", "production", check=False)
+    assert refused.returncode == 1
+    assert "broken.md:3: front matter is not valid YAML" in refused.stdout
+    assert "nothing published: 1 problem in 1 file" in refused.stderr
+    exported = tmp_path / "out"
+    pd("export", str(exported), "--store", store_url, "--label", "production")
+    assert same_files(exported, EXAMPLES)
+    assert len(pd("history", "--store", store_url).stdout.splitlines()) == 17
+
+
+def test_hidden_files_are_never_published(store_url: str, tmp_path: Path) -> None:
+    folder = library(tmp_path)
+    (folder / ".env").write_text("SECRET=1\n")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "config").write_text("[core]\n")
+    pd("publish", str(folder), "--store", store_url, "--label", "production")
+    everything = pd("history", "--store", store_url).stdout
+    assert ".env" not in everything and ".git" not in everything
+
+
+def test_bad_input_is_one_clear_line_and_changes_nothing(store_url: str, tmp_path: Path) -> None:
+    folder = library(tmp_path)
+    pd("publish", str(folder), "--store", store_url, "--label", "production")
+
+    def refused(*args: str) -> str:
+        done = pd(*args, check=False)
+        assert done.returncode != 0 and done.stderr.count("\n") == 1, (args, done.stderr)
+        return done.stderr
+
+    assert "no label 'nope'" in refused("export", str(tmp_path / "x"), "--store", store_url, "--label", "nope")
+    assert "has no version 99" in refused("label", "summarize@99", "production", "--store", store_url)
+    assert "no prompt 'ghost'" in refused("label", "ghost", "production", "--store", store_url)
+    assert "no earlier position" in refused("rollback", "production", "--store", store_url)
+    assert "label 'bad label'" in refused("label", "summarize", "bad label", "--store", store_url)
+    assert "not an empty folder" in refused("export", str(folder), "--store", store_url, "--label", "production")
+    assert "no store at" in refused("history", "--store", str(tmp_path / "missing.db"))
+    assert "sqlite:///path.db" in refused("history", "--store", "sqlite:relative.db")
+    assert "serve needs a FOLDER or --store URL" in refused("serve")
+    assert "no label 'nope'" in refused("serve", "--store", store_url, "--label", "nope")
+    assert len(pd("history", "--store", store_url).stdout.splitlines()) == 17
+
+
+def test_a_schema_from_a_newer_promptdeck_is_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/s.db"
+    pd("store", "upgrade", url)
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        conn.execute("UPDATE promptdeck_schema SET version = 99")
+    done = pd("history", "--store", url, check=False)
+    assert done.returncode == 1 and "has schema 99, made by a newer promptdeck" in done.stderr
+
+
+def test_two_publishers_at_once_never_interleave(store_url: str, tmp_path: Path) -> None:
+    """Each of two folders is published again and again by its own process, all at once; every label
+    position the store ever recorded is exactly one of the two folders, never a mix."""
+    one, two = library(tmp_path, "one"), library(tmp_path, "two")
+    (two / "summarize.md").write_text((two / "summarize.md").read_text() + "two was here\n")
+    (two / "only-two.md").write_text("Published by the second folder only.\n")
+    pd("publish", str(one), "--store", store_url, "--label", "production")  # makes the schema first
+
+    def publish(folder: Path, rounds: int) -> None:
+        for round_number in range(rounds):
+            (folder / "round.md").write_text(f"{folder.name} {round_number}\n")
+            pd("publish", str(folder), "--store", store_url, "--label", "production", "-m", folder.name)
+
+    threads = [threading.Thread(target=publish, args=(folder, 4)) for folder in (one, two)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    out = tmp_path / "out"
+    pd("export", str(out), "--store", store_url, "--label", "production")
+    winner = one if (out / "round.md").read_text().startswith("one") else two
+    shutil.copy(out / "round.md", winner / "round.md")
+    assert same_files(out, winner)
+    # Roll back through every position: each is one whole folder.
+    for _ in range(3):
+        pd("rollback", "production", "--store", store_url)
+        back = tmp_path / f"back{time.monotonic_ns()}"
+        pd("export", str(back), "--store", store_url, "--label", "production")
+        owner = two if (back / "round.md").read_text().startswith("two") else one
+        shutil.copy(back / "round.md", owner / "round.md")
+        assert same_files(back, owner), "a label position mixing two publishes"
+
+
+def test_kill_9_during_a_large_publish_leaves_the_previous_version(store_url: str, tmp_path: Path) -> None:
+    folder = library(tmp_path)
+    pd("publish", str(folder), "--store", store_url, "--label", "production")
+    big = library(tmp_path, "big")
+    material = big / "_material" / "bulk"
+    material.mkdir()
+    for index in range(400):
+        (material / f"blob{index}.bin").write_bytes(os.urandom(64 * 1024))  # 25 MB to write in one transaction
+    # Killed at different moments (reading the folder, inside the transaction, after the commit), the
+    # label is always on one whole library: the one before, or the complete new one.
+    for delay in (0.3, 0.5, 0.7, 0.9, 1.2, 1.6):
+        proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "publish", str(big), "--store", store_url,
+                                 "--label", "production"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        out = tmp_path / f"after-{delay}"
+        pd("export", str(out), "--store", store_url, "--label", "production")
+        assert same_files(out, EXAMPLES) or same_files(out, big), f"killed after {delay} s: a half publish is served"
+        if same_files(out, big):
+            pd("rollback", "production", "--store", store_url)  # and try again from the small library
+    if store_url.startswith("sqlite"):
+        path = store_url.removeprefix("sqlite:///")
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_serve_a_store_over_stdio_and_follow_its_label(store_url: str, tmp_path: Path) -> None:
+    """The official SDK client on a store-backed server: each prompt says its version and label, and a
+    publish that moves the label reaches the open session as list_changed."""
+    folder = library(tmp_path)
+    pd("publish", str(folder), "--store", store_url, "--label", "production")
+    changed = Flag()
+
+    async def run() -> None:
+        params = StdioServerParameters(command=sys.executable, env=dict(os.environ),
+                                       args=["-m", "promptdeck", "serve", "--store", store_url])
+        async with stdio_client(params) as (read, write), \
+                ClientSession(read, write, message_handler=setter_for(types.PromptListChangedNotification,
+                                                                      changed)) as session:
+            await session.initialize()
+            listed = {p.name: p for p in (await session.list_prompts()).prompts}
+            assert "summarize" in listed and "code-review" in listed
+            meta = listed["summarize"].meta or {}
+            assert meta["promptdeck.dev/version"] == 1 and meta["promptdeck.dev/label"] == "production"
+            (folder / "fresh.md").write_text("---\ndescription: New in the store\n---\nHello from the store!\n")
+            await anyio.to_thread.run_sync(lambda: pd("publish", str(folder), "--store", store_url,
+                                                      "--label", "production"))
+            with anyio.fail_after(20):
+                await changed.wait()
+            names = {p.name for p in (await session.list_prompts()).prompts}
+            assert "fresh" in names
+            fresh = await session.get_prompt("fresh", {})
+            assert fresh.messages[0].content.text == "Hello from the store!"
+
+    anyio.run(run)
+
+
+def test_a_bad_version_in_the_store_keeps_the_good_one_served(tmp_path: Path) -> None:
+    """A file the store holds but that does not parse (written by another tool) is never served over
+    the good version already loaded."""
+    url = f"sqlite:///{tmp_path}/s.db"
+    folder = library(tmp_path)
+    pd("publish", str(folder), "--store", url, "--label", "production")
+    from promptdeck.sources.store import Store
+    from promptdeck.sources.stored import StoreSource
+
+    source = StoreSource(url)
+    try:
+        assert not source.load()
+        before = {p.name: p for p in source.prompts()}["summarize"]
+        with Store(url) as store:
+            files = {path: data for path, (_, data) in store.snapshot("production").items()}
+            files["summarize.md"] = b"---\narguments: [\n---\nbroken\n"
+            store.publish(files, {}, author="tool", message="bypassed check", label="production")
+        assert source.sync()
+        after = {p.name: p for p in source.prompts()}["summarize"]
+        assert after.description == before.description and json.dumps(after.meta) == json.dumps(before.meta)
+    finally:
+        source.close()
