@@ -271,3 +271,67 @@ def test_a_bad_version_in_the_store_keeps_the_good_one_served(tmp_path: Path) ->
         assert after.description == before.description and json.dumps(after.meta) == json.dumps(before.meta)
     finally:
         source.close()
+
+
+def test_several_labels_over_http_each_on_its_own_endpoint(tmp_path: Path) -> None:
+    """``--label production --label staging``: production on /mcp, staging on /mcp/staging. A move of
+    staging reaches staging's sessions only; a session of one endpoint is unknown at the other."""
+    import httpx
+
+    from tests.support.http_server import http_server
+    from tests.test_http_protocol import POST_HEADERS, messages_of, rpc, start_session
+
+    url = f"sqlite:///{tmp_path}/s.db"
+    folder = library(tmp_path)
+    pd("publish", str(folder), "--store", url, "--label", "production")
+    pd("publish", str(folder), "--store", url, "--label", "staging")  # unchanged: staging moves there too
+    (folder / "summarize.md").write_text("---\ndescription: The staging summary\n---\nSummarize, staged.\n")
+    pd("publish", str(folder), "--store", url, "--label", "staging")
+
+    def described(client: httpx.Client, endpoint: str) -> tuple[str, dict[str, object]]:
+        listed = client.post(endpoint, json=rpc("prompts/list"), headers=start_session(client, endpoint))
+        entry = next(p for p in messages_of(listed)[0]["result"]["prompts"] if p["name"] == "summarize")
+        return entry["description"], entry["_meta"]
+
+    with http_server("", "--store", url, "--label", "production", "--label", "staging") as production, \
+            httpx.Client(timeout=30) as client:
+        staging = production + "/staging"
+        description, meta = described(client, production)
+        assert description != "The staging summary" and meta["promptdeck.dev/label"] == "production"
+        assert meta["promptdeck.dev/version"] == 1
+        description, meta = described(client, staging)
+        assert description == "The staging summary" and meta["promptdeck.dev/label"] == "staging"
+        assert meta["promptdeck.dev/version"] == 2
+        assert client.post(production + "/nope", json=rpc("prompts/list"), headers=POST_HEADERS).status_code == 404
+
+        session = start_session(client, production)
+        assert client.post(staging, json=rpc("prompts/list"), headers=session).status_code == 404
+        staged = start_session(client, staging)
+        with client.stream("GET", staging, headers={**staged, "accept": "text/event-stream"}) as stream:
+            pd("rollback", "--store", url, "staging")
+            assert any("notifications/prompts/list_changed" in line for line in _until_data(stream.iter_lines()))
+        description, meta = described(client, staging)
+        assert description != "The staging summary" and meta["promptdeck.dev/version"] == 1
+        assert described(client, production)[1]["promptdeck.dev/label"] == "production"
+
+
+def _until_data(lines: Iterator[str]) -> list[str]:
+    """Lines of an SSE stream up to and including the first that carries data (priming events have none)."""
+    seen = []
+    for line in lines:
+        seen.append(line)
+        if line.startswith("data:") and line.strip() != "data:":
+            return seen
+    return seen
+
+
+def test_label_options_are_checked(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/s.db"
+    for args, expected in [
+        (("--label", "staging", str(tmp_path)), "--label goes with --store"),
+        (("--store", url, "--label", "a", "--label", "a", "--http", "1"), "a label is given twice"),
+        (("--store", url, "--label", "a", "--label", "b"), "stdio serves one label"),
+        (("--store", url, "--label", "../x", "--http", "1"), "label '../x' is not valid"),
+    ]:
+        done = pd("serve", *args, check=False)
+        assert done.returncode == 2 and expected in done.stderr, (args, done.stderr)

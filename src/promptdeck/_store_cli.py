@@ -42,7 +42,8 @@ def _author(given: str | None) -> str:
         return "unknown"
 
 
-def _label(value: str) -> str:
+def valid_label(value: str) -> str:
+    """``value`` if it is a valid label name; else exit 2 with a clear line."""
     if not _LABEL_RE.match(value):
         fail(f"label {value!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'", 2)
     return value
@@ -78,7 +79,7 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     from .sources.store import read_library
 
     if label is not None:
-        _label(label)
+        valid_label(label)
     problems, _, files = library_problems((folder,))
     if problems:
         for problem in problems:
@@ -120,7 +121,7 @@ def label_command(prompt: str, label: str, url: str, author: str | None) -> None
         fail(f"{prompt!r}: the version after @ is a number", 2)
     with _opened(url) as opened:
         try:
-            version = opened.label(name, int(version_text) if version_text else None, _label(label),
+            version = opened.label(name, int(version_text) if version_text else None, valid_label(label),
                                    author=_author(author))
         except PromptdeckError as exc:
             fail(str(exc))

@@ -46,8 +46,9 @@ def main() -> None:
 @click.argument("folders", nargs=-1, type=click.Path(file_okay=False))
 @click.option("--store", metavar="URL", help="Also serve a label of this versioned store (sqlite:///path.db, "
               "a path ending in .db, or postgresql://…).")
-@click.option("--label", default="production", show_default=True, metavar="LABEL",
-              help="With --store: the label to serve; it is followed as it moves.")
+@click.option("--label", "labels", multiple=True, metavar="LABEL",
+              help="With --store: the label to serve (default: production), followed as it moves. With --http, "
+              "repeat it to serve several: the first on /mcp, each other on /mcp/LABEL.")
 @click.option("--name", default="promptdeck", show_default=True, help="Server name clients see.")
 @click.option("--page-size", default=100, show_default=True, type=click.IntRange(1, 10_000),
               help="Prompts per prompts/list page.")
@@ -101,11 +102,18 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
           oauth_issuer: str | None, oauth_jwks: str | None, oauth_audience: str | None, resource_url: str | None,
           require_scope: tuple[str, ...], workers: int, trusted_proxy: tuple[str, ...], tls_cert: str | None,
           tls_key: str | None, max_connections: int, max_sessions: tuple[int, int], max_streams: tuple[int, int],
-          session_idle: int, keep_alive: float, max_body: int, store: str | None, label: str) -> None:
+          session_idle: int, keep_alive: float, max_body: int, store: str | None, labels: tuple[str, ...]) -> None:
     """Serve the prompt library in FOLDERS (and/or a store's label) over stdio (what MCP clients launch),
     or over HTTP."""
     if not folders and store is None:
         fail("serve needs a FOLDER or --store URL", 2)
+    if labels and store is None:
+        fail("--label goes with --store", 2)
+    from ._store_cli import valid_label
+
+    labels = tuple(valid_label(label) for label in labels) or ("production",)
+    if len(set(labels)) != len(labels):
+        fail(f"--label: a label is given twice ({', '.join(labels)})", 2)
     context = click.get_current_context()
     http_only = [option for option in ("stateless", "json_response", "allow_host", "allow_origin", "token_file",
                                        "rate_limit", "oauth_issuer", "oauth_jwks", "oauth_audience", "resource_url",
@@ -117,10 +125,12 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
         if http_only:
             named = ", ".join("--" + option.replace("_", "-") for option in http_only)
             fail(f"{named}: HTTP options, which go with --http", 2)
+        if len(labels) > 1:
+            fail("stdio serves one label; serve several with --http (each on its own endpoint)", 2)
         from ._serve import serve_stdio_folders
 
         sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl, log_format,
-                                     store, label))
+                                     store, labels[0]))
     host, _, port_text = http.rpartition(":")
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
@@ -147,7 +157,10 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
         fail("choose one of --token-file and --oauth-issuer", 2)
     host = host.strip("[]") or "127.0.0.1"
     shown = f"[{host}]" if ":" in host else host
-    server = PromptServer(name, page_size=page_size, list_ttl_ms=list_ttl)
+    # One server per label: the first on /mcp, each other on /mcp/LABEL (see server.endpoints).
+    servers = {"/mcp" if number == 0 else f"/mcp/{label}": PromptServer(name, page_size=page_size,
+                                                                          list_ttl_ms=list_ttl)
+               for number, label in enumerate(labels)}
     auth: Authenticator | None = None
     metadata = None
     try:
@@ -160,10 +173,11 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
             auth, metadata = oauth, (oauth.metadata_path, oauth.metadata())
         else:
             auth = BearerTokens.load(token_file)
-        for folder in folders:
-            server.add_folder(folder)
-        if store is not None:
-            server.add_store(store, label=label)
+        for server, label in zip(servers.values(), labels, strict=True):
+            for folder in folders:
+                server.add_folder(folder)
+            if store is not None:
+                server.add_store(store, label=label)
     except PromptdeckError as exc:
         fail(str(exc))
     try:
@@ -171,8 +185,11 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
     except PromptdeckError as exc:
         fail(str(exc))
     scheme = "https" if tls_cert else "http"
-    announce(f"serving {len(server.catalog)} prompts on {scheme}://{shown}:{port_text}/mcp")
-    run(server, host, int(port_text), sock=listening, tls=(tls_cert, tls_key) if tls_cert and tls_key else None,
+    for (path, server), label in zip(servers.items(), labels, strict=True):
+        of_label = f" (label {label})" if store is not None else ""
+        announce(f"serving {len(server.catalog)} prompts on {scheme}://{shown}:{port_text}{path}{of_label}")
+    run(servers if len(servers) > 1 else servers["/mcp"], host, int(port_text), sock=listening,
+        tls=(tls_cert, tls_key) if tls_cert and tls_key else None,
         trusted_proxies=trusted_proxy, workers=workers,
         connection_limits={"limit_concurrency": max_connections, "timeout_keep_alive": keep_alive},
         max_sessions=max_sessions[0], max_sessions_per_principal=max_sessions[1], max_streams=max_streams[0],

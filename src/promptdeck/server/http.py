@@ -33,7 +33,7 @@ import secrets
 import socket
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
@@ -296,21 +296,28 @@ class StreamableHttpApp:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
-                self.server.catalog  # noqa: B018 - load deferred folders before the first request
-                if self.watch:
-                    self._tasks.append(asyncio.ensure_future(watch_folders(self.server, self._stop)))
-                self._tasks.append(asyncio.ensure_future(self._expire_loop()))
+                self.startup()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self.end_streams()
-                self._stop.set()
-                for task in self._tasks:
-                    task.cancel()
-                for task in self._tasks:
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await task
+                await self.shutdown()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    def startup(self) -> None:
+        """Load deferred folders before the first request; start the watcher and session expiry."""
+        self.server.catalog  # noqa: B018 - reading the catalog is what loads deferred folders
+        if self.watch:
+            self._tasks.append(asyncio.ensure_future(watch_folders(self.server, self._stop)))
+        self._tasks.append(asyncio.ensure_future(self._expire_loop()))
+
+    async def shutdown(self) -> None:
+        self.end_streams()
+        self._stop.set()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     def end_streams(self) -> None:
         """End every long-lived response: subscriptions get their result, sessions and SSE streams close.
@@ -564,10 +571,12 @@ def create_app(server: PromptServer, **options: Any) -> StreamableHttpApp:
     return StreamableHttpApp(server, **options)
 
 
-def run(server: PromptServer, host: str, port: int, *, tls: tuple[str, str] | None = None,
+def run(server: PromptServer | Mapping[str, PromptServer], host: str, port: int, *,
+        tls: tuple[str, str] | None = None,
         sock: socket.socket | None = None, trusted_proxies: tuple[str, ...] = (), workers: int = 1,
         connection_limits: dict[str, Any] | None = None, **options: Any) -> None:
-    """Serve over HTTP with uvicorn (see ``serving``) until SIGINT or SIGTERM; ``tls``: (cert, key) files;
+    """Serve over HTTP with uvicorn (see ``serving``) until SIGINT or SIGTERM. ``server``: one server on
+    ``/mcp``, or servers by endpoint path (see ``endpoints``); ``tls``: (cert, key) files;
     ``sock``: a socket already bound (``serving.bind``); ``trusted_proxies``: whose X-Forwarded-For to
     believe; ``workers``: processes (see ``serving.run_workers``); ``connection_limits``: uvicorn settings
     (``limit_concurrency``, ``timeout_keep_alive``) over ``serving``'s defaults."""
@@ -576,9 +585,17 @@ def run(server: PromptServer, host: str, port: int, *, tls: tuple[str, str] | No
     extra = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
     extra |= serving.trusting(trusted_proxies)
     extra |= connection_limits or {}
+
+    def make_app() -> Any:
+        if isinstance(server, Mapping):
+            from .endpoints import Endpoints
+
+            return Endpoints.create(server, **options)
+        return create_app(server, **options)
+
     if workers > 1:
         if sock is not None:
             sock.close()  # each worker binds its own
-        serving.run_workers(lambda: create_app(server, **options), host, port, workers, **extra)
+        serving.run_workers(make_app, host, port, workers, **extra)
         return
-    serving.run(create_app(server, **options), host, port, sock=sock, **extra)
+    serving.run(make_app(), host, port, sock=sock, **extra)
