@@ -23,7 +23,7 @@ import pytest
 
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
-from tests.support.modern import http_listen, is_list_changed, subscription_of
+from tests.support.modern import ELICITS, get_prompt, http_listen, is_list_changed, post, subscription_of
 from tests.support.postgres import cluster, new_database
 from tests.test_http_protocol import POST_HEADERS, init, messages_of, rpc
 
@@ -117,3 +117,72 @@ async def _subscribe_and_publish(stateless: list[str], stateful: str, folder: Pa
         assert fresh["_meta"]["promptdeck.dev/label"] == "production"
         assert fresh["_meta"]["promptdeck.dev/version"] == 1
     return arrivals
+
+
+def test_a_request_state_is_accepted_once_among_all_replicas(postgres: str, tmp_path: Path) -> None:
+    """A 2026-07-28 input_required state issued by one replica is redeemed at another (they sign with the
+    store's key) and refused as used at a third and back at the first (the used nonces are in the store)."""
+    url = new_database(postgres)
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    (folder / "brief.md").write_text("---\narguments:\n  - name: topic\n    required: true\n---\n"
+                                     "Write about {{ topic }}.\n")
+    publish(folder, url)
+    with ExitStack() as stack:
+        one, two, three = (stack.enter_context(http_server("", "--store", url, "--stateless")) for _ in range(3))
+        with httpx.Client(timeout=30) as client:
+            _, asked = post(client, one, get_prompt(1, "brief", capabilities=ELICITS))
+            assert asked["result"]["resultType"] == "input_required"
+            retry = get_prompt(2, "brief", capabilities=ELICITS, requestState=asked["result"]["requestState"],
+                               inputResponses={"arguments": {"action": "accept", "content": {"topic": "owls"}}})
+            _, rendered = post(client, two, retry)
+            assert rendered["result"]["messages"][0]["content"]["text"] == "Write about owls."
+            for replica in (three, one, two):
+                _, replayed = post(client, replica, retry)
+                assert replayed["error"]["code"] == -32602
+                assert "requestState was already used" in replayed["error"]["message"]
+
+
+def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, tmp_path: Path) -> None:
+    """Schema 1 (before requestState moved into the store): serving it is refused with the command to
+    run; ``store upgrade`` brings it to the current schema and keeps every version."""
+    url = new_database(postgres)
+    folder = tmp_path / "lib"
+    shutil.copytree(EXAMPLES, folder)
+    publish(folder, url)
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:  # what schema 1 had
+        conn.execute("DROP TABLE used_states; DROP TABLE state_key; UPDATE promptdeck_schema SET version = 1")
+    refused = subprocess.run([sys.executable, "-m", "promptdeck", "serve", "--store", url], capture_output=True,
+                             text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert refused.returncode == 1 and "has schema 1: run `promptdeck store upgrade" in refused.stderr
+    upgraded = subprocess.run([sys.executable, "-m", "promptdeck", "store", "upgrade", url], capture_output=True,
+                              text=True, timeout=60)
+    assert upgraded.returncode == 0 and "upgraded the store from schema 1 to 2" in upgraded.stdout
+    again = subprocess.run([sys.executable, "-m", "promptdeck", "store", "upgrade", url], capture_output=True,
+                           text=True, timeout=60)
+    assert "at schema 2 already" in again.stdout
+    history = subprocess.run([sys.executable, "-m", "promptdeck", "history", "--store", url, "summarize"],
+                             capture_output=True, text=True, timeout=60)
+    assert history.returncode == 0 and "summarize" in history.stdout
+
+
+def test_the_state_ledger_is_bounded_per_principal_and_fails_closed(postgres: str) -> None:
+    from promptdeck.sources.store import StateLedger, Store
+    from tests.support.http_server import free_port
+
+    url = new_database(postgres)
+    Store(url, create=True).close()
+    ledger = StateLedger(url, per_principal=3)
+    now = time.time()
+    try:
+        assert [ledger.use(f"n{i}", "mallory", now + 600, now) for i in range(3)] == [None, None, None]
+        assert "too many were redeemed" in (ledger.use("n3", "mallory", now + 600, now) or "")
+        assert ledger.use("n0", "alice", now + 600, now) == "was already used"  # a nonce is one state, whoever
+        assert ledger.use("a0", "alice", now + 600, now) is None  # mallory's flood costs only mallory
+        assert ledger.use("n4", "mallory", now + 600, now + 601) is None  # once the old ones have expired
+    finally:
+        ledger.close()
+    gone = StateLedger(f"postgresql://nobody@127.0.0.1:{free_port()}/none", per_principal=3)
+    assert "cannot be checked now" in (gone.use("x", "alice", now + 600, now) or "")

@@ -243,6 +243,11 @@ def upgrade(url: str) -> None:
     """Create the store's schema, or bring it to this promptdeck's version."""
     from .sources.store import SCHEMA_VERSION
 
-    with _opened(url, create=True):
-        pass
-    click.echo(f"the store is at schema {SCHEMA_VERSION}")
+    with _opened(url, create=True) as opened:
+        found = opened.upgraded_from
+    if found is None:
+        click.echo(f"the store is at schema {SCHEMA_VERSION} already")
+    elif found == 0:
+        click.echo(f"created the store's schema (version {SCHEMA_VERSION})")
+    else:
+        click.echo(f"upgraded the store from schema {found} to {SCHEMA_VERSION}")

@@ -25,6 +25,7 @@ from ..sources.python import PythonSource
 
 if TYPE_CHECKING:
     from .modern import ModernEndpoint, Subscription
+    from .request_state import Ledger
     from .session import LegacySession
 
 log = logging.getLogger("promptdeck.server")
@@ -63,6 +64,8 @@ class PromptServer:
         #: open 2026-07-28 subscriptions (stdio and HTTP), told when the list changes
         self.subscriptions: set[Subscription] = set()
         self._modern: ModernEndpoint | None = None
+        #: where used requestStates are kept when replicas share them (a PostgreSQL store); None: in memory
+        self.ledger: Ledger | None = None
         self._catalog = Catalog(page_size=page_size)
         #: sources to load when the catalog is first read: (the folder it watches, how to make it)
         self.pending: list[tuple[str, Callable[[], Source]]] = []
@@ -95,6 +98,16 @@ class PromptServer:
         from ..sources.stored import StoreSource
 
         self.add_source(StoreSource(url, label))
+        if self.ledger is None and url.startswith(("postgresql:", "postgres:")):
+            from ..sources.store import StateLedger
+            from .request_state import MAX_PER_PRINCIPAL
+
+            # Replicas on one PostgreSQL store accept each requestState once among them all.
+            self.ledger = StateLedger(url, MAX_PER_PRINCIPAL)
+            if self._modern is not None:
+                from .request_state import RequestStates
+
+                self._modern.states = RequestStates(ledger=self.ledger)
 
     def add_source(self, source: Source) -> None:
         """Serve the prompts of ``source`` (after those added before it): loaded now, problems logged."""
@@ -159,8 +172,9 @@ class PromptServer:
         """What answers 2026-07-28 requests (made on first use: legacy-only clients never pay for it)."""
         if self._modern is None:
             from .modern import ModernEndpoint
+            from .request_state import RequestStates
 
-            self._modern = ModernEndpoint(self, ttl_ms=self.list_ttl_ms)
+            self._modern = ModernEndpoint(self, ttl_ms=self.list_ttl_ms, states=RequestStates(ledger=self.ledger))
         return self._modern
 
     def server_info(self, rev: Revision) -> dict[str, Any]:

@@ -16,7 +16,11 @@ total is full of live states, the principal holding the most loses its oldest
 half the same way. Another principal's valid state is always accepted.
 
 Replicas that should accept each other's states share a key through
-``$PROMPTDECK_STATE_KEY``; without it each process makes a random one.
+``$PROMPTDECK_STATE_KEY``; without it each process makes a random one. Replicas
+serving one PostgreSQL store need neither: a ``Ledger`` (``store.StateLedger``)
+holds the used nonces in the database, so a state is accepted once by all of
+them together, and the store keeps the key they sign with (the environment's
+key still wins when set).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import json
 import os
 import secrets
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from ..protocol.errors import InvalidParams, LibraryError
 
@@ -52,14 +56,25 @@ def request_digest(method: str, name: str, arguments: dict[str, Any] | None) -> 
     return _b64(hashlib.sha256(canonical.encode()).digest()[:16])
 
 
+class Ledger(Protocol):
+    """Used nonces kept outside this process, shared by replicas."""
+
+    def key(self) -> bytes: ...
+
+    def use(self, nonce: str, principal: str, expires: float, now: float) -> str | None:
+        """Record a nonce as used: None the first time, otherwise why its state is refused."""
+
+
 class RequestStates:
-    def __init__(self, key: bytes | None = None, ttl_seconds: float = TTL_SECONDS) -> None:
+    def __init__(self, key: bytes | None = None, ttl_seconds: float = TTL_SECONDS,
+                 ledger: Ledger | None = None) -> None:
         if key is None:
             shared = os.environ.get(STATE_KEY_ENV)
             if shared is not None and len(shared) < 32:
                 raise LibraryError(f"${STATE_KEY_ENV} must be at least 32 characters")
-            key = shared.encode() if shared else secrets.token_bytes(32)
+            key = shared.encode() if shared else ledger.key() if ledger else secrets.token_bytes(32)
         self._key = key
+        self.ledger = ledger
         self.ttl = ttl_seconds
         #: used nonces and their states' expiry, by principal
         self._used: dict[str, dict[str, float]] = {}
@@ -94,6 +109,11 @@ class RequestStates:
             raise _bad("has expired; send the request again without it")
         if fields["p"] != principal or fields["d"] != digest:
             raise _bad("belongs to another request")
+        if self.ledger is not None:
+            refused = self.ledger.use(fields["n"], principal, fields["e"], now)
+            if refused is not None:
+                raise _bad(refused)
+            return
         if fields["n"] in self._used.get(principal, ()):
             raise _bad("was already used")
         if fields["e"] <= self._floor.get(principal, float("-inf")):

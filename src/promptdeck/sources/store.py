@@ -23,8 +23,11 @@ move sends ``NOTIFY promptdeck_labels`` in PostgreSQL, delivered at commit.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -35,9 +38,11 @@ from typing import Any
 from ..prompts.paths import read_confined
 from ..protocol.errors import LibraryError
 
+log = logging.getLogger("promptdeck.store")
+
 #: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
 #: ``promptdeck store upgrade``.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: The PostgreSQL channel a label move is announced on (its payload: the label's name).
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
@@ -57,6 +62,15 @@ _SCHEMA = [
     "CREATE TABLE position_files (position INTEGER NOT NULL REFERENCES positions(id), path TEXT NOT NULL, "
     "version INTEGER NOT NULL, PRIMARY KEY (position, path))",
 ]
+#: What each schema version adds to the one before, applied in order by ``upgrade`` in one transaction.
+_MIGRATIONS: dict[int, list[str]] = {
+    1: _SCHEMA,
+    # 2: requestState single use across replicas (``StateLedger``), and the key replicas sign states with.
+    2: ["CREATE TABLE used_states (nonce TEXT PRIMARY KEY, principal TEXT NOT NULL, "
+        "expires DOUBLE PRECISION NOT NULL)",
+        "CREATE INDEX used_states_by_principal ON used_states (principal, expires)",
+        "CREATE TABLE state_key (key TEXT NOT NULL)"],
+}
 
 
 class StoreError(LibraryError):
@@ -99,6 +113,8 @@ class Store:
         self.url = url
         self.postgres = url.startswith(("postgresql:", "postgres:"))
         self._conn: Any = self._connect(create)
+        #: the schema version ``upgrade`` found (0: none), when this opening upgraded the store
+        self.upgraded_from: int | None = None
         self._check_schema(create)
 
     # -- connecting ------------------------------------------------------------------------------
@@ -197,12 +213,18 @@ class Store:
             found = self._schema_version() or 0
             if found > SCHEMA_VERSION:
                 raise StoreError(f"the store has schema {found}, newer than this promptdeck's {SCHEMA_VERSION}")
-            if found == 0:
-                serial = "BIGSERIAL" if self.postgres else "INTEGER"
-                blob = "BYTEA" if self.postgres else "BLOB"
-                for statement in _SCHEMA:
+            serial = "BIGSERIAL" if self.postgres else "INTEGER"
+            blob = "BYTEA" if self.postgres else "BLOB"
+            for version in range(found + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[version]:
                     self._run(statement.format(serial=serial, blob=blob))
+                if version == 2:
+                    self._run("INSERT INTO state_key (key) VALUES (?)", secrets.token_urlsafe(32))
+            if found == 0:
                 self._run("INSERT INTO promptdeck_schema (version) VALUES (?)", SCHEMA_VERSION)
+            elif found < SCHEMA_VERSION:
+                self._run("UPDATE promptdeck_schema SET version = ?", SCHEMA_VERSION)
+            self.upgraded_from = found
             return found
 
     # -- reading ---------------------------------------------------------------------------------
@@ -378,6 +400,70 @@ def shown_url(url: str) -> str:
         return url
     netloc = parts.netloc.replace(":" + parts.password + "@", ":***@")
     return urlunsplit(parts._replace(netloc=netloc))
+
+
+class StateLedger:
+    """requestState single use across every replica of a PostgreSQL store (see ``server.request_state``).
+
+    A redeemed state's nonce is one row; the primary key makes the first replica to insert it the only
+    one to accept it. The rows are bounded per principal (``per_principal`` unexpired ones; past that,
+    that principal's states are refused until some expire) and expired rows are deleted as redemptions
+    go on. Redemption is rare (the retry of an ``input_required``), so one connection serves it, behind
+    a lock, with short timeouts: an unreachable store refuses the state rather than risk a second use.
+    """
+
+    TIMEOUT_SECONDS = 2
+
+    def __init__(self, url: str, per_principal: int) -> None:
+        self.url = url
+        self.per_principal = per_principal
+        self._conn: Any = None
+        self._lock = threading.Lock()
+        self._uses = 0
+
+    def key(self) -> bytes:
+        """The key every replica of this store signs states with."""
+        with self._lock:
+            rows = self._execute("SELECT key FROM state_key LIMIT 1").fetchall()
+        if not rows:
+            raise StoreError(f"the store {shown_url(self.url)} has no state key: run `promptdeck store upgrade`")
+        return str(rows[0][0]).encode()
+
+    def use(self, nonce: str, principal: str, expires: float, now: float) -> str | None:
+        """Record ``nonce`` as used: None the first time; otherwise why the state is refused."""
+        try:
+            with self._lock:
+                live = self._execute("SELECT count(*) FROM used_states WHERE principal = %s AND expires >= %s",
+                                     principal, now).fetchone()[0]
+                if live >= self.per_principal:
+                    return "is no longer accepted (too many were redeemed); send the request again without it"
+                inserted = self._execute("INSERT INTO used_states (nonce, principal, expires) VALUES (%s, %s, %s) "
+                                         "ON CONFLICT (nonce) DO NOTHING", nonce, principal, expires).rowcount
+                self._uses += 1
+                if self._uses % 256 == 0:
+                    self._execute("DELETE FROM used_states WHERE expires < %s", now)
+        except Exception as exc:  # the driver's errors, or a lost connection: refuse, never accept twice
+            log.warning("requestState not checked: the store %s is not reachable (%s)", shown_url(self.url),
+                        _first_line(exc))
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            return "cannot be checked now (the store is unreachable); send the request again without it"
+        return None if inserted == 1 else "was already used"
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def _execute(self, statement: str, *args: Any) -> Any:
+        if self._conn is None or self._conn.closed:
+            import psycopg
+
+            self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self.TIMEOUT_SECONDS,
+                                         options=f"-c statement_timeout={self.TIMEOUT_SECONDS * 1000}")
+        return self._conn.execute(statement, args)
 
 
 def _first_line(exc: BaseException) -> str:
