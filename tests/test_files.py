@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from promptdeck.prompts import render as render_module
 from promptdeck.prompts.arguments import bind
 from promptdeck.prompts.content import Audio, Image, Message, Resource, ResourceLink, Text
-from promptdeck.prompts.paths import LibraryRoot, guess_mime, is_prompt_path, is_text_mime
+from promptdeck.prompts.paths import LibraryRoot, guess_mime, is_prompt_path, is_text_mime, read_confined
 from promptdeck.prompts.render import TemplateText
 from promptdeck.prompts.spec import Prompt, RenderContext
 from promptdeck.protocol.errors import InternalError, InvalidParams, LibraryError
@@ -918,3 +918,22 @@ def test_guarded_loops_behave_like_plain_jinja_loops() -> None:
     guarded = make_environment().from_string(source).render(**values)
     assert guarded == SandboxedEnvironment().from_string(source).render(**values)
     assert guarded == "1/33 2/32 3/3!1 |a=1b=2|none|r(c())|ABC-a+c"
+
+
+def test_reading_a_small_file_never_allocates_up_to_the_limit(tmp_path: Path) -> None:
+    """A read sized by the limit (10 MB for a library file) was mapped and then shrunk; publishing
+    100,000 small files left 100,000 mappings, past the kernel's cap, and SQLite then failed."""
+    import tracemalloc
+
+    (tmp_path / "small.md").write_bytes(b"x" * 500)
+    tracemalloc.start()
+    try:
+        assert read_confined(str(tmp_path), "small.md", 64 * 1024 * 1024) == b"x" * 500
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 1024, peak
+    (tmp_path / "big.md").write_bytes(b"y" * 2000)
+    with pytest.raises(InvalidParams, match="larger than 1000 bytes"):
+        read_confined(str(tmp_path), "big.md", 1000)
+    assert read_confined(str(tmp_path), "big.md", 2000) == b"y" * 2000
