@@ -30,7 +30,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,6 +112,7 @@ class Store:
         """Open the store; with ``create``, make (or upgrade) its schema where needed."""
         self.url = url
         self.postgres = url.startswith(("postgresql:", "postgres:"))
+        self._errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
         self._conn: Any = self._connect(create)
         #: the schema version ``upgrade`` found (0: none), when this opening upgraded the store
         self.upgraded_from: int | None = None
@@ -125,6 +126,7 @@ class Store:
                 import psycopg
             except ImportError:
                 raise StoreError("a PostgreSQL store needs the store extra: pip install 'promptdeck[store]'") from None
+            self._errors = (psycopg.Error,)
             try:
                 return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
             except psycopg.Error as exc:
@@ -153,11 +155,14 @@ class Store:
         return statement.replace("?", "%s") if self.postgres else statement
 
     def _rows(self, statement: str, *args: Any) -> list[tuple[Any, ...]]:
-        cursor = self._conn.execute(self._sql(statement), args)
-        return list(cursor.fetchall())
+        return list(self._run(statement, *args).fetchall())
 
     def _run(self, statement: str, *args: Any) -> Any:
-        return self._conn.execute(self._sql(statement), args)
+        try:
+            return self._conn.execute(self._sql(statement), args)
+        except self._errors as exc:
+            # One line naming the store, never a driver traceback: a full disk, a lost connection.
+            raise StoreError(f"the store {shown_url(self.url)} failed: {_first_line(exc)}") from exc
 
     @contextmanager
     def _writing(self, lock: str = "LOCK TABLE publishes IN EXCLUSIVE MODE") -> Iterator[None]:
@@ -171,7 +176,8 @@ class Store:
                 self._run(lock)
             yield
         except BaseException:
-            self._run("ROLLBACK")
+            with suppress(StoreError):  # the database may have ended the transaction itself (SQLite I/O errors)
+                self._run("ROLLBACK")
             raise
         self._run("COMMIT")
 
