@@ -41,3 +41,22 @@ def test_the_python_example_serves_from_any_folder(tmp_path: Path) -> None:
     assert [p["name"] for p in answers[1]["result"]["prompts"]] == ["handover", "incident_summary"]
     assert answers[2]["result"]["messages"][0]["content"]["text"] == "Summarize the sev2 incident on billing."
     assert answers[3]["result"]["completion"]["values"] == ["payments", "platform"]
+
+
+def test_the_store_walkthrough_runs_as_written(tmp_path: Path) -> None:
+    """Every line of the store section's shell block, run in order from a fresh folder (the two
+    ``serve`` lines start servers; they are run elsewhere, in tests/test_store.py)."""
+    section = README.read_text().split("## A versioned store", 1)[1]
+    found = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert found, "the README lost its store walkthrough"
+    lines = [line for line in found.group(1).splitlines() if " serve " not in line]
+    assert lines[0] == "P=.venv/bin/promptdeck"
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "promptdeck").symlink_to(Path(sys.executable).parent / "promptdeck")
+    (tmp_path / "examples").symlink_to(README.parent / "examples")
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", "\n".join(lines)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "publish 2: 1 file changed; label staging points at it" in done.stdout
+    assert "+Answer in one paragraph." in done.stdout
+    assert (tmp_path / "exported" / "summarize.md").read_text().endswith("Answer in one paragraph.\n")
