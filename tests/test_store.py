@@ -117,6 +117,29 @@ def test_a_folder_with_a_problem_publishes_nothing(store_url: str, tmp_path: Pat
     assert len(pd("history", "--store", store_url).stdout.splitlines()) == 17
 
 
+def test_a_bad_first_publish_makes_no_store_and_an_unchanged_one_is_not_checked_again(tmp_path: Path) -> None:
+    folder = library(tmp_path)
+    (folder / "broken.md").write_text("---\narguments: [\n---\nHello\n")
+    url = f"sqlite:///{tmp_path}/new.db"
+    assert pd("publish", str(folder), "--store", url, check=False).returncode == 1
+    assert not (tmp_path / "new.db").exists()
+    (folder / "broken.md").unlink()
+    pd("publish", str(folder), "--store", url, "--label", "production")
+    # The same bytes again: the store says so (publish then skips the check), nothing is published,
+    # and the label moves.
+    from promptdeck.sources.store import Store
+
+    with Store(url) as store:
+        assert store.unchanged({path: data for path, (_, data) in store.snapshot("production").items()})
+    done = pd("publish", str(folder), "--store", url, "--label", "staging")
+    assert done.stdout.startswith("nothing changed in 17 files; label staging points at it"), done.stdout
+    (folder / "summarize.md").write_text("changed\n")
+    assert pd("publish", str(folder), "--store", url).stdout.startswith("publish 2: 1 file changed")
+    history = pd("history", "--store", url, "summarize").stdout.splitlines()
+    assert [line.split()[:2] for line in history] == [["summarize.md", "v2"], ["summarize.md", "v1"]]
+    assert all(line.split()[2] == "summarize" for line in history)  # the prompt's name, in every version
+
+
 def test_hidden_files_are_never_published(store_url: str, tmp_path: Path) -> None:
     folder = library(tmp_path)
     (folder / ".env").write_text("SECRET=1\n")

@@ -15,7 +15,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,24 +75,30 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
 
     FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
     """
-    from .sources.files import FileSource
-    from .sources.store import read_library
+    from .sources.store import Store, read_library
 
     if label is not None:
         valid_label(label)
-    problems, _, files = library_problems((folder,))
-    if problems:
-        for problem in problems:
-            click.echo(problem)
-        fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
-              f"file{'s' * (files != 1)}")
     try:
-        source = FileSource(folder)
-        source.load()
-        names = {prompt.source: prompt.name for prompt in source.prompts()}
         content = read_library(folder)
     except PromptdeckError as exc:
         fail(str(exc))
+    # Bytes equal to the store's newest versions were checked when they were published: an unchanged
+    # folder publishes nothing (at most it moves a label), so it skips the check, the slow part of a
+    # large publish. A store that does not exist yet is never unchanged, and is made only after the check.
+    unchanged = False
+    with suppress(PromptdeckError):
+        with Store(url) as existing:
+            unchanged = existing.unchanged(content)
+    names: dict[str, str] = {}
+    if not unchanged:
+        problems, prompts, files = library_problems((folder,))
+        if problems:
+            for problem in problems:
+                click.echo(problem)
+            fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
+                 f"file{'s' * (files != 1)}")
+        names = {path: name for name, path in prompts.items()}
     with _opened(url, create=True) as opened:
         try:
             number, changed = opened.publish(content, names, author=_author(author), message=message, label=label)

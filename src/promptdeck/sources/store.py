@@ -303,6 +303,12 @@ class Store:
         data = self._rows("SELECT data FROM blobs WHERE digest = ?", digest)[0][0]
         return path, found, bytes(data)
 
+    def unchanged(self, files: dict[str, bytes]) -> bool:
+        """Whether ``files`` are exactly the store's newest versions (no file added, changed or removed)."""
+        latest = {path: digest for path, (_, digest) in self.latest().items() if digest is not None}
+        return latest.keys() == files.keys() and all(
+            hashlib.sha256(data).hexdigest() == latest[path] for path, data in files.items())
+
     # -- writing ---------------------------------------------------------------------------------
 
     def publish(self, files: dict[str, bytes], prompts: dict[str, str], *, author: str, message: str,
@@ -329,8 +335,9 @@ class Store:
             if changed:
                 publish_id = int(self._run("INSERT INTO publishes (author, message, created) VALUES (?, ?, ?) "
                                            "RETURNING id", author, message, time.time()).fetchone()[0])
-                rows = [(path, version, publish_id, prompts.get(path) if digest else self._prompt_of(path), digest)
-                        for path, version, digest in changed]
+                # A prompt's name from this folder's load; kept from before for deletions and other files.
+                rows = [(path, version, publish_id, prompts[path] if digest and path in prompts
+                         else self._prompt_of(path), digest) for path, version, digest in changed]
                 self._many("INSERT INTO files (path, version, publish, prompt, digest) VALUES (?, ?, ?, ?, ?)", rows)
             if label is not None:
                 state = {path: version for path, (version, _) in self.latest().items() if path in files}

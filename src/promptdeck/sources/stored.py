@@ -68,6 +68,7 @@ class StoreSource(Source):
         self._folder = _private_folder()
         weakref.finalize(self, shutil.rmtree, self._folder, True)  # at close, or when the process ends
         self._write(snapshot)
+        del snapshot  # the bytes are in the folder now; not held through the load
         self._position = position
         self._files = FileSource(self._folder)
         problems = self._files.load()
