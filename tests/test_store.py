@@ -150,6 +150,27 @@ def test_hidden_files_are_never_published(store_url: str, tmp_path: Path) -> Non
     assert ".env" not in everything and ".git" not in everything
 
 
+def test_links_are_published_only_when_they_stay_inside(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/s.db"
+    folder = library(tmp_path)
+    (folder / "_material" / "same.txt").symlink_to(folder / "_material" / "app.log")
+    (folder / "_material" / "shared").symlink_to(folder / "_material", target_is_directory=True)
+    pd("publish", str(folder), "--store", url, "--label", "production")
+    exported = tmp_path / "out"
+    pd("export", str(exported), "--store", url, "--label", "production")
+    assert (exported / "_material" / "same.txt").read_bytes() == (folder / "_material" / "app.log").read_bytes()
+    assert not (exported / "_material" / "shared").exists()  # a linked folder is not walked, as serve does
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOKEN=hunter2\n")
+    (folder / "_material" / "leak.txt").symlink_to(secret)
+    os.mkfifo(folder / "_material" / "pipe")
+    for bad, why in (("leak.txt", "is a link that leads out of the library"), ("pipe", "is not a regular file")):
+        done = pd("publish", str(folder), "--store", url, check=False)
+        assert done.returncode == 1 and f"file '_material/{bad}' {why}" in done.stderr, done.stderr
+        (folder / "_material" / bad).unlink()
+    assert "hunter2" not in pd("history", "--store", url).stdout
+
+
 def test_bad_input_is_one_clear_line_and_changes_nothing(store_url: str, tmp_path: Path) -> None:
     folder = library(tmp_path)
     pd("publish", str(folder), "--store", store_url, "--label", "production")

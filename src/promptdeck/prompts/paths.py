@@ -66,9 +66,19 @@ def read_confined(root: str, rel: str, limit: int) -> bytes:
         raise InvalidParams(f"file {rel!r} is a link that leads out of the library")
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the checked path is the one opened.
-        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(real, READ_FLAGS)
     except OSError as exc:
         raise InvalidParams(f"file {rel!r} cannot be read: {exc.strerror}") from None
+    return read_opened(fd, rel, limit)
+
+
+#: How library files are opened: never following a symlink, never waiting on a FIFO.
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_opened(fd: int, rel: str, limit: int) -> bytes:
+    """The bytes of the file open at ``fd`` (closed here), named ``rel`` in errors: a regular file of at
+    most ``limit`` bytes, or ``InvalidParams``."""
     with open(fd, "rb") as fh:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..prompts.paths import read_confined
+from ..prompts.paths import READ_FLAGS, read_confined, read_opened
 from ..protocol.errors import LibraryError
 
 log = logging.getLogger("promptdeck.store")
@@ -484,15 +484,26 @@ def _first_line(exc: BaseException) -> str:
 
 
 def read_library(root: str | os.PathLike[str]) -> dict[str, bytes]:
-    """Every file of a library as ``serve`` would read it: regular, non-hidden, inside the root."""
+    """Every file of a library as ``serve`` would read it: regular, non-hidden, inside the root.
+
+    Walked with directory descriptors (``os.fwalk``) and opened relative to them without following
+    links, so no component of a path is resolved twice and none can be swapped for a link meanwhile;
+    only a file that is itself a link goes through ``read_confined``, which follows it if it stays
+    inside. (Resolving every path cost 7 ``lstat`` calls a file: 7 s of a 100,000-file publish.)
+    """
     base = Path(root).resolve()
     out: dict[str, bytes] = {}
-    for dirpath, dirnames, filenames in os.walk(base):
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(base):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         rel_dir = os.path.relpath(dirpath, base).replace(os.sep, "/")
         for name in sorted(filenames):
             if name.startswith("."):
                 continue
             rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-            out[rel] = read_confined(str(base), rel, MAX_FILE_BYTES)
+            try:
+                fd = os.open(name, READ_FLAGS, dir_fd=dirfd)
+            except OSError:  # a link (ELOOP), or gone: the path-checking read decides, and says why
+                out[rel] = read_confined(str(base), rel, MAX_FILE_BYTES)
+                continue
+            out[rel] = read_opened(fd, rel, MAX_FILE_BYTES)
     return out
