@@ -117,12 +117,16 @@ class StoreSource(Source):
         """Write the files of ``snapshot`` whose version is not the one written, and remove those it no
         longer has: the absolute paths touched."""
         touched: list[str] = []
+        made: set[str] = set()
         with self._lock:
             for path, (version, data) in snapshot.items():
                 if self._versions.get(path) == version:
                     continue
                 target = os.path.join(self._folder, path)
-                os.makedirs(os.path.dirname(target), exist_ok=True)
+                folder = os.path.dirname(target)
+                if folder not in made:  # once per folder, not once per file
+                    os.makedirs(folder, exist_ok=True)
+                    made.add(folder)
                 if path in self._versions:
                     temporary = target + ".promptdeck-new"
                     _write_new(temporary, data)
