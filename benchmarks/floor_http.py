@@ -67,7 +67,7 @@ def floor_app(kind: str, library: Path) -> Any:
     from promptdeck.protocol.revisions import MODERN
     from promptdeck.server._asgi import read_body
     from promptdeck.server.app import PromptServer
-    from promptdeck.server.session import get_result
+    from promptdeck.server.handlers import get_result
 
     server = PromptServer("floor")
     server.add_folder(library)
