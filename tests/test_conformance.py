@@ -200,6 +200,7 @@ def test_the_suite_passes_against_a_store_backed_server(suite: str, mode: str, s
                                                         conformance_store: str, tmp_path: Path) -> None:
     """The same scenarios pass when the library comes from a PostgreSQL store instead of a folder."""
     options, baseline = MODES[mode]
+    passing: tuple[str, ...]
     if selection == SELECTIONS_2026["requirements"]:
         baseline, passing = BASELINE_2026, PASSING_2026
         extra = selection

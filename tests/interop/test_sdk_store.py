@@ -20,8 +20,6 @@ from mcp.shared.exceptions import MCPError
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
 from tests.support.postgres import cluster, new_database
-from tests.support.schema import schema_available, schema_missing_reason
-from tests.support.traffic import validate_traffic
 
 from .checks import check_argument_errors, check_completions, check_examples_render
 from .sdk_http import REVISIONS, connect_http
@@ -57,14 +55,6 @@ def folder_url() -> Iterator[str]:
 def revision(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
-
-@pytest.fixture
-def log(tmp_path: Path, revision: str) -> Iterator[Path]:
-    path = tmp_path / "traffic.log"
-    yield path
-    if not schema_available(revision):
-        pytest.skip(schema_missing_reason(revision))
-    assert validate_traffic(path, revision) > 0
 
 
 def test_the_sdk_client_sees_the_store_as_it_sees_the_folder(url: str, folder_url: str, revision: str,
