@@ -10,11 +10,12 @@ to each notification is printed; no timing is asserted.
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -23,7 +24,7 @@ import pytest
 
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
-from tests.support.modern import ELICITS, get_prompt, http_listen, is_list_changed, post, subscription_of
+from tests.support.modern import ELICITS, get_prompt, http_listen, is_list_changed, post, request, subscription_of
 from tests.support.postgres import cluster, new_database
 from tests.test_http_protocol import POST_HEADERS, init, messages_of, rpc
 
@@ -186,3 +187,41 @@ def test_the_state_ledger_is_bounded_per_principal_and_fails_closed(postgres: st
         ledger.close()
     gone = StateLedger(f"postgresql://nobody@127.0.0.1:{free_port()}/none", per_principal=3)
     assert "cannot be checked now" in (gone.use("x", "alice", now + 600, now) or "")
+
+
+def test_a_store_that_goes_away_keeps_the_catalog_served_and_catches_up(tmp_path: Path) -> None:
+    """The database stops while a replica serves: the replica logs it once, keeps answering from the last
+    good catalog, and when the database is back it picks up the publish made since."""
+    from tests.support.postgres import running_cluster
+
+    with running_cluster() as database:
+        url = new_database(database.url)
+        folder = tmp_path / "lib"
+        shutil.copytree(EXAMPLES, folder)
+        publish(folder, url)
+        log = tmp_path / "server.log"
+        with http_server("", "--store", url, "--stateless", log=log) as endpoint, httpx.Client(timeout=30) as client:
+            def names() -> set[str]:
+                _, listed = post(client, endpoint, request(1, "prompts/list"))
+                return {p["name"] for p in listed["result"]["prompts"]}
+
+            served = names()
+            database.stop()
+            _wait_for(lambda: "is not reachable" in log.read_text(), "the outage to be logged")
+            assert names() == served
+            _, got = post(client, endpoint, get_prompt(2, "summarize", {"text": "the outage"}))
+            assert "the outage" in json.dumps(got["result"]["messages"])
+            database.start()
+            (folder / "fresh.md").write_text("Published after the outage.\n")
+            publish(folder, url)
+            _wait_for(lambda: "fresh" in names(), "the replica to catch up")
+            assert names() == served | {"fresh"}
+        text = log.read_text()
+        assert text.count("is not reachable") == 1 and "reachable again" in text
+
+
+def _wait_for(condition: Callable[[], bool], what: str, seconds: float = 40) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {seconds} s for {what}"
+        time.sleep(0.2)

@@ -32,28 +32,49 @@ def _as_postgres(command: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
 
 
+class Cluster:
+    """A running throwaway cluster that a test may stop and start again (a store that goes away)."""
+
+    def __init__(self, bin_dir: str, folder: str, port: int) -> None:
+        self.bin_dir, self.folder, self.port = bin_dir, folder, port
+        self.data = os.path.join(folder, "data")
+        self.url = f"postgresql://{USER}@127.0.0.1:{port}/postgres"
+
+    def start(self) -> None:
+        subprocess.run(_as_postgres([f"{self.bin_dir}/pg_ctl", "-D", self.data, "-l", f"{self.folder}/log", "-w",
+                                     "-t", "60", "-o", f"-k {self.folder} -h 127.0.0.1 -p {self.port} -c fsync=off",
+                                     "start"]), check=True, capture_output=True, timeout=120)
+
+    def stop(self) -> None:
+        subprocess.run(_as_postgres([f"{self.bin_dir}/pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop"]),
+                       capture_output=True, timeout=120)
+
+
 @contextmanager
-def cluster() -> Iterator[str]:
-    """A running cluster: yields the URL of its ``postgres`` database."""
+def running_cluster() -> Iterator[Cluster]:
+    """A running cluster, removed afterwards."""
     bin_dir = binaries()
     if bin_dir is None:
         raise RuntimeError("PostgreSQL is not installed (the Debian package postgresql); .ci/run installs it")
     folder = tempfile.mkdtemp(prefix="promptdeck-pg-")
-    data = os.path.join(folder, "data")
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres", "postgres")
-    port = free_port()
+    running = Cluster(bin_dir, folder, free_port())
     try:
-        subprocess.run(_as_postgres([f"{bin_dir}/initdb", "-D", data, "-A", "trust", "-U", USER, "-E", "UTF8",
-                                     "--no-sync"]), check=True, capture_output=True, timeout=120)
-        subprocess.run(_as_postgres([f"{bin_dir}/pg_ctl", "-D", data, "-l", f"{folder}/log", "-w", "-t", "60",
-                                     "-o", f"-k {folder} -h 127.0.0.1 -p {port} -c fsync=off", "start"]),
-                       check=True, capture_output=True, timeout=120)
-        yield f"postgresql://{USER}@127.0.0.1:{port}/postgres"
+        subprocess.run(_as_postgres([f"{bin_dir}/initdb", "-D", running.data, "-A", "trust", "-U", USER, "-E",
+                                     "UTF8", "--no-sync"]), check=True, capture_output=True, timeout=120)
+        running.start()
+        yield running
     finally:
-        subprocess.run(_as_postgres([f"{bin_dir}/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"]),
-                       capture_output=True, timeout=120)
+        running.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def cluster() -> Iterator[str]:
+    """A running cluster: yields the URL of its ``postgres`` database."""
+    with running_cluster() as running:
+        yield running.url
 
 
 def new_database(url: str) -> str:

@@ -58,6 +58,8 @@ class StoreSource(Source):
         self._changed: Callable[[], object] | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        #: whether the store was unreachable when last tried (logged once, until it is back)
+        self._failing = False
 
     # -- Source ----------------------------------------------------------------------------------
 
@@ -167,7 +169,6 @@ class StoreSource(Source):
 
     def _follow(self) -> None:
         pause = POLL_SECONDS
-        failing = False
         while not self._stop.is_set():
             try:
                 if self.url.startswith(("postgresql:", "postgres:")):
@@ -176,16 +177,18 @@ class StoreSource(Source):
                     self._poll()
                 pause = POLL_SECONDS
             except Exception as exc:  # a store can fail in any way; serving goes on regardless
-                if not failing:
+                if not self._failing:
                     log.error("the store %s is not reachable (%s); still serving label %s as last loaded",
                               shown_url(self.url), _reason(exc), self.label)
-                failing = True
+                self._failing = True
                 self._stop.wait(pause)
                 pause = min(pause * 2, MAX_BACKOFF_SECONDS)
-                continue
-            if failing:
-                log.warning("the store is reachable again; label %s is current", self.label)
-                failing = False
+
+    def _caught_up(self) -> None:
+        """Called once connected and synced: the end of an outage, if there was one."""
+        if self._failing:
+            log.warning("the store is reachable again; label %s is current", self.label)
+            self._failing = False
 
     def _listen(self) -> None:
         import psycopg
@@ -193,6 +196,7 @@ class StoreSource(Source):
         with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
             conn.execute(f"LISTEN {CHANNEL}")
             self.sync()  # whatever moved while we were not listening
+            self._caught_up()
             while not self._stop.is_set():
                 for note in conn.notifies(timeout=1.0):
                     if note.payload == self.label:
@@ -205,6 +209,7 @@ class StoreSource(Source):
         try:
             seen: Any = None
             self.sync()
+            self._caught_up()
             while not self._stop.wait(POLL_SECONDS):
                 now = conn.execute("PRAGMA data_version").fetchone()[0]
                 if now != seen:
