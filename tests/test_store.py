@@ -379,3 +379,33 @@ def test_label_options_are_checked(tmp_path: Path) -> None:
     ]:
         done = pd("serve", *args, check=False)
         assert done.returncode == 2 and expected in done.stderr, (args, done.stderr)
+
+
+def test_scopes_hold_for_stored_prompts(tmp_path: Path) -> None:
+    """A prompt restricted by ``scopes`` is as invisible from a store as from a folder: not listed, and
+    unknown to a get, for a principal without the scope; listed and rendered for one with it."""
+    import httpx
+
+    from tests.support.http_server import http_server
+    from tests.support.modern import Message, get_prompt, post, request
+
+    url = f"sqlite:///{tmp_path}/s.db"
+    folder = library(tmp_path)
+    (folder / "payroll.md").write_text("---\nscopes: [hr]\ndescription: Salaries\n---\nThe payroll.\n")
+    pd("publish", str(folder), "--store", url, "--label", "production")
+    tokens = tmp_path / "tokens"
+    tokens.write_text("ana:ana-token-0123456789 hr\nbob:bob-token-0123456789\n")
+    with http_server("", "--store", url, "--stateless", "--token-file", str(tokens)) as endpoint, \
+            httpx.Client(timeout=30) as client:
+        def as_(token: str, message: Message) -> Message:
+            client.headers["authorization"] = f"Bearer {token}"
+            return post(client, endpoint, message)[1]
+
+        listed = as_("bob-token-0123456789", request(1, "prompts/list"))
+        assert "payroll" not in {p["name"] for p in listed["result"]["prompts"]}
+        refused = as_("bob-token-0123456789", get_prompt(2, "payroll"))
+        assert refused["error"]["code"] == -32602 and "payroll" in refused["error"]["message"]
+        listed = as_("ana-token-0123456789", request(3, "prompts/list"))
+        assert "payroll" in {p["name"] for p in listed["result"]["prompts"]}
+        got = as_("ana-token-0123456789", get_prompt(4, "payroll"))
+        assert got["result"]["messages"][0]["content"]["text"] == "The payroll."
