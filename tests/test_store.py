@@ -409,3 +409,49 @@ def test_scopes_hold_for_stored_prompts(tmp_path: Path) -> None:
         assert "payroll" in {p["name"] for p in listed["result"]["prompts"]}
         got = as_("ana-token-0123456789", get_prompt(4, "payroll"))
         assert got["result"]["messages"][0]["content"]["text"] == "The payroll."
+
+
+def test_forged_paths_in_the_store_never_leave_the_folder(tmp_path: Path) -> None:
+    """Rows written into the database by another tool: a path out of the folder, an absolute one, a
+    hidden one, and a file where a folder must be. Serving and export leave each out and say so; the
+    rest is served, and nothing is written outside."""
+    url = f"sqlite:///{tmp_path}/s.db"
+    folder = library(tmp_path)
+    pd("publish", str(folder), "--store", url, "--label", "production")
+    forged = ["../../escaped.md", "/tmp/absolute.md", ".hidden/x.md", "summarize.md/inner.md", "a\\\\b.md"]
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        conn.execute("INSERT INTO blobs (digest, data) VALUES ('forged', X'48690a')")
+        position = conn.execute("SELECT MAX(id) FROM positions").fetchone()[0]
+        for path in forged:
+            conn.execute("INSERT INTO files (path, version, publish, prompt, digest) VALUES (?, 1, 1, NULL, "
+                         "'forged')", (path,))
+            conn.execute("INSERT INTO position_files (position, path, version) VALUES (?, ?, 1)", (position, path))
+    from promptdeck.sources.store import Store, StoreError
+
+    with Store(url) as store, pytest.raises(StoreError, match="is not a library path"):
+        store.publish({"../up.md": b"x"}, {}, author="a", message="m")
+    exported = tmp_path / "out" / "deep"
+    done = pd("export", str(exported), "--store", url, "--label", "production", check=False)
+    assert done.returncode == 1, done.stderr
+    assert "'../../escaped.md', which is not a library path" in done.stderr
+    assert "cannot write 'summarize.md/inner.md'" in done.stderr and "1 could not be written" in done.stderr
+    assert not (tmp_path / "escaped.md").exists() and not (tmp_path / "out" / "escaped.md").exists()
+
+    async def run() -> None:
+        params = StdioServerParameters(command=sys.executable, env=dict(os.environ),
+                                       args=["-m", "promptdeck", "serve", "--store", url])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            names = {p.name for p in (await session.list_prompts()).prompts}
+            assert names == _folder_prompt_names()
+
+    anyio.run(run)
+    assert not (tmp_path / "escaped.md").exists() and not Path("/tmp/absolute.md").exists()
+
+
+def _folder_prompt_names() -> set[str]:
+    from promptdeck.sources.files import FileSource
+
+    source = FileSource(EXAMPLES)
+    source.load()
+    return {prompt.name for prompt in source.prompts()}

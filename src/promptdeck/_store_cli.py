@@ -229,12 +229,20 @@ def export(outdir: str, url: str, label: str) -> None:
         except PromptdeckError as exc:
             fail(str(exc))
     root = Path(outdir).resolve()
+    left_out = 0
     for path, (_, data) in sorted(files.items()):
         target = (root / path).resolve()
         if not target.is_relative_to(root):  # a stored path is never trusted to stay inside
             fail(f"the store holds a path that leads outside the folder: {path!r}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        except OSError as exc:  # the store names "a" as a file and "a/b" too: written by another tool
+            click.echo(f"promptdeck: cannot write {path!r}: {exc.strerror}", err=True)
+            left_out += 1
+    if left_out:
+        fail(f"wrote {len(files) - left_out} of the {len(files)} files of label {label} to {outdir}; "
+             f"{left_out} could not be written")
     click.echo(f"wrote {len(files)} files of label {label} to {outdir}")
 
 

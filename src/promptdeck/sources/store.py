@@ -101,6 +101,14 @@ class Position:
     files: dict[str, int]
 
 
+def is_safe_path(path: object) -> bool:
+    """Whether ``path`` can name a file of a library: relative, '/'-separated, at most 1,024 characters, with
+    no empty, hidden, '.' or '..' part and no backslash or NUL. Paths come from the database, which
+    another tool may have written, and each becomes a file below a folder of ours."""
+    return (isinstance(path, str) and 0 < len(path) <= 1024 and "\\" not in path and "\0" not in path
+            and all(part and not part.startswith(".") for part in path.split("/")))
+
+
 def is_store_url(url: str) -> bool:
     return url.startswith(("sqlite:", "postgresql:", "postgres:")) or url.endswith(".db")
 
@@ -266,7 +274,14 @@ class Store:
         rows = self._rows("SELECT pf.path, pf.version, b.data FROM position_files pf JOIN files f ON f.path = pf.path "
                           "AND f.version = pf.version JOIN blobs b ON b.digest = f.digest WHERE pf.position = ?",
                           position_id)
-        return {path: (int(version), bytes(data)) for path, version, data in rows}
+        out: dict[str, tuple[int, bytes]] = {}
+        for path, version, data in rows:
+            if not is_safe_path(path):
+                # Written by something other than publish: never a file outside the folder it goes to.
+                log.error("the store holds a file at %r, which is not a library path; it is left out", path)
+                continue
+            out[path] = (int(version), bytes(data))
+        return out
 
     def history(self, prompt: str | None = None) -> list[FileVersion]:
         """Versions, newest first: of one prompt (by name or path), or of every file."""
@@ -318,6 +333,9 @@ class Store:
         Returns (the publish number, or None when nothing changed; the paths that changed). With
         ``label``, the label moves to the whole new state (unless it points there already).
         """
+        for path in files:
+            if not is_safe_path(path):
+                raise StoreError(f"{path!r} is not a library path (relative, '/'-separated, no hidden or '..' parts)")
         with self._writing():
             current = self.latest()
             changed: list[tuple[str, int, str | None]] = []

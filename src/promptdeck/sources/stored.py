@@ -16,6 +16,7 @@ the thread reconnects with a growing pause and catches up when it is back.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -121,24 +122,34 @@ class StoreSource(Source):
         touched: list[str] = []
         made: set[str] = set()
         with self._lock:
-            for path, (version, data) in snapshot.items():
+            # In path order, so that of "a" and "a/b" (only another tool writes both) it is always "a" that
+            # is served, whatever order the database returns them in.
+            for path, (version, data) in sorted(snapshot.items()):
                 if self._versions.get(path) == version:
                     continue
                 target = os.path.join(self._folder, path)
                 folder = os.path.dirname(target)
-                if folder not in made:  # once per folder, not once per file
-                    os.makedirs(folder, exist_ok=True)
-                    made.add(folder)
-                if path in self._versions:
-                    temporary = target + ".promptdeck-new"
-                    _write_new(temporary, data)
-                    os.replace(temporary, target)  # a reader sees the old file or the new one, never half
-                else:
-                    _write_new(target, data)  # no reader knows of this file yet
+                try:
+                    if folder not in made:  # once per folder, not once per file
+                        os.makedirs(folder, exist_ok=True)
+                        made.add(folder)
+                    if path in self._versions:
+                        temporary = target + ".promptdeck-new"
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(temporary)  # left by a write that failed
+                        _write_new(temporary, data)
+                        os.replace(temporary, target)  # a reader sees the old file or the new one, never half
+                    else:
+                        _write_new(target, data)  # no reader knows of this file yet
+                except OSError as exc:  # "a" a file and "a/b" too, say: that file is left out, the rest served
+                    log.error("cannot write the stored file %r of label %s (%s); left out", path, self.label,
+                              exc.strerror)
+                    continue
                 self._versions[path] = version
                 touched.append(target)
             for path in [p for p in self._versions if p not in snapshot]:
-                os.unlink(os.path.join(self._folder, path))
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(self._folder, path))
                 del self._versions[path]
                 touched.append(os.path.join(self._folder, path))
         return touched
