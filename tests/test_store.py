@@ -421,6 +421,11 @@ def test_forged_paths_in_the_store_never_leave_the_folder(tmp_path: Path) -> Non
     forged = ["../../escaped.md", "/tmp/absolute.md", ".hidden/x.md", "summarize.md/inner.md", "a\\\\b.md"]
     with sqlite3.connect(tmp_path / "s.db") as conn:
         conn.execute("INSERT INTO blobs (digest, data) VALUES ('forged', X'48690a')")
+        conn.execute("INSERT INTO blobs (digest, data) VALUES ('huge', zeroblob(11 * 1024 * 1024))")
+        conn.execute("INSERT INTO files (path, version, publish, prompt, digest) VALUES ('huge.md', 1, 1, NULL, "
+                     "'huge')")
+        conn.execute("INSERT INTO position_files (position, path, version) SELECT MAX(id), 'huge.md', 1 "
+                     "FROM positions")
         position = conn.execute("SELECT MAX(id) FROM positions").fetchone()[0]
         for path in forged:
             conn.execute("INSERT INTO files (path, version, publish, prompt, digest) VALUES (?, 1, 1, NULL, "
@@ -434,6 +439,7 @@ def test_forged_paths_in_the_store_never_leave_the_folder(tmp_path: Path) -> Non
     done = pd("export", str(exported), "--store", url, "--label", "production", check=False)
     assert done.returncode == 1, done.stderr
     assert "'../../escaped.md', which is not a library path" in done.stderr
+    assert "'huge.md' larger than 10485760 bytes" in done.stderr and not (exported / "huge.md").exists()
     assert "cannot write 'summarize.md/inner.md'" in done.stderr and "1 could not be written" in done.stderr
     assert not (tmp_path / "escaped.md").exists() and not (tmp_path / "out" / "escaped.md").exists()
 

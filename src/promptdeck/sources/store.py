@@ -271,16 +271,19 @@ class Store:
         position_id = self.position_id(label)
         if position_id is None:
             raise StoreError(f"no label {label!r} in the store (labels: {', '.join(self.labels()) or 'none'})")
-        rows = self._rows("SELECT pf.path, pf.version, b.data FROM position_files pf JOIN files f ON f.path = pf.path "
-                          "AND f.version = pf.version JOIN blobs b ON b.digest = f.digest WHERE pf.position = ?",
-                          position_id)
+        # A blob larger than publish allows is never fetched: the database may have been written by another tool.
+        rows = self._rows("SELECT pf.path, pf.version, CASE WHEN length(b.data) <= ? THEN b.data END "
+                          "FROM position_files pf JOIN files f ON f.path = pf.path AND f.version = pf.version "
+                          "JOIN blobs b ON b.digest = f.digest WHERE pf.position = ?", MAX_FILE_BYTES, position_id)
         out: dict[str, tuple[int, bytes]] = {}
         for path, version, data in rows:
             if not is_safe_path(path):
                 # Written by something other than publish: never a file outside the folder it goes to.
                 log.error("the store holds a file at %r, which is not a library path; it is left out", path)
-                continue
-            out[path] = (int(version), bytes(data))
+            elif data is None:
+                log.error("the store holds %r larger than %d bytes; it is left out", path, MAX_FILE_BYTES)
+            else:
+                out[path] = (int(version), bytes(data))
         return out
 
     def history(self, prompt: str | None = None) -> list[FileVersion]:
