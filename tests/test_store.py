@@ -193,6 +193,22 @@ def test_bad_input_is_one_clear_line_and_changes_nothing(store_url: str, tmp_pat
     assert len(pd("history", "--store", store_url).stdout.splitlines()) == 17
 
 
+def test_an_unreachable_or_missing_postgresql_store_is_one_line_without_its_password(postgres: str) -> None:
+    from tests.support.http_server import free_port
+
+    dead = f"postgresql://ana:s3cret-pw@127.0.0.1:{free_port()}/prompts"  # nothing listens there
+    port = postgres.rsplit(":", 1)[1].split("/")[0]
+    missing = f"postgresql://promptdeck:s3cret-pw@127.0.0.1:{port}/no_such_database"  # a live cluster
+    for url in (dead, missing):
+        http = ("--http", str(free_port()))
+        for args in (("serve", "--store", url), ("history", "--store", url), ("serve", "--store", url, *http)):
+            done = subprocess.run([sys.executable, "-m", "promptdeck", *args], capture_output=True, text=True,
+                                  timeout=60, stdin=subprocess.DEVNULL)
+            assert done.returncode == 1 and done.stderr.count("\n") == 1, (args, done.stderr)
+            assert "cannot reach the store postgresql://" in done.stderr and ":***@127.0.0.1:" in done.stderr
+            assert "s3cret" not in done.stderr
+
+
 def test_a_schema_from_a_newer_promptdeck_is_refused(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/s.db"
     pd("store", "upgrade", url)
