@@ -95,18 +95,15 @@ class PromptServer:
     def add_store(self, url: str, *, label: str = "production") -> None:
         """Serve the prompts ``label`` points at in the versioned store at ``url`` (``sqlite:///path.db``,
         a path ending in ``.db``, or ``postgresql://…``), following the label as it moves."""
+        from ..sources.store import StateLedger, is_postgres_url
         from ..sources.stored import StoreSource
+        from .request_state import MAX_PER_PRINCIPAL, RequestStates
 
         self.add_source(StoreSource(url, label))
-        if self.ledger is None and url.startswith(("postgresql:", "postgres:")):
-            from ..sources.store import StateLedger
-            from .request_state import MAX_PER_PRINCIPAL
-
+        if self.ledger is None and is_postgres_url(url):
             # Replicas on one PostgreSQL store accept each requestState once among them all.
             self.ledger = StateLedger(url, MAX_PER_PRINCIPAL)
             if self._modern is not None:
-                from .request_state import RequestStates
-
                 self._modern.states = RequestStates(ledger=self.ledger)
 
     def add_source(self, source: Source) -> None:

@@ -109,8 +109,8 @@ def is_safe_path(path: object) -> bool:
             and all(part and not part.startswith(".") for part in path.split("/")))
 
 
-def is_store_url(url: str) -> bool:
-    return url.startswith(("sqlite:", "postgresql:", "postgres:")) or url.endswith(".db")
+def is_postgres_url(url: str) -> bool:
+    return url.startswith(("postgresql:", "postgres:"))
 
 
 class Store:
@@ -119,7 +119,7 @@ class Store:
     def __init__(self, url: str, *, create: bool = False) -> None:
         """Open the store; with ``create``, make (or upgrade) its schema where needed."""
         self.url = url
-        self.postgres = url.startswith(("postgresql:", "postgres:"))
+        self.postgres = is_postgres_url(url)
         self._errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
         self._conn: Any = self._connect(create)
         #: the schema version ``upgrade`` found (0: none), when this opening upgraded the store

@@ -30,7 +30,7 @@ from ..prompts.spec import Prompt
 from ..protocol.errors import PromptdeckError
 from . import Source
 from .files import FileSource
-from .store import CHANNEL, Store, StoreError, shown_url, sqlite_path
+from .store import CHANNEL, Store, StoreError, is_postgres_url, shown_url, sqlite_path
 
 log = logging.getLogger("promptdeck.store")
 
@@ -182,7 +182,7 @@ class StoreSource(Source):
         pause = POLL_SECONDS
         while not self._stop.is_set():
             try:
-                if self.url.startswith(("postgresql:", "postgres:")):
+                if is_postgres_url(self.url):
                     self._listen()
                 else:
                     self._poll()
