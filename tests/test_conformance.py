@@ -15,10 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -176,45 +173,6 @@ def test_2026_suite_passes_against_baseline(selection: str, mode: str, tmp_path:
     codes = [c["details"].get("receivedErrorCode") for c in scenarios["sep-2164-resource-not-found"]
              if c["id"] == "sep-2164-error-code"]
     assert codes == [-32601], codes
-
-
-@pytest.fixture(scope="module")
-def conformance_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The conformance fixtures (both revisions' prompts in one folder) published to a PostgreSQL store."""
-    from tests.support.postgres import cluster, new_database
-
-    folder = tmp_path_factory.mktemp("conformance") / "prompts"
-    shutil.copytree(FIXTURES / "prompts", folder)
-    shutil.copytree(FIXTURES / "prompts-2026", folder, dirs_exist_ok=True)
-    with cluster() as postgres:
-        url = new_database(postgres)
-        done = subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(folder), "--store", url, "--label",
-                               "production"], capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr
-        yield url
-
-
-@pytest.mark.parametrize(("suite", "mode", "selection"), [("0.2-alpha", "stateful", ["--suite", "active"]),
-                                                          ("0.2-alpha", "stateless", SELECTIONS_2026["requirements"])])
-def test_the_suite_passes_against_a_store_backed_server(suite: str, mode: str, selection: list[str],
-                                                        conformance_store: str, tmp_path: Path) -> None:
-    """The same scenarios pass when the library comes from a PostgreSQL store instead of a folder."""
-    options, baseline = MODES[mode]
-    passing: tuple[str, ...]
-    if selection == SELECTIONS_2026["requirements"]:
-        baseline, passing = BASELINE_2026, PASSING_2026
-        extra = selection
-    else:
-        passing = ("server-initialize", "completion-complete", "prompts-list", "prompts-get-simple",
-                   "prompts-get-with-args", "prompts-get-embedded-resource", "prompts-get-with-image")
-        extra = [*SUITES[suite][1], *selection]
-    with http_server("", "--store", conformance_store, *options) as url:
-        result = run_suite(suite, url, baseline, tmp_path, options=extra)
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, f"store {suite} {mode}: {_summary(output)}\n{output[-6000:]}"
-    assert "Baseline check passed" in output, output[-3000:]
-    for scenario in passing:
-        assert re.search(rf"✓ {re.escape(scenario)}: [1-9]\d* passed, 0 failed", output), (scenario, output[-3000:])
 
 
 @pytest.mark.xfail(strict=True, reason="priming and retry pass; promptdeck does not close POST streams mid-call "

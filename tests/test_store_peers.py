@@ -10,8 +10,8 @@ the official JSON schema of the session's revision.
 
 The conformance tests of ``tests/test_conformance.py`` run unchanged with each library they serve as a
 folder published to a store and served with ``--store`` instead: the active suites (0.1 and the 0.2
-alpha, stateful and stateless) on both stores, and every 2026-07-28 scenario on SQLite (the
-2026-07-28 requirements run against a PostgreSQL store in ``test_conformance.py``).
+alpha, stateful and stateless) on both stores, every 2026-07-28 scenario on SQLite, and the
+2026-07-28 requirements on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -273,9 +273,9 @@ def test_the_active_suite_passes_against_a_store(suite: str, mode: str, tmp_path
     assert served_from_store == [conformance_stores[(PROMPTS,)]]
 
 
-@pytest.mark.parametrize("conformance_stores", ["sqlite"], indirect=True)
+@pytest.mark.parametrize(("conformance_stores", "selection"),
+                         [("sqlite", "spec-version"), ("postgresql", "requirements")], indirect=["conformance_stores"])
 @pytest.mark.parametrize("mode", sorted(test_conformance.MODES))
-@pytest.mark.parametrize("selection", ["spec-version"])
 def test_the_2026_suite_passes_against_a_store(selection: str, mode: str, tmp_path: Path, served_from_store: list[str],
                                                conformance_stores: dict[tuple[str, ...], str]) -> None:
     test_conformance.test_2026_suite_passes_against_baseline(selection, mode, tmp_path)
