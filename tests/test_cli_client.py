@@ -169,8 +169,16 @@ class Lines:
 def test_watch_prints_changes_and_stops_on_ctrl_c(tmp_path: Path, era: str) -> None:
     library = copy_examples(tmp_path / "lib")
     with subprocess.Popen([sys.executable, "-m", "promptdeck", "watch", stdio(library), "--era", era],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=_interruptible_as_in_a_terminal) as process:
         _watch_and_interrupt(process, library)
+
+
+def _interruptible_as_in_a_terminal() -> None:
+    """In the child: Ctrl-C as a terminal delivers it. A suite started in the background of a script
+    (`nohup make test &`) inherits SIGINT ignored, and Python then leaves it ignored, so the Ctrl-C this
+    test sends would never arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _watch_and_interrupt(process: subprocess.Popen[str], library: Path) -> None:
