@@ -78,7 +78,8 @@ class Catalog:
         self._names = sorted(by_name)
         self._prompts = by_name
         self.page_size = page_size
-        self._pages: dict[tuple[str, int, str], bytes] = {}
+        #: encoded pages by (revision, where the page starts, extra_key)
+        self._pages: dict[tuple[str, int | str, str], bytes] = {}
         self._signature: bytes | None = None
         self._groups = sorted({p.scopes for p in by_name.values() if p.scopes}, key=sorted)
         self._views: dict[tuple[frozenset[str], ...], Catalog] = {}
@@ -86,23 +87,30 @@ class Catalog:
     @property
     def restricted(self) -> bool:
         """Does what this catalog lists depend on who asks?"""
-        return bool(self._groups)
+        return bool(self._scope_groups())
 
     def view(self, held: frozenset[str] | None) -> Catalog:
         """The prompts a principal holding ``held`` may see (None: every prompt)."""
-        if held is None or not self._groups:
+        if held is None or not self._scope_groups():
             return self
         visible = tuple(g for g in self._groups if any(grants(held, scope) for scope in g))
         if len(visible) == len(self._groups):
             return self
         view = self._views.get(visible)
         if view is None:
-            allowed = set(visible)
             if len(self._views) >= 256:
                 self._views.clear()
-            view = self._views[visible] = Catalog((p for p in self if not p.scopes or p.scopes in allowed),
-                                                  self.page_size)
+            view = self._views[visible] = self._narrowed(visible)
         return view
+
+    def _scope_groups(self) -> list[frozenset[str]]:
+        """The distinct scope sets of the prompts (each a prompt's ``scopes``)."""
+        return self._groups
+
+    def _narrowed(self, visible: tuple[frozenset[str], ...]) -> Catalog:
+        """The catalog of the unscoped prompts and those whose scopes are one of ``visible``."""
+        allowed = set(visible)
+        return Catalog((p for p in self if not p.scopes or p.scopes in allowed), self.page_size)
 
     def __len__(self) -> int:
         return len(self._names)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from ..protocol.errors import InvalidParams
@@ -98,8 +99,11 @@ def read_opened(fd: int, rel: str, limit: int) -> bytes:
 class LibraryRoot:
     """The folder a library lives in; the only way templates reach files."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], missing: Callable[[str], bool] | None = None) -> None:
         self.root = Path(root).resolve()
+        #: asked for a file that is not there (its relative path): whether it has put it there now. A
+        #: stored library writes its prompt files on first need (``sources.stored``).
+        self.missing = missing
 
     def resolve(self, rel: str) -> Path:
         """The real path of ``rel``, or ``InvalidParams`` if it would leave the root or does not exist."""
@@ -111,7 +115,8 @@ class LibraryRoot:
         real = (self.root / candidate).resolve()
         if real != self.root and self.root not in real.parents:
             raise InvalidParams(f"file path {rel!r} leaves the library")
-        if not real.exists():
+        if not real.exists() and not (self.missing is not None and self.missing(real.relative_to(self.root).as_posix())
+                                      and real.exists()):
             raise InvalidParams(f"file {rel!r} does not exist in the library")
         if not real.is_file():
             raise InvalidParams(f"file {rel!r} is not a regular file")

@@ -90,49 +90,68 @@ class Prompt:
     def descriptor(self, rev: Revision) -> dict[str, Any]:
         cached = self._wire.get(rev.version)
         if cached is None:
-            cached = self._wire[rev.version] = self._make_descriptor(rev)
+            cached = self._wire[rev.version] = for_revision(self.listing(), rev)
         return cached
 
-    def _make_descriptor(self, rev: Revision) -> dict[str, Any]:
+    def listing(self) -> dict[str, Any]:
+        """The listing entry with everything any revision shows (title, icons, ``_meta``): each revision's
+        ``descriptor`` is this, less what that revision lacks (``for_revision``)."""
         out: dict[str, Any] = {"name": self.name}
-        if rev.titles and self.title is not None:
+        if self.title is not None:
             out["title"] = self.title
         if self.description is not None:
             out["description"] = self.description
         if self.arguments:
-            args, schema = _arguments_wire(self.arguments, rev)
+            args, schema = _arguments_wire(self.arguments)
             out["arguments"] = args
-        if rev.icons and self.icons:
+        if self.icons:
             out["icons"] = list(self.icons)
-        if rev.meta:
-            meta: dict[str, Any] = {}
-            if self.arguments:
-                meta[META_ARGUMENTS] = schema
-            if self.tags:
-                meta[META_TAGS] = sorted(self.tags)
-            meta.update(self.meta)
-            if meta:
-                out["_meta"] = meta
+        meta: dict[str, Any] = {}
+        if self.arguments:
+            meta[META_ARGUMENTS] = schema
+        if self.tags:
+            meta[META_TAGS] = sorted(self.tags)
+        meta.update(self.meta)
+        if meta:
+            out["_meta"] = meta
         return out
 
     def __repr__(self) -> str:
         return f"Prompt({self.name!r}, source={self.source!r})"
 
 
+def for_revision(listing: dict[str, Any], rev: Revision) -> dict[str, Any]:
+    """A full listing entry (``Prompt.listing``) as ``rev`` shows it: without titles before 2025-06-18,
+    ``_meta`` before 2025-06-18 and icons before 2025-11-25. Stored prompts keep the full entry and
+    derive the rest here too, so every source's listing is shaped by this one function."""
+    if rev.titles and rev.icons and rev.meta:
+        return listing
+    out = dict(listing)
+    if not rev.titles:
+        out.pop("title", None)
+        if "arguments" in out:
+            out["arguments"] = [{k: v for k, v in a.items() if k != "title"} if "title" in a else a
+                                for a in out["arguments"]]
+    if not rev.icons:
+        out.pop("icons", None)
+    if not rev.meta:
+        out.pop("_meta", None)
+    return out
+
+
 #: Wire forms of argument lists, shared by every prompt with the same (immutable) arguments: libraries
 #: repeat argument lists, and a 10,000-prompt listing then builds each form once.
-_ARGS_WIRE: dict[tuple[tuple[Argument, ...], str], tuple[list[dict[str, Any]], dict[str, Any]]] = {}
+_ARGS_WIRE: dict[tuple[Argument, ...], tuple[list[dict[str, Any]], dict[str, Any]]] = {}
 
 
-def _arguments_wire(arguments: tuple[Argument, ...], rev: Revision) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    key = (arguments, rev.version)
-    cached = _ARGS_WIRE.get(key)
+def _arguments_wire(arguments: tuple[Argument, ...]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    cached = _ARGS_WIRE.get(arguments)
     if cached is not None:
         return cached
     args = []
     for a in arguments:
         entry: dict[str, Any] = {"name": a.name}
-        if rev.titles and a.title is not None:
+        if a.title is not None:
             entry["title"] = a.title
         if a.wire_description is not None:
             entry["description"] = a.wire_description
@@ -145,5 +164,5 @@ def _arguments_wire(arguments: tuple[Argument, ...], rev: Revision) -> tuple[lis
     }
     if len(_ARGS_WIRE) >= 4096:
         _ARGS_WIRE.clear()
-    cached = _ARGS_WIRE[key] = (args, schema)
+    cached = _ARGS_WIRE[arguments] = (args, schema)
     return cached

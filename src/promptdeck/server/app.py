@@ -181,6 +181,10 @@ class PromptServer:
 
     def build_catalog(self) -> Catalog:
         """A new snapshot of every source; on a name clash the earlier source wins and it is logged."""
+        if len(self.sources) == 1 and not self.python.has_prompts():
+            whole = self.sources[0].catalog(self.page_size)
+            if whole is not None:
+                return whole
         seen: dict[str, Prompt] = {}
         for source in [*self.sources, self.python]:
             for prompt in source.prompts():

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..prompts.catalog import Catalog
     from ..prompts.spec import Prompt
     from ..protocol.errors import PromptdeckError
 
@@ -47,6 +48,11 @@ class Source:
     def changed_since_load(self) -> list[str]:
         """Paths changed while loading, before a watcher could see them (handed to ``reload`` next)."""
         return []
+
+    def catalog(self, page_size: int) -> Catalog | None:
+        """The server's whole catalog, when it serves this source alone and the source can list itself
+        (a stored label pages its listing from the database); None: built from ``prompts()``."""
+        return None
 
     def attach(self, changed: Callable[[], object]) -> None:
         """Called once, when the server takes this source: ``changed()`` rebuilds the server's catalog."""

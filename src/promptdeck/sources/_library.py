@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,8 +19,8 @@ MAX_READ_BYTES = 1024 * 1024
 
 
 class Library:
-    def __init__(self, root: Path) -> None:
-        self.root = LibraryRoot(root)
+    def __init__(self, root: Path, missing: Callable[[str], bool] | None = None) -> None:
+        self.root = LibraryRoot(root, missing)
         self._env: SandboxedEnvironment | None = None
 
     @property

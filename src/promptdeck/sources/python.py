@@ -171,3 +171,6 @@ class PythonSource(Source):
 
     def prompts(self) -> list[Prompt]:
         return list(self._prompts.values())
+
+    def has_prompts(self) -> bool:
+        return bool(self._prompts)
