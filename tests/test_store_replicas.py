@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from promptdeck.prompts.paths import is_prompt_path
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 from tests.support.modern import ELICITS, get_prompt, http_listen, is_list_changed, post, request, subscription_of
@@ -145,8 +146,9 @@ def test_a_request_state_is_accepted_once_among_all_replicas(postgres: str, tmp_
 
 
 def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, tmp_path: Path) -> None:
-    """Schema 1 (before requestState moved into the store): serving it is refused with the command to
-    run; ``store upgrade`` brings it to the current schema and keeps every version."""
+    """Schema 1 (before requestState and listings moved into the store): serving it is refused with the
+    command to run; ``store upgrade`` brings it to the current schema and keeps every version, and
+    publishing the unchanged folder again records the listings without a new version."""
     url = new_database(postgres)
     folder = tmp_path / "lib"
     shutil.copytree(EXAMPLES, folder)
@@ -154,19 +156,34 @@ def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, 
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:  # what schema 1 had
-        conn.execute("DROP TABLE used_states; DROP TABLE state_key; UPDATE promptdeck_schema SET version = 1")
+        conn.execute("DROP TABLE used_states; DROP TABLE state_key; UPDATE promptdeck_schema SET version = 1; "
+                     "ALTER TABLE files DROP COLUMN listing, DROP COLUMN scopes; DROP INDEX position_files_by_name; "
+                     "ALTER TABLE position_files DROP COLUMN name, DROP COLUMN scopes; "
+                     "ALTER TABLE positions DROP COLUMN listing_format, DROP COLUMN scope_sets")
     refused = subprocess.run([sys.executable, "-m", "promptdeck", "serve", "--store", url], capture_output=True,
                              text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert refused.returncode == 1 and "has schema 1: run `promptdeck store upgrade" in refused.stderr
     upgraded = subprocess.run([sys.executable, "-m", "promptdeck", "store", "upgrade", url], capture_output=True,
                               text=True, timeout=60)
-    assert upgraded.returncode == 0 and "upgraded the store from schema 1 to 2" in upgraded.stdout
+    assert upgraded.returncode == 0 and "upgraded the store from schema 1 to 3" in upgraded.stdout
     again = subprocess.run([sys.executable, "-m", "promptdeck", "store", "upgrade", url], capture_output=True,
                            text=True, timeout=60)
-    assert "at schema 2 already" in again.stdout
+    assert "at schema 3 already" in again.stdout
     history = subprocess.run([sys.executable, "-m", "promptdeck", "history", "--store", url, "summarize"],
                              capture_output=True, text=True, timeout=60)
     assert history.returncode == 0 and "summarize" in history.stdout
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM files WHERE listing IS NOT NULL").fetchone()[0] == 0
+    republished = subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(folder), "--store", url],
+                                 capture_output=True, text=True, timeout=120)
+    assert republished.returncode == 0 and "nothing changed" in republished.stdout, republished.stderr
+    with psycopg.connect(url, autocommit=True) as conn:
+        listed = conn.execute("SELECT path FROM files WHERE listing IS NOT NULL ORDER BY path").fetchall()
+        assert [row[0] for row in listed] == sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md")
+                                                    if is_prompt_path(p.relative_to(folder).as_posix()))
+        assert conn.execute("SELECT max(version) FROM files").fetchone()[0] == 1
+        # The label's position is now listed: a server pages it from the database.
+        assert conn.execute("SELECT listing_format FROM positions ORDER BY id DESC LIMIT 1").fetchone()[0] == 1
 
 
 def test_the_state_ledger_is_bounded_per_principal_and_fails_closed(postgres: str) -> None:

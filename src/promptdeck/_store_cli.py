@@ -75,7 +75,7 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
 
     FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
     """
-    from .sources.store import Store, read_library
+    from .sources.store import Listed, Store, listing_of, read_library
 
     if label is not None:
         valid_label(label)
@@ -90,7 +90,7 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     with suppress(PromptdeckError):
         with Store(url) as existing:
             unchanged = existing.unchanged(content)
-    names: dict[str, str] = {}
+    listed: dict[str, Listed] = {}
     if not unchanged:
         problems, prompts, files = library_problems((folder,))
         if problems:
@@ -98,10 +98,10 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
                 click.echo(problem)
             fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
                  f"file{'s' * (files != 1)}")
-        names = {path: name for name, path in prompts.items()}
+        listed = {prompt.source: listing_of(prompt) for prompt in prompts.values()}
     with _opened(url, create=True) as opened:
         try:
-            number, changed = opened.publish(content, names, author=_author(author), message=message, label=label)
+            number, changed = opened.publish(content, listed, author=_author(author), message=message, label=label)
         except PromptdeckError as exc:
             fail(str(exc))
     moved = f"; label {label} points at it" if label else ""

@@ -17,6 +17,7 @@ from .protocol.revisions import LATEST, REVISIONS
 
 if TYPE_CHECKING:
     from .client.session import Client
+    from .prompts.spec import Prompt
 
 T = TypeVar("T")
 
@@ -212,12 +213,13 @@ def check(folders: tuple[str, ...]) -> None:
     sys.exit(1 if problems else 0)
 
 
-def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, str], int]:
-    """What ``check`` finds in FOLDERS: (problems, prompt name -> its file, files with a problem)."""
+def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, Prompt], int]:
+    """What ``check`` finds in FOLDERS: (problems, prompt name -> the prompt served, files with a problem)."""
     from .sources.files import FileSource
 
     problems: list[str] = []
-    prompts: dict[str, str] = {}
+    prompts: dict[str, Prompt] = {}
+    shown: dict[str, str] = {}
     files = 0
     for folder in folders:
         try:
@@ -233,10 +235,11 @@ def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, str
         for prompt in found:
             if prompt.name in prompts:  # as served: the first folder's prompt wins
                 problems.append(f"{prefix}{prompt.source}: prompt {prompt.name!r} is hidden by "
-                                f"{prompts[prompt.name]}, which has the same name")
+                                f"{shown[prompt.name]}, which has the same name")
                 files += 1
             else:
-                prompts[prompt.name] = f"{prefix}{prompt.source}"
+                prompts[prompt.name] = prompt
+                shown[prompt.name] = f"{prefix}{prompt.source}"
     return problems, prompts, files
 
 

@@ -23,6 +23,7 @@ move sends ``NOTIFY promptdeck_labels`` in PostgreSQL, delivered at commit.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import secrets
@@ -33,16 +34,19 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..prompts.paths import READ_FLAGS, read_confined, read_opened
+from ..prompts.paths import READ_FLAGS, is_prompt_path, read_confined, read_opened
 from ..protocol.errors import LibraryError
+
+if TYPE_CHECKING:
+    from ..prompts.spec import Prompt
 
 log = logging.getLogger("promptdeck.store")
 
 #: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
 #: ``promptdeck store upgrade``.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: The PostgreSQL channel a label move is announced on (its payload: the label's name).
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
@@ -70,11 +74,59 @@ _MIGRATIONS: dict[int, list[str]] = {
         "expires DOUBLE PRECISION NOT NULL)",
         "CREATE INDEX used_states_by_principal ON used_states (principal, expires)",
         "CREATE TABLE state_key (key TEXT NOT NULL)"],
+    # 3: each prompt file's listing entry and scopes, written at publish, so a server lists a label
+    # without reading its files (``StoreSource``); NULL where an older promptdeck published.
+    # A position's prompt names and scopes sit beside its files, indexed, so a server pages a label's
+    # listing straight from the database (``StoredCatalog``).
+    3: ["ALTER TABLE files ADD COLUMN listing TEXT",
+        "ALTER TABLE files ADD COLUMN scopes TEXT",
+        "ALTER TABLE position_files ADD COLUMN name TEXT{bytewise}",
+        "ALTER TABLE position_files ADD COLUMN scopes TEXT",
+        "UPDATE position_files SET name = (SELECT f.prompt FROM files f WHERE f.path = position_files.path "
+        "AND f.version = position_files.version)",
+        "CREATE INDEX position_files_by_name ON position_files (position, name)",
+        # Whether every prompt file of the position has a listing (of which format), and the distinct
+        # scope sets its prompts carry (a JSON list): what a server needs before its first page.
+        "ALTER TABLE positions ADD COLUMN listing_format INTEGER",
+        "ALTER TABLE positions ADD COLUMN scope_sets TEXT"],
 }
+#: The shape of ``files.listing``: '{"v":FORMAT,"d":<Prompt.listing()>}'. A listing of another format
+#: (another promptdeck's) is not used; the server reads the files instead.
+LISTING_FORMAT = 1
+LISTING_HEAD = f'{{"v":{LISTING_FORMAT},'
+
+
+def listing_of(prompt: Prompt) -> Listed:
+    """What a publish records of a prompt beside its file: its name, listing entry and scopes."""
+    from ..protocol.jsonrpc import encode_json
+
+    text = encode_json({"v": LISTING_FORMAT, "d": prompt.listing()}).decode()
+    return Listed(prompt.name, text, " ".join(sorted(prompt.scopes)))
 
 
 class StoreError(LibraryError):
     """The store cannot do what was asked: unreachable, wrong schema, an unknown label or version."""
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A prompt file's entry in the store's listing (see ``listing_of``)."""
+
+    name: str
+    listing: str
+    scopes: str
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One file a label points at, without its bytes: a prompt file with its listing, or material."""
+
+    path: str
+    version: int
+    prompt: str | None
+    #: ``files.listing``: None for material, and for a prompt published by an older promptdeck
+    listing: str | None
+    scopes: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,9 +281,12 @@ class Store:
                 raise StoreError(f"the store has schema {found}, newer than this promptdeck's {SCHEMA_VERSION}")
             serial = "BIGSERIAL" if self.postgres else "INTEGER"
             blob = "BYTEA" if self.postgres else "BLOB"
+            # Names compare byte by byte in both databases (SQLite's default), as Python sorts them: pages
+            # come out in the order cursors assume, whatever the PostgreSQL database's locale.
+            bytewise = ' COLLATE "C"' if self.postgres else ""
             for version in range(found + 1, SCHEMA_VERSION + 1):
                 for statement in _MIGRATIONS[version]:
-                    self._run(statement.format(serial=serial, blob=blob))
+                    self._run(statement.format(serial=serial, blob=blob, bytewise=bytewise))
                 if version == 2:
                     self._run("INSERT INTO state_key (key) VALUES (?)", secrets.token_urlsafe(32))
             if found == 0:
@@ -243,11 +298,11 @@ class Store:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def latest(self) -> dict[str, tuple[int, str | None]]:
-        """Every path's newest version: path -> (version, digest; None once deleted)."""
-        rows = self._rows("SELECT f.path, f.version, f.digest FROM files f JOIN (SELECT path, MAX(version) AS v "
-                          "FROM files GROUP BY path) m ON f.path = m.path AND f.version = m.v")
-        return {path: (version, digest) for path, version, digest in rows}
+    def latest(self) -> dict[str, tuple[int, str | None, str | None]]:
+        """Every path's newest version: path -> (version, digest (None once deleted), listing)."""
+        rows = self._rows("SELECT f.path, f.version, f.digest, f.listing FROM files f JOIN (SELECT path, "
+                          "MAX(version) AS v FROM files GROUP BY path) m ON f.path = m.path AND f.version = m.v")
+        return {path: (version, digest, listing) for path, version, digest, listing in rows}
 
     def position(self, label: str, back: int = 0) -> Position | None:
         """Where ``label`` points now (``back`` = 1: the position before), or None."""
@@ -266,25 +321,102 @@ class Store:
     def labels(self) -> list[str]:
         return [row[0] for row in self._rows("SELECT DISTINCT label FROM positions ORDER BY label")]
 
-    def snapshot(self, label: str) -> dict[str, tuple[int, bytes]]:
-        """The files a label points at: path -> (version, bytes)."""
+    def _position_of(self, label: str) -> int:
         position_id = self.position_id(label)
         if position_id is None:
             raise StoreError(f"no label {label!r} in the store (labels: {', '.join(self.labels()) or 'none'})")
+        return position_id
+
+    def snapshot(self, label: str) -> dict[str, tuple[int, bytes]]:
+        """The files a label points at: path -> (version, bytes)."""
         # A blob larger than publish allows is never fetched: the database may have been written by another tool.
         rows = self._rows("SELECT pf.path, pf.version, CASE WHEN length(b.data) <= ? THEN b.data END "
                           "FROM position_files pf JOIN files f ON f.path = pf.path AND f.version = pf.version "
-                          "JOIN blobs b ON b.digest = f.digest WHERE pf.position = ?", MAX_FILE_BYTES, position_id)
-        out: dict[str, tuple[int, bytes]] = {}
-        for path, version, data in rows:
-            if not is_safe_path(path):
-                # Written by something other than publish: never a file outside the folder it goes to.
-                log.error("the store holds a file at %r, which is not a library path; it is left out", path)
-            elif data is None:
-                log.error("the store holds %r larger than %d bytes; it is left out", path, MAX_FILE_BYTES)
+                          "JOIN blobs b ON b.digest = f.digest WHERE pf.position = ?", MAX_FILE_BYTES,
+                          self._position_of(label))
+        return dict(_usable(rows))
+
+    def entries(self, label: str) -> tuple[int, list[Entry]]:
+        """Where ``label`` points: its position, and the files there without their bytes."""
+        position_id = self._position_of(label)
+        rows = self._rows("SELECT pf.path, pf.version, f.prompt, f.listing, f.scopes FROM position_files pf "
+                          "JOIN files f ON f.path = pf.path AND f.version = pf.version WHERE pf.position = ?",
+                          position_id)
+        out = []
+        for path, version, prompt, listing, scopes in rows:
+            if is_safe_path(path):
+                out.append(Entry(path, int(version), prompt, listing, scopes))
             else:
-                out[path] = (int(version), bytes(data))
-        return out
+                log.error("the store holds a file at %r, which is not a library path; it is left out", path)
+        return position_id, out
+
+    def contents(self, position_id: int, *, after: str = "", limit: int = 500, unlisted: bool = False,
+                 material: bool = False) -> list[tuple[str, int, bytes]]:
+        """Up to ``limit`` files of a position, in path order after ``after``: (path, version, bytes).
+        With ``unlisted``, only files without a listing (material, and prompt files of older
+        promptdecks); with ``material``, only files that are not prompts. Paged, so a large library is
+        never in memory at once."""
+        rows = self._rows("SELECT pf.path, pf.version, CASE WHEN length(b.data) <= ? THEN b.data END "
+                          "FROM position_files pf JOIN files f ON f.path = pf.path AND f.version = pf.version "
+                          "JOIN blobs b ON b.digest = f.digest WHERE pf.position = ? AND pf.path > ?"
+                          + (" AND f.listing IS NULL" if unlisted else "")
+                          + (" AND pf.name IS NULL" if material else "") + " ORDER BY pf.path LIMIT ?",
+                          MAX_FILE_BYTES, position_id, after, limit)
+        return [(path, version, data) for path, (version, data) in _usable(rows)]
+
+    # -- a position's listing, paged by name (``StoredCatalog``) ---------------------------------
+
+    def fully_listed(self, position_id: int) -> bool:
+        """Whether every prompt file of the position has a listing of this promptdeck's format."""
+        rows = self._rows("SELECT listing_format FROM positions WHERE id = ?", position_id)
+        return bool(rows) and rows[0][0] == LISTING_FORMAT
+
+    def listed(self, position_id: int, *, after: str = "", name: str | None = None, limit: int = 1,
+               scopes: Sequence[str] | None = None) -> list[Entry]:
+        """The position's prompts in name order after ``after`` (or the one called ``name``), up to
+        ``limit``; with ``scopes``, only those without scopes or with one of these scope sets."""
+        where = "pf.name = ?" if name is not None else "pf.name > ?"
+        args: list[Any] = [position_id, name if name is not None else after]
+        if scopes is not None:
+            where += f" AND (pf.scopes = '' OR pf.scopes IN ({', '.join('?' * len(scopes)) or 'NULL'}))"
+            args += scopes
+        rows = self._rows("SELECT pf.path, pf.version, pf.name, f.listing, pf.scopes FROM position_files pf JOIN files "
+                          f"f ON f.path = pf.path AND f.version = pf.version WHERE pf.position = ? AND {where} "
+                          "ORDER BY pf.name LIMIT ?", *args, limit)
+        return [Entry(path, int(version), prompt, listing, scopes_) for path, version, prompt, listing, scopes_ in rows
+                if is_safe_path(path)]
+
+    def listed_count(self, position_id: int, scopes: Sequence[str] | None = None) -> int:
+        where, args = "", []
+        if scopes is not None:
+            where = f" AND (scopes = '' OR scopes IN ({', '.join('?' * len(scopes)) or 'NULL'}))"
+            args = list(scopes)
+        return int(self._rows(f"SELECT count(*) FROM position_files WHERE position = ? AND name IS NOT NULL{where}",
+                              position_id, *args)[0][0])
+
+    def scope_sets(self, position_id: int) -> list[str]:
+        """The distinct non-empty scope sets of the position's prompts (each space-separated, sorted)."""
+        rows = self._rows("SELECT scope_sets FROM positions WHERE id = ?", position_id)
+        sets = json.loads(rows[0][0]) if rows and rows[0][0] else []
+        return [s for s in sets if isinstance(s, str)]
+
+    def versions_at(self, position_id: int) -> dict[str, int]:
+        """Every file of a position: path -> version."""
+        return dict(self._rows("SELECT path, version FROM position_files WHERE position = ?", position_id))
+
+    def version_at(self, position_id: int, path: str) -> int | None:
+        rows = self._rows("SELECT version FROM position_files WHERE position = ? AND path = ?", position_id, path)
+        return int(rows[0][0]) if rows else None
+
+    def content(self, path: str, version: int) -> bytes:
+        """The bytes of one version of one file."""
+        rows = self._rows("SELECT CASE WHEN length(b.data) <= ? THEN b.data END FROM files f JOIN blobs b "
+                          "ON b.digest = f.digest WHERE f.path = ? AND f.version = ?", MAX_FILE_BYTES, path, version)
+        if not rows:
+            raise StoreError(f"the store has no version {version} of {path!r}")
+        if rows[0][0] is None:
+            raise StoreError(f"the store holds {path!r} larger than {MAX_FILE_BYTES} bytes")
+        return bytes(rows[0][0])
 
     def history(self, prompt: str | None = None) -> list[FileVersion]:
         """Versions, newest first: of one prompt (by name or path), or of every file."""
@@ -322,19 +454,25 @@ class Store:
         return path, found, bytes(data)
 
     def unchanged(self, files: dict[str, bytes]) -> bool:
-        """Whether ``files`` are exactly the store's newest versions (no file added, changed or removed)."""
-        latest = {path: digest for path, (_, digest) in self.latest().items() if digest is not None}
+        """Whether ``files`` are exactly the store's newest versions (no file added, changed or removed),
+        each prompt file's listing recorded by this promptdeck."""
+        latest = {path: (digest, listing) for path, (_, digest, listing) in self.latest().items()
+                  if digest is not None}
         return latest.keys() == files.keys() and all(
-            hashlib.sha256(data).hexdigest() == latest[path] for path, data in files.items())
+            hashlib.sha256(data).hexdigest() == latest[path][0]
+            and (not is_prompt_path(path) or (latest[path][1] or "").startswith(LISTING_HEAD))
+            for path, data in files.items())
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def publish(self, files: dict[str, bytes], prompts: dict[str, str], *, author: str, message: str,
+    def publish(self, files: dict[str, bytes], prompts: dict[str, Listed], *, author: str, message: str,
                 label: str | None = None) -> tuple[int | None, list[str]]:
-        """Record ``files`` (path -> bytes; ``prompts``: path -> prompt name) as the library's new state.
+        """Record ``files`` (path -> bytes; ``prompts``: path -> its listing) as the library's new state.
 
         Returns (the publish number, or None when nothing changed; the paths that changed). With
-        ``label``, the label moves to the whole new state (unless it points there already).
+        ``label``, the label moves to the whole new state (unless it points there already). A prompt
+        file whose bytes did not change but whose listing did (it was published by another promptdeck)
+        gets the new listing in place: a listing is derived from the bytes, not a version of its own.
         """
         for path in files:
             if not is_safe_path(path):
@@ -342,26 +480,40 @@ class Store:
         with self._writing():
             current = self.latest()
             changed: list[tuple[str, int, str | None]] = []
+            relisted: list[tuple[str | None, str | None, str, int]] = []
             for path, data in sorted(files.items()):
                 digest = hashlib.sha256(data).hexdigest()
-                version, known = current.get(path, (0, None))
+                version, known, listed = current.get(path, (0, None, None))
                 if known != digest:
                     changed.append((path, version + 1, digest))
                     self._run("INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
                               digest, data)
-            for path, (version, last) in sorted(current.items()):
+                elif path in prompts and listed != prompts[path].listing:
+                    relisted.append((prompts[path].listing, prompts[path].scopes, path, version))
+            for path, (version, last, _) in sorted(current.items()):
                 if last is not None and path not in files:
                     changed.append((path, version + 1, None))
+            if relisted:
+                self._many("UPDATE files SET listing = ?, scopes = ? WHERE path = ? AND version = ?", relisted)
+                self._many("UPDATE position_files SET scopes = ? WHERE path = ? AND version = ?",
+                           [row[1:] for row in relisted])
+                for (current,) in self._rows("SELECT MAX(id) FROM positions GROUP BY label"):
+                    self._summarize(int(current))
             publish_id: int | None = None
             if changed:
                 publish_id = int(self._run("INSERT INTO publishes (author, message, created) VALUES (?, ?, ?) "
                                            "RETURNING id", author, message, time.time()).fetchone()[0])
-                # A prompt's name from this folder's load; kept from before for deletions and other files.
-                rows = [(path, version, publish_id, prompts[path] if digest and path in prompts
-                         else self._prompt_of(path), digest) for path, version, digest in changed]
-                self._many("INSERT INTO files (path, version, publish, prompt, digest) VALUES (?, ?, ?, ?, ?)", rows)
+                rows = []
+                for path, version, stored in changed:
+                    listed_now = prompts.get(path) if stored else None
+                    # A prompt's name from this folder's load; kept from before for deletions and other files.
+                    name = listed_now.name if listed_now else self._prompt_of(path)
+                    rows.append((path, version, publish_id, name, stored,
+                                 listed_now.listing if listed_now else None, listed_now.scopes if listed_now else None))
+                self._many("INSERT INTO files (path, version, publish, prompt, digest, listing, scopes) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
             if label is not None:
-                state = {path: version for path, (version, _) in self.latest().items() if path in files}
+                state = {path: version for path, (version, _, _) in self.latest().items() if path in files}
                 self._move(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)")
         return publish_id, sorted(path for path, _, _ in changed)
 
@@ -385,9 +537,28 @@ class Store:
                                     "RETURNING id", label, author, reason, time.time()).fetchone()[0])
         self._many("INSERT INTO position_files (position, path, version) VALUES (?, ?, ?)",
                    [(position_id, path, version) for path, version in sorted(files.items())])
+        self._run("UPDATE position_files SET name = f.prompt, scopes = f.scopes FROM files f WHERE "
+                  "position_files.position = ? AND f.path = position_files.path AND f.version = position_files.version "
+                  "AND f.prompt IS NOT NULL", position_id)
+        clash = self._rows("SELECT name FROM position_files WHERE position = ? AND name IS NOT NULL GROUP BY name "
+                           "HAVING count(*) > 1 LIMIT 1", position_id)
+        if clash:  # only `label NAME@VERSION` can bring this about: a renamed prompt meeting another
+            raise StoreError(f"label {label!r} would serve two prompts named {clash[0][0]!r}; nothing changed")
+        self._summarize(position_id)
         if self.postgres:
             self._run("SELECT pg_notify(?, ?)", CHANNEL, label)
         return True
+
+    def _summarize(self, position_id: int) -> None:
+        """Record what a server needs of a position before its first page (see schema 3)."""
+        unlisted = self._rows("SELECT 1 FROM position_files pf JOIN files f ON f.path = pf.path AND "
+                              "f.version = pf.version WHERE pf.position = ? AND pf.name IS NOT NULL AND "
+                              "(f.listing IS NULL OR substr(f.listing, 1, ?) <> ?) LIMIT 1",
+                              position_id, len(LISTING_HEAD), LISTING_HEAD)
+        sets = sorted(row[0] for row in self._rows("SELECT DISTINCT scopes FROM position_files WHERE position = ? "
+                                                   "AND name IS NOT NULL AND scopes <> ''", position_id))
+        self._run("UPDATE positions SET listing_format = ?, scope_sets = ? WHERE id = ?",
+                  None if unlisted else LISTING_FORMAT, json.dumps(sets), position_id)
 
     def label(self, prompt: str, version: int | None, label: str, *, author: str) -> int:
         """Point ``label`` at one version of one prompt (its newest when None), the rest unchanged."""
@@ -498,6 +669,18 @@ class StateLedger:
             self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self.TIMEOUT_SECONDS,
                                          options=f"-c statement_timeout={self.TIMEOUT_SECONDS * 1000}")
         return self._conn.execute(statement, args)
+
+
+def _usable(rows: Sequence[tuple[Any, ...]]) -> Iterator[tuple[str, tuple[int, bytes]]]:
+    """(path, (version, bytes)) of rows fit to become a file of ours: a safe path, no oversized blob."""
+    for path, version, data in rows:
+        if not is_safe_path(path):
+            # Written by something other than publish: never a file outside the folder it goes to.
+            log.error("the store holds a file at %r, which is not a library path; it is left out", path)
+        elif data is None:
+            log.error("the store holds %r larger than %d bytes; it is left out", path, MAX_FILE_BYTES)
+        else:
+            yield path, (int(version), bytes(data))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,36 +1,53 @@
 """Serving a label of a versioned store (``sources.store``), kept current as the label moves.
 
-The label's files are written to a private folder and read there by a
-``FileSource``, so a stored library is parsed, confined, checked and rendered
-exactly as a folder is. When the label moves, only the files that changed are
-rewritten and reloaded; a file that fails to load keeps its last good version
-served, as with files on disk. Each prompt's listing entry carries its stored
-version and the label in ``_meta``.
+A publish records each prompt file's listing entry beside it, so a label is
+listed straight from the store: start-up reads one row per prompt and no file,
+and a ``StoredPrompt`` parses its file only when a request first needs more
+than its listing entry (its arguments, to validate a ``prompts/get``). The
+files themselves go to a private folder, where they are parsed, confined and
+rendered exactly as a folder's: material (every file that is not a prompt
+file) at once, prompt files when first needed and, in the background, all the
+rest, so that the label stays renderable through a store outage.
 
-A thread follows the label: in PostgreSQL it LISTENs on the store's channel
-(no polling); a SQLite store has no notifications, so its thread reads SQLite's
-``data_version`` (a counter of other connections' commits) four times a second.
-A store that goes away is logged once; the last good catalog stays served, and
-the thread reconnects with a growing pause and catches up when it is back.
+A prompt file without a listing of this promptdeck's format (published by an
+older one) is read and parsed at once instead, as a folder's files are; a file
+that fails to parse keeps its last good version served.
+
+When the label moves, only what changed is fetched again. A thread follows
+the label: in PostgreSQL it LISTENs on the store's channel (no polling); a
+SQLite store has no notifications, so its thread reads SQLite's
+``data_version`` (a counter of other connections' commits) four times a
+second. A store that goes away is logged once; the last good catalog stays
+served, and the thread reconnects with a growing pause and catches up when it
+is back.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import shutil
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
 
+import msgspec
+
+from ..prompts.catalog import Catalog, decode_cursor, encode_cursor
+from ..prompts.paths import is_prompt_path, read_confined
 from ..prompts.spec import Prompt
-from ..protocol.errors import PromptdeckError
+from ..protocol.errors import INTERNAL_ERROR, InternalError, InvalidParams, McpError, PromptdeckError, PromptFileError
+from ..protocol.jsonrpc import encode_json
+from ..protocol.revisions import Revision
 from . import Source
-from .files import FileSource
-from .store import CHANNEL, Store, StoreError, is_postgres_url, shown_url, sqlite_path
+from ._library import Library
+from .files import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
+from .store import CHANNEL, LISTING_HEAD, Entry, Store, StoreError, is_postgres_url, shown_url, sqlite_path
 
 log = logging.getLogger("promptdeck.store")
 
@@ -39,26 +56,212 @@ META_LABEL = "promptdeck.dev/label"
 #: How often a SQLite store is looked at for new commits, and the longest pause between reconnects.
 POLL_SECONDS = 0.25
 MAX_BACKOFF_SECONDS = 10.0
+#: Files fetched per query when writing a label's files; bounds the memory a large label takes meanwhile.
+PAGE_FILES = 500
+#: What a ``StoredPrompt`` takes from its parsed file on first use.
+_PARSED = ("title", "description", "arguments", "icons", "tags", "render", "completers", "work", "_by_name")
+_decode = msgspec.json.Decoder().decode
+T = TypeVar("T")
+
+
+def _listed(entry: Entry) -> bool:
+    """Whether ``entry`` is a prompt file listed by this promptdeck's format (else it is read at once)."""
+    return entry.listing is not None and entry.listing.startswith(LISTING_HEAD) and is_prompt_path(entry.path)
+
+
+class StoredPrompt(Prompt):
+    """A prompt of a stored label: listed from the store's listing, its file parsed on first use.
+
+    Its name, scopes and listing are known from the start; any other attribute (arguments, render,
+    ...) is an unset slot until then, and reading one parses the file (``__getattr__`` is only
+    reached for an attribute not found).
+    """
+
+    __slots__ = ("version", "position", "_listing", "_loader")
+
+    def __init__(self, entry: Entry, position: int, label: str, loader: Callable[[StoredPrompt], Prompt]) -> None:
+        # Not Prompt.__init__: what it would take (parsed arguments and templates) is what this defers.
+        self.name = entry.prompt or ""
+        self.source = entry.path
+        self.scopes = frozenset(entry.scopes.split()) if entry.scopes else frozenset()
+        self.version = entry.version
+        self.position = position
+        self.meta = {META_VERSION: entry.version, META_LABEL: label}
+        self._listing = entry.listing or ""
+        self._loader = loader
+        self._wire = {}
+
+    def listing(self) -> dict[str, Any]:
+        full: dict[str, Any] = _decode(self._listing)["d"]
+        full["_meta"] = {**full.get("_meta", {}), **self.meta}
+        return full
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute not in _PARSED:
+            raise AttributeError(attribute)
+        parsed = self._loader(self)
+        for slot in _PARSED:
+            object.__setattr__(self, slot, getattr(parsed, slot))
+        return getattr(self, attribute)
+
+    def __repr__(self) -> str:
+        return f"StoredPrompt({self.name!r}, source={self.source!r}, version={self.version})"
+
+
+class StoredCatalog(Catalog):
+    """A label position's catalog, paged from the store's listing rather than held: its first page is
+    one indexed query whatever the library's size, and a prompt is a ``StoredPrompt`` (then cached)
+    once a request names it. ``view`` narrows it in the query, by the scope sets a principal may see.
+    """
+
+    __slots__ = ("source", "position", "_allowed", "_count", "_found", "_grouped")
+    #: prompts kept once found (their parsed templates with them); past this the cache starts again
+    MAX_FOUND = 50_000
+
+    def __init__(self, source: StoreSource, position: int, page_size: int, allowed: tuple[str, ...] | None = None,
+                 found: dict[str, StoredPrompt | None] | None = None) -> None:
+        # Not Catalog.__init__: it takes every prompt, which is what this does without.
+        self.source = source
+        self.position = position
+        self.page_size = page_size
+        #: the scope sets (space-separated) this view may see besides unscoped prompts; None: all
+        self._allowed = allowed
+        self._pages = {}
+        self._signature = None
+        self._views = {}
+        self._count: int | None = None
+        #: name -> its prompt, or None when the position has none by that name; shared by the views
+        self._found: dict[str, StoredPrompt | None] = {} if found is None else found
+        self._groups = [frozenset(s.split()) for s in allowed] if allowed is not None else []
+        #: whether ``_groups`` is known (read on first need: making a catalog never touches the store)
+        self._grouped = allowed is not None
+
+    def _scope_groups(self) -> list[frozenset[str]]:
+        if not self._grouped:
+            sets = self._read(lambda store: store.scope_sets(self.position))
+            self._groups = sorted((frozenset(s.split()) for s in sets), key=sorted)
+            self._grouped = True
+        return self._groups
+
+    def _narrowed(self, visible: tuple[frozenset[str], ...]) -> Catalog:
+        return StoredCatalog(self.source, self.position, self.page_size, tuple(" ".join(sorted(g)) for g in visible),
+                             self._found)
+
+    def _read(self, what: Callable[[Store], T]) -> T:
+        try:
+            return self.source.read(what)
+        except StoreError as exc:
+            log.error("label %s cannot be listed: %s", self.source.label, exc)
+            raise McpError("the prompt list cannot be read from the store now; try again",
+                           code=INTERNAL_ERROR) from None
+
+    def _prompt(self, entry: Entry) -> StoredPrompt:
+        prompt = StoredPrompt(entry, self.position, self.source.label, self.source._load)
+        if len(self._found) >= self.MAX_FOUND:
+            self._found.clear()
+        self._found[prompt.name] = prompt
+        return prompt
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = self._read(lambda store: store.listed_count(self.position, self._allowed))
+        return self._count
+
+    def __iter__(self) -> Iterator[Prompt]:
+        after = ""
+        while entries := self._read(functools.partial(_listed_after, self.position, after, self._allowed)):
+            for entry in entries:
+                yield self._found.get(entry.prompt or "") or self._prompt(entry)
+            after = entries[-1].prompt or ""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    @property
+    def names(self) -> list[str]:
+        return [prompt.name for prompt in self]
+
+    def get(self, name: str) -> Prompt | None:
+        if name in self._found:
+            prompt = self._found[name]
+        else:
+            entries = self._read(lambda store: store.listed(self.position, name=name))
+            prompt = self._prompt(entries[0]) if entries else None
+            if prompt is None:
+                self._found[name] = None
+        if prompt is not None and self._allowed is not None and prompt.scopes \
+                and " ".join(sorted(prompt.scopes)) not in self._allowed:
+            return None
+        return prompt
+
+    def require(self, name: object) -> Prompt:
+        if not isinstance(name, str):
+            raise InvalidParams('"name" must be a string naming a prompt')
+        prompt = self.get(name)
+        if prompt is None:
+            raise InvalidParams(f"unknown prompt {name!r}", {"prompt": name})
+        return prompt
+
+    def page(self, rev: Revision, cursor: object = None, extra: dict[str, Any] | None = None,
+             extra_key: str = "") -> bytes:
+        after = "" if cursor is None else decode_cursor(cursor)
+        key = (rev.version, after, extra_key)
+        cached = self._pages.get(key)
+        if cached is None:
+            entries = self._read(lambda store: store.listed(self.position, after=after, limit=self.page_size + 1,
+                                                            scopes=self._allowed))
+            shown = [self._found.get(entry.prompt or "") or self._prompt(entry) for entry in entries[:self.page_size]]
+            result: dict[str, Any] = {"prompts": [prompt.descriptor(rev) for prompt in shown]}
+            if len(entries) > self.page_size:
+                result["nextCursor"] = encode_cursor(shown[-1].name)
+            if len(self._pages) >= 1024:
+                self._pages.clear()
+            cached = self._pages[key] = encode_json({**result, **(extra or {})})
+        return cached
+
+    def signature(self) -> bytes:
+        # A position is immutable: two catalogs of one position list the same.
+        return encode_json(["stored", self.source.url, self.source.label, self.position, self._allowed])
+
+
+def _listed_after(position: int, after: str, scopes: tuple[str, ...] | None, store: Store) -> list[Entry]:
+    return store.listed(position, after=after, limit=1000, scopes=scopes)
 
 
 class StoreSource(Source):
-    """The prompts ``label`` points at in the store at ``url``."""
+    """The prompts ``label`` points at in the store at ``url``.
+
+    Two ways to serve, chosen per label position: *listed*, when every prompt file of the position has
+    a listing of this promptdeck's format and the server has no other source (``catalog`` then pages
+    the listing from the database, and nothing is held per prompt until it is used); otherwise *loaded*:
+    one ``StoredPrompt`` per listed file and a parsed prompt per unlisted one, held in memory.
+    """
 
     def __init__(self, url: str, label: str = "production") -> None:
         self.url = url
         self.label = label
         self._folder = ""
-        self._files: FileSource | None = None
-        #: the version of each file written to the folder
-        self._versions: dict[str, int] = {}
-        #: the version of each file whose prompt is served: a version that failed to load leaves the last good
-        self._served: dict[str, int] = {}
+        self._library: Library | None = None
         self._position: int | None = None
-        self._stamped: dict[tuple[str, int, int], Prompt] = {}
-        self._lock = threading.Lock()
+        #: served from the database's listing (``StoredCatalog``), rather than loaded
+        self._listed = False
+        self._catalog: StoredCatalog | None = None
+        #: loaded: the files the label points at now, and the prompt served for each prompt file
+        self._entries: dict[str, Entry] = {}
+        self._prompts: dict[str, Prompt] = {}
+        #: loaded: the problems of unlisted prompt files that failed to parse
+        self.errors: dict[str, list[PromptFileError]] = {}
+        #: the version of each file written to the folder
+        self._written: dict[str, int] = {}
+        self._lock = threading.RLock()
+        #: the connection prompts and listing pages are read through (opened on need; again after a failure)
+        self._reader: Store | None = None
+        self._reading = threading.Lock()
         self._changed: Callable[[], object] | None = None
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+        #: set when the folder may lack files of the label's position (the background writer's cue)
+        self._unwritten = threading.Event()
         #: whether the store was unreachable when last tried (logged once, until it is back)
         self._failing = False
 
@@ -67,113 +270,277 @@ class StoreSource(Source):
     def load(self) -> Sequence[PromptdeckError]:
         with Store(self.url) as store:
             position = store.position_id(self.label)
-            snapshot = store.snapshot(self.label)
-        self._folder = _private_folder()
-        weakref.finalize(self, shutil.rmtree, self._folder, True)  # at close, or when the process ends
-        self._write(snapshot)
-        del snapshot  # the bytes are in the folder now; not held through the load
-        self._position = position
-        self._files = FileSource(self._folder)
-        problems = self._files.load()
-        self._served = {path: v for path, v in self._versions.items() if path not in self._files.errors}
-        return problems
+            if position is None:
+                store.entries(self.label)  # the error naming the label and those there are
+            assert position is not None
+            self._folder = _private_folder()
+            weakref.finalize(self, shutil.rmtree, self._folder, True)  # at close, or when the process ends
+            self._library = Library(Path(self._folder), self._fetch_missing)
+            if store.fully_listed(position):
+                self._move_listed(store, position)
+                return []
+            return self._load_all(store)
 
-    @property
-    def files(self) -> FileSource:
-        if self._files is None:
-            raise StoreError("the store source is not loaded yet")
-        return self._files
+    def catalog(self, page_size: int) -> Catalog | None:
+        with self._lock:
+            if not self._listed or self._position is None:
+                return None
+            if self._catalog is None or self._catalog.position != self._position \
+                    or self._catalog.page_size != page_size:
+                self._catalog = StoredCatalog(self, self._position, page_size)
+            return self._catalog
 
     def prompts(self) -> list[Prompt]:
+        if self._listed:  # another source is served beside this one: every prompt is held from now on
+            with Store(self.url) as store:
+                self._load_all(store)
         with self._lock:
-            prompts = self.files.prompts()
-            versions = dict(self._served)
-        out = []
-        for prompt in prompts:
-            version = versions.get(prompt.source, 0)
-            key = (prompt.source, version, id(prompt))
-            stamped = self._stamped.get(key)
-            if stamped is None:
-                stamped = self._stamped[key] = prompt.with_meta({META_VERSION: version, META_LABEL: self.label})
-            out.append(stamped)
-        if len(self._stamped) > 4 * len(out) + 64:  # versions no longer served
-            live = {(p.source, versions.get(p.source, 0)) for p in prompts}
-            self._stamped = {k: v for k, v in self._stamped.items() if k[:2] in live}
-        return out
+            return [self._prompts[path] for path in sorted(self._prompts)]
 
     def attach(self, changed: Callable[[], object]) -> None:
         self._changed = changed
-        self._thread = threading.Thread(target=self._follow, name=f"promptdeck-store-{self.label}", daemon=True)
-        self._thread.start()
+        for target, name in ((self._follow, "follow"), (self._write_rest, "files")):
+            thread = threading.Thread(target=target, name=f"promptdeck-store-{self.label}-{name}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
 
     def close(self) -> None:
         """Stop following the label and remove the private folder."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(5)
+        self._unwritten.set()
+        for thread in self._threads:
+            thread.join(5)
+        with self._reading:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
         if self._folder:
             shutil.rmtree(self._folder, ignore_errors=True)
 
-    # -- following the label ---------------------------------------------------------------------
+    # -- a label position ------------------------------------------------------------------------
 
-    def _write(self, snapshot: dict[str, tuple[int, bytes]]) -> list[str]:
-        """Write the files of ``snapshot`` whose version is not the one written, and remove those it no
-        longer has: the absolute paths touched."""
-        touched: list[str] = []
-        made: set[str] = set()
+    def _move_listed(self, store: Store, position: int) -> int:
+        """Serve ``position`` from the database's listing: drop written files it does not have at the
+        same version, and write its material. How many written files were dropped."""
+        versions = store.versions_at(position) if self._written else {}
         with self._lock:
-            # In path order, so that of "a" and "a/b" (only another tool writes both) it is always "a" that
-            # is served, whatever order the database returns them in.
-            for path, (version, data) in sorted(snapshot.items()):
-                if self._versions.get(path) == version:
-                    continue
-                target = os.path.join(self._folder, path)
-                folder = os.path.dirname(target)
+            stale = [path for path, version in self._written.items() if versions.get(path) != version]
+            for path in stale:
+                self._unwrite(path)
+            self._position = position
+            self._listed = True
+            self._entries, self._prompts = {}, {}
+        after = ""
+        while page := store.contents(position, after=after, limit=PAGE_FILES, material=True):
+            for path, version, data in page:
+                self._put(path, version, data, position)
+            after = page[-1][0]
+        self._unwritten.set()
+        return len(stale)
+
+    def _load_all(self, store: Store) -> list[PromptFileError]:
+        position, entries = store.entries(self.label)
+        with self._lock:
+            self._listed = False
+            return self._apply(store, position, entries)
+
+    def _write_unlisted(self, store: Store, position: int, only: set[str]) -> None:
+        """Write the files of ``position`` in ``only`` that have no listing (material; prompt files of
+        older promptdecks)."""
+        after = ""
+        while page := store.contents(position, after=after, limit=PAGE_FILES, unlisted=True):
+            for path, version, data in page:
+                if path in only:
+                    self._put(path, version, data, position)
+            after = page[-1][0]
+
+    def _apply(self, store: Store, position: int, entries: list[Entry]) -> list[PromptFileError]:
+        """Load ``entries``, the files of ``position``: write the unlisted ones that changed, parse the
+        unlisted prompt files among them, and hold a ``StoredPrompt`` per listed one. The problems found."""
+        new = _unshadowed({entry.path: entry for entry in entries}, self.label)
+        with self._lock:
+            old = self._entries
+            changed = [path for path, entry in new.items() if (was := old.get(path)) is None
+                       or was.version != entry.version or was.listing != entry.listing]
+            for path in [p for p in {*old, *self._written} if p not in new]:
+                self._unwrite(path)
+                self._prompts.pop(path, None)
+                self.errors.pop(path, None)
+            for path in changed:
+                if self._written.get(path, new[path].version) != new[path].version:
+                    self._unwrite(path)  # an older version: written again when needed
+            self._entries = new
+            self._position = position
+        unlisted = {path for path in changed if not _listed(new[path])}
+        if unlisted:
+            self._write_unlisted(store, position, unlisted)
+        problems: list[PromptFileError] = []
+        parsed = [path for path in sorted(unlisted) if is_prompt_path(path)]
+        compile_now = len(parsed) <= EAGER_COMPILE_LIMIT
+        with self._lock:
+            for path in sorted(changed):
+                entry = new[path]
+                if _listed(entry):
+                    self._prompts[path] = StoredPrompt(entry, position, self.label, self._load)
+                    self.errors.pop(path, None)
+            for path in parsed:
+                problems += self._parse(new[path], compile_now)
+        if len(parsed) > 100:
+            log.info("label %s: %d prompt files were published without a listing of this promptdeck's; they "
+                     "were read and parsed (publish them again for a start that reads no files)", self.label,
+                     len(parsed))
+        self._unwritten.set()
+        return problems
+
+    def _unwrite(self, path: str) -> None:
+        """(Holding the lock.) Remove ``path`` from the folder."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(self._folder, path))
+        self._written.pop(path, None)
+
+    def _parse(self, entry: Entry, compile_now: bool) -> list[PromptFileError]:
+        """(Holding the lock.) Parse an unlisted prompt file now; on failure its last good version stays."""
+        if self._written.get(entry.path) != entry.version:  # left out when written: nothing new to parse
+            return []
+        assert self._library is not None
+        try:
+            data = read_confined(self._folder, entry.path, MAX_PROMPT_FILE_BYTES)
+        except McpError as exc:
+            return [PromptFileError(entry.path, exc.message)]
+        parsed = build_prompt(self._library, entry.path, stage_file(entry.path, data), compile_now=compile_now)
+        if parsed.prompt is None:
+            self.errors[entry.path] = parsed.errors
+            if entry.path in self._prompts:
+                log.error("%s; still serving its last good version", parsed.errors[0])
+            return parsed.errors
+        self.errors.pop(entry.path, None)
+        self._prompts[entry.path] = parsed.prompt.with_meta({META_VERSION: entry.version, META_LABEL: self.label})
+        return []
+
+    def _put(self, path: str, version: int, data: bytes, position: int) -> bool:
+        """Write a file of ``position`` to the folder, if the label is still there; whether it is there now."""
+        target = os.path.join(self._folder, path)
+        with self._lock:
+            if position != self._position:
+                return False
+            if self._written.get(path) == version:
+                return True
+            try:
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                if path in self._written or os.path.lexists(target):
+                    temporary = target + ".promptdeck-new"
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(temporary)  # left by a write that failed
+                    _write_new(temporary, data)
+                    os.replace(temporary, target)  # a reader sees the old file or the new one, never half
+                else:
+                    _write_new(target, data)
+            except OSError as exc:  # "a" a file and "a/b" too, say: that file is left out, the rest served
+                log.error("cannot write the stored file %r of label %s (%s); left out", path, self.label,
+                          exc.strerror)
+                return False
+            self._written[path] = version
+            return True
+
+    # -- reading on first need -------------------------------------------------------------------
+
+    def read(self, what: Callable[[Store], T]) -> T:
+        """``what(store)`` through the reading connection, opened now if need be. A connection that fails
+        is replaced and tried once more: after a database restart the old one is dead, not the store."""
+        with self._reading:
+            for attempt in (1, 2):
                 try:
-                    if folder not in made:  # once per folder, not once per file
-                        os.makedirs(folder, exist_ok=True)
-                        made.add(folder)
-                    if path in self._versions:
-                        temporary = target + ".promptdeck-new"
-                        with contextlib.suppress(FileNotFoundError):
-                            os.unlink(temporary)  # left by a write that failed
-                        _write_new(temporary, data)
-                        os.replace(temporary, target)  # a reader sees the old file or the new one, never half
-                    else:
-                        _write_new(target, data)  # no reader knows of this file yet
-                except OSError as exc:  # "a" a file and "a/b" too, say: that file is left out, the rest served
-                    log.error("cannot write the stored file %r of label %s (%s); left out", path, self.label,
-                              exc.strerror)
-                    continue
-                self._versions[path] = version
-                touched.append(target)
-            for path in [p for p in self._versions if p not in snapshot]:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(os.path.join(self._folder, path))
-                del self._versions[path]
-                touched.append(os.path.join(self._folder, path))
-        return touched
+                    if self._reader is None:
+                        self._reader = Store(self.url)
+                    return what(self._reader)
+                except StoreError:
+                    if self._reader is not None:
+                        with contextlib.suppress(Exception):
+                            self._reader.close()
+                        self._reader = None
+                    if attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
+
+    def _load(self, prompt: StoredPrompt) -> Prompt:
+        """Parse the file of ``prompt`` (``StoredPrompt.__getattr__``): from the folder if written there,
+        else from the store, and written to the folder if the label is still where it was."""
+        path, version = prompt.source, prompt.version
+        with self._lock:
+            written = self._written.get(path) == version
+        try:
+            if written:
+                data = read_confined(self._folder, path, MAX_PROMPT_FILE_BYTES)
+            else:
+                data = self.read(lambda store: store.content(path, version))
+                self._put(path, version, data, prompt.position)
+        except (StoreError, McpError) as exc:
+            log.error("prompt %r (%s, version %d of label %s) cannot be read: %s", prompt.name, path, version,
+                      self.label, exc)
+            raise McpError(f"prompt {prompt.name!r} cannot be read from the store now; try again",
+                           code=INTERNAL_ERROR) from None
+        assert self._library is not None
+        parsed = build_prompt(self._library, path, stage_file(path, data), compile_now=True)
+        if parsed.prompt is None:
+            raise InternalError(f"prompt {prompt.name!r} (label {self.label}) no longer parses: {parsed.errors[0]}")
+        if parsed.prompt.name != prompt.name or parsed.prompt.scopes != prompt.scopes:
+            # Scopes decide who sees a prompt: a listing that disagrees with its file is never rendered.
+            raise InternalError(f"the store's listing of {path} (version {version}) disagrees with the file: "
+                                f"{prompt.name!r} {sorted(prompt.scopes)} listed, {parsed.prompt.name!r} "
+                                f"{sorted(parsed.prompt.scopes)} parsed; publish it again")
+        return parsed.prompt
+
+    def _fetch_missing(self, path: str) -> bool:
+        """A template asked for a file not in the folder: write it if the label has it (``LibraryRoot``)."""
+        with self._lock:
+            position, entry = self._position, self._entries.get(path)
+            if position is None:
+                return False
+        try:
+            version = entry.version if entry is not None else \
+                self.read(lambda store: store.version_at(position, path)) if self._listed else None
+            if version is None or self._written.get(path) == version:
+                return False
+            return self._put(path, version, self.read(lambda store: store.content(path, version)), position)
+        except StoreError as exc:
+            log.error("file %r of label %s cannot be read from the store: %s", path, self.label, exc)
+            return False
+
+    def _write_rest(self) -> None:
+        """Background: write every file of the label's position not yet in the folder, a page at a time,
+        so the label stays renderable if the store goes away."""
+        while not self._stop.is_set():
+            self._unwritten.wait()
+            self._unwritten.clear()
+            try:
+                with Store(self.url) as store:
+                    position, after = self._position, ""
+                    while position is not None and position == self._position and not self._stop.is_set():
+                        page = store.contents(position, after=after, limit=PAGE_FILES)
+                        if not page:
+                            break
+                        for path, version, data in page:
+                            self._put(path, version, data, position)
+                        after = page[-1][0]
+            except StoreError as exc:  # tried again at the next move; the follower logs the outage
+                log.debug("writing the files of label %s stopped: %s", self.label, exc)
+
+    # -- following the label ---------------------------------------------------------------------
 
     def sync(self) -> bool:
         """Catch up with where the label points now; whether anything changed."""
+        problems: list[PromptFileError] = []
         with Store(self.url) as store:
             position = store.position_id(self.label)
             if position == self._position:
                 return False
-            snapshot = store.snapshot(self.label)
-        touched = self._write(snapshot)
-        self._position = position
-        with self._lock:
-            problems = self.files.reload(touched)
-            for target in touched:
-                path = os.path.relpath(target, self._folder).replace(os.sep, "/")
-                if path not in self._versions:
-                    self._served.pop(path, None)
-                elif path not in self.files.errors:
-                    self._served[path] = self._versions[path]
+            if self._listed and position is not None and store.fully_listed(position):
+                self._move_listed(store, position)
+            else:
+                problems = self._load_all(store)
         for problem in problems:
             log.error("%s (label %s)", problem, self.label)
-        log.info("label %s moved to position %s: %d files changed", self.label, position, len(touched))
+        log.info("label %s moved to position %s", self.label, position)
         if self._changed is not None:
             self._changed()
         return True
@@ -228,6 +595,28 @@ class StoreSource(Source):
                     self.sync()
         finally:
             conn.close()
+
+
+def _unshadowed(entries: dict[str, Entry], label: str) -> dict[str, Entry]:
+    """``entries`` less any file below another file ("a/b" beside "a"; only another tool writes both):
+    whatever order files are written in, "a" is the one served."""
+    folders: set[str] = set()
+    for folder in {path.rpartition("/")[0] for path in entries if "/" in path}:
+        while folder and folder not in folders:
+            folders.add(folder)
+            folder = folder.rpartition("/")[0]
+    clashes = folders & entries.keys()
+    if not clashes:
+        return entries
+    kept = {}
+    for path, entry in entries.items():
+        parts = path.split("/")
+        if any("/".join(parts[:end]) in clashes for end in range(1, len(parts))):
+            log.error("the stored file %r of label %s lies below the file %r; left out", path, label,
+                      next("/".join(parts[:end]) for end in range(1, len(parts)) if "/".join(parts[:end]) in clashes))
+        else:
+            kept[path] = entry
+    return kept
 
 
 def _private_folder() -> str:
