@@ -127,10 +127,15 @@ def test_a_bad_first_publish_makes_no_store_and_an_unchanged_one_is_not_checked_
     pd("publish", str(folder), "--store", url, "--label", "production")
     # The same bytes again: the store says so (publish then skips the check), nothing is published,
     # and the label moves.
-    from promptdeck.sources.store import Store
+    from promptdeck.sources.store import Store, to_check
 
     with Store(url) as store:
-        assert store.unchanged({path: data for path, (_, data) in store.snapshot("production").items()})
+        files = {path: data for path, (_, data) in store.snapshot("production").items()}
+        assert to_check(files, store.latest()) == set()
+        files["summarize.md"] += b"more\n"
+        assert to_check(files, store.latest()) == {"summarize.md"}  # only what changed is parsed again
+        files["_material/new.txt"] = b"new material"
+        assert to_check(files, store.latest()) is None  # material may change any prompt: all are checked
     done = pd("publish", str(folder), "--store", url, "--label", "staging")
     assert done.stdout.startswith("nothing changed in 17 files; label staging points at it"), done.stdout
     (folder / "summarize.md").write_text("changed\n")

@@ -173,7 +173,7 @@ def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, 
                              capture_output=True, text=True, timeout=60)
     assert history.returncode == 0 and "summarize" in history.stdout
     with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("SELECT count(*) FROM files WHERE listing IS NOT NULL").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM files WHERE listing IS NOT NULL").fetchone() == (0,)
     republished = subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(folder), "--store", url],
                                  capture_output=True, text=True, timeout=120)
     assert republished.returncode == 0 and "nothing changed" in republished.stdout, republished.stderr
@@ -181,9 +181,9 @@ def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, 
         listed = conn.execute("SELECT path FROM files WHERE listing IS NOT NULL ORDER BY path").fetchall()
         assert [row[0] for row in listed] == sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md")
                                                     if is_prompt_path(p.relative_to(folder).as_posix()))
-        assert conn.execute("SELECT max(version) FROM files").fetchone()[0] == 1
+        assert conn.execute("SELECT max(version) FROM files").fetchone() == (1,)
         # The label's position is now listed: a server pages it from the database.
-        assert conn.execute("SELECT listing_format FROM positions ORDER BY id DESC LIMIT 1").fetchone()[0] == 1
+        assert conn.execute("SELECT listing_format FROM positions ORDER BY id DESC LIMIT 1").fetchone() == (1,)
 
 
 def test_the_state_ledger_is_bounded_per_principal_and_fails_closed(postgres: str) -> None:

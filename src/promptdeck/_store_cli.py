@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING
 import click
 
 from .cli import fail, library_problems, main
-from .protocol.errors import PromptdeckError
+from .protocol.errors import PromptdeckError, PromptFileError
 
 if TYPE_CHECKING:
-    from .sources.store import Store
+    from .prompts.spec import Prompt
+    from .sources.store import Latest, Store
 
 _STORE = click.option("--store", "url", required=True, envvar="PROMPTDECK_STORE", metavar="URL",
                       help="sqlite:///path.db, a path ending in .db, or postgresql://… (default: $PROMPTDECK_STORE).")
@@ -75,7 +76,7 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
 
     FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
     """
-    from .sources.store import Listed, Store, listing_of, read_library
+    from .sources.store import Listed, Store, listing_of, read_library, to_check
 
     if label is not None:
         valid_label(label)
@@ -83,22 +84,24 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
         content = read_library(folder)
     except PromptdeckError as exc:
         fail(str(exc))
-    # Bytes equal to the store's newest versions were checked when they were published: an unchanged
-    # folder publishes nothing (at most it moves a label), so it skips the check, the slow part of a
-    # large publish. A store that does not exist yet is never unchanged, and is made only after the check.
-    unchanged = False
+    # What the store has was checked when it was published: only what changed is checked again (see
+    # ``to_check``), the slow part of a large publish. A store that does not exist yet has nothing, and
+    # is made only after the check.
+    latest: dict[str, Latest] = {}
     with suppress(PromptdeckError):
         with Store(url) as existing:
-            unchanged = existing.unchanged(content)
-    listed: dict[str, Listed] = {}
-    if not unchanged:
+            latest = existing.latest()
+    some = to_check(content, latest)
+    if some is None:
         problems, prompts, files = library_problems((folder,))
-        if problems:
-            for problem in problems:
-                click.echo(problem)
-            fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
-                 f"file{'s' * (files != 1)}")
-        listed = {prompt.source: listing_of(prompt) for prompt in prompts.values()}
+    else:
+        problems, prompts, files = _check_some(folder, some, content, latest)
+    if problems:
+        for problem in problems:
+            click.echo(problem)
+        fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
+             f"file{'s' * (files != 1)}")
+    listed: dict[str, Listed] = {prompt.source: listing_of(prompt) for prompt in prompts.values()}
     with _opened(url, create=True) as opened:
         try:
             number, changed = opened.publish(content, listed, author=_author(author), message=message, label=label)
@@ -113,6 +116,33 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
         click.echo(f"  {path}")
     if len(changed) > 20:
         click.echo(f"  … and {len(changed) - 20} more")
+
+
+def _check_some(folder: str, paths: set[str], content: dict[str, bytes],
+                latest: dict[str, Latest]) -> tuple[list[str], dict[str, Prompt], int]:
+    """``library_problems`` for a folder of which only ``paths`` (prompt files) differ from what the store
+    checked: those are parsed, every other prompt file's name comes from its listing, and a name used
+    twice is a problem of the later path, as ``check`` has it."""
+    from .prompts.paths import is_prompt_path
+    from .sources.files import FileSource
+
+    source = FileSource(folder)
+    source.update(sorted(paths))
+    parsed = {prompt.source: prompt for prompt in source.prompts()}
+    errors = {rel: [str(e) for e in found] for rel, found in source.errors.items()}
+    owner: dict[str, str] = {}
+    for path in sorted(p for p in content if is_prompt_path(p)):
+        name = parsed[path].name if path in parsed else None if path in paths else latest[path].prompt
+        if name is None:
+            continue
+        if name in owner:
+            clash = PromptFileError(path, f"prompt name {name!r} is already used by {owner[name]}")
+            errors.setdefault(path, []).append(str(clash))
+            parsed.pop(path, None)
+        else:
+            owner[name] = path
+    problems = [problem for rel in sorted(errors) for problem in errors[rel]]
+    return problems, {prompt.name: prompt for prompt in parsed.values()}, len(errors)
 
 
 @main.command(name="label")

@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..prompts.paths import READ_FLAGS, is_prompt_path, read_confined, read_opened
 from ..protocol.errors import LibraryError
@@ -127,6 +127,42 @@ class Entry:
     #: ``files.listing``: None for material, and for a prompt published by an older promptdeck
     listing: str | None
     scopes: str | None
+
+
+class Latest(NamedTuple):
+    """A path's newest version in the store."""
+
+    version: int
+    #: None: the file was deleted in that version
+    digest: str | None
+    listing: str | None
+    prompt: str | None
+
+
+_NEW = Latest(0, None, None, None)
+
+
+def to_check(files: dict[str, bytes], latest: dict[str, Latest]) -> set[str] | None:
+    """Which prompt files of ``files`` a publish must parse, the store's newest versions being ``latest``.
+
+    A file whose bytes the store has was checked when it was published; its listing says what it
+    serves. So when only prompt files were added or changed (or lack this promptdeck's listing), only
+    those are parsed, and the rest are taken from their listings. A change to any other file (material
+    that prompts embed and read), or a file gone, may change what any prompt makes of the library:
+    then None, for a check of every file. An empty set: nothing to check.
+    """
+    some: set[str] = set()
+    for path, data in files.items():
+        newest = latest.get(path, _NEW)
+        if newest.digest != hashlib.sha256(data).hexdigest():
+            if not is_prompt_path(path):
+                return None
+            some.add(path)
+        elif is_prompt_path(path) and not (newest.listing or "").startswith(LISTING_HEAD):
+            some.add(path)
+    if any(newest.digest is not None and path not in files for path, newest in latest.items()):
+        return None
+    return some
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,11 +334,11 @@ class Store:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def latest(self) -> dict[str, tuple[int, str | None, str | None]]:
-        """Every path's newest version: path -> (version, digest (None once deleted), listing)."""
-        rows = self._rows("SELECT f.path, f.version, f.digest, f.listing FROM files f JOIN (SELECT path, "
+    def latest(self) -> dict[str, Latest]:
+        """Every path's newest version."""
+        rows = self._rows("SELECT f.path, f.version, f.digest, f.listing, f.prompt FROM files f JOIN (SELECT path, "
                           "MAX(version) AS v FROM files GROUP BY path) m ON f.path = m.path AND f.version = m.v")
-        return {path: (version, digest, listing) for path, version, digest, listing in rows}
+        return {path: Latest(int(version), digest, listing, prompt) for path, version, digest, listing, prompt in rows}
 
     def position(self, label: str, back: int = 0) -> Position | None:
         """Where ``label`` points now (``back`` = 1: the position before), or None."""
@@ -453,16 +489,6 @@ class Store:
         data = self._rows("SELECT data FROM blobs WHERE digest = ?", digest)[0][0]
         return path, found, bytes(data)
 
-    def unchanged(self, files: dict[str, bytes]) -> bool:
-        """Whether ``files`` are exactly the store's newest versions (no file added, changed or removed),
-        each prompt file's listing recorded by this promptdeck."""
-        latest = {path: (digest, listing) for path, (_, digest, listing) in self.latest().items()
-                  if digest is not None}
-        return latest.keys() == files.keys() and all(
-            hashlib.sha256(data).hexdigest() == latest[path][0]
-            and (not is_prompt_path(path) or (latest[path][1] or "").startswith(LISTING_HEAD))
-            for path, data in files.items())
-
     # -- writing ---------------------------------------------------------------------------------
 
     def publish(self, files: dict[str, bytes], prompts: dict[str, Listed], *, author: str, message: str,
@@ -483,14 +509,14 @@ class Store:
             relisted: list[tuple[str | None, str | None, str, int]] = []
             for path, data in sorted(files.items()):
                 digest = hashlib.sha256(data).hexdigest()
-                version, known, listed = current.get(path, (0, None, None))
+                version, known, listed, _ = current.get(path, _NEW)
                 if known != digest:
                     changed.append((path, version + 1, digest))
                     self._run("INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
                               digest, data)
                 elif path in prompts and listed != prompts[path].listing:
                     relisted.append((prompts[path].listing, prompts[path].scopes, path, version))
-            for path, (version, last, _) in sorted(current.items()):
+            for path, (version, last, _, _) in sorted(current.items()):
                 if last is not None and path not in files:
                     changed.append((path, version + 1, None))
             if relisted:
@@ -513,7 +539,7 @@ class Store:
                 self._many("INSERT INTO files (path, version, publish, prompt, digest, listing, scopes) "
                            "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
             if label is not None:
-                state = {path: version for path, (version, _, _) in self.latest().items() if path in files}
+                state = {path: newest.version for path, newest in self.latest().items() if path in files}
                 self._move(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)")
         return publish_id, sorted(path for path, _, _ in changed)
 
