@@ -208,7 +208,8 @@ def test_the_state_ledger_is_bounded_per_principal_and_fails_closed(postgres: st
 
 def test_a_store_that_goes_away_keeps_the_catalog_served_and_catches_up(tmp_path: Path) -> None:
     """The database stops while a replica serves: the replica logs it once, keeps answering from the last
-    good catalog, and when the database is back it picks up the publish made since."""
+    good catalog (pages and prompts it had not read before included), and when the database is back it
+    picks up the publish made since."""
     from tests.support.postgres import running_cluster
 
     with running_cluster() as database:
@@ -217,15 +218,22 @@ def test_a_store_that_goes_away_keeps_the_catalog_served_and_catches_up(tmp_path
         shutil.copytree(EXAMPLES, folder)
         publish(folder, url)
         log = tmp_path / "server.log"
-        with http_server("", "--store", url, "--stateless", log=log) as endpoint, httpx.Client(timeout=30) as client:
+        with http_server("", "--store", url, "--stateless", "--page-size", "2", "-v", log=log) as endpoint, \
+                httpx.Client(timeout=30) as client:
             def names() -> set[str]:
-                _, listed = post(client, endpoint, request(1, "prompts/list"))
-                return {p["name"] for p in listed["result"]["prompts"]}
+                found, cursor = set(), None
+                while True:
+                    _, listed = post(client, endpoint, request(1, "prompts/list", {"cursor": cursor} if cursor else {}))
+                    found |= {p["name"] for p in listed["result"]["prompts"]}
+                    cursor = listed["result"].get("nextCursor")
+                    if cursor is None:
+                        return found
 
-            served = names()
+            _wait_for(lambda: "is copied locally" in log.read_text(), "the listing to be copied")
             database.stop()
             _wait_for(lambda: "is not reachable" in log.read_text(), "the outage to be logged")
-            assert names() == served
+            served = names()  # every page read for the first time now, with the database away
+            assert {"summarize", "git.commit"} <= served
             _, got = post(client, endpoint, get_prompt(2, "summarize", {"text": "the outage"}))
             assert "the outage" in json.dumps(got["result"]["messages"])
             database.start()

@@ -94,8 +94,10 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     some = to_check(content, latest)
     if some is None:
         problems, prompts, files = library_problems((folder,))
-    else:
+    elif some:
         problems, prompts, files = _check_some(folder, some, content, latest)
+    else:
+        problems, prompts, files = [], {}, 0
     if problems:
         for problem in problems:
             click.echo(problem)

@@ -52,7 +52,8 @@ def is_text_mime(mime: str) -> bool:
 def is_prompt_path(rel: str) -> bool:
     """Whether ``rel`` (relative, '/'-separated) is where a prompt file lives: a ``.md`` outside
     hidden and ``_`` folders."""
-    return rel.endswith(".md") and not any(p.startswith((".", "_")) for p in rel.split("/"))
+    # Substring tests rather than a split: this runs for every file of a library, and a store's label.
+    return (rel.endswith(".md") and rel[:1] not in ("", ".", "_") and "/." not in rel and "/_" not in rel)
 
 
 def _is_hidden(rel: str) -> bool:

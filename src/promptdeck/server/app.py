@@ -103,6 +103,9 @@ class PromptServer:
         if self.ledger is None and is_postgres_url(url):
             # Replicas on one PostgreSQL store accept each requestState once among them all.
             self.ledger = StateLedger(url, MAX_PER_PRINCIPAL)
+            # Read now, while the store is known to be reachable: the first 2026-07-28 request, which
+            # needs it, may come during an outage.
+            self.ledger.key()
             if self._modern is not None:
                 self._modern.states = RequestStates(ledger=self.ledger)
 

@@ -135,11 +135,12 @@ class Latest(NamedTuple):
     version: int
     #: None: the file was deleted in that version
     digest: str | None
-    listing: str | None
+    #: whether it has a listing of this promptdeck's format
+    listed: bool
     prompt: str | None
 
 
-_NEW = Latest(0, None, None, None)
+_NEW = Latest(0, None, False, None)
 
 
 def to_check(files: dict[str, bytes], latest: dict[str, Latest]) -> set[str] | None:
@@ -158,7 +159,7 @@ def to_check(files: dict[str, bytes], latest: dict[str, Latest]) -> set[str] | N
             if not is_prompt_path(path):
                 return None
             some.add(path)
-        elif is_prompt_path(path) and not (newest.listing or "").startswith(LISTING_HEAD):
+        elif not newest.listed and is_prompt_path(path):
             some.add(path)
     if any(newest.digest is not None and path not in files for path, newest in latest.items()):
         return None
@@ -193,8 +194,9 @@ def is_safe_path(path: object) -> bool:
     """Whether ``path`` can name a file of a library: relative, '/'-separated, at most 1,024 characters, with
     no empty, hidden, '.' or '..' part and no backslash or NUL. Paths come from the database, which
     another tool may have written, and each becomes a file below a folder of ours."""
+    # Substring tests rather than a split: this runs for every file of a publish and of a label.
     return (isinstance(path, str) and 0 < len(path) <= 1024 and "\\" not in path and "\0" not in path
-            and all(part and not part.startswith(".") for part in path.split("/")))
+            and path[0] not in "./" and path[-1] != "/" and "//" not in path and "/." not in path)
 
 
 def is_postgres_url(url: str) -> bool:
@@ -336,9 +338,11 @@ class Store:
 
     def latest(self) -> dict[str, Latest]:
         """Every path's newest version."""
-        rows = self._rows("SELECT f.path, f.version, f.digest, f.listing, f.prompt FROM files f JOIN (SELECT path, "
-                          "MAX(version) AS v FROM files GROUP BY path) m ON f.path = m.path AND f.version = m.v")
-        return {path: Latest(int(version), digest, listing, prompt) for path, version, digest, listing, prompt in rows}
+        rows = self._rows("SELECT f.path, f.version, f.digest, coalesce(substr(f.listing, 1, ?) = ?, false), f.prompt "
+                          "FROM files f JOIN (SELECT path, MAX(version) AS v FROM files GROUP BY path) m "
+                          "ON f.path = m.path AND f.version = m.v", len(LISTING_HEAD), LISTING_HEAD)
+        new = tuple.__new__  # a Latest of each row without NamedTuple's Python-level __new__: 100,000 rows
+        return {row[0]: new(Latest, (row[1], row[2], bool(row[3]), row[4])) for row in rows}
 
     def position(self, label: str, back: int = 0) -> Position | None:
         """Where ``label`` points now (``back`` = 1: the position before), or None."""
@@ -357,7 +361,8 @@ class Store:
     def labels(self) -> list[str]:
         return [row[0] for row in self._rows("SELECT DISTINCT label FROM positions ORDER BY label")]
 
-    def _position_of(self, label: str) -> int:
+    def require_position(self, label: str) -> int:
+        """Where ``label`` points now; ``StoreError`` naming the labels there are if it is unknown."""
         position_id = self.position_id(label)
         if position_id is None:
             raise StoreError(f"no label {label!r} in the store (labels: {', '.join(self.labels()) or 'none'})")
@@ -369,12 +374,12 @@ class Store:
         rows = self._rows("SELECT pf.path, pf.version, CASE WHEN length(b.data) <= ? THEN b.data END "
                           "FROM position_files pf JOIN files f ON f.path = pf.path AND f.version = pf.version "
                           "JOIN blobs b ON b.digest = f.digest WHERE pf.position = ?", MAX_FILE_BYTES,
-                          self._position_of(label))
+                          self.require_position(label))
         return dict(_usable(rows))
 
     def entries(self, label: str) -> tuple[int, list[Entry]]:
         """Where ``label`` points: its position, and the files there without their bytes."""
-        position_id = self._position_of(label)
+        position_id = self.require_position(label)
         rows = self._rows("SELECT pf.path, pf.version, f.prompt, f.listing, f.scopes FROM position_files pf "
                           "JOIN files f ON f.path = pf.path AND f.version = pf.version WHERE pf.position = ?",
                           position_id)
@@ -392,11 +397,14 @@ class Store:
         With ``unlisted``, only files without a listing (material, and prompt files of older
         promptdecks); with ``material``, only files that are not prompts. Paged, so a large library is
         never in memory at once."""
+        # Material is found by the name index (a position's few files without a name), not by walking
+        # all its paths: SQLite's unary + keeps the path index out of the plan (PostgreSQL has no need).
+        path = "+pf.path" if material and not self.postgres else "pf.path"
         rows = self._rows("SELECT pf.path, pf.version, CASE WHEN length(b.data) <= ? THEN b.data END "
                           "FROM position_files pf JOIN files f ON f.path = pf.path AND f.version = pf.version "
-                          "JOIN blobs b ON b.digest = f.digest WHERE pf.position = ? AND pf.path > ?"
+                          f"JOIN blobs b ON b.digest = f.digest WHERE pf.position = ? AND {path} > ?"
                           + (" AND f.listing IS NULL" if unlisted else "")
-                          + (" AND pf.name IS NULL" if material else "") + " ORDER BY pf.path LIMIT ?",
+                          + (" AND pf.name IS NULL" if material else "") + f" ORDER BY {path} LIMIT ?",
                           MAX_FILE_BYTES, position_id, after, limit)
         return [(path, version, data) for path, (version, data) in _usable(rows)]
 
@@ -443,6 +451,26 @@ class Store:
     def version_at(self, position_id: int, path: str) -> int | None:
         rows = self._rows("SELECT version FROM position_files WHERE position = ? AND path = ?", position_id, path)
         return int(rows[0][0]) if rows else None
+
+    def copy_listing(self, position_id: int, path: str) -> None:
+        """Make a SQLite store at ``path`` (new) holding ``position_id``'s listing and nothing else, no file
+        contents: what a replica of a PostgreSQL store pages from locally (see ``StoreSource``)."""
+        head = self._rows("SELECT id, label, author, reason, created, listing_format, scope_sets FROM positions "
+                          "WHERE id = ?", position_id)
+        rows = self._rows("SELECT pf.path, pf.version, pf.name, pf.scopes, f.listing FROM position_files pf JOIN "
+                          "files f ON f.path = pf.path AND f.version = pf.version WHERE pf.position = ?", position_id)
+        Store(f"sqlite:///{path}", create=True).close()
+        conn = sqlite3.connect(path)  # no foreign keys: the mirror has no publishes or blobs
+        try:
+            with conn:
+                conn.execute("INSERT INTO positions (id, label, author, reason, created, listing_format, scope_sets) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?)", head[0])
+                conn.executemany("INSERT INTO position_files (position, path, version, name, scopes) "
+                                 "VALUES (?, ?, ?, ?, ?)", [(position_id, *row[:4]) for row in rows])
+                conn.executemany("INSERT INTO files (path, version, publish, prompt, listing, scopes) "
+                                 "VALUES (?, ?, 0, ?, ?, ?)", [(p, v, n, listing, sc) for p, v, n, sc, listing in rows])
+        finally:
+            conn.close()
 
     def content(self, path: str, version: int) -> bytes:
         """The bytes of one version of one file."""
@@ -514,7 +542,7 @@ class Store:
                     changed.append((path, version + 1, digest))
                     self._run("INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
                               digest, data)
-                elif path in prompts and listed != prompts[path].listing:
+                elif path in prompts and not listed:
                     relisted.append((prompts[path].listing, prompts[path].scopes, path, version))
             for path, (version, last, _, _) in sorted(current.items()):
                 if last is not None and path not in files:
@@ -651,14 +679,18 @@ class StateLedger:
         self._conn: Any = None
         self._lock = threading.Lock()
         self._uses = 0
+        self._key: bytes | None = None
 
     def key(self) -> bytes:
-        """The key every replica of this store signs states with."""
+        """The key every replica of this store signs states with (read once, then kept)."""
         with self._lock:
-            rows = self._execute("SELECT key FROM state_key LIMIT 1").fetchall()
-        if not rows:
-            raise StoreError(f"the store {shown_url(self.url)} has no state key: run `promptdeck store upgrade`")
-        return str(rows[0][0]).encode()
+            if self._key is None:
+                rows = self._execute("SELECT key FROM state_key LIMIT 1").fetchall()
+                if not rows:
+                    raise StoreError(f"the store {shown_url(self.url)} has no state key: run `promptdeck store "
+                                     "upgrade`")
+                self._key = str(rows[0][0]).encode()
+            return self._key
 
     def use(self, nonce: str, principal: str, expires: float, now: float) -> str | None:
         """Record ``nonce`` as used: None the first time; otherwise why the state is refused."""

@@ -56,6 +56,8 @@ META_LABEL = "promptdeck.dev/label"
 #: How often a SQLite store is looked at for new commits, and the longest pause between reconnects.
 POLL_SECONDS = 0.25
 MAX_BACKOFF_SECONDS = 10.0
+#: How long the background writer waits after a label move before it writes the position's files.
+WRITE_PAUSE_SECONDS = 0.5
 #: Files fetched per query when writing a label's files; bounds the memory a large label takes meanwhile.
 PAGE_FILES = 500
 #: What a ``StoredPrompt`` takes from its parsed file on first use.
@@ -149,7 +151,7 @@ class StoredCatalog(Catalog):
 
     def _read(self, what: Callable[[Store], T]) -> T:
         try:
-            return self.source.read(what)
+            return self.source.read(what, self.position)
         except StoreError as exc:
             log.error("label %s cannot be listed: %s", self.source.label, exc)
             raise McpError("the prompt list cannot be read from the store now; try again",
@@ -256,6 +258,11 @@ class StoreSource(Source):
         self._lock = threading.RLock()
         #: the connection prompts and listing pages are read through (opened on need; again after a failure)
         self._reader: Store | None = None
+        #: a PostgreSQL store's listing of the position ``_mirrored``, copied to a local SQLite file: pages
+        #: are read there without a network round trip, and through an outage
+        self._mirror: Store | None = None
+        self._mirrored: int | None = None
+        self._mirrors = ""
         self._reading = threading.Lock()
         self._changed: Callable[[], object] | None = None
         self._stop = threading.Event()
@@ -269,10 +276,7 @@ class StoreSource(Source):
 
     def load(self) -> Sequence[PromptdeckError]:
         with Store(self.url) as store:
-            position = store.position_id(self.label)
-            if position is None:
-                store.entries(self.label)  # the error naming the label and those there are
-            assert position is not None
+            position = store.require_position(self.label)
             self._folder = _private_folder()
             weakref.finalize(self, shutil.rmtree, self._folder, True)  # at close, or when the process ends
             self._library = Library(Path(self._folder), self._fetch_missing)
@@ -311,11 +315,13 @@ class StoreSource(Source):
         for thread in self._threads:
             thread.join(5)
         with self._reading:
-            if self._reader is not None:
-                self._reader.close()
-                self._reader = None
-        if self._folder:
-            shutil.rmtree(self._folder, ignore_errors=True)
+            for reader in (self._reader, self._mirror):
+                if reader is not None:
+                    reader.close()
+            self._reader = self._mirror = None
+        for folder in (self._folder, self._mirrors):
+            if folder:
+                shutil.rmtree(folder, ignore_errors=True)
 
     # -- a label position ------------------------------------------------------------------------
 
@@ -444,10 +450,15 @@ class StoreSource(Source):
 
     # -- reading on first need -------------------------------------------------------------------
 
-    def read(self, what: Callable[[Store], T]) -> T:
+    def read(self, what: Callable[[Store], T], position: int | None = None) -> T:
         """``what(store)`` through the reading connection, opened now if need be. A connection that fails
-        is replaced and tried once more: after a database restart the old one is dead, not the store."""
+        is replaced and tried once more: after a database restart the old one is dead, not the store.
+
+        With ``position``, a listing read: answered by the local copy of that position's listing when
+        there is one (a PostgreSQL store's, see ``_write_rest``)."""
         with self._reading:
+            if position is not None and self._mirror is not None and self._mirrored == position:
+                return what(self._mirror)
             for attempt in (1, 2):
                 try:
                     if self._reader is None:
@@ -509,8 +520,12 @@ class StoreSource(Source):
     def _write_rest(self) -> None:
         """Background: write every file of the label's position not yet in the folder, a page at a time,
         so the label stays renderable if the store goes away."""
+        pause = 0.0  # none at start; after a move, leave the moment to the notifications it causes
         while not self._stop.is_set():
             self._unwritten.wait()
+            if self._stop.wait(pause):
+                return
+            pause = WRITE_PAUSE_SECONDS
             self._unwritten.clear()
             try:
                 with Store(self.url) as store:
@@ -522,8 +537,29 @@ class StoreSource(Source):
                         for path, version, data in page:
                             self._put(path, version, data, position)
                         after = page[-1][0]
+                    if self._listed and is_postgres_url(self.url) and position is not None \
+                            and position == self._position:
+                        self._copy_listing(store, position)
             except StoreError as exc:  # tried again at the next move; the follower logs the outage
                 log.debug("writing the files of label %s stopped: %s", self.label, exc)
+
+    def _copy_listing(self, store: Store, position: int) -> None:
+        """Copy the position's listing to a local SQLite file and read pages there from now on."""
+        if not self._mirrors:
+            self._mirrors = _private_folder()
+            weakref.finalize(self, shutil.rmtree, self._mirrors, True)
+        path = os.path.join(self._mirrors, f"listing-{position}.db")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)  # a copy an earlier attempt left half made
+        store.copy_listing(position, path)
+        mirror = Store(f"sqlite:///{path}")
+        with self._reading:
+            old, self._mirror, self._mirrored = self._mirror, mirror, position
+        if old is not None:
+            old.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(sqlite_path(old.url))
+        log.info("label %s: the listing of position %d is copied locally", self.label, position)
 
     # -- following the label ---------------------------------------------------------------------
 
