@@ -103,6 +103,11 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
             click.echo(problem)
         fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
              f"file{'s' * (files != 1)}")
+    if some == set() and label is None:
+        # The store's newest versions are these bytes, listed: a publish would record nothing. (One made
+        # meanwhile by someone else comes after this one, which changed nothing when it looked.)
+        click.echo(f"nothing changed in {len(content)} files")
+        return
     listed: dict[str, Listed] = {prompt.source: listing_of(prompt) for prompt in prompts.values()}
     with _opened(url, create=True) as opened:
         try:
@@ -129,7 +134,7 @@ def _check_some(folder: str, paths: set[str], content: dict[str, bytes],
     from .sources.files import FileSource
 
     source = FileSource(folder)
-    source.update(sorted(paths))
+    source.load_paths(sorted(paths))
     parsed = {prompt.source: prompt for prompt in source.prompts()}
     errors = {rel: [str(e) for e in found] for rel, found in source.errors.items()}
     owner: dict[str, str] = {}

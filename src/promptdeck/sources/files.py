@@ -277,6 +277,12 @@ class FileSource(Source):
                      len(paths))
         self._prompts.clear()
         self.errors.clear()
+        self.load_paths(paths, compile_now=compile_now)
+        return [error for errors in self.errors.values() for error in errors]
+
+    def load_paths(self, paths: list[str], *, compile_now: bool = True) -> None:
+        """Read the prompt files at ``paths`` (relative), as ``load`` reads all of them: in worker processes
+        when there are many. A publish reads only the files that changed this way."""
         # Loading only adds objects that live as long as the catalog; the cyclic collector would
         # re-scan the growing heap again and again (half the time of a 100,000-file load) for nothing.
         collecting = gc.isenabled()
@@ -287,7 +293,6 @@ class FileSource(Source):
         finally:
             if collecting:
                 gc.enable()
-        return [error for errors in self.errors.values() for error in errors]
 
     def watch_roots(self) -> list[str]:
         return [str(self.root)]
