@@ -206,9 +206,11 @@ def is_postgres_url(url: str) -> bool:
 class Store:
     """One store, opened from its URL. Methods that write are one transaction each."""
 
-    def __init__(self, url: str, *, create: bool = False) -> None:
-        """Open the store; with ``create``, make (or upgrade) its schema where needed."""
+    def __init__(self, url: str, *, create: bool = False, timeout: float = 10) -> None:
+        """Open the store; with ``create``, make (or upgrade) its schema where needed. ``timeout``: how long
+        connecting to a PostgreSQL store may take, in seconds."""
         self.url = url
+        self.timeout = timeout
         self.postgres = is_postgres_url(url)
         self._errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
         self._conn: Any = self._connect(create)
@@ -226,7 +228,7 @@ class Store:
                 raise StoreError("a PostgreSQL store needs the store extra: pip install 'promptdeck[store]'") from None
             self._errors = (psycopg.Error,)
             try:
-                return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+                return psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, round(self.timeout)))
             except psycopg.Error as exc:
                 raise StoreError(f"cannot reach the store {shown_url(self.url)}: {_first_line(exc)}") from None
         path = sqlite_path(self.url)
@@ -239,6 +241,11 @@ class Store:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the store {path!r}: {exc}") from None
         return conn
+
+    @property
+    def connection(self) -> Any:
+        """The driver's connection (sqlite3 or psycopg), for what the store's methods do not cover."""
+        return self._conn
 
     def close(self) -> None:
         self._conn.close()
@@ -409,6 +416,12 @@ class Store:
         return [(path, version, data) for path, (version, data) in _usable(rows)]
 
     # -- a position's listing, paged by name (``StoredCatalog``) ---------------------------------
+
+    def head(self, label: str) -> tuple[int, bool] | None:
+        """Where ``label`` points now and whether that position is fully listed (``fully_listed``); one
+        query, for a replica told that a label moved."""
+        rows = self._rows("SELECT id, listing_format FROM positions WHERE label = ? ORDER BY id DESC LIMIT 1", label)
+        return (int(rows[0][0]), rows[0][1] == LISTING_FORMAT) if rows else None
 
     def fully_listed(self, position_id: int) -> bool:
         """Whether every prompt file of the position has a listing of this promptdeck's format."""

@@ -56,6 +56,8 @@ META_LABEL = "promptdeck.dev/label"
 #: How often a SQLite store is looked at for new commits, and the longest pause between reconnects.
 POLL_SECONDS = 0.25
 MAX_BACKOFF_SECONDS = 10.0
+#: How long a request may wait to connect to the store (a page or a prompt not read before).
+READ_TIMEOUT_SECONDS = 3
 #: How long the background writer waits after a label move before it writes the position's files.
 WRITE_PAUSE_SECONDS = 0.5
 #: Files fetched per query when writing a label's files; bounds the memory a large label takes meanwhile.
@@ -263,6 +265,8 @@ class StoreSource(Source):
         self._mirror: Store | None = None
         self._mirrored: int | None = None
         self._mirrors = ""
+        #: the mirror's own lock, so pages never wait behind a connection attempt to the store
+        self._mirroring = threading.Lock()
         self._reading = threading.Lock()
         self._changed: Callable[[], object] | None = None
         self._stop = threading.Event()
@@ -314,7 +318,7 @@ class StoreSource(Source):
         self._unwritten.set()
         for thread in self._threads:
             thread.join(5)
-        with self._reading:
+        with self._reading, self._mirroring:
             for reader in (self._reader, self._mirror):
                 if reader is not None:
                     reader.close()
@@ -325,24 +329,28 @@ class StoreSource(Source):
 
     # -- a label position ------------------------------------------------------------------------
 
-    def _move_listed(self, store: Store, position: int) -> int:
+    def _move_listed(self, store: Store, position: int) -> None:
         """Serve ``position`` from the database's listing: drop written files it does not have at the
-        same version, and write its material. How many written files were dropped."""
-        versions = store.versions_at(position) if self._written else {}
+        same version, and write the material that is new to the folder."""
+        versions = store.versions_at(position) if self._written else None  # at start: nothing written yet
         with self._lock:
-            stale = [path for path, version in self._written.items() if versions.get(path) != version]
-            for path in stale:
+            for path in [p for p, v in self._written.items() if versions is None or versions.get(p) != v]:
                 self._unwrite(path)
             self._position = position
             self._listed = True
             self._entries, self._prompts = {}, {}
-        after = ""
-        while page := store.contents(position, after=after, limit=PAGE_FILES, material=True):
-            for path, version, data in page:
-                self._put(path, version, data, position)
-            after = page[-1][0]
+        new = None if versions is None else \
+            [(p, v) for p, v in versions.items() if not is_prompt_path(p) and self._written.get(p) != v]
+        if new is not None and len(new) <= PAGE_FILES // 10:  # a move: the few that changed, one by one
+            for path, version in new:
+                self._put(path, version, store.content(path, version), position)
+        else:
+            after = ""
+            while page := store.contents(position, after=after, limit=PAGE_FILES, material=True):
+                for path, version, data in page:
+                    self._put(path, version, data, position)
+                after = page[-1][0]
         self._unwritten.set()
-        return len(stale)
 
     def _load_all(self, store: Store) -> list[PromptFileError]:
         position, entries = store.entries(self.label)
@@ -456,13 +464,16 @@ class StoreSource(Source):
 
         With ``position``, a listing read: answered by the local copy of that position's listing when
         there is one (a PostgreSQL store's, see ``_write_rest``)."""
+        if position is not None:
+            with self._mirroring:
+                if self._mirror is not None and self._mirrored == position:
+                    return what(self._mirror)
         with self._reading:
-            if position is not None and self._mirror is not None and self._mirrored == position:
-                return what(self._mirror)
             for attempt in (1, 2):
                 try:
                     if self._reader is None:
-                        self._reader = Store(self.url)
+                        # Short: this runs on a request's path, and an unreachable store must not hold it long.
+                        self._reader = Store(self.url, timeout=READ_TIMEOUT_SECONDS)
                     return what(self._reader)
                 except StoreError:
                     if self._reader is not None:
@@ -509,7 +520,7 @@ class StoreSource(Source):
                 return False
         try:
             version = entry.version if entry is not None else \
-                self.read(lambda store: store.version_at(position, path)) if self._listed else None
+                self.read(lambda store: store.version_at(position, path), position) if self._listed else None
             if version is None or self._written.get(path) == version:
                 return False
             return self._put(path, version, self.read(lambda store: store.content(path, version)), position)
@@ -553,7 +564,7 @@ class StoreSource(Source):
             os.unlink(path)  # a copy an earlier attempt left half made
         store.copy_listing(position, path)
         mirror = Store(f"sqlite:///{path}")
-        with self._reading:
+        with self._mirroring:
             old, self._mirror, self._mirrored = self._mirror, mirror, position
         if old is not None:
             old.close()
@@ -563,17 +574,21 @@ class StoreSource(Source):
 
     # -- following the label ---------------------------------------------------------------------
 
-    def sync(self) -> bool:
-        """Catch up with where the label points now; whether anything changed."""
+    def sync(self, store: Store | None = None) -> bool:
+        """Catch up with where the label points now; whether anything changed. ``store``: the follower's
+        connection (a replica told of a move answers it without connecting anew); else one for this."""
+        if store is None:
+            with Store(self.url) as opened:
+                return self.sync(opened)
         problems: list[PromptFileError] = []
-        with Store(self.url) as store:
-            position = store.position_id(self.label)
-            if position == self._position:
-                return False
-            if self._listed and position is not None and store.fully_listed(position):
-                self._move_listed(store, position)
-            else:
-                problems = self._load_all(store)
+        head = store.head(self.label)
+        position = head[0] if head is not None else None
+        if position == self._position:
+            return False
+        if self._listed and head is not None and head[1]:
+            self._move_listed(store, head[0])
+        else:
+            problems = self._load_all(store)
         for problem in problems:
             log.error("%s (label %s)", problem, self.label)
         log.info("label %s moved to position %s", self.label, position)
@@ -607,30 +622,28 @@ class StoreSource(Source):
     def _listen(self) -> None:
         import psycopg
 
-        with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
+        with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn, Store(self.url) as store:
             conn.execute(f"LISTEN {CHANNEL}")
-            self.sync()  # whatever moved while we were not listening
+            self.sync(store)  # whatever moved while we were not listening
             self._caught_up()
             while not self._stop.is_set():
                 for note in conn.notifies(timeout=1.0):
                     if note.payload == self.label:
-                        self.sync()
+                        self.sync(store)
 
     def _poll(self) -> None:
-        import sqlite3
 
-        conn = sqlite3.connect(sqlite_path(self.url), timeout=30)
-        try:
+        with Store(self.url) as store:
+            conn = store.connection
             seen: Any = None
-            self.sync()
+            self.sync(store)
             self._caught_up()
             while not self._stop.wait(POLL_SECONDS):
+                # Other connections' commits, on the connection that then reads what they wrote.
                 now = conn.execute("PRAGMA data_version").fetchone()[0]
                 if now != seen:
                     seen = now
-                    self.sync()
-        finally:
-            conn.close()
+                    self.sync(store)
 
 
 def _unshadowed(entries: dict[str, Entry], label: str) -> dict[str, Entry]:
