@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -176,3 +179,48 @@ def test_a_publish_that_checks_only_what_changed_finds_what_check_finds(change: 
     assert problems and published.stdout.splitlines() == problems
     assert "nothing published: 1 problem in 1 file" in published.stderr
     assert pd("history", "--store", url).stdout.count("publish 2") == 0
+
+
+def test_a_killed_servers_folder_is_removed_by_the_next_and_a_live_ones_kept(tmp_path: Path) -> None:
+    """kill -9 leaves a server's private folder (in /dev/shm: memory) behind; the next store server
+    removes it, and leaves alone the folder of a server still running."""
+    url = f"sqlite:///{tmp_path}/s.db"
+    pd("publish", str(library(tmp_path)), "--store", url, "--label", "production")
+
+    def folders() -> set[str]:
+        return {str(p)[:-len(".lock")] for base in ("/dev/shm", tempfile.gettempdir())
+                for p in Path(base).glob("promptdeck-store-*.lock")}
+
+    def started() -> tuple[subprocess.Popen[bytes], str]:
+        before = folders()
+        server = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", "--store", url, "--no-watch"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+                           b'"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1  # loaded: its folder is made
+        (made,) = folders() - before
+        return server, made
+
+    killed, gone = started()
+    live, kept = started()
+    try:
+        killed.kill()
+        killed.wait()
+        assert Path(gone).is_dir()
+        source = StoreSource(url)
+        try:
+            source.load()
+            assert not Path(gone).exists() and not Path(gone + ".lock").exists()
+            assert Path(kept).is_dir() and Path(source._folder).is_dir()
+        finally:
+            source.close()
+        assert not Path(source._folder).exists()
+    finally:
+        for server in (killed, live):
+            server.kill()
+            server.wait()
+            for pipe in (server.stdin, server.stdout):
+                if pipe is not None:
+                    pipe.close()

@@ -49,6 +49,11 @@ from ._library import Library
 from .files import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
 from .store import CHANNEL, LISTING_HEAD, Entry, Store, StoreError, is_postgres_url, shown_url, sqlite_path
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: folders are still removed at exit, but not swept after a crash
+    fcntl = None  # type: ignore[assignment]
+
 log = logging.getLogger("promptdeck.store")
 
 META_VERSION = "promptdeck.dev/version"
@@ -265,6 +270,8 @@ class StoreSource(Source):
         self._mirror: Store | None = None
         self._mirrored: int | None = None
         self._mirrors = ""
+        #: removing the private folders (each a ``weakref.finalize``: once, at close or at process end)
+        self._held: list[weakref.finalize[Any, Any]] = []
         #: the mirror's own lock, so pages never wait behind a connection attempt to the store
         self._mirroring = threading.Lock()
         self._reading = threading.Lock()
@@ -281,8 +288,8 @@ class StoreSource(Source):
     def load(self) -> Sequence[PromptdeckError]:
         with Store(self.url) as store:
             position = store.require_position(self.label)
-            self._folder = _private_folder()
-            weakref.finalize(self, shutil.rmtree, self._folder, True)  # at close, or when the process ends
+            self._folder, held = _private_folder()
+            self._held.append(weakref.finalize(self, _release, self._folder, held))  # at close, or process end
             self._library = Library(Path(self._folder), self._fetch_missing)
             if store.fully_listed(position):
                 self._move_listed(store, position)
@@ -323,9 +330,8 @@ class StoreSource(Source):
                 if reader is not None:
                     reader.close()
             self._reader = self._mirror = None
-        for folder in (self._folder, self._mirrors):
-            if folder:
-                shutil.rmtree(folder, ignore_errors=True)
+        for release in self._held:
+            release()
 
     # -- a label position ------------------------------------------------------------------------
 
@@ -557,8 +563,8 @@ class StoreSource(Source):
     def _copy_listing(self, store: Store, position: int) -> None:
         """Copy the position's listing to a local SQLite file and read pages there from now on."""
         if not self._mirrors:
-            self._mirrors = _private_folder()
-            weakref.finalize(self, shutil.rmtree, self._mirrors, True)
+            self._mirrors, held = _private_folder()
+            self._held.append(weakref.finalize(self, _release, self._mirrors, held))
         path = os.path.join(self._mirrors, f"listing-{position}.db")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # a copy an earlier attempt left half made
@@ -668,19 +674,66 @@ def _unshadowed(entries: dict[str, Entry], label: str) -> dict[str, Entry]:
     return kept
 
 
-def _private_folder() -> str:
-    """A new folder only this process uses, in memory (tmpfs) where there is one.
+_PREFIX = "promptdeck-store-"
+
+
+def _private_folder() -> tuple[str, int]:
+    """A new folder only this process uses, in memory (tmpfs) where there is one; and the descriptor
+    that holds its lock.
 
     Creating a file costs ~0.8 ms on this machine's disk and ~12 µs in ``/dev/shm``: for a large library
-    that is the difference between seconds and a blink. The memory it takes is the library's size.
+    that is the difference between seconds and a blink. The memory it takes is the library's size, so
+    a folder must not outlive its server: beside it, FOLDER.lock is held locked (``flock``) for as long
+    as the server lives, and each new folder first removes those whose lock it can take, left by a
+    server killed before it could clean up (kill -9, the OOM killer), whatever pid namespace it ran in.
     """
-    shm = "/dev/shm"
-    if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
+    bases = ["/dev/shm"] if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else []
+    for base in [*bases, tempfile.gettempdir()]:
+        _sweep(base)
         try:
-            return tempfile.mkdtemp(prefix="promptdeck-store-", dir=shm)
+            # The lock first: a sweep never finds the folder without its lock held (a lock taken in the
+            # moment between these two calls only loses this folder its sweep, never a live folder).
+            fd, lock = tempfile.mkstemp(prefix=_PREFIX, suffix=".lock", dir=base)
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            os.mkdir(lock[:-len(".lock")], 0o700)
         except OSError:
-            pass
-    return tempfile.mkdtemp(prefix="promptdeck-store-")
+            continue
+        return lock[:-len(".lock")], fd
+    raise StoreError("no folder can be made for the store's files (tried /dev/shm and the temporary folder)")
+
+
+def _sweep(base: str) -> None:
+    """Remove the folders in ``base`` of store servers that are gone (their lock is free)."""
+    if fcntl is None:
+        return
+    try:
+        entries = [e for e in os.scandir(base) if e.name.startswith(_PREFIX) and e.name.endswith(".lock")]
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            fd = os.open(entry.path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: its server lives
+            os.close(fd)
+            continue
+        log.info("removing %s, left by a store server that is gone", entry.path[:-len(".lock")])
+        _release(entry.path[:-len(".lock")], fd)
+
+
+def _release(folder: str, fd: int) -> None:
+    """Remove a private folder and its lock file, and let the lock go."""
+    shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        os.unlink(folder + ".lock")
+    with contextlib.suppress(OSError):
+        os.close(fd)
 
 
 def _write_new(path: str, data: bytes) -> None:
