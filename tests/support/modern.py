@@ -297,7 +297,7 @@ def headers_for(message: Mapping[str, Any], **override: str | None) -> dict[str,
     headers: dict[str, str | None] = {"accept": BOTH, "content-type": "application/json",
                                       "mcp-protocol-version": (params.get("_meta") or {}).get(VERSION_KEY),
                                       "mcp-method": message["method"]}
-    if message["method"] == "prompts/get":
+    if message["method"] in ("prompts/get", "tools/call"):
         headers["mcp-name"] = params.get("name")
     headers.update({k.replace("_", "-"): v for k, v in override.items()})
     return {k: v for k, v in headers.items() if v is not None}

@@ -62,11 +62,14 @@ RESULT_DEFS: dict[str, tuple[str, ...]] = {
     "prompts/get": ("GetPromptResult", "InputRequiredResult"),
     "completion/complete": ("CompleteResult",),
     "subscriptions/listen": ("SubscriptionsListenResult",),
+    "tools/list": ("ListToolsResult",),
+    "tools/call": ("CallToolResult", "InputRequiredResult"),
 }
 
 NOTIFICATION_DEFS: dict[str, str] = {
     "notifications/message": "LoggingMessageNotification",
     "notifications/prompts/list_changed": "PromptListChangedNotification",
+    "notifications/tools/list_changed": "ToolListChangedNotification",
     "notifications/progress": "ProgressNotification",
     "notifications/cancelled": "CancelledNotification",
     "notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
@@ -278,7 +281,8 @@ def _raise_if_invalid(validator: Any, instance: object, what: str) -> None:
 class _FieldWalker:
     """Walk a value alongside a schema node, listing the object members the schema does not define.
 
-    An object schema with ``properties`` is a record: other members are unknown.  One without
+    An object schema with ``properties`` is a record: other members are unknown, unless the node itself
+    (not a definition it refers to) declares ``additionalProperties``.  One without
     ``properties`` (``_meta`` in older revisions, ``experimental``, ``JSONObject``) is a map: any key goes
     and its values are walked against ``additionalProperties``.  The contents of a ``_meta`` member may
     always carry extra keys; the keys a revision names there (e.g. 2026-07-28's serverInfo) are still
@@ -328,6 +332,9 @@ class _FieldWalker:
         open_keys: bool = False,
         allow: Collection[str] = (),
     ) -> list[str]:
+        # A node that opens itself where it stands (2026-07-28's Tool.inputSchema, a JSON Schema that takes
+        # any keyword) is open; one that inherits ``additionalProperties`` (every Result) stays a record.
+        opened = "additionalProperties" in node and "$ref" not in node and "allOf" not in node
         node, owner = self.resolve(node, owner)
         problems: list[str] = []
         for branches in node["alternatives"]:
@@ -339,7 +346,7 @@ class _FieldWalker:
                 where = f"{path}.{key}" if str(key).isidentifier() else f"{path}[{json.dumps(key)}]"
                 if key in properties:
                     problems.extend(self.walk(properties[key], member, where, owner, open_keys=key == "_meta"))
-                elif properties and not open_keys and key not in allow:
+                elif properties and not open_keys and not opened and key not in allow:
                     problems.append(f"{where}: field {key!r} is not defined by {self.schema.revision} {owner}")
                 elif isinstance(extra, Mapping):
                     problems.extend(self.walk(extra, member, where, owner))
