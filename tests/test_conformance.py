@@ -184,3 +184,38 @@ def test_sse_polling_scenario_has_no_warnings(tmp_path: Path) -> None:
     with http_server(str(FIXTURES / "prompts")) as url:
         result = run_suite("0.1", url, empty, tmp_path, "--scenario", "server-sse-polling")
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+
+
+# --- serve --tools: the suite's tool-listing checks ------------------------------------------------------
+
+
+@pytest.mark.parametrize("suite", sorted(SUITES))
+def test_tools_list_scenario_passes_with_tools(suite: str, tmp_path: Path) -> None:
+    """With ``--tools`` the prompts are tools too: the suite's tools-list scenario passes outright.
+
+    The tools-call-* scenarios need the suite's own test tools (test_simple_text and so on) and stay
+    out of reach of a prompt library.
+    """
+    empty = tmp_path / "none.yml"
+    empty.write_text("server: []\n")
+    with http_server(str(FIXTURES / "prompts"), "--tools") as url:
+        result = run_suite(suite, url, empty, tmp_path, "--scenario", "tools-list")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-4000:]
+    assert re.search(r"Passed: (\d+)/\1, 0 failed, 0 warnings", output), output[-3000:]
+    checks = read_checks(tmp_path)["tools-list"]
+    assert {check["id"]: check["status"] for check in checks}["tools-list"] == "SUCCESS", checks
+    assert all(check["status"] == "SUCCESS" for check in checks), checks
+
+
+def test_2026_tools_list_caching_hints_pass_with_tools(tmp_path: Path) -> None:
+    """At 2026-07-28 the caching scenario's tools/list check, excused without tools, passes with them."""
+    with http_server(str(FIXTURES / "prompts"), str(FIXTURES / "prompts-2026"), "--tools") as url:
+        run_suite("0.2-alpha", url, BASELINE_2026, tmp_path, "--scenario", "caching",
+                  options=["--spec-version", "2026-07-28"])
+    checks = read_checks(tmp_path)["caching"]
+    status = {check["id"]: check["status"] for check in checks}
+    assert status.get("sep-2549-tools-list-caching-hints") == "SUCCESS", checks
+    assert status.get("sep-2549-prompts-list-caching-hints") == "SUCCESS", checks
+    wire = [check for check in checks if check["id"] == "wire-schema-valid"]
+    assert wire and all(check["status"] == "SUCCESS" for check in wire), wire

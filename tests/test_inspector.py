@@ -51,8 +51,9 @@ def inspector(tmp_path: Path) -> Inspector:
         NO_COLOR="1",
     )
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [str(INSPECTOR), "--cli", "--format", "json", *args, "--", *SERVER]
+    def run(*args: str, serve: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+        """``serve``: more options for ``promptdeck serve``, put before its folder."""
+        command = [str(INSPECTOR), "--cli", "--format", "json", *args, "--", *SERVER[:-1], *serve, SERVER[-1]]
         return subprocess.run(
             command,
             cwd=REPO,
@@ -122,3 +123,27 @@ def test_prompts_get_unknown_prompt_is_an_error(inspector: Inspector) -> None:
     proc = inspector("--method", "prompts/get", "--prompt-name", "no-such-prompt")
     assert proc.returncode != 0, f"expected an error, got: {proc.stdout}"
     assert "error" in proc.stdout + proc.stderr
+
+
+def test_tools_list_and_call_with_tools(inspector: Inspector) -> None:
+    """``serve --tools``: the Inspector's tool commands see one tool per prompt and call one."""
+    tools = _result(inspector("--method", "tools/list", serve=("--tools",))).get("tools")
+    assert isinstance(tools, list), tools
+    by_name = {tool["name"]: tool for tool in tools}
+    assert {"code-review", "git_commit", "summarize"} <= set(by_name), sorted(by_name)
+    assert by_name["summarize"]["inputSchema"]["properties"]["bullets"]["type"] == "integer"
+    result = _result(inspector("--method", "tools/call", "--tool-name", "summarize", "--tool-arg", "text=The cat sat.",
+                               "--tool-arg", "bullets=2", serve=("--tools",)))
+    assert result.get("isError") is not True, result
+    shown = list(_texts(result["content"]))
+    assert any("at most 2 bullet points" in text and "The cat sat." in text for text in shown), result
+    assert result["structuredContent"]["messages"][0]["role"] == "user", result
+
+
+def test_tools_call_without_a_required_argument_is_a_tool_error(inspector: Inspector) -> None:
+    proc = inspector("--method", "tools/call", "--tool-name", "code-review", serve=("--tools",))
+    # The Inspector prints the result, then exits non-zero for a result with isError.
+    assert proc.returncode != 0 and "tool_is_error" in proc.stderr, proc
+    result = json.loads(proc.stdout)["result"]
+    assert result.get("isError") is True, result
+    assert "missing required argument 'code'" in " ".join(_texts(result["content"])), result

@@ -18,6 +18,7 @@ from .protocol.revisions import LATEST, REVISIONS
 if TYPE_CHECKING:
     from .client.session import Client
     from .prompts.spec import Prompt
+    from .server.tools import ToolOptions
 
 T = TypeVar("T")
 
@@ -43,6 +44,23 @@ def main() -> None:
     """Serve a prompt library to MCP clients, and check or preview its prompts."""
 
 
+def _tool_options(context: click.Context, tools: bool, per_prompt: int, names: tuple[str, str],
+                  prefix: str) -> ToolOptions | None:
+    """The --tools options as ``ToolOptions`` (None without --tools); a tool option alone is a mistake."""
+    from .server.tools import ToolOptions
+
+    given = [f"--{option.replace('_', '-')}" for option in ("tools_per_prompt", "tool_names", "tool_prefix")
+             if context.get_parameter_source(option) is not click.core.ParameterSource.DEFAULT]
+    if not tools:
+        if given:
+            fail(f"{', '.join(given)}: options of --tools, which is not given", 2)
+        return None
+    try:
+        return ToolOptions(per_prompt_limit=per_prompt, list_name=names[0], get_name=names[1], prefix=prefix)
+    except ValueError as exc:
+        fail(f"--tools: {exc}", 2)
+
+
 @main.command()
 @click.argument("folders", nargs=-1, type=click.Path(file_okay=False))
 @click.option("--store", metavar="URL", help="Also serve a label of this versioned store (sqlite:///path.db, "
@@ -56,6 +74,15 @@ def main() -> None:
 @click.option("--list-ttl", default=60_000, show_default=True, type=click.IntRange(0), metavar="MS",
               help="How long 2026-07-28 clients may cache prompts/list (ttlMs).")
 @click.option("--no-watch", is_flag=True, help="Do not reload prompt files when they change.")
+@click.option("--tools", is_flag=True, help="Also offer the prompts as tools, for clients that call tools but "
+              "show no prompts (docs/tools.md).")
+@click.option("--tools-per-prompt", type=click.IntRange(0, 1000), default=16, show_default=True, metavar="N",
+              help="With --tools: one tool per prompt while a client sees at most N prompts; past that, a list "
+              "tool and a get tool (0: always those two).")
+@click.option("--tool-names", type=(str, str), default=("list_prompts", "get_prompt"), show_default=True,
+              metavar="LIST GET", help="With --tools: the names of the list tool and the get tool.")
+@click.option("--tool-prefix", default="", metavar="PREFIX", help="With --tools: put before each per-prompt "
+              "tool's name.")
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
 @click.option("--log-format", type=click.Choice(FORMATS), default="text", show_default=True,
               help="Log lines as escaped text or as one JSON object each.")
@@ -103,7 +130,8 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
           oauth_issuer: str | None, oauth_jwks: str | None, oauth_audience: str | None, resource_url: str | None,
           require_scope: tuple[str, ...], workers: int, trusted_proxy: tuple[str, ...], tls_cert: str | None,
           tls_key: str | None, max_connections: int, max_sessions: tuple[int, int], max_streams: tuple[int, int],
-          session_idle: int, keep_alive: float, max_body: int, store: str | None, labels: tuple[str, ...]) -> None:
+          session_idle: int, keep_alive: float, max_body: int, store: str | None, labels: tuple[str, ...],
+          tools: bool, tools_per_prompt: int, tool_names: tuple[str, str], tool_prefix: str) -> None:
     """Serve the prompt library in FOLDERS (and/or a store's label) over stdio (what MCP clients launch),
     or over HTTP."""
     if not folders and store is None:
@@ -116,6 +144,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
     if len(set(labels)) != len(labels):
         fail(f"--label: a label is given twice ({', '.join(labels)})", 2)
     context = click.get_current_context()
+    tool_options = _tool_options(context, tools, tools_per_prompt, tool_names, tool_prefix)
     http_only = [option for option in ("stateless", "json_response", "allow_host", "allow_origin", "token_file",
                                        "rate_limit", "oauth_issuer", "oauth_jwks", "oauth_audience", "resource_url",
                                        "require_scope", "trusted_proxy", "tls_cert", "tls_key", "workers",
@@ -131,7 +160,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
         from ._serve import serve_stdio_folders
 
         sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl, log_format,
-                                     store, labels[0]))
+                                     store, labels[0], tool_options))
     host, _, port_text = http.rpartition(":")
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
@@ -160,7 +189,8 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
     shown = f"[{host}]" if ":" in host else host
     # One server per label: the first on /mcp, each other on /mcp/LABEL (see server.endpoints).
     servers = {"/mcp" if number == 0 else f"/mcp/{label}": PromptServer(name, page_size=page_size,
-                                                                          list_ttl_ms=list_ttl)
+                                                                          list_ttl_ms=list_ttl,
+                                                                          tools=tool_options or False)
                for number, label in enumerate(labels)}
     auth: Authenticator | None = None
     metadata = None

@@ -118,6 +118,11 @@ class Catalog:
     def __iter__(self) -> Iterator[Prompt]:
         return (self._prompts[n] for n in self._names)
 
+    def after(self, name: str) -> Iterator[Prompt]:
+        """The prompts whose names sort after ``name``, in order (a cursor's continuation)."""
+        names, prompts = self._names, self._prompts
+        return (prompts[names[i]] for i in range(bisect_right(names, name), len(names)))
+
     def __contains__(self, name: object) -> bool:
         return name in self._prompts
 

@@ -34,16 +34,24 @@ class Revision(msgspec.Struct, frozen=True, kw_only=True):
     completion_context: bool
     #: SSE streams open with a priming event (an id and a retry hint) and every event has an id
     sse_priming: bool
+    #: Tool.annotations (read-only, idempotent hints)
+    tool_annotations: bool = True
+    #: Tool.outputSchema and CallToolResult.structuredContent
+    structured_output: bool = True
+    #: Tool.inputSchema may carry any JSON Schema keyword at its root (before: type, properties, required)
+    schema_keywords: bool = False
     #: the version travels in every request's ``_meta``: no initialize, no session (2026-07-28 on)
     modern: bool = False
 
 
 R2024_11_05 = Revision(version="2024-11-05", titles=False, meta=False, icons=False, audio=False,
                        resource_link=False, last_modified=False, completions_capability=False,
-                       progress_message=False, batches=False, completion_context=False, sse_priming=False)
+                       progress_message=False, batches=False, completion_context=False, sse_priming=False,
+                       tool_annotations=False, structured_output=False)
 R2025_03_26 = Revision(version="2025-03-26", titles=False, meta=False, icons=False, audio=True,
                        resource_link=False, last_modified=False, completions_capability=True,
-                       progress_message=True, batches=True, completion_context=False, sse_priming=False)
+                       progress_message=True, batches=True, completion_context=False, sse_priming=False,
+                       structured_output=False)
 R2025_06_18 = Revision(version="2025-06-18", titles=True, meta=True, icons=False, audio=True,
                        resource_link=True, last_modified=True, completions_capability=True,
                        progress_message=True, batches=False, completion_context=True, sse_priming=False)
@@ -55,7 +63,8 @@ R2025_11_25 = Revision(version="2025-11-25", titles=True, meta=True, icons=True,
 R2026_07_28 = Revision(version="2026-07-28", titles=True, meta=True, icons=True, audio=True,
                        resource_link=True, last_modified=True, completions_capability=True,
                        progress_message=True, batches=False, completion_context=True,
-                       sse_priming=False, modern=True)  # no event ids: 2026-07-28 streams do not resume
+                       # no event ids: 2026-07-28 streams do not resume
+                       sse_priming=False, schema_keywords=True, modern=True)
 #: The newest modern revision: what promptdeck's client asks for, and what a server's ``_meta`` identity
 #: is built for.
 NEWEST_MODERN = R2026_07_28

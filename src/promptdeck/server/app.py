@@ -22,6 +22,7 @@ from ..protocol.errors import LibraryError, PromptdeckError
 from ..protocol.revisions import Revision
 from ..sources import Source
 from ..sources.python import PythonSource
+from .tools import TOOLS_LIST_CHANGED, PromptTools, ToolOptions
 
 if TYPE_CHECKING:
     from .modern import ModernEndpoint, Subscription
@@ -47,8 +48,13 @@ class PromptServer:
 
     def __init__(self, name: str = "promptdeck", *, version: str | None = None,
                  instructions: str | None = None, page_size: int = DEFAULT_PAGE_SIZE,
-                 list_ttl_ms: int = 60_000, prompt_seconds: float = CODE_SECONDS) -> None:
+                 list_ttl_ms: int = 60_000, prompt_seconds: float = CODE_SECONDS,
+                 tools: bool | ToolOptions = False) -> None:
         self.name = name
+        #: the prompts offered as tools too (``tools/list``, ``tools/call``), for clients that show no prompts
+        self.tools: PromptTools | None = None
+        if tools:
+            self.tools = PromptTools(tools if isinstance(tools, ToolOptions) else ToolOptions())
         #: how long a Python prompt may run before its request is answered with an error
         self.prompt_seconds = prompt_seconds
         self.version = version or __version__
@@ -210,11 +216,15 @@ class PromptServer:
         # Comparing signatures encodes every prompt: only worth it when someone is listening.
         if new.signature() == old.signature():
             return False
+        # Tools are made of prompts: their list can change only when the prompts' does.
+        tools = self.tools is not None and self.tools.changed(old, new)
         for session in list(self.sessions):
             if session.lifecycle.revision is not None:
                 session.notify(LIST_CHANGED)
+                if tools:
+                    session.notify(TOOLS_LIST_CHANGED)
         for subscription in list(self.subscriptions):
-            subscription.list_changed()
+            subscription.list_changed(tools)
         return True
 
     def reload_paths(self, paths: Iterable[str]) -> bool:

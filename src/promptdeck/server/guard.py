@@ -197,3 +197,13 @@ def log_get(principal: str, prompt: object, outcome: str, seconds: float) -> Non
     audit.info("prompts/get principal=%s prompt=%r outcome=%s duration_ms=%.2f", log_field(principal), name, outcome,
                seconds * 1000, extra={"principal": principal, "prompt": name, "outcome": outcome,
                                       "duration_ms": round(seconds * 1000, 2)})
+
+
+def log_call(principal: str, tool: object, prompt: object, outcome: str, seconds: float) -> None:
+    """One audit line per tools/call, as for prompts/get: who, which tool (and prompt), outcome, duration."""
+    tool = tool if isinstance(tool, str) else None
+    prompt = prompt if isinstance(prompt, str) else None
+    audit.info("tools/call principal=%s tool=%r prompt=%r outcome=%s duration_ms=%.2f", log_field(principal), tool,
+               prompt, outcome, seconds * 1000,
+               extra={"principal": principal, "tool": tool, "prompt": prompt, "outcome": outcome,
+                      "duration_ms": round(seconds * 1000, 2)})

@@ -64,7 +64,7 @@ from ._asgi import (
     sse_priming,
     stream_queue,
 )
-from .guard import Metrics, Principal, RateLimiter, log_get
+from .guard import Metrics, Principal, RateLimiter, log_call, log_get
 from .http_modern import end_subscriptions, serve_modern
 from .legacy_sse import LegacySseTransport
 from .modern import METHODS as MODERN_METHODS
@@ -486,6 +486,18 @@ class StreamableHttpApp:
         self.metrics.observe(request.method if request.method in METRIC_METHODS else "other", outcome, seconds)
         if request.method == "prompts/get":
             log_get(principal.name, (request.params or {}).get("name"), outcome, seconds)
+        elif request.method == "tools/call":
+            # A call the model got wrong is an isError result, not a JSON-RPC error. msgspec writes the key
+            # with no space, and a string value holding the same text would have its quotes escaped.
+            if outcome == "ok" and b'"isError":true' in response.data:
+                outcome = "error"
+            params = request.params or {}
+            arguments = params.get("arguments")
+            tools = self.server.tools
+            # The get tool names its prompt in its arguments; a per-prompt tool's name says it.
+            named = arguments.get("name") if isinstance(arguments, dict) and tools is not None \
+                and params.get("name") == tools.options.get_name else None
+            log_call(principal.name, params.get("name"), named, outcome, seconds)
 
     # -- GET and DELETE ------------------------------------------------------------------------
 

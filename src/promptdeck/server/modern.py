@@ -24,14 +24,16 @@ from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, MethodNotFound, UnsupportedVersion
 from ..protocol.jsonrpc import Request, RequestId
 from ..protocol.revisions import MODERN, NEWEST_MODERN, SUPPORTED, Revision
-from . import handlers
+from . import handlers, tools
 from .handlers import LOG_LEVELS, Send
 from .outcome import Outcome, answer, failed
 from .request_state import RequestStates, request_digest
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
+    from ..prompts.spec import Prompt
     from .app import PromptServer
+    from .tools import PromptTools
 
 PREFIX = "io.modelcontextprotocol/"
 META_VERSION = PREFIX + "protocolVersion"
@@ -77,21 +79,29 @@ class Subscription:
     """An open ``subscriptions/listen``: what it asked for and where its messages go."""
 
     def __init__(self, request_id: RequestId, prompts: bool, send: Send,
-                 server_info: dict[str, Any] | None = None) -> None:
+                 server_info: dict[str, Any] | None = None, tools: bool = False) -> None:
         self.id = request_id
         self.prompts = prompts
+        self.tools = tools
         self.send = send
         self._meta = {META_SUBSCRIPTION: request_id}
         self._server_info = server_info
 
     def acknowledgement(self) -> bytes:
-        honoured = {"promptsListChanged": True} if self.prompts else {}
+        honoured: dict[str, bool] = {}
+        if self.prompts:
+            honoured["promptsListChanged"] = True
+        if self.tools:
+            honoured["toolsListChanged"] = True
         return jsonrpc.encode_notification("notifications/subscriptions/acknowledged",
                                            {"notifications": honoured, "_meta": self._meta})
 
-    def list_changed(self) -> None:
+    def list_changed(self, tools: bool = False) -> None:
+        """The prompt list changed (and the tool list too, when ``tools``): tell what was asked for."""
         if self.prompts:
             self.send(jsonrpc.encode_notification("notifications/prompts/list_changed", {"_meta": self._meta}))
+        if tools and self.tools:
+            self.send(jsonrpc.encode_notification("notifications/tools/list_changed", {"_meta": self._meta}))
 
     def ending(self) -> bytes:
         """The listen request's result: the subscription ended gracefully (server shutdown)."""
@@ -176,9 +186,12 @@ class ModernEndpoint:
         return "private" if self.server.catalog.restricted else "public"
 
     def _discover(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        capabilities: dict[str, Any] = {"prompts": {"listChanged": True}, "completions": {}}
+        if self.server.tools is not None:
+            capabilities["tools"] = {"listChanged": True}
         result: dict[str, Any] = {
             "supportedVersions": list(SUPPORTED),
-            "capabilities": {"prompts": {"listChanged": True}, "completions": {}},
+            "capabilities": capabilities,
             "ttlMs": self.ttl_ms,
             "cacheScope": self._cache_scope(),
         }
@@ -201,10 +214,24 @@ class ModernEndpoint:
     def _get(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         prompt, given = handlers.find_prompt(self._catalog(ctx), params)
         arguments = dict(given or {})
+        asked = self._inputs("prompts/get", prompt.name, given, prompt, arguments, params, ctx)
+        if asked is not None:
+            return asked
+        result = handlers.render(self.server, prompt, arguments, params, ctx.revision, related)
+        return self._envelope(result) if isinstance(result, dict) else self._enveloped(result)
+
+    def _inputs(self, method: str, name: str, given: dict[str, Any] | None, prompt: Prompt,
+                arguments: dict[str, Any], params: dict[str, Any], ctx: Context) -> dict[str, Any] | None:
+        """Add to ``arguments`` what an answered form carries; an input_required result when required
+        arguments are still missing and the client can be asked for them (None: render now).
+
+        The state is bound to the method, the name it was asked of (a prompt or a tool) and what was given.
+        """
+        digest = request_digest(method, name, given)
         state = params.get("requestState")
         responses = params.get("inputResponses")
         if state is not None:
-            self.states.redeem(state, ctx.principal, request_digest("prompts/get", prompt.name, given))
+            self.states.redeem(state, ctx.principal, digest)
             arguments.update(_answered(responses, prompt.name))
         elif responses is not None:
             raise InvalidParams("inputResponses came without the requestState they answer")
@@ -212,9 +239,33 @@ class ModernEndpoint:
         if missing and ctx.elicits_forms:
             return self._envelope({
                 "inputRequests": {ARGUMENTS_INPUT: _form(prompt.name, missing)},
-                "requestState": self.states.issue(ctx.principal, request_digest("prompts/get", prompt.name, given)),
+                "requestState": self.states.issue(ctx.principal, digest),
             }, "input_required")
-        result = handlers.render(self.server, prompt, arguments, params, ctx.revision, related)
+        return None
+
+    def _tools(self, method: str) -> PromptTools:
+        if self.server.tools is None:
+            raise MethodNotFound(f"method {method!r} is not offered by this server (serve --tools offers it)",
+                                 http_status=404)
+        return self.server.tools
+
+    def _list_tools(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        scope = self._cache_scope()
+        extra = {"ttlMs": self.ttl_ms, "cacheScope": scope, "resultType": "complete", "_meta": self._meta}
+        return tools.list_tools(self._tools(req.method).of(self._catalog(ctx)), ctx.revision, params, extra,
+                                f"modern:{self.ttl_ms}:{scope}")
+
+    def _call_tool(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        catalog = self._catalog(ctx)
+        call = tools.prepare(catalog, self._tools(req.method).of(catalog), params)
+        if isinstance(call, dict):
+            return self._envelope(call)
+        if call.prompt is not None:
+            asked = self._inputs("tools/call", call.tool, params.get("arguments"), call.prompt, call.given,
+                                 params, ctx)
+            if asked is not None:
+                return asked
+        result = tools.run(self.server, catalog, call, params, ctx.revision, related)
         return self._envelope(result) if isinstance(result, dict) else self._enveloped(result)
 
     async def _enveloped(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
@@ -229,7 +280,8 @@ class ModernEndpoint:
         # A library whose loading was deferred (stdio) is loaded now: a change can only be noticed,
         # and told, against a listing that exists.
         self.server.catalog  # noqa: B018
-        return Subscription(req.id, wanted.get("promptsListChanged") is True, send, self._meta[META_SERVER_INFO])
+        return Subscription(req.id, wanted.get("promptsListChanged") is True, send, self._meta[META_SERVER_INFO],
+                            self.server.tools is not None and wanted.get("toolsListChanged") is True)
 
 
 def _answered(responses: object, prompt: str) -> dict[str, str]:
@@ -296,5 +348,7 @@ METHODS: dict[str, Callable[[ModernEndpoint, dict[str, Any], Request, Context, S
     "prompts/list": ModernEndpoint._list,
     "prompts/get": ModernEndpoint._get,
     "completion/complete": ModernEndpoint._complete,
+    "tools/list": ModernEndpoint._list_tools,
+    "tools/call": ModernEndpoint._call_tool,
     "subscriptions/listen": lambda *_: None,
 }

@@ -25,7 +25,7 @@ from ..protocol.errors import InvalidParams, InvalidRequest, McpError, MethodNot
 from ..protocol.jsonrpc import Invalid, Notification, Request, RequestId, Response
 from ..protocol.lifecycle import Lifecycle, State
 from ..protocol.revisions import LATEST, Revision, negotiate
-from . import handlers
+from . import handlers, tools
 from .handlers import LOG_LEVELS, Send
 from .modern import Subscription, modern_meta
 from .outcome import Outcome, Pending, answer, failed
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from ..prompts.catalog import Catalog
     from .app import PromptServer
+    from .tools import PromptTools
 
 log = logging.getLogger("promptdeck.server")
 
@@ -160,6 +161,8 @@ class LegacySession:
         self.lifecycle.initialize(rev)
         self.server.sessions.add(self)
         capabilities: dict[str, Any] = {"prompts": {"listChanged": True} if self.announces else {}, "logging": {}}
+        if self.server.tools is not None:
+            capabilities["tools"] = {"listChanged": True} if self.announces else {}
         if rev.completions_capability:
             capabilities["completions"] = {}
         result: dict[str, Any] = {
@@ -183,6 +186,21 @@ class LegacySession:
 
     def _complete(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         return handlers.complete(self.server, self.catalog, params)
+
+    def _tools(self, method: str) -> PromptTools:
+        if self.server.tools is None:
+            raise MethodNotFound(f"method {method!r} is not offered by this server (serve --tools offers it)")
+        return self.server.tools
+
+    def _list_tools(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        return tools.list_tools(self._tools(req.method).of(self.catalog), self.revision, params)
+
+    def _call_tool(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        catalog = self.catalog
+        call = tools.prepare(catalog, self._tools(req.method).of(catalog), params)
+        if isinstance(call, dict):
+            return call
+        return tools.run(self.server, catalog, call, params, self.revision, related)
 
     def _set_level(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         level = params.get("level")
@@ -224,5 +242,7 @@ METHODS: dict[str, Callable[[LegacySession, dict[str, Any], Request, Send], Any]
     "prompts/list": LegacySession._list,
     "prompts/get": LegacySession._get,
     "completion/complete": LegacySession._complete,
+    "tools/list": LegacySession._list_tools,
+    "tools/call": LegacySession._call_tool,
     "logging/setLevel": LegacySession._set_level,
 }

@@ -177,7 +177,10 @@ class StoredCatalog(Catalog):
         return self._count
 
     def __iter__(self) -> Iterator[Prompt]:
-        after = ""
+        return self.after("")
+
+    def after(self, name: str) -> Iterator[Prompt]:
+        after = name
         while entries := self._read(functools.partial(_listed_after, self.position, after, self._allowed)):
             for entry in entries:
                 yield self._found.get(entry.prompt or "") or self._prompt(entry)
