@@ -23,6 +23,7 @@ import click
 
 from .cli import fail, library_problems, main
 from .protocol.errors import PromptdeckError, PromptFileError
+from .sources.exporters import TARGETS
 
 if TYPE_CHECKING:
     from .prompts.spec import Prompt
@@ -253,19 +254,55 @@ def _arguments(path: str, data: bytes | None) -> str:
 
 
 @main.command()
-@click.argument("outdir", type=click.Path(file_okay=False))
-@_STORE
-@click.option("--label", required=True, metavar="LABEL", help="The label whose library to write.")
-def export(outdir: str, url: str, label: str) -> None:
-    """Write the library LABEL points at to OUTDIR (new or empty), byte for byte as published."""
-    if os.path.exists(outdir) and (not os.path.isdir(outdir) or os.listdir(outdir)):
-        fail(f"{outdir!r} is not an empty folder; export writes into a new or empty one")
+@click.argument("paths", nargs=-1, required=True, metavar="[LIBRARY] OUTDIR")
+@click.option("--store", "url", envvar="PROMPTDECK_STORE", metavar="URL",
+              help="Export a label of this store (sqlite:///path.db, a path ending in .db, or postgresql://…; "
+              "default: $PROMPTDECK_STORE) instead of a LIBRARY folder.")
+@click.option("--label", default=None, metavar="LABEL", help="With --store: the label whose library to write.")
+@click.option("--to", "target", type=click.Choice(TARGETS), default=None,
+              help="Write the prompts in this tool's format (default, from a store: the files as published).")
+@click.option("--force", is_flag=True, help="Write into OUTDIR even if it is not empty (files of the same "
+              "name are replaced; others are left alone).")
+def export(paths: tuple[str, ...], url: str | None, label: str | None, target: str | None, force: bool) -> None:
+    """Write a library to OUTDIR: a store's LABEL byte for byte as published, or a LIBRARY folder or a
+    label in another tool's format (--to)."""
+    context = click.get_current_context()
+    store_given = context.get_parameter_source("url") is not click.core.ParameterSource.DEFAULT
+    if len(paths) == 2:
+        library, outdir = paths
+        if store_given or label is not None:
+            fail("give a LIBRARY folder or --store with --label, not both", 2)
+        if target is None:
+            fail("exporting a folder needs --to FORMAT (a folder is already a folder)", 2)
+    elif len(paths) == 1:
+        library, outdir = None, paths[0]
+        if url is None or label is None:
+            fail("export takes LIBRARY OUTDIR, or OUTDIR with --store URL and --label LABEL", 2)
+    else:
+        fail("export takes LIBRARY OUTDIR, or OUTDIR with --store URL and --label LABEL", 2)
+    if os.path.exists(outdir) and (not os.path.isdir(outdir) or (os.listdir(outdir) and not force)):
+        fail(f"{outdir!r} is not an empty folder; export writes into a new or empty one (or use --force)")
+    if library is not None:
+        assert target is not None
+        _export_as(library, target, outdir, f"library {library}")
+        return
+    assert url is not None and label is not None
     with _opened(url) as opened:
         try:
             files = opened.snapshot(label)
         except PromptdeckError as exc:
             fail(str(exc))
-    root = Path(outdir).resolve()
+    if target is not None:
+        with tempfile.TemporaryDirectory(prefix="promptdeck-export-") as staged:
+            _write_files(files, Path(staged), label)
+            _export_as(staged, target, outdir, f"label {label}")
+        return
+    _write_files(files, Path(outdir), label)
+    click.echo(f"wrote {len(files)} files of label {label} to {outdir}")
+
+
+def _write_files(files: dict[str, tuple[int, bytes]], root: Path, label: str) -> None:
+    root = root.resolve()
     left_out = 0
     for path, (_, data) in sorted(files.items()):
         target = (root / path).resolve()
@@ -278,9 +315,41 @@ def export(outdir: str, url: str, label: str) -> None:
             click.echo(f"promptdeck: cannot write {path!r}: {exc.strerror}", err=True)
             left_out += 1
     if left_out:
-        fail(f"wrote {len(files) - left_out} of the {len(files)} files of label {label} to {outdir}; "
+        fail(f"wrote {len(files) - left_out} of the {len(files)} files of label {label} to {root}; "
              f"{left_out} could not be written")
-    click.echo(f"wrote {len(files)} files of label {label} to {outdir}")
+
+
+def _export_as(library: str, target: str, outdir: str, what: str) -> None:
+    """Write the prompts of the folder ``library`` in ``target``'s format; a library with problems is
+    refused whole, as a half-exported library would pass for a whole one."""
+    from .sources.exporters import export as export_prompts
+    from .sources.shapes import ShapeError
+
+    problems, prompts, _ = library_problems((library,))
+    if problems:
+        for problem in problems:
+            click.echo(problem, err=True)
+        fail(f"{what} has {len(problems)} problem{'s' * (len(problems) != 1)}; fix them first (promptdeck check)")
+    try:
+        written = export_prompts(prompts.values(), target)
+    except ShapeError as exc:
+        fail(str(exc))
+    root = Path(outdir).resolve()
+    paths = [w.path for w in written]
+    for path in {p for p in paths if paths.count(p) > 1}:
+        clashing = ", ".join(repr(w.prompt) for w in written if w.path == path)
+        fail(f"prompts {clashing} would all be written to {path}; nothing was written")
+    for item in written:
+        file = (root / item.path).resolve()
+        if not file.is_relative_to(root):
+            fail(f"prompt {item.prompt!r} would be written outside {outdir}: {item.path!r}")
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(item.text, encoding="utf-8")
+        if item.warnings:
+            click.echo(f"{item.path}: warning: " + "; ".join(item.warnings), err=True)
+    warned = sum(1 for w in written if w.warnings)
+    click.echo(f"wrote {len(written)} prompts of {what} as {target} to {outdir}"
+               + (f" ({warned} with warnings)" if warned else ""))
 
 
 @main.group()

@@ -1,0 +1,235 @@
+"""``promptdeck export --to FORMAT``: a library written in other tools' prompt formats.
+
+The shape of a prompt (which arguments stay placeholders) is tested on its own; the command is run as
+a real process, from a folder and from a store; and Prompty and dotprompt files are read back with
+those formats' own libraries, whose rendering must equal promptdeck's for the values given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from promptdeck.prompts.arguments import Argument
+from promptdeck.prompts.content import Message, assistant, user
+from promptdeck.prompts.spec import Prompt, RenderContext
+from promptdeck.sources.exporters import TARGETS, export
+from promptdeck.sources.files import FileSource
+from promptdeck.sources.shapes import shape_of
+from tests.support.libraries import EXAMPLES
+
+#: Where each target writes the prompt ``git.commit``.
+GIT_COMMIT = {
+    "claude-code": ".claude/commands/git/commit.md",
+    "copilot": ".github/prompts/git.commit.prompt.md",
+    "cursor": ".cursor/commands/git.commit.md",
+    "codex": ".codex/prompts/git.commit.md",
+    "gemini": ".gemini/commands/git/commit.toml",
+    "prompty": "git.commit.prompty",
+    "dotprompt": "git.commit.prompt",
+}
+
+
+def pd(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "promptdeck", *args], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=120, check=False)
+    if check:
+        assert done.returncode == 0, done
+    return done
+
+
+def examples() -> dict[str, Prompt]:
+    source = FileSource(EXAMPLES)
+    source.load()
+    return {p.name: p for p in source.prompts()}
+
+
+def render(prompt: Prompt, values: dict[str, Any]) -> list[Message]:
+    return list(prompt.render(values, RenderContext(prompt.name)))  # type: ignore[arg-type]
+
+
+# -- shapes ----------------------------------------------------------------------------------------
+
+
+def _python(name: str, fn: Any, *arguments: Argument) -> Prompt:
+    return Prompt(name, lambda values, ctx: fn(**values), arguments=arguments)
+
+
+def test_an_argument_only_substituted_is_a_hole_and_one_branched_on_is_fixed() -> None:
+    text = Argument(name="text", required=True)
+    loud = Argument(name="loud", type="boolean", default=False)
+    prompt = _python("p", lambda text, loud=False: [user(f"Say {text.upper() if loud else text}.")], text, loud)
+    shape = shape_of(prompt)
+    assert [a.name for a in shape.holes] == ["text"]
+    assert shape.fixed == {"loud": False}
+    assert shape.text({"text": "<T>"}) == "Say <T>."
+    assert any("'loud' is fixed to False" in note for note in shape.notes)
+
+
+def test_a_filter_or_arithmetic_on_an_argument_fixes_it() -> None:
+    word = Argument(name="word", required=True)
+    count = Argument(name="count", type="integer", default=2, min=1, max=5)
+    prompt = _python("p", lambda word, count=2: [user(f"{word.upper()} x{count * 2}")], word, count)
+    shape = shape_of(prompt)
+    assert shape.holes == [] and set(shape.fixed) == {"word", "count"}
+
+
+def test_an_optional_argument_whose_absence_changes_the_text_is_noted() -> None:
+    topic = Argument(name="topic")
+    prompt = _python("p", lambda topic=None: [user("About " + topic if topic else "About anything")], topic)
+    shape = shape_of(prompt)
+    assert [a.name for a in shape.holes] == ["topic"]
+    assert any("leaving out 'topic'" in note for note in shape.notes)
+
+
+def test_roles_and_content_that_is_not_text() -> None:
+    from promptdeck.prompts.content import Image
+
+    name = Argument(name="name", required=True)
+    prompt = _python("p", lambda name: [user(f"Hi {name}"), assistant("Hello!"), user(Image(b"x", "image/png"))],
+                     name)
+    shape = shape_of(prompt)
+    assert [role for role, _ in shape.messages] == ["user", "assistant"]
+    assert any("image message is left out" in note for note in shape.notes)
+    (written,) = export([prompt], "claude-code")
+    assert "the assistant's messages become part of the user's text" in written.warnings
+    (prompty,) = export([prompt], "prompty")
+    assert prompty.text.endswith("user:\nHi {{name}}\n\nassistant:\nHello!\n")
+
+
+# -- the command -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_export_writes_every_example_prompt(target: str, tmp_path: Path) -> None:
+    out = tmp_path / target
+    done = pd("export", str(EXAMPLES), str(out), "--to", target)
+    assert f"wrote 10 prompts of library {EXAMPLES} as {target} to {out}" in done.stdout
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert len(written) == 10 and GIT_COMMIT[target] in written, written
+    # One warning line per prompt that lost something, naming its file.
+    assert f"{GIT_COMMIT[target]}: warning: " in done.stderr
+    text = (out / GIT_COMMIT[target]).read_text()
+    if target == "gemini":
+        parsed = tomllib.loads(text)
+        assert "Write a git commit message" in parsed["prompt"]
+    elif target != "cursor":
+        front = yaml.safe_load(text.split("---\n")[1])
+        assert isinstance(front, dict) and front
+    assert {"claude-code": "$", "copilot": "${input:diff:", "codex": "$DIFF", "gemini": "Write",
+            "prompty": "{{diff}}", "dotprompt": "{{diff}}", "cursor": "Write"}[target] in text
+
+
+def test_export_refuses_a_folder_that_is_not_empty_unless_forced(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    refused = pd("export", str(EXAMPLES), str(out), "--to", "copilot", check=False)
+    assert refused.returncode == 1 and "is not an empty folder" in refused.stderr and "--force" in refused.stderr
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    pd("export", str(EXAMPLES), str(out), "--to", "copilot", "--force")
+    assert (out / "keep.txt").read_text() == "mine" and (out / GIT_COMMIT["copilot"]).is_file()
+
+
+def test_a_library_with_a_problem_is_not_exported(tmp_path: Path) -> None:
+    library = tmp_path / "lib"
+    shutil.copytree(EXAMPLES, library)
+    (library / "broken.md").write_text("---\narguments: [{name: 1x}]\n---\nHi\n")
+    refused = pd("export", str(library), str(tmp_path / "out"), "--to", "gemini", check=False)
+    assert refused.returncode == 1 and "broken.md:" in refused.stderr and "fix them first" in refused.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_wrong_invocations_say_what_is_wrong(tmp_path: Path) -> None:
+    no_target = pd("export", str(EXAMPLES), str(tmp_path / "o"), check=False)
+    assert no_target.returncode == 2 and "needs --to FORMAT" in no_target.stderr
+    both = pd("export", str(EXAMPLES), str(tmp_path / "o"), "--store", str(tmp_path / "s.db"), "--to", "cursor",
+              check=False)
+    assert both.returncode == 2 and "not both" in both.stderr
+    unknown = pd("export", str(EXAMPLES), str(tmp_path / "o"), "--to", "word", check=False)
+    assert unknown.returncode == 2 and "claude-code" in unknown.stderr
+
+
+def test_a_store_label_exports_as_its_folder_does(tmp_path: Path) -> None:
+    store = tmp_path / "prompts.db"
+    pd("publish", str(EXAMPLES), "--store", str(store), "--label", "production", "-m", "first")
+    pd("export", str(tmp_path / "from-store"), "--store", str(store), "--label", "production", "--to", "codex")
+    pd("export", str(EXAMPLES), str(tmp_path / "from-folder"), "--to", "codex")
+    def files(root: Path) -> dict[str, str]:
+        return {str(p.relative_to(root)): p.read_text() for p in root.rglob("*") if p.is_file()}
+    assert files(tmp_path / "from-store") == files(tmp_path / "from-folder")
+
+
+# -- read back by the formats' own libraries ---------------------------------------------------------
+
+
+def _values(prompt: Prompt, fixed: dict[str, Any], holes: list[Argument]) -> dict[str, Any]:
+    values = dict(fixed)
+    for arg in holes:
+        # Markup and template syntax in a value must come out as it went in.
+        text = f'value of {arg.name} <a &amp; b> &"q" {{{{x}}}} {{% y %}}'
+        values[arg.name] = {"integer": 4, "number": 2.5, "boolean": True}.get(arg.type, text)
+        if arg.enum is not None:
+            values[arg.name] = arg.enum[-1]
+    return values
+
+
+def _texts(messages: list[Message]) -> list[tuple[str, str]]:
+    from promptdeck.sources.shapes import _split
+
+    parts, _ = _split(messages, {})
+    return [(role, "".join(p for p in ps if isinstance(p, str)).strip()) for role, ps in parts]
+
+
+def test_prompty_reads_back_what_promptdeck_renders(tmp_path: Path) -> None:
+    prompty = pytest.importorskip("prompty")
+    prompts = examples()
+    for written in export(prompts.values(), "prompty"):
+        prompt = prompts[written.prompt]
+        shape = shape_of(prompt)
+        path = tmp_path / written.path
+        path.write_text(written.text)
+        values = _values(prompt, shape.fixed, shape.holes)
+        theirs = prompty.prepare(prompty.load(str(path)), {a.name: values[a.name] for a in shape.holes})
+        got = [(str(m.role), "".join(p.value for p in m.parts).strip()) for m in theirs]
+        if any("would start a new message" in w for w in written.warnings):
+            continue
+        assert got == _texts(render(prompt, values)), written.prompt
+
+
+def test_dotprompt_reads_back_what_promptdeck_renders(tmp_path: Path) -> None:
+    dotpromptz = pytest.importorskip("dotpromptz")
+    prompts = examples()
+    engine = dotpromptz.Dotprompt()
+    for written in export(prompts.values(), "dotprompt"):
+        prompt = prompts[written.prompt]
+        shape = shape_of(prompt)
+        values = _values(prompt, shape.fixed, shape.holes)
+        rendered = engine.render(written.text, dotpromptz.DataArgument(input={a.name: values[a.name]
+                                                                              for a in shape.holes}))
+        if asyncio.iscoroutine(rendered):
+            rendered = asyncio.run(rendered)
+        got = [({"model": "assistant"}.get(m.role.value, m.role.value), "".join(p.text for p in m.content).strip())
+               for m in rendered.messages]
+        ours = _texts(render(prompt, values))
+        if len(ours) == 1:
+            got = [("user", "\n\n".join(text for _, text in got))]
+        assert got == ours, written.prompt
+
+
+def test_text_a_format_would_take_for_a_placeholder_is_reported() -> None:
+    prompt = Prompt("sh", lambda values, ctx: [user("Run `echo $1 $HOME`, !{ls}, {{args}} and ${input:x}.")])
+    warned = {target: " ".join(export([prompt], target)[0].warnings) for target in TARGETS}
+    assert "'$1', which Claude Code would fill in" in warned["claude-code"]
+    assert "'$1', '$HOME', which Codex would fill in" in warned["codex"]
+    assert "'!{ls}', '{{args}}', which Gemini CLI would fill in" in warned["gemini"]
+    assert "'${input:x}', which VS Code would fill in" in warned["copilot"]
+    assert "fill in" not in warned["prompty"]  # its text is wrapped in {% raw %}
