@@ -408,3 +408,27 @@ def test_python_api_offers_tools_and_pages_them(tmp_path: Path) -> None:
             assert texts(called) == "Say goodbye to Ada 2 times."
 
     asyncio.run(run())
+
+
+def test_tools_over_a_store_label(tmp_path: Path) -> None:
+    """A label served from the store's listing (nothing parsed up front) offers the same tools."""
+    import subprocess
+    import sys
+
+    store = tmp_path / "prompts.db"
+    subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(EXAMPLES), "--store", str(store), "--label",
+                    "production"], check=True, capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+    for options, expected in ((), "git_commit"), (("--tools-per-prompt", "0"), "list_prompts"):
+        with StdioPeer(None, "--store", str(store), "--tools", "--no-watch", *options) as peer:
+            peer.call(initialize(0))
+            peer.send(notification("notifications/initialized"))
+            names = [t["name"] for t in peer.call(legacy(1, "tools/list"))["result"]["tools"]]
+            assert expected in names, names
+            if expected == "list_prompts":
+                found = peer.call(legacy(2, "tools/call", {"name": "list_prompts", "arguments": {"query": "git"}}))
+                assert [p["name"] for p in found["result"]["structuredContent"]["prompts"]] == ["git.commit"]
+                call = {"name": "get_prompt", "arguments": {"name": "summarize", "arguments": {"bullets": 2}}}
+            else:
+                call = {"name": "summarize", "arguments": {"bullets": 2}}
+            got = peer.call(legacy(3, "tools/call", call))["result"]
+            assert "at most 2 bullet points" in got["content"][0]["text"], got

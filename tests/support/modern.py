@@ -158,9 +158,11 @@ class StdioPeer:
     #: stdio has no status codes; HttpPeer's twin of this is the last answer's status
     status: int | None = None
 
-    def __init__(self, folder: Path, *options: str) -> None:
+    def __init__(self, folder: Path | None, *options: str) -> None:
+        """``folder`` None: the options say what to serve (``--store URL``)."""
         self._stderr = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", str(folder), *options],
+        served = [] if folder is None else [str(folder)]
+        self.proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", *served, *options],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
         self._inbox: queue.Queue[Message | None] = queue.Queue()
         self.backlog: list[Message] = []
