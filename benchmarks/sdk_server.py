@@ -2,6 +2,7 @@
 
     python benchmarks/sdk_server.py DIR                                        # stdio
     python benchmarks/sdk_server.py DIR --http PORT [--stateless] [--json-response]
+    python benchmarks/sdk_server.py DIR --tools                                # each prompt as a tool too
 
 reads every ``*.md`` file below DIR the way promptdeck does (front matter in YAML between two ``---``
 lines, names from the path below DIR without ``.md`` and with ``.`` between folders, files and folders
@@ -144,7 +145,7 @@ def load_prompt(rel: str, path: Path) -> Prompt:
     return prompt
 
 
-def build_server(root: Path, *, quiet: bool = False) -> MCPServer:
+def build_server(root: Path, *, quiet: bool = False, tools: bool = False) -> MCPServer:
     server = MCPServer(
         name="sdk-prompts-bench", warn_on_duplicate_prompts=False, log_level="WARNING" if quiet else "INFO"
     )
@@ -155,6 +156,10 @@ def build_server(root: Path, *, quiet: bool = False) -> MCPServer:
             raise LibraryError(f"{rel}: a second prompt is named {prompt.name!r}")
         seen.add(prompt.name)
         server.add_prompt(prompt)
+        if tools:
+            # What a developer would write to offer each prompt as a tool too (bench_tools.py): the same
+            # render function, under the name promptdeck --tools gives it.
+            server.add_tool(prompt.fn, name=prompt.name.replace(".", "_"), description=prompt.description)
     return server
 
 
@@ -166,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT (/mcp)")
     parser.add_argument("--stateless", action="store_true", help="HTTP: the SDK's stateless_http mode")
     parser.add_argument("--json-response", action="store_true", help="HTTP: answer POSTs with JSON, not SSE")
+    parser.add_argument("--tools", action="store_true", help="also offer each prompt as a tool")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.http is None and (args.stateless or args.json_response):
         parser.error("--stateless and --json-response go with --http")
@@ -176,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"not a folder: {root}", file=sys.stderr)
         return 2
     try:
-        server = build_server(root, quiet=args.http is not None)
+        server = build_server(root, quiet=args.http is not None, tools=args.tools)
     except (LibraryError, OSError, yaml.YAMLError) as exc:
         print(f"sdk_server: {exc}", file=sys.stderr)
         return 1
