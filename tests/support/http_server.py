@@ -19,6 +19,16 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def stop(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
+    """SIGTERM (the server's graceful stop), then SIGKILL if it has not exited within ``grace`` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @contextmanager
 def http_server(folder: str, *options: str, log: Path | None = None) -> Iterator[str]:
     """Yields the MCP endpoint URL; the server is stopped on exit. With ``log``, stderr goes to that file."""
@@ -43,12 +53,7 @@ def http_server(folder: str, *options: str, log: Path | None = None) -> Iterator
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         if proc.stderr is not None:
             proc.stderr.close()
         if log is not None:
