@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         RequestTimeout,
     )
     from .server.app import PromptServer
+    from .server.tools import ToolOptions
     from .sources.python import Arg
 
 # Names load on first use, so `promptdeck serve` pays only for what the stdio path needs.
@@ -58,6 +59,7 @@ _WHERE: dict[str, str] = {
     "Resource": ".prompts.content",
     "ResourceLink": ".prompts.content",
     "Text": ".prompts.content",
+    "ToolOptions": ".server.tools",
     "assistant": ".prompts.content",
     "connect": ".client.session",
     "user": ".prompts.content",
@@ -101,6 +103,7 @@ __all__ = [
     "Resource",
     "ResourceLink",
     "Text",
+    "ToolOptions",
     "assistant",
     "connect",
     "user",
