@@ -161,9 +161,13 @@ def test_the_snippet_starts_a_server_that_lists_the_examples(client: str, tmp_pa
         async with stdio_client(StdioServerParameters(command=command, args=args, cwd=tmp_path)) as (read, write):
             async with ClientSession(read, write) as session:
                 names.extend(await listed(session))
+                if "--tools" in args:  # a client that uses only tools (Codex) gets the prompts as tools
+                    tools = [t.name for t in (await session.list_tools()).tools]
+                    assert tools == sorted(n.replace(".", "_") for n in example_names()), tools
 
     anyio.run(run)
     assert names == example_names()
+    assert ("--tools" in args) is (client == "Codex"), args
 
 
 # Another client's shape (or a plain mistake) in a snippet: each must fail its client's check.
