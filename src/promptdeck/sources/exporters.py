@@ -10,7 +10,7 @@ The formats, and where their files go (relative to the output folder):
 
 | target | file | arguments become |
 |---|---|---|
-| claude-code | `.claude/commands/NS/NAME.md` | `$ARGUMENTS` (one) or `$1`…`$9` |
+| claude-code | `.claude/commands/NS/NAME.md` | `$ARGUMENTS` (one), or `$NAME` listed in `arguments:` (up to ten) |
 | copilot | `.github/prompts/NAME.prompt.md` | `${input:NAME:DESCRIPTION}` |
 | cursor | `.cursor/commands/NAME.md` | only the text typed after the command, when it ends the prompt |
 | codex | `.codex/prompts/NAME.md` | `$NAME` (upper case, given as NAME=value) |
@@ -132,21 +132,40 @@ def _folders(prompt: Prompt) -> str:
 
 def _claude_code(shape: Shape) -> Written:
     warnings: list[str] = []
-    if len(shape.holes) > 9:
-        _fix(shape, [a.name for a in shape.holes[9:]], "Claude Code commands take at most nine", warnings)
-    if len(shape.holes) == 1:
-        fill = {shape.holes[0].name: "$ARGUMENTS"}
-        hint = f"[{shape.holes[0].name}]"
-    else:
-        fill = {a.name: f"${i}" for i, a in enumerate(shape.holes, 1)}
-        hint = " ".join(f"[{a.name}]" for a in shape.holes)
-        if len(shape.holes) > 1:
-            warnings.append("Claude Code splits what is typed at spaces: each argument holds one word")
-    _clashes(shape, r"\$(?:ARGUMENTS|[0-9])", "Claude Code", warnings)
+    if len(shape.holes) > 10:
+        _fix(shape, [a.name for a in shape.holes[10:]], "Claude Code commands take at most ten", warnings)
+    names = [a.name for a in shape.holes]
+    # Before the holes are written in: only the prompt's own text can clash.
+    _clashes(shape, r"\$(?:ARGUMENTS(?:\[\d+\])?|\d(?!\d)" + "".join(f"|{n}(?![A-Za-z0-9_-])" for n in names)
+             + ")", "Claude Code", warnings)
+    if len(names) == 1:
+        # $ARGUMENTS is everything typed, spaces and all; the one argument is then called "arguments".
+        shape.messages = [(role, ["$ARGUMENTS" if isinstance(p, Hole) else p for p in parts])
+                          for role, parts in shape.messages]
+        if names[0] != "arguments":
+            warnings.append(f"argument {names[0]!r} is called 'arguments' in Claude Code")
+    elif names:
+        # Named positions ($name, listed in `arguments:`), or $ARGUMENTS[N] where a name would run on
+        # into the text after it.
+        out: list[tuple[Role, list[Part]]] = []
+        for role, parts in shape.messages:
+            written: list[Part] = []
+            for i, part in enumerate(parts):
+                if isinstance(part, Hole):
+                    after = parts[i + 1] if i + 1 < len(parts) else ""
+                    runs_on = isinstance(after, str) and re.match(r"[A-Za-z0-9_-]", after) is not None
+                    written.append(f"$ARGUMENTS[{names.index(part.name)}]" if runs_on else f"${part.name}")
+                else:
+                    written.append(part)
+            out.append((role, written))
+        shape.messages = out
+        warnings.append("Claude Code splits what is typed at spaces: each argument holds one word")
     _typed_as_text(shape, warnings)
     _defaults_lost(shape, warnings)
-    body = _single_body(shape, fill, warnings)
-    front = _front({"description": _described(shape.prompt), "argument-hint": hint if shape.holes else None,
+    body = _single_body(shape, {}, warnings)
+    front = _front({"description": _described(shape.prompt),
+                    "argument-hint": " ".join(f"[{n}]" for n in names) or None,
+                    "arguments": names if len(names) > 1 else None,
                     **_model(shape.prompt, ("model", "allowed-tools"))})
     return Written(shape.prompt.name, f".claude/commands/{_folders(shape.prompt)}.md", front + body + "\n",
                    warnings)
