@@ -60,7 +60,8 @@ def test_check_reports_every_problem_as_path_line_message(tmp_path: Path) -> Non
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
         "args.md:4: argument 'b': type must be one of string, integer, number, boolean, path, got 'date'",
-        "bad.md:3: unknown front matter key 'colour' (known: name, title, description, icons, tags, scopes, arguments, model)",
+        "bad.md:3: unknown front matter key 'colour' (known: name, title, description, icons, tags, scopes, arguments, "
+        "model)",
         "good.md: prompt name 'good' is already used by dup.md",
         "latin1.md: not UTF-8 text (invalid continuation byte at byte 3)",
         "sub/worse.md:3: template error: Expected an expression, got 'end of statement block'",

@@ -177,6 +177,64 @@ def test_claude_problems_name_file_and_line(tmp_path: Path, files: Files, rel: s
     assert set(prompts(source)) == {"ok"}  # serving goes on with the rest
 
 
+# -- VS Code / Copilot prompt files ---------------------------------------------------------------------
+
+
+FORM = """---
+agent: 'agent'
+model: GPT-4o
+tools: ['githubRepo', 'search/codebase']
+description: 'Generate a new React form component'
+---
+Make ${input:formName:MyForm} (${input:formName}) for ${file}:
+${selection}
+Left as written: ${env:HOME} ${input} {{ x }} $1 #tool:githubRepo
+"""
+
+
+def test_copilot_inputs_and_editor_variables_become_arguments(tmp_path: Path) -> None:
+    source = load(tmp_path, {".github/prompts/react/form.prompt.md": FORM,
+                             "docs/review.prompt.md": "---\nname: code-review\nmode: ask\n---\nReview.\n"})
+    assert problems(source) == {}
+    found = prompts(source)
+    assert set(found) == {"react.form", "code-review"}
+    prompt = found["react.form"]
+    assert prompt.description == "Generate a new React form component"
+    assert [(a.name, a.required, a.description) for a in prompt.arguments] == [
+        ("formName", False, "MyForm (${input:formName})"),
+        ("file", False, "path of the file open in the editor (${file})"),
+        ("selection", False, "the text selected in the editor (${selection})")]
+    assert prompt.meta[META_FORMAT] == "copilot"
+    assert prompt.meta[META_MODEL] == {"agent": "agent", "model": "GPT-4o", "tools": ["githubRepo", "search/codebase"]}
+    assert found["code-review"].meta[META_MODEL] == {"mode": "ask"}
+    assert text(prompt, formName="Signup", file="src/a.tsx", selection="<form/>") == (
+        "Make Signup (Signup) for src/a.tsx:\n<form/>\n"
+        "Left as written: ${env:HOME} ${input} {{ x }} $1 #tool:githubRepo\n")
+    assert text(prompt).startswith("Make  () for :\n\n")  # nothing given: empty, as every format here
+
+
+def test_copilot_values_are_substituted_once(tmp_path: Path) -> None:
+    source = load(tmp_path, {"a.prompt.md": "${input:a} ${selection}\n"})
+    tricky = "${selection} ${input:a} $ARGUMENTS {{ a }}"
+    assert text(prompts(source)["a"], a=tricky, selection="S") == f"{tricky} S\n"
+
+
+@pytest.mark.parametrize(("body", "line", "message"), [
+    ("---\ntools: githubRepo\n---\nx\n", 2, "tools must be a list of tool names"),
+    ("---\ndescription: x\nmodel: [a]\n---\nx\n", 3, "model must be text"),
+    ("---\nname: two words\n---\nx\n", 2, "prompt name 'two words'"),
+    ("---\ndescription: x\n---\nfine\n\n${input:9lives}\n", 6, "an input's name is letters"),
+    ("line one\n${input:form-name} ${input:form_name}\n", 2, "would both be the argument 'form_name'"),
+    ("${input:file} ${file}\n", 1, "would both be the argument 'file'"),
+    ("---\n[a, b]\n---\nx\n", 2, "must be a mapping"),
+])
+def test_copilot_problems_name_file_and_line(tmp_path: Path, body: str, line: int, message: str) -> None:
+    source = load(tmp_path, {".github/prompts/p.prompt.md": body, "ok.md": "fine\n"})
+    [(got_line, got)] = problems(source)[".github/prompts/p.prompt.md"]
+    assert message in got and got_line == line
+    assert set(prompts(source)) == {"ok"}
+
+
 # -- every format alike: clashes, limits, hostile files, reload ---------------------------------------------
 
 
@@ -266,6 +324,7 @@ MIXED: Files = {
                     "  - {name: tone, enum: [plain, formal], default: plain}\n---\n{{ tone }}: {{ text }}\n",
     ".claude/commands/git/commit.md": COMMIT,
     ".claude/skills/explain/SKILL.md": "---\ndescription: Explain\narguments: topic\n---\nExplain $topic.\n",
+    ".github/prompts/react/form.prompt.md": FORM,
 }
 
 
@@ -276,7 +335,7 @@ def _params(*serve: str) -> StdioServerParameters:
 
 async def _check_mixed(session: ClientSession, expect_more: frozenset[str] = frozenset()) -> None:
     listed = {p.name: p for p in (await session.list_prompts()).prompts}
-    assert set(listed) == {"summarize", "git.commit", "explain"} | expect_more
+    assert set(listed) == {"summarize", "git.commit", "explain", "react.form"} | expect_more
     commit = listed["git.commit"]
     assert [(a.name, a.required) for a in commit.arguments or []] == [("message", False), ("arg1", False)]
     assert commit.meta is not None and commit.meta[META_MODEL]["model"] == "claude-3-5-haiku-20241022"
@@ -284,6 +343,10 @@ async def _check_mixed(session: ClientSession, expect_more: frozenset[str] = fro
     assert got.messages[0].content.text.startswith("Commit $1 {{ x }} at high priority. All: $1 {{ x }} high.")
     got = await session.get_prompt("explain", {"topic": "DNS"})
     assert got.messages[0].content.text == "Explain DNS.\n"
+    got = await session.get_prompt("react.form", {"formName": "${file}", "file": "a.tsx"})
+    assert got.messages[0].content.text.startswith("Make ${file} (${file}) for a.tsx:\n\nLeft as written")
+    done = await session.complete(_ref("react.form"), {"name": "formName", "value": ""})
+    assert done.completion.values == []
     done = await session.complete(_ref("git.commit"), {"name": "arg1", "value": "h"})
     assert done.completion.values == ["high"]
     done = await session.complete(_ref("summarize"), {"name": "tone", "value": "f"})

@@ -13,13 +13,14 @@ from typing import NamedTuple
 
 from ...prompts.spec import Prompt
 from ...protocol.errors import PromptFileError
-from . import claude
+from . import claude, copilot
 from ._common import META_FORMAT, META_MODEL, NativeError, json_safe
 
 #: format (``prompt_format``) -> reader of (relative path, text)
 READERS: dict[str, Callable[[str, str], Prompt]] = {
     "claude-command": claude.read_command,
     "claude-skill": claude.read_skill,
+    "copilot": copilot.read,
 }
 
 

@@ -19,6 +19,7 @@ from ...prompts.execution import LIGHT
 from ...prompts.render import run_bounded
 from ...prompts.sandbox import MAX_OUTPUT_CHARS, RenderLimitError
 from ...prompts.spec import NAME_RE, Prompt, RenderContext
+from .._frontmatter import FrontMatterError, line_of_key, read_front_matter, split_front_matter
 
 #: The format a prompt was read from, in its ``_meta`` (``promptdeck``'s own files carry none).
 META_FORMAT = "promptdeck.dev/format"
@@ -72,6 +73,35 @@ class Plan:
         return "".join(parts)
 
 
+class Markdown:
+    """A Markdown prompt file split: its front matter (text and mapping), body, and where the body starts."""
+
+    __slots__ = ("front", "meta", "body", "body_line")
+
+    def __init__(self, text: str) -> None:
+        try:
+            front, self.body, self.body_line = split_front_matter(text)
+            self.meta: dict[str, Any] = read_front_matter(front) if front is not None else {}
+        except FrontMatterError as exc:
+            raise NativeError(str(exc), exc.line) from None
+        self.front = front or ""
+
+    def line(self, key: str) -> int | None:
+        """The line of the top-level front matter ``key``."""
+        return line_of_key(self.front, key)
+
+    def text(self, key: str) -> str | None:
+        """The text under ``key``, None when absent, ``NativeError`` at its line when it is not text."""
+        value = self.meta.get(key)
+        if value is not None and not isinstance(value, str):
+            raise NativeError(f"{key} must be text", self.line(key))
+        return value
+
+    def body_line_of(self, offset: int) -> int:
+        """The file's line of the character at ``offset`` in the body."""
+        return self.body_line + self.body.count("\n", 0, offset)
+
+
 def json_safe(value: Any, depth: int = 0) -> Any:
     """A front matter value as JSON can carry it: dates as ISO text, mapping keys as text."""
     if depth > _MAX_JSON_DEPTH:
@@ -93,14 +123,6 @@ def check_name(name: object, line: int | None, origin: str) -> str:
         raise NativeError(f"prompt name {name!r} ({origin}) is not valid: use letters, digits, '_', '-' and '.', "
                           f"at most 128", line)
     return name
-
-
-def text_of(meta: Mapping[str, Any], key: str, line: Callable[[str], int | None]) -> str | None:
-    """The text under ``key``, None when absent, ``NativeError`` at its line when it is not text."""
-    value = meta.get(key)
-    if value is not None and not isinstance(value, str):
-        raise NativeError(f"{key} must be text", line(key))
-    return value
 
 
 def first_line(body: str) -> str | None:

@@ -14,8 +14,7 @@ from typing import Any
 
 from ...prompts.arguments import Argument, make_argument
 from ...prompts.spec import Prompt
-from .._frontmatter import FrontMatterError, line_of_key, read_front_matter, split_front_matter
-from ._common import NativeError, Plan, check_name, first_line, text_of, text_prompt
+from ._common import Markdown, NativeError, Plan, check_name, first_line, text_prompt
 
 #: ``$ARGUMENTS[N]``, ``$ARGUMENTS``, ``$N`` (one digit: ``$100`` is a price, not the 100th word), ``$name``.
 _TOKEN = re.compile(r"\$ARGUMENTS(?:\[(\d+)\])?|\$([0-9])(?![0-9])|\$([A-Za-z_][A-Za-z0-9_-]*)")
@@ -42,21 +41,13 @@ def read_skill(rel: str, text: str) -> Prompt:
 
 
 def _read(rel: str, text: str, kind: str, name: str, name_key: str | None) -> Prompt:
-    try:
-        front, body, _ = split_front_matter(text)
-        meta = read_front_matter(front) if front is not None else {}
-    except FrontMatterError as exc:
-        raise NativeError(str(exc), exc.line) from None
-    front = front or ""
-
-    def line(key: str) -> int | None:
-        return line_of_key(front, key)
-
+    doc = Markdown(text)
+    meta, body, line = doc.meta, doc.body, doc.line
     if name_key is not None and name_key in meta:
         name = check_name(meta[name_key], line(name_key), f"{name_key}: in the front matter")
     else:
         name = check_name(name, None, f"from the path {rel}")
-    description = text_of(meta, "description", line) or first_line(body)
+    description = doc.text("description") or first_line(body)
     hint = _hint(meta.get("argument-hint"), line("argument-hint"))
     named = _named(meta.get("arguments"), line("arguments"))
     plan = Plan(body, _TOKEN, lambda match: _key(match, named))
