@@ -49,11 +49,82 @@ def is_text_mime(mime: str) -> bool:
         "application/json", "application/yaml", "application/toml", "application/xml", "image/svg+xml")
 
 
-def is_prompt_path(rel: str) -> bool:
-    """Whether ``rel`` (relative, '/'-separated) is where a prompt file lives: a ``.md`` outside
-    hidden and ``_`` folders."""
+#: The hidden folders (at the library root) where other tools keep prompts, each with the format of the
+#: files it holds, the ending they have, and whether subfolders count (docs/native-formats.md).
+#: ``*`` is one folder of any name: a skill's.
+NATIVE_FOLDERS: tuple[tuple[str, str, str, bool], ...] = (
+    (".claude/commands/", "claude-command", ".md", True),
+    (".claude/skills/*/", "claude-skill", "/SKILL.md", False),
+    (".github/prompts/", "copilot", ".prompt.md", True),
+    (".cursor/commands/", "cursor", ".md", False),
+    (".continue/prompts/", "continue", ".md", False),
+    (".codex/prompts/", "codex", ".md", False),
+    (".gemini/commands/", "gemini", ".toml", True),
+)
+#: Every folder a scan must enter to reach the native folders: ``.claude``, ``.claude/commands``, ...
+_NATIVE_PARENTS = frozenset(
+    "/".join(folder.rstrip("/").split("/")[:i]) for folder, *_ in NATIVE_FOLDERS
+    for i in range(1, folder.count("/") + 1) if "*" not in folder.split("/")[i - 1])
+
+
+def prompt_format(rel: str) -> str | None:
+    """The format of the prompt file at ``rel`` (relative, '/'-separated), or None if it is no prompt file.
+
+    ``promptdeck``: a ``.md`` outside hidden and ``_`` folders; ``copilot``: a ``.prompt.md`` there or in
+    ``.github/prompts/``; and the other tools' files in their own folders (``NATIVE_FOLDERS``). Below
+    those, a hidden or ``_`` part still hides a file.
+    """
     # Substring tests rather than a split: this runs for every file of a library, and a store's label.
-    return (rel.endswith(".md") and rel[:1] not in ("", ".", "_") and "/." not in rel and "/_" not in rel)
+    if rel[:1] not in ("", ".", "_") and "/." not in rel:
+        if "/_" in rel:
+            return None
+        if rel.endswith(".md"):
+            return "copilot" if rel.endswith(".prompt.md") else "promptdeck"
+        return None
+    if rel[:1] != ".":
+        return None
+    for folder, kind, ending, nested in NATIVE_FOLDERS:
+        head, star, tail = folder.partition("*")
+        if not rel.startswith(head):
+            continue
+        rest = rel[len(head):]
+        if star:  # one folder of any name, then exactly the ending: ``.claude/skills/NAME/SKILL.md``
+            cut = rest.find("/")
+            if cut <= 0 or rest[cut:] != ending or rest[:1] in (".", "_"):
+                return None
+            return kind
+        if (rest.endswith(ending) and rest[:1] not in ("", ".", "_") and "/." not in rest and "/_" not in rest
+                and (nested or "/" not in rest)):
+            return kind
+        return None
+    return None
+
+
+def is_prompt_path(rel: str) -> bool:
+    """Whether ``rel`` (relative, '/'-separated) is where a prompt file lives, in any format it reads."""
+    return prompt_format(rel) is not None
+
+
+def may_hold_prompts(rel_dir: str) -> bool:
+    """Whether a scan must enter the folder ``rel_dir`` (relative, '/'-separated): not hidden nor ``_``,
+    or on the way to or inside a native folder (``NATIVE_FOLDERS``)."""
+    if rel_dir[:1] not in (".", "_") and "/." not in rel_dir and "/_" not in rel_dir:
+        return True
+    if rel_dir in _NATIVE_PARENTS:
+        return True
+    probe = rel_dir + "/x"
+    for folder, _kind, _ending, nested in NATIVE_FOLDERS:
+        head, star, _ = folder.partition("*")
+        if star:
+            rest = probe[len(head):] if probe.startswith(head) else ""
+            if rest.count("/") == 1 and rest[:1] not in (".", "_"):
+                return True
+        elif probe.startswith(head):
+            rest = probe[len(head):]
+            if (nested or "/" not in rest) and rest[:1] not in (".", "_") and "/." not in rest \
+                    and "/_" not in rest:
+                return True
+    return False
 
 
 def _is_hidden(rel: str) -> bool:

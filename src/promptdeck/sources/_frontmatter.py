@@ -75,6 +75,69 @@ def safe_yaml(text: str) -> Any:
     return yaml.load(text, Loader=loader)
 
 
+class FrontMatterError(ValueError):
+    """Front matter that cannot be read; ``line`` counts from 1 in the whole file."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def split_front_matter(text: str) -> tuple[str | None, str, int]:
+    """(front matter, body, line number of the body's first line) of a file's text; ``FrontMatterError``
+    for a front matter that is opened and never closed."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return None, text, 1
+    end = re.search(r"^---[ \t]*\r?$", text[4:], re.MULTILINE)
+    if end is None:
+        raise FrontMatterError("front matter starts with '---' but has no closing '---' line", 1)
+    front = text[4:4 + end.start()]
+    rest = text[4 + end.end():]
+    if rest.startswith("\r\n"):
+        rest = rest[2:]
+    elif rest.startswith("\n"):
+        rest = rest[1:]
+    return front, rest, front.count("\n") + 3
+
+
+def line_of_key(front: str, key: str) -> int | None:
+    """Line (1-based, in the file) of the top-level front-matter ``key``, not of a value that mentions it."""
+    for i, line in enumerate(front.splitlines()):
+        if line.startswith(f"{key}:"):
+            return i + 2
+    return None
+
+
+def read_front_matter(front: str) -> dict[str, Any]:
+    """The mapping a front matter (the text between the ``---`` lines) holds; empty for blank text.
+    ``FrontMatterError`` with the file's line for YAML that does not load or is not a mapping."""
+    if not front.strip():
+        return {}
+    loaded = fast_load(front)
+    if loaded is None:
+        import yaml  # only for front matter the fast reader leaves to PyYAML
+
+        try:
+            loaded = safe_yaml(front)
+        except YamlRefused as exc:
+            raise FrontMatterError(f"front matter: {exc}", exc.line + 1) from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            context = getattr(exc, "context", None) or ""
+            if getattr(exc, "context_mark", None) is not None and ("flow" in context or "quoted" in context):
+                # An unclosed bracket or quote fails wherever the parser gives up, often at the end:
+                # the line to fix is where it opened.
+                mark = exc.context_mark  # type: ignore[attr-defined]
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise FrontMatterError(f"front matter is not valid YAML: {problem}", mark.line + 2 if mark else 2) \
+                from None
+    if not isinstance(loaded, dict):
+        raise FrontMatterError("front matter must be a mapping of keys (name, title, description, ...)", 2)
+    return loaded
+
+
 def _line_of(event: Any) -> int:
     mark = event.start_mark
     return mark.line + 1 if mark is not None else 1

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from ..prompts.arguments import Argument, SpecError, parse_arguments
-from ..prompts.paths import is_prompt_path, read_confined
+from ..prompts.paths import is_prompt_path, may_hold_prompts, prompt_format, read_confined
 from ..prompts.spec import NAME_RE, Prompt
 from ..protocol.errors import InvalidParams, LibraryError, PromptFileError
-from . import Source
+from . import Source, native
 from ._blocks import Block, BlockError, build_block, render_blocks, validate_icons, work_of
-from ._frontmatter import YamlRefused, fast_load, safe_yaml
+from ._frontmatter import FrontMatterError, line_of_key, read_front_matter, split_front_matter
 from ._library import Library
+from .native import Native
 
 log = logging.getLogger("promptdeck.files")
 
@@ -33,7 +34,7 @@ EAGER_COMPILE_LIMIT = 2000
 #: From this many files on, reading and front matter run in worker processes.
 PARALLEL_MIN_FILES = 5000
 PARALLEL_BATCH = 1000
-_KEYS = ("name", "title", "description", "icons", "tags", "scopes", "arguments")
+_KEYS = ("name", "title", "description", "icons", "tags", "scopes", "arguments", "model")
 _ROLE_LINE = re.compile(r"^(user|assistant):[ \t]*(\{.*\})?[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 
@@ -46,32 +47,6 @@ class ParsedFile:
 
 def prompt_name_for(rel: str) -> str:
     return rel[:-3].replace("/", ".")
-
-
-def _split_front_matter(text: str) -> tuple[str | None, str, int]:
-    """(front matter, body, line number of the body's first line)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not (text.startswith("---\n") or text.startswith("---\r\n")):
-        return None, text, 1
-    end = re.search(r"^---[ \t]*\r?$", text[4:], re.MULTILINE)
-    if end is None:
-        raise PromptFileError("", "front matter starts with '---' but has no closing '---' line", 1)
-    front = text[4:4 + end.start()]
-    rest = text[4 + end.end():]
-    if rest.startswith("\r\n"):
-        rest = rest[2:]
-    elif rest.startswith("\n"):
-        rest = rest[1:]
-    return front, rest, front.count("\n") + 3
-
-
-def _line_of(front: str, key: str) -> int | None:
-    """Line (1-based, in the file) of the top-level front-matter ``key``, not of a value that mentions it."""
-    for i, line in enumerate(front.splitlines()):
-        if line.startswith(f"{key}:"):
-            return i + 2
-    return None
 
 
 def _argument_line(front: str, name: str, *, last: bool = False) -> int | None:
@@ -112,7 +87,8 @@ def _segments(body: str, first_line: int) -> Iterable[tuple[str, str | None, str
 
 #: What the first stage of parsing gives: (front matter text, meta, body segments), or problems as
 #: (message, line). Plain data, so worker processes can produce it for large libraries.
-Staged = tuple[str, dict[str, Any], list[tuple[str, str | None, str, int, int]]] | list[tuple[str, int | None]]
+Staged = tuple[str, dict[str, Any], list[tuple[str, str | None, str, int, int]]] | list[tuple[str, int | None]] \
+    | Native
 
 
 def stage_file(rel: str, data: bytes) -> Staged:
@@ -123,32 +99,14 @@ def stage_file(rel: str, data: bytes) -> Staged:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return [(f"not UTF-8 text ({exc.reason} at byte {exc.start})", None)]
+    kind = prompt_format(rel)
+    if kind is not None and kind != "promptdeck":
+        return Native(kind, text)
     try:
-        front, body, body_line = _split_front_matter(text)
-    except PromptFileError as exc:
-        return [(exc.reason, exc.line)]
-    meta: dict[str, Any] = {}
-    if front is not None and front.strip():
-        loaded = fast_load(front)
-        if loaded is None:
-            import yaml  # only for front matter the fast reader leaves to PyYAML
-
-            try:
-                loaded = safe_yaml(front)
-            except YamlRefused as exc:
-                return [(f"front matter: {exc}", exc.line + 1)]
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                context = getattr(exc, "context", None) or ""
-                if getattr(exc, "context_mark", None) is not None and ("flow" in context or "quoted" in context):
-                    # An unclosed bracket or quote fails wherever the parser gives up, often at the end:
-                    # the line to fix is where it opened.
-                    mark = exc.context_mark  # type: ignore[attr-defined]
-                problem = getattr(exc, "problem", None) or str(exc)
-                return [(f"front matter is not valid YAML: {problem}", mark.line + 2 if mark else 2)]
-        if not isinstance(loaded, dict):
-            return [("front matter must be a mapping of keys (name, title, description, ...)", 2)]
-        meta = loaded
+        front, body, body_line = split_front_matter(text)
+        meta = read_front_matter(front) if front is not None else {}
+    except FrontMatterError as exc:
+        return [(str(exc), exc.line)]
     return front or "", meta, list(_segments(body, body_line))
 
 
@@ -176,38 +134,45 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
 
     if isinstance(staged, list):
         return ParsedFile(None, [PromptFileError(rel, message, line) for message, line in staged])
+    if isinstance(staged, Native):
+        prompt, problems = native.build(rel, staged)
+        return ParsedFile(prompt, problems)
     front, meta, segments = staged
     for key in meta:
         if key not in _KEYS:
             return fail(f"unknown front matter key {key!r} (known: {', '.join(_KEYS)})",
-                        _line_of(front, key))
+                        line_of_key(front, key))
     name = meta.get("name", prompt_name_for(rel))
     if not isinstance(name, str) or not NAME_RE.match(name):
         hint = "" if "name" in meta else "; set a valid `name:` in the front matter"
         return fail(f"prompt name {name!r} is not valid: use letters, digits, '_', '-' and '.'{hint}",
-                    _line_of(front, "name"))
+                    line_of_key(front, "name"))
     for key in ("title", "description"):
         if key in meta and not isinstance(meta[key], str):
-            return fail(f"{key} must be text", _line_of(front, key))
+            return fail(f"{key} must be text", line_of_key(front, key))
     tags = meta.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        return fail("tags must be a list of words", _line_of(front, "tags"))
+        return fail("tags must be a list of words", line_of_key(front, "tags"))
     scopes = meta.get("scopes") or []
     if isinstance(scopes, str):
         scopes = scopes.split()
     if not isinstance(scopes, list) or not all(isinstance(s, str) and s and " " not in s for s in scopes):
-        return fail("scopes must be a list of scope names", _line_of(front, "scopes"))
+        return fail("scopes must be a list of scope names", line_of_key(front, "scopes"))
     try:
         icons = validate_icons(meta.get("icons"))
     except BlockError as exc:
-        return fail(str(exc), _line_of(front, "icons"))
+        return fail(str(exc), line_of_key(front, "icons"))
+    model = meta.get("model")
+    if model is not None and not isinstance(model, dict):
+        return fail("model must be a mapping of settings for the model (model, temperature, tools, ...)",
+                    line_of_key(front, "model"))
     arguments: tuple[Argument, ...]
     try:
         arguments = parse_arguments(meta.get("arguments"))
     except SpecError as exc:
         found = re.search(r"argument '([^']+)'", str(exc))
         line = _argument_line(front, found.group(1), last="declared twice" in str(exc)) if found else None
-        return fail(str(exc), line or _line_of(front, "arguments"))
+        return fail(str(exc), line or line_of_key(front, "arguments"))
 
     blocks: list[Block] = []
     for role, spec_text, body_text, spec_line, text_line in segments:
@@ -231,6 +196,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         source=rel,
         completers=library.path_completers(arguments) if path_args else None,
         work=work_of(tuple(blocks), path_args),
+        meta={native.META_MODEL: native.json_safe(model)} if model else None,
     )
     return ParsedFile(prompt)
 
@@ -259,10 +225,11 @@ class FileSource(Source):
         found: list[str] = []
         root = str(self.root)
         for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if not d.startswith((".", "_"))]
             rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
             prefix = "" if rel_dir == "." else rel_dir + "/"
-            found.extend(prefix + f for f in filenames if f.endswith(".md") and not f.startswith((".", "_")))
+            # Hidden and "_" folders hold no prompts, but for the other tools' own (.claude/commands, ...).
+            dirnames[:] = [d for d in dirnames if not d.startswith((".", "_")) or may_hold_prompts(prefix + d)]
+            found.extend(prefix + f for f in filenames if is_prompt_path(prefix + f))
         found.sort()
         return found
 

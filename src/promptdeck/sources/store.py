@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..prompts.paths import READ_FLAGS, is_prompt_path, read_confined, read_opened
+from ..prompts.paths import READ_FLAGS, is_prompt_path, may_hold_prompts, read_confined, read_opened
 from ..protocol.errors import LibraryError
 
 if TYPE_CHECKING:
@@ -195,8 +195,11 @@ def is_safe_path(path: object) -> bool:
     no empty, hidden, '.' or '..' part and no backslash or NUL. Paths come from the database, which
     another tool may have written, and each becomes a file below a folder of ours."""
     # Substring tests rather than a split: this runs for every file of a publish and of a label.
+    # A hidden part is allowed only on the way to another tool's prompt file (``.claude/commands/x.md``),
+    # whose pattern admits no '.' or '..' part.
     return (isinstance(path, str) and 0 < len(path) <= 1024 and "\\" not in path and "\0" not in path
-            and path[0] not in "./" and path[-1] != "/" and "//" not in path and "/." not in path)
+            and path[0] != "/" and path[-1] != "/" and "//" not in path
+            and ((path[0] != "." and "/." not in path) or is_prompt_path(path)))
 
 
 def is_postgres_url(url: str) -> bool:
@@ -769,12 +772,16 @@ def read_library(root: str | os.PathLike[str]) -> dict[str, bytes]:
     base = Path(root).resolve()
     out: dict[str, bytes] = {}
     for dirpath, dirnames, filenames, dirfd in os.fwalk(base):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         rel_dir = os.path.relpath(dirpath, base).replace(os.sep, "/")
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        # Hidden folders are left out, but for the other tools' prompt folders (``.claude/commands``, ...),
+        # of which only the prompt files are taken.
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") or may_hold_prompts(prefix + d))
+        hidden = rel_dir.startswith(".") or "/." in rel_dir
         for name in sorted(filenames):
-            if name.startswith("."):
+            rel = prefix + name
+            if name.startswith(".") or (hidden and not is_prompt_path(rel)):
                 continue
-            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
             try:
                 fd = os.open(name, READ_FLAGS, dir_fd=dirfd)
             except OSError:  # a link (ELOOP), or gone: the path-checking read decides, and says why

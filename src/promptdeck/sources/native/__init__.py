@@ -1,0 +1,45 @@
+"""Prompt files in other tools' formats, read natively: one module per family, one dispatch by path.
+
+``prompts.paths.prompt_format`` says which format a path holds; ``stage_file`` hands such a file over
+as ``Native`` (plain data, so worker processes can make it) and ``build`` reads it with its format's
+reader. Every reader gives a ``Prompt`` or raises ``NativeError`` with the line at fault. The formats and
+how each maps to MCP are in docs/native-formats.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from ...prompts.spec import Prompt
+from ...protocol.errors import PromptFileError
+from . import claude, copilot
+from ._common import META_FORMAT, META_MODEL, NativeError, json_safe
+
+#: format (``prompt_format``) -> reader of (relative path, text)
+READERS: dict[str, Callable[[str, str], Prompt]] = {
+    "claude-command": claude.read_command,
+    "claude-skill": claude.read_skill,
+    "copilot": copilot.read,
+}
+
+
+class Native(NamedTuple):
+    """A decoded file of another tool's format, waiting for its reader."""
+
+    kind: str
+    text: str
+
+
+def build(rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
+    """The prompt of a native file, or the problems that keep it from being one."""
+    reader = READERS.get(staged.kind)
+    if reader is None:
+        return None, [PromptFileError(rel, f"the {staged.kind} format is not read yet")]
+    try:
+        return reader(rel, staged.text), []
+    except NativeError as exc:
+        return None, [PromptFileError(rel, str(exc), exc.line)]
+
+
+__all__ = ["META_FORMAT", "META_MODEL", "READERS", "Native", "NativeError", "build", "json_safe"]

@@ -1,0 +1,407 @@
+"""Other tools' prompt files read natively (sources/native/, prompts/paths.prompt_format): per format, how
+names, descriptions, arguments and bodies map to MCP, every problem with its line, hostile files, and
+one mixed library served end to end to the official SDK client over stdio (list, get, complete)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from promptdeck.prompts.arguments import bind
+from promptdeck.prompts.content import Text
+from promptdeck.prompts.paths import is_prompt_path, may_hold_prompts, prompt_format
+from promptdeck.prompts.sandbox import MAX_OUTPUT_CHARS
+from promptdeck.prompts.spec import Prompt, RenderContext
+from promptdeck.protocol.errors import InternalError, InvalidParams
+from promptdeck.sources.files import MAX_PROMPT_FILE_BYTES, FileSource
+from promptdeck.sources.native import META_FORMAT, META_MODEL
+from tests.test_files import Files, load, prompts, write
+
+
+def problems(source: FileSource) -> dict[str, list[tuple[int | None, str]]]:
+    return {rel: [(e.line, e.reason) for e in errors] for rel, errors in source.errors.items()}
+
+
+def text(prompt: Prompt, **raw: str) -> str:
+    """The single user message's text for the argument values ``raw``."""
+    messages = prompt.render(bind(prompt.arguments, raw, prompt.name), RenderContext(prompt.name))
+    assert not isinstance(messages, list) or all(m.role == "user" for m in messages)
+    assert isinstance(messages, list)
+    if not messages:
+        return ""
+    [message] = messages
+    assert isinstance(message.content, Text)
+    return message.content.text
+
+
+def arg_names(prompt: Prompt) -> list[str]:
+    return [a.name for a in prompt.arguments]
+
+
+# -- which paths are prompts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rel", "kind"), [
+    ("a.md", "promptdeck"),
+    ("docs/a.md", "promptdeck"),
+    ("docs/x.prompt.md", "copilot"),
+    (".claude/commands/a.md", "claude-command"),
+    (".claude/commands/git/deep/a.md", "claude-command"),
+    (".claude/skills/explain/SKILL.md", "claude-skill"),
+    (".github/prompts/a.prompt.md", "copilot"),
+    (".github/prompts/sub/a.prompt.md", "copilot"),
+    (".cursor/commands/a.md", "cursor"),
+    (".continue/prompts/a.md", "continue"),
+    (".codex/prompts/a.md", "codex"),
+    (".gemini/commands/a.toml", "gemini"),
+    (".gemini/commands/git/a.toml", "gemini"),
+    # not prompts: other hidden files, material, a skill's other files, other folders' files
+    (".env", None), (".git/x.md", None), ("x/.claude/commands/a.md", None), ("_m/a.md", None),
+    (".claude/a.md", None), (".claude/commands/_m/a.md", None), (".claude/commands/.h/a.md", None),
+    (".claude/skills/x/notes.md", None), (".claude/skills/x/y/SKILL.md", None), (".claude/skills/_x/SKILL.md", None),
+    (".github/prompts/a.md", None), (".github/workflows/ci.md", None), (".cursor/commands/x/a.md", None),
+    (".gemini/commands/a.md", None), ("a.toml", None),
+])
+def test_prompt_format_by_path(rel: str, kind: str | None) -> None:
+    assert prompt_format(rel) == kind
+    assert is_prompt_path(rel) is (kind is not None)
+
+
+def test_a_scan_enters_the_native_folders_only() -> None:
+    assert all(may_hold_prompts(d) for d in (".claude", ".claude/commands", ".claude/commands/git", ".claude/skills",
+                                             ".claude/skills/x", ".github", ".github/prompts", ".gemini/commands/a"))
+    assert not any(may_hold_prompts(d) for d in (".git", ".github/workflows", ".claude/skills/x/y", ".venv",
+                                                 ".claude/commands/.h", ".cursor/commands/x", "_material"))
+
+
+# -- Claude Code -------------------------------------------------------------------------------------
+
+
+COMMIT = """---
+description: Commit with a message
+argument-hint: "[message] [high|low]"
+allowed-tools: Bash(git add:*), Bash(git commit:*)
+model: claude-3-5-haiku-20241022
+---
+Commit $0 at $1 priority. All: $ARGUMENTS. Keep {{ this }} and {% that %}. Costs $100; $ARGUMENTS[12] is gone.
+"""
+
+
+def test_claude_command_positions_named_by_the_hint(tmp_path: Path) -> None:
+    source = load(tmp_path, {".claude/commands/git/commit.md": COMMIT})
+    assert problems(source) == {}
+    prompt = prompts(source)["git.commit"]
+    assert prompt.description == "Commit with a message"
+    assert arg_names(prompt) == ["message", "arg1"]
+    assert not any(a.required for a in prompt.arguments)
+    assert prompt.arguments[1].examples == ("high", "low")  # offered by completion
+    assert prompt.meta[META_FORMAT] == "claude-command"
+    assert prompt.meta[META_MODEL] == {"argument-hint": "[message] [high|low]",
+                                       "allowed-tools": "Bash(git add:*), Bash(git commit:*)",
+                                       "model": "claude-3-5-haiku-20241022"}
+    listing = prompt.listing()
+    assert listing["_meta"][META_MODEL]["model"] == "claude-3-5-haiku-20241022"
+    assert text(prompt, message="fix", arg1="high") == (
+        "Commit fix at high priority. All: fix high. Keep {{ this }} and {% that %}. Costs $100;  is gone.\n")
+    # Missing words are empty, as in Claude Code.
+    assert text(prompt) == "Commit  at  priority. All: . Keep {{ this }} and {% that %}. Costs $100;  is gone.\n"
+
+
+def test_claude_values_are_substituted_once(tmp_path: Path) -> None:
+    """A value that looks like a placeholder (of this format or another) comes out as written."""
+    source = load(tmp_path, {".claude/commands/c.md": COMMIT, ".claude/commands/raw.md": "Do: $ARGUMENTS\n"})
+    tricky = "$1 $ARGUMENTS ${input:x} {{ y }} $0"
+    assert text(prompts(source)["c"], message=tricky, arg1="$0").startswith(f"Commit {tricky} at $0 priority. "
+                                                                            f"All: {tricky} $0.")
+    assert text(prompts(source)["raw"], arguments=tricky) == f"Do: {tricky}\n"
+
+
+def test_claude_command_without_placeholders_gets_the_arguments_appended(tmp_path: Path) -> None:
+    source = load(tmp_path, {".claude/commands/review.md": "Review the code.\n\n"})
+    prompt = prompts(source)["review"]
+    assert arg_names(prompt) == ["arguments"]
+    assert prompt.description == "Review the code."  # Claude Code shows the first line when none is given
+    assert text(prompt) == "Review the code."
+    assert text(prompt, arguments="the parser") == "Review the code.\n\nARGUMENTS: the parser"
+    assert META_MODEL not in prompt.meta
+
+
+def test_claude_skill_with_named_arguments(tmp_path: Path) -> None:
+    skill = ("---\nname: explain-it\ndescription: Explain a topic\narguments: [topic, level-of-detail]\n"
+             "disable-model-invocation: true\n---\nExplain $topic at $level-of-detail ($topics stays).\n")
+    source = load(tmp_path, {".claude/skills/explain/SKILL.md": skill,
+                             ".claude/skills/plain/SKILL.md": "Say $ARGUMENTS twice: $ARGUMENTS\n",
+                             ".claude/skills/plain/reference.md": "not a prompt\n"})
+    assert problems(source) == {}
+    found = prompts(source)
+    assert set(found) == {"explain-it", "plain"}
+    prompt = found["explain-it"]
+    assert arg_names(prompt) == ["topic", "level_of_detail"]  # MCP names: '-' becomes '_'
+    assert prompt.meta[META_FORMAT] == "claude-skill"
+    assert prompt.meta[META_MODEL] == {"arguments": ["topic", "level-of-detail"], "disable-model-invocation": True}
+    assert text(prompt, topic="DNS", level_of_detail="deep") == "Explain DNS at deep ($topics stays).\n"
+    assert text(found["plain"], arguments="hi") == "Say hi twice: hi\n"
+
+
+@pytest.mark.parametrize(("files", "rel", "line", "message"), [
+    ({".claude/commands/a.md": "---\nargument-hint: [a] [b]\n---\nx\n"}, ".claude/commands/a.md", 2,
+     "front matter is not valid YAML"),
+    ({".claude/commands/a.md": "---\n- a\n- b\n---\nx\n"}, ".claude/commands/a.md", 2, "must be a mapping"),
+    ({".claude/commands/a.md": "---\ndescription: x\n"}, ".claude/commands/a.md", 1, "no closing '---'"),
+    ({".claude/commands/a.md": "---\nmodel: m\ndescription: [1]\n---\nx\n"}, ".claude/commands/a.md", 3,
+     "description must be text"),
+    ({".claude/commands/a.md": "---\nargument-hint: [scope: full]\n---\nx\n"}, ".claude/commands/a.md", 2,
+     "argument-hint must be text"),
+    ({".claude/commands/a.md": "---\n\narguments: [a, 'b c']\n---\n$a\n"}, ".claude/commands/a.md", 3,
+     "arguments must be a list of names"),
+    ({".claude/commands/a.md": "---\narguments: [a-b, a_b]\n---\n$a-b\n"}, ".claude/commands/a.md", 2,
+     "another argument has"),
+    ({".claude/commands/my command.md": "x\n"}, ".claude/commands/my command.md", None,
+     "prompt name 'my command' (from the path .claude/commands/my command.md) is not valid"),
+    ({".claude/skills/s/SKILL.md": "---\nx: 1\nname: bad name\n---\nx\n"}, ".claude/skills/s/SKILL.md", 3,
+     "prompt name 'bad name'"),
+    ({".claude/commands/a.md": b"\xff\xfe"}, ".claude/commands/a.md", None, "not UTF-8"),
+])
+def test_claude_problems_name_file_and_line(tmp_path: Path, files: Files, rel: str, line: int | None,
+                                            message: str) -> None:
+    source = load(tmp_path, {**files, "ok.md": "fine\n"})
+    [(got_line, got)] = problems(source)[rel]
+    assert message in got and got_line == line
+    assert set(prompts(source)) == {"ok"}  # serving goes on with the rest
+
+
+# -- VS Code / Copilot prompt files ---------------------------------------------------------------------
+
+
+FORM = """---
+agent: 'agent'
+model: GPT-4o
+tools: ['githubRepo', 'search/codebase']
+description: 'Generate a new React form component'
+---
+Make ${input:formName:MyForm} (${input:formName}) for ${file}:
+${selection}
+Left as written: ${env:HOME} ${input} {{ x }} $1 #tool:githubRepo
+"""
+
+
+def test_copilot_inputs_and_editor_variables_become_arguments(tmp_path: Path) -> None:
+    source = load(tmp_path, {".github/prompts/react/form.prompt.md": FORM,
+                             "docs/review.prompt.md": "---\nname: code-review\nmode: ask\n---\nReview.\n"})
+    assert problems(source) == {}
+    found = prompts(source)
+    assert set(found) == {"react.form", "code-review"}
+    prompt = found["react.form"]
+    assert prompt.description == "Generate a new React form component"
+    assert [(a.name, a.required, a.description) for a in prompt.arguments] == [
+        ("formName", False, "MyForm (${input:formName})"),
+        ("file", False, "path of the file open in the editor (${file})"),
+        ("selection", False, "the text selected in the editor (${selection})")]
+    assert prompt.meta[META_FORMAT] == "copilot"
+    assert prompt.meta[META_MODEL] == {"agent": "agent", "model": "GPT-4o", "tools": ["githubRepo", "search/codebase"]}
+    assert found["code-review"].meta[META_MODEL] == {"mode": "ask"}
+    assert text(prompt, formName="Signup", file="src/a.tsx", selection="<form/>") == (
+        "Make Signup (Signup) for src/a.tsx:\n<form/>\n"
+        "Left as written: ${env:HOME} ${input} {{ x }} $1 #tool:githubRepo\n")
+    assert text(prompt).startswith("Make  () for :\n\n")  # nothing given: empty, as every format here
+
+
+def test_copilot_values_are_substituted_once(tmp_path: Path) -> None:
+    source = load(tmp_path, {"a.prompt.md": "${input:a} ${selection}\n"})
+    tricky = "${selection} ${input:a} $ARGUMENTS {{ a }}"
+    assert text(prompts(source)["a"], a=tricky, selection="S") == f"{tricky} S\n"
+
+
+@pytest.mark.parametrize(("body", "line", "message"), [
+    ("---\ntools: githubRepo\n---\nx\n", 2, "tools must be a list of tool names"),
+    ("---\ndescription: x\nmodel: [a]\n---\nx\n", 3, "model must be text"),
+    ("---\nname: two words\n---\nx\n", 2, "prompt name 'two words'"),
+    ("---\ndescription: x\n---\nfine\n\n${input:9lives}\n", 6, "an input's name is letters"),
+    ("line one\n${input:form-name} ${input:form_name}\n", 2, "would both be the argument 'form_name'"),
+    ("${input:file} ${file}\n", 1, "would both be the argument 'file'"),
+    ("---\n[a, b]\n---\nx\n", 2, "must be a mapping"),
+])
+def test_copilot_problems_name_file_and_line(tmp_path: Path, body: str, line: int, message: str) -> None:
+    source = load(tmp_path, {".github/prompts/p.prompt.md": body, "ok.md": "fine\n"})
+    [(got_line, got)] = problems(source)[".github/prompts/p.prompt.md"]
+    assert message in got and got_line == line
+    assert set(prompts(source)) == {"ok"}
+
+
+# -- every format alike: clashes, limits, hostile files, reload ---------------------------------------------
+
+
+def test_one_name_from_two_formats_is_an_error_naming_both(tmp_path: Path) -> None:
+    source = load(tmp_path, {"review.md": "mine\n", ".claude/commands/review.md": "theirs\n"})
+    assert text(prompts(source)["review"], arguments="") == "theirs"  # the first path in order wins
+    [(line, message)] = problems(source)["review.md"]
+    assert message == "prompt name 'review' is already used by .claude/commands/review.md"
+
+
+def test_an_oversized_file_is_refused_and_the_rest_served(tmp_path: Path) -> None:
+    source = load(tmp_path, {".claude/commands/big.md": "x" * (MAX_PROMPT_FILE_BYTES + 1), "ok.md": "ok\n"})
+    [(_, message)] = problems(source)[".claude/commands/big.md"]
+    assert "larger than" in message and set(prompts(source)) == {"ok"}
+
+
+def test_huge_values_hit_the_output_bound(tmp_path: Path) -> None:
+    body = "$ARGUMENTS " * 8 + "\n"
+    source = load(tmp_path, {".claude/commands/many.md": body})
+    prompt = prompts(source)["many"]
+    value = "v" * 900_000  # within the bound of one value; eight of them are past the output's
+    assert 8 * len(value) > MAX_OUTPUT_CHARS
+    with pytest.raises(InternalError) as refused:
+        text(prompt, arguments=value)
+    assert "longer than" in str(refused.value.detail)
+    with pytest.raises(InvalidParams, match="longer than"):  # one value is bounded before any render
+        text(prompt, arguments="v" * 1_000_001)
+
+
+def test_a_symlinked_claude_folder_out_of_the_library_is_confined(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    write(outside, {"commands/secret.md": "SECRET $ARGUMENTS\n"})
+    root = tmp_path / "lib"
+    write(root, {"ok.md": "ok\n"})
+    os.symlink(outside, root / ".claude")
+    source = FileSource(root)
+    source.load()
+    assert set(prompts(source)) == {"ok"}
+    source.update([str(root / ".claude/commands/secret.md")])  # as the watcher would hand it over
+    assert set(prompts(source)) == {"ok"}
+    [(_, message)] = problems(source)[".claude/commands/secret.md"]
+    assert "leads out of the library" in message
+
+
+def test_deeply_nested_command_folders(tmp_path: Path) -> None:
+    deep = "/".join(f"d{i}" for i in range(25))
+    source = load(tmp_path, {f".claude/commands/{deep}/x.md": "deep $ARGUMENTS\n"})
+    name = deep.replace("/", ".") + ".x"
+    assert text(prompts(source)[name], arguments="ok") == "deep ok\n"
+    deeper = "/".join(f"d{i}" for i in range(80))  # the name passes 128 characters: an error, not a crash
+    source = load(tmp_path, {f".claude/commands/{deeper}/x.md": "x\n"})
+    assert "is not valid" in problems(source)[f".claude/commands/{deeper}/x.md"][0][1]
+
+
+def test_a_broken_reload_keeps_the_last_good_version(tmp_path: Path) -> None:
+    source = load(tmp_path, {".claude/commands/c.md": "---\ndescription: good\n---\nHi $ARGUMENTS\n"})
+    path = tmp_path / ".claude/commands/c.md"
+    path.write_text("---\ndescription: [broken\n---\nHi\n")
+    source.update([str(path)])
+    assert prompts(source)["c"].description == "good"
+    assert problems(source)[".claude/commands/c.md"][0][0] == 2
+    path.unlink()
+    source.update([str(path)])
+    assert "c" not in prompts(source)
+
+
+def test_other_hidden_folders_stay_ignored(tmp_path: Path) -> None:
+    source = load(tmp_path, {".git/x.md": "x\n", ".venv/y.md": "y\n", ".claude/settings.md": "z\n",
+                             ".claude/commands/ok.md": "ok\n"})
+    assert set(prompts(source)) == {"ok"} and problems(source) == {}
+
+
+def test_promptdeck_model_block_goes_to_meta(tmp_path: Path) -> None:
+    source = load(tmp_path, {"a.md": "---\nmodel: {name: gpt-4o, temperature: 0.2, tools: [search]}\n---\nHi\n",
+                             "b.md": "---\nmodel: gpt-4o\n---\nHi\n"})
+    assert prompts(source)["a"].listing()["_meta"][META_MODEL] == {"name": "gpt-4o", "temperature": 0.2,
+                                                                   "tools": ["search"]}
+    assert problems(source)["b.md"] == [(2, "model must be a mapping of settings for the model (model, "
+                                            "temperature, tools, ...)")]
+
+
+# -- served end to end: the official SDK client over stdio, from a folder and from a store --------------
+
+
+MIXED: Files = {
+    "summarize.md": "---\ndescription: Summarize\narguments:\n  - {name: text, required: true}\n"
+                    "  - {name: tone, enum: [plain, formal], default: plain}\n---\n{{ tone }}: {{ text }}\n",
+    ".claude/commands/git/commit.md": COMMIT,
+    ".claude/skills/explain/SKILL.md": "---\ndescription: Explain\narguments: topic\n---\nExplain $topic.\n",
+    ".github/prompts/react/form.prompt.md": FORM,
+}
+
+
+def _params(*serve: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "promptdeck", "serve", *serve],
+                                 env=dict(os.environ))
+
+
+async def _check_mixed(session: ClientSession, expect_more: frozenset[str] = frozenset()) -> None:
+    listed = {p.name: p for p in (await session.list_prompts()).prompts}
+    assert set(listed) == {"summarize", "git.commit", "explain", "react.form"} | expect_more
+    commit = listed["git.commit"]
+    assert [(a.name, a.required) for a in commit.arguments or []] == [("message", False), ("arg1", False)]
+    assert commit.meta is not None and commit.meta[META_MODEL]["model"] == "claude-3-5-haiku-20241022"
+    got = await session.get_prompt("git.commit", {"message": "$1 {{ x }}", "arg1": "high"})
+    assert got.messages[0].content.text.startswith("Commit $1 {{ x }} at high priority. All: $1 {{ x }} high.")
+    got = await session.get_prompt("explain", {"topic": "DNS"})
+    assert got.messages[0].content.text == "Explain DNS.\n"
+    got = await session.get_prompt("react.form", {"formName": "${file}", "file": "a.tsx"})
+    assert got.messages[0].content.text.startswith("Make ${file} (${file}) for a.tsx:\n\nLeft as written")
+    done = await session.complete(_ref("react.form"), {"name": "formName", "value": ""})
+    assert done.completion.values == []
+    done = await session.complete(_ref("git.commit"), {"name": "arg1", "value": "h"})
+    assert done.completion.values == ["high"]
+    done = await session.complete(_ref("summarize"), {"name": "tone", "value": "f"})
+    assert done.completion.values == ["formal"]
+
+
+def _ref(name: str) -> Any:
+    import mcp_types as types
+
+    return types.PromptReference(type="ref/prompt", name=name)
+
+
+@pytest.mark.slow
+def test_a_mixed_folder_served_to_the_sdk_client(tmp_path: Path) -> None:
+    import mcp_types as types
+
+    root = tmp_path / "lib"
+    write(root, MIXED)
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.PromptListChangedNotification):
+            changed.set()
+
+    async def run() -> None:
+        async with stdio_client(_params(str(root))) as (read, write_), \
+                ClientSession(read, write_, message_handler=on_message) as session:
+            await session.initialize()
+            await _check_mixed(session)
+            await anyio.sleep(0.3)  # let the watcher settle before the edit
+            write(root, {".claude/commands/fresh.md": "Fresh $ARGUMENTS\n"})
+            with anyio.fail_after(10):
+                await changed.wait()
+            await _check_mixed(session, frozenset({"fresh"}))
+            got = await session.get_prompt("fresh", {"arguments": "x"})
+            assert got.messages[0].content.text == "Fresh x\n"
+
+    anyio.run(run)
+
+
+@pytest.mark.slow
+def test_a_mixed_folder_published_to_a_store_and_served(tmp_path: Path) -> None:
+    import subprocess
+
+    root = tmp_path / "lib"
+    write(root, {**MIXED, ".git/config": "[core]\n", ".claude/settings.json": "{}\n"})
+    url = f"sqlite:///{tmp_path}/s.db"
+    done = subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(root), "--store", url, "--label",
+                           "production"], capture_output=True, text=True, check=True)
+    assert ".claude/commands/git/commit.md" in done.stdout and ".claude/skills/explain/SKILL.md" in done.stdout
+    assert ".git/config" not in done.stdout and "settings.json" not in done.stdout
+
+    async def run() -> None:
+        async with stdio_client(_params("--store", url)) as (read, write_), ClientSession(read, write_) as session:
+            await session.initialize()
+            await _check_mixed(session)
+
+    anyio.run(run)
