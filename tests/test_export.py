@@ -290,3 +290,18 @@ def test_a_round_trip_keeps_every_rendering_the_format_can_express(target: str, 
             theirs = render(theirs_prompt, bind(theirs_prompt.arguments, given, name))
             assert [m.role for m in theirs] == ["user"], name
             assert _texts(theirs)[0][1] == ours.strip(), (target, name, variant)
+
+
+def test_model_settings_are_carried_over(tmp_path: Path) -> None:
+    library = tmp_path / "lib"
+    (library / ".claude" / "commands").mkdir(parents=True)
+    (library / ".claude" / "commands" / "fix.md").write_text(
+        "---\ndescription: Fix it\nmodel: sonnet\nallowed-tools: [Bash, Read]\ncustom: 1\n---\nFix $ARGUMENTS now.\n")
+    (library / "plan.md").write_text("---\nmodel: {name: gpt-4o, temperature: 0.2}\n---\nMake a plan.\n")
+    pd("export", str(library), str(tmp_path / "out"), "--to", "claude-code")
+    fix = yaml.safe_load((tmp_path / "out/.claude/commands/fix.md").read_text().split("---\n")[1])
+    # From Claude Code to Claude Code: every setting it had.
+    assert fix == {"description": "Fix it", "argument-hint": "[arguments]", "model": "sonnet",
+                   "allowed-tools": ["Bash", "Read"], "custom": 1}
+    plan = yaml.safe_load((tmp_path / "out/.claude/commands/plan.md").read_text().split("---\n")[1])
+    assert plan == {"model": "gpt-4o"}  # promptdeck's model block gives its name

@@ -166,7 +166,7 @@ def _claude_code(shape: Shape) -> Written:
     front = _front({"description": _described(shape.prompt),
                     "argument-hint": " ".join(f"[{n}]" for n in names) or None,
                     "arguments": names if len(names) > 1 else None,
-                    **_model(shape.prompt, ("model", "allowed-tools"))})
+                    **_model(shape.prompt, ("model", "allowed-tools"), "claude-command")})
     return Written(shape.prompt.name, f".claude/commands/{_folders(shape.prompt)}.md", front + body + "\n",
                    warnings)
 
@@ -195,7 +195,7 @@ def _copilot(shape: Shape) -> Written:
     _defaults_lost(shape, warnings)
     body = _single_body(shape, {}, warnings)
     front = _front({"name": shape.prompt.name, "description": _described(shape.prompt),
-                    **_model(shape.prompt, ("model", "tools", "mode", "agent"))})
+                    **_model(shape.prompt, ("model", "tools", "mode", "agent"), "copilot")})
     return Written(shape.prompt.name, f".github/prompts/{shape.prompt.name}.prompt.md", front + body + "\n",
                    warnings)
 
@@ -314,12 +314,23 @@ def _dotprompt(shape: Shape) -> Written:
     return Written(shape.prompt.name, f"{shape.prompt.name}.prompt", front + "\n\n".join(blocks) + "\n", warnings)
 
 
-def _model(prompt: Prompt, keys: tuple[str, ...]) -> dict[str, Any]:
-    """Model settings the prompt carries in its ``_meta`` (see docs/native-formats.md), by the target's keys."""
-    settings = prompt.meta.get("promptdeck.dev/model")
+def _model(prompt: Prompt, keys: tuple[str, ...], own: str = "") -> dict[str, Any]:
+    """The model settings a prompt carries in ``_meta`` (docs/native-formats.md), as the target's keys.
+
+    A prompt read from the target's own format (``own``, its format id) gets back every setting it had;
+    any other gets the ``keys`` the target knows, a promptdeck ``model: {name: ...}`` giving ``model``.
+    """
+    from .native import META_FORMAT, META_MODEL  # not at import: the CLI imports this for its targets
+
+    settings = prompt.meta.get(META_MODEL)
     if not isinstance(settings, dict):
         return {}
-    return {key: settings[key] for key in keys if key in settings}
+    if own and prompt.meta.get(META_FORMAT) == own:
+        return {k: v for k, v in settings.items() if k not in ("argument-hint", "arguments", "name")}
+    picked = {key: settings[key] for key in keys if key in settings}
+    if "model" in keys and "model" not in picked and isinstance(settings.get("name"), str):
+        picked["model"] = settings["name"]
+    return picked
 
 
 _WRITERS: dict[str, Callable[[Shape], Written]] = {
