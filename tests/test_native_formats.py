@@ -235,6 +235,68 @@ def test_copilot_problems_name_file_and_line(tmp_path: Path, body: str, line: in
     assert set(prompts(source)) == {"ok"}
 
 
+# -- Codex, Cursor, Continue ----------------------------------------------------------------------------
+
+
+def test_codex_positional_prompt(tmp_path: Path) -> None:
+    body = ("---\ndescription: \"Review a PR\"\nargument-hint: [pr-number] [priority]\n---\n"
+            "Review PR #$1 at $2 ($$1 stays, $10 is the first word then 0, all: $ARGUMENTS).\n")
+    source = load(tmp_path, {".codex/prompts/review-pr.md": body, ".codex/prompts/plain.md": "Just text $.\n",
+                             ".codex/prompts/all.md": "Fix #$ARGUMENTS now\n"})
+    assert problems(source) == {}  # Codex reads `argument-hint: [a] [b]`, which is no YAML: so does this
+    found = prompts(source)
+    prompt = found["review-pr"]
+    assert prompt.description == "Review a PR"
+    assert [(a.name, a.description) for a in prompt.arguments] == [("pr_number", "pr-number ($1)"),
+                                                                   ("priority", "priority ($2)")]
+    assert prompt.meta[META_MODEL] == {"argument-hint": "[pr-number] [priority]"}
+    assert text(prompt, pr_number="12", priority="$2") == ("Review PR #12 at $2 ($$1 stays, 120 is the first word "
+                                                           "then 0, all: 12 $2).\n")
+    assert found["plain"].arguments == () and text(found["plain"]) == "Just text $.\n"
+    assert arg_names(found["all"]) == ["arguments"] and text(found["all"], arguments="1 2") == "Fix #1 2 now\n"
+
+
+def test_codex_named_placeholders_are_required(tmp_path: Path) -> None:
+    source = load(tmp_path, {".codex/prompts/pair.md": "Pair $USER with $BRANCH_2; $$USER, $1, $ARGUMENTS, $user "
+                                                       "stay. $USER again.\n"})
+    prompt = prompts(source)["pair"]
+    assert [(a.name, a.required) for a in prompt.arguments] == [("USER", True), ("BRANCH_2", True)]
+    assert text(prompt, USER="$BRANCH_2", BRANCH_2="main") == (
+        "Pair $BRANCH_2 with main; $$USER, $1, $ARGUMENTS, $user stay. $BRANCH_2 again.\n")
+    with pytest.raises(InvalidParams, match="missing required argument 'BRANCH_2'"):
+        text(prompt, USER="al")
+
+
+def test_cursor_command_is_the_file_as_written(tmp_path: Path) -> None:
+    source = load(tmp_path, {".cursor/commands/tidy.md": "---\nx: [unclosed\n---\nTidy {{ y }} $1\n\n"})
+    assert problems(source) == {}  # Cursor reads no front matter: nothing here is YAML to refuse
+    prompt = prompts(source)["tidy"]
+    assert prompt.description == "x: [unclosed" and prompt.meta == {META_FORMAT: "cursor"}
+    assert text(prompt) == "---\nx: [unclosed\n---\nTidy {{ y }} $1"
+    assert text(prompt, arguments="only the tests") == "---\nx: [unclosed\n---\nTidy {{ y }} $1\n\nonly the tests"
+
+
+def test_continue_invokable_prompts_only(tmp_path: Path) -> None:
+    source = load(tmp_path, {
+        ".continue/prompts/explain.md": "---\nname: Explain invokable\ndescription: Explains\ninvokable: true\n"
+                                        "---\nExplain {{{ input }}} now; {{ other }} stays.\n",
+        ".continue/prompts/plain.md": "---\nname: Plain\ninvokable: true\n---\nDo it.\n",
+        ".continue/prompts/rule.md": "---\nname: A rule\n---\nNot a slash command.\n",
+        ".continue/prompts/bad.md": "---\nname: x\ninvokable: sometimes\n---\nx\n"})
+    assert problems(source) == {".continue/prompts/bad.md": [(3, "invokable must be true or false")]}
+    found = prompts(source)
+    assert set(found) == {"explain", "plain"}
+    assert found["explain"].title == "Explain invokable" and found["explain"].description == "Explains"
+    assert found["explain"].meta[META_MODEL] == {"invokable": True}
+    assert text(found["explain"], input="{{ other }}") == "Explain {{ other }} now; {{ other }} stays."
+    assert text(found["plain"], input="quickly") == "Do it.\n\nquickly"
+    # A prompt that stops being invokable is gone from the list, without a problem.
+    path = tmp_path / ".continue/prompts/plain.md"
+    path.write_text("---\nname: Plain\n---\nDo it.\n")
+    source.update([str(path)])
+    assert "plain" not in prompts(source) and ".continue/prompts/plain.md" not in problems(source)
+
+
 # -- every format alike: clashes, limits, hostile files, reload ---------------------------------------------
 
 
@@ -325,6 +387,9 @@ MIXED: Files = {
     ".claude/commands/git/commit.md": COMMIT,
     ".claude/skills/explain/SKILL.md": "---\ndescription: Explain\narguments: topic\n---\nExplain $topic.\n",
     ".github/prompts/react/form.prompt.md": FORM,
+    ".codex/prompts/pair.md": "Pair $USER with $BRANCH.\n",
+    ".cursor/commands/tidy.md": "Tidy up.\n",
+    ".continue/prompts/explain-more.md": "---\nname: Explain more\ninvokable: true\n---\nMore on {{{ input }}}.\n",
 }
 
 
@@ -335,7 +400,13 @@ def _params(*serve: str) -> StdioServerParameters:
 
 async def _check_mixed(session: ClientSession, expect_more: frozenset[str] = frozenset()) -> None:
     listed = {p.name: p for p in (await session.list_prompts()).prompts}
-    assert set(listed) == {"summarize", "git.commit", "explain", "react.form"} | expect_more
+    assert set(listed) == {"summarize", "git.commit", "explain", "react.form", "pair", "tidy",
+                           "explain-more"} | expect_more
+    assert listed["explain-more"].title == "Explain more"
+    got = await session.get_prompt("pair", {"USER": "al", "BRANCH": "main"})
+    assert got.messages[0].content.text == "Pair al with main.\n"
+    got = await session.get_prompt("tidy", {"arguments": "now"})
+    assert got.messages[0].content.text == "Tidy up.\n\nnow"
     commit = listed["git.commit"]
     assert [(a.name, a.required) for a in commit.arguments or []] == [("message", False), ("arg1", False)]
     assert commit.meta is not None and commit.meta[META_MODEL]["model"] == "claude-3-5-haiku-20241022"

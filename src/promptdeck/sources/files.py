@@ -290,7 +290,10 @@ class FileSource(Source):
                 yield from batch
 
     def _keep(self, rel: str, parsed: ParsedFile) -> None:
-        if parsed.prompt is None:
+        if parsed.prompt is None and not parsed.errors:  # a file its own tool offers as no prompt
+            self._prompts.pop(rel, None)
+            self.errors.pop(rel, None)
+        elif parsed.prompt is None:
             self.errors[rel] = parsed.errors
             if rel in self._prompts:
                 log.error("%s; still serving its last good version", parsed.errors[0])

@@ -13,14 +13,18 @@ from typing import NamedTuple
 
 from ...prompts.spec import Prompt
 from ...protocol.errors import PromptFileError
-from . import claude, copilot
+from . import claude, codex, copilot, plain
 from ._common import META_FORMAT, META_MODEL, NativeError, json_safe
 
-#: format (``prompt_format``) -> reader of (relative path, text)
-READERS: dict[str, Callable[[str, str], Prompt]] = {
+#: format (``prompt_format``) -> reader of (relative path, text); a reader's None: a file of that format that
+#: its tool does not offer as a prompt (a Continue prompt that is not ``invokable``)
+READERS: dict[str, Callable[[str, str], Prompt | None]] = {
     "claude-command": claude.read_command,
     "claude-skill": claude.read_skill,
     "copilot": copilot.read,
+    "cursor": plain.read_cursor,
+    "continue": plain.read_continue,
+    "codex": codex.read,
 }
 
 
@@ -32,7 +36,8 @@ class Native(NamedTuple):
 
 
 def build(rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
-    """The prompt of a native file, or the problems that keep it from being one."""
+    """The prompt of a native file, or the problems that keep it from being one; (None, []) for a file that
+    is no prompt in its own tool."""
     reader = READERS.get(staged.kind)
     if reader is None:
         return None, [PromptFileError(rel, f"the {staged.kind} format is not read yet")]
