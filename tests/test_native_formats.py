@@ -297,6 +297,46 @@ def test_continue_invokable_prompts_only(tmp_path: Path) -> None:
     assert "plain" not in prompts(source) and ".continue/prompts/plain.md" not in problems(source)
 
 
+# -- Gemini CLI ----------------------------------------------------------------------------------------
+
+
+def test_gemini_commands(tmp_path: Path) -> None:
+    source = load(tmp_path, {
+        ".gemini/commands/git/commit.toml": 'description = "Commit"\nmodel = "gemini-2.5-pro"\nprompt = """\n'
+                                            'Write a commit for: {{args}}\n!{git diff --staged} {{ x }} $1\n"""\n',
+        ".gemini/commands/plan.toml": "prompt = 'Plan the work.'\n"})
+    assert problems(source) == {}
+    found = prompts(source)
+    prompt = found["git.commit"]  # Gemini's /git:commit
+    assert prompt.description == "Commit" and arg_names(prompt) == ["args"]
+    assert prompt.meta == {META_FORMAT: "gemini", META_MODEL: {"model": "gemini-2.5-pro"}}
+    assert text(prompt, args="fix {{args}} $1") == ("Write a commit for: fix {{args}} $1\n"
+                                                   "!{git diff --staged} {{ x }} $1\n")
+    # Without {{args}}, Gemini adds the command as typed after a blank line.
+    assert text(found["plan"]) == "Plan the work."
+    assert text(found["plan"], args="the release") == "Plan the work.\n\n/plan the release"
+
+
+@pytest.mark.parametrize(("toml", "line", "message"), [
+    ("description = 'x'\nprompt = [1,\nb\n", 3, "not valid TOML"),
+    ("prompt = 'x'\nprompt = 'y'\n", 2, "not valid TOML"),
+    ("prompt = \"\"\"unclosed\n", 1, "not valid TOML"),
+    ("description = 'only'\n", None, "needs a prompt"),
+    ("\n\nprompt = 3\n", 3, "prompt must be text"),
+    ("prompt = 'x'\n  description = [1]\n", 2, "description must be text"),
+])
+def test_gemini_problems_name_file_and_line(tmp_path: Path, toml: str, line: int | None, message: str) -> None:
+    source = load(tmp_path, {".gemini/commands/c.toml": toml, "ok.md": "fine\n"})
+    [(got_line, got)] = problems(source)[".gemini/commands/c.toml"]
+    assert message in got and got_line == line
+    assert set(prompts(source)) == {"ok"}
+
+
+def test_gemini_name_that_is_no_mcp_name(tmp_path: Path) -> None:
+    source = load(tmp_path, {".gemini/commands/my cmd/x.toml": "prompt = 'x'\n"})
+    assert "prompt name 'my cmd.x'" in problems(source)[".gemini/commands/my cmd/x.toml"][0][1]
+
+
 # -- every format alike: clashes, limits, hostile files, reload ---------------------------------------------
 
 
@@ -389,6 +429,7 @@ MIXED: Files = {
     ".github/prompts/react/form.prompt.md": FORM,
     ".codex/prompts/pair.md": "Pair $USER with $BRANCH.\n",
     ".cursor/commands/tidy.md": "Tidy up.\n",
+    ".gemini/commands/ops/deploy.toml": "description = 'Deploy'\nprompt = 'Deploy {{args}} now.'\n",
     ".continue/prompts/explain-more.md": "---\nname: Explain more\ninvokable: true\n---\nMore on {{{ input }}}.\n",
 }
 
@@ -401,10 +442,12 @@ def _params(*serve: str) -> StdioServerParameters:
 async def _check_mixed(session: ClientSession, expect_more: frozenset[str] = frozenset()) -> None:
     listed = {p.name: p for p in (await session.list_prompts()).prompts}
     assert set(listed) == {"summarize", "git.commit", "explain", "react.form", "pair", "tidy",
-                           "explain-more"} | expect_more
+                           "explain-more", "ops.deploy"} | expect_more
     assert listed["explain-more"].title == "Explain more"
     got = await session.get_prompt("pair", {"USER": "al", "BRANCH": "main"})
     assert got.messages[0].content.text == "Pair al with main.\n"
+    got = await session.get_prompt("ops.deploy", {"args": "staging"})
+    assert got.messages[0].content.text == "Deploy staging now."
     got = await session.get_prompt("tidy", {"arguments": "now"})
     assert got.messages[0].content.text == "Tidy up.\n\nnow"
     commit = listed["git.commit"]

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from ...prompts.spec import Prompt
 from ...protocol.errors import PromptFileError
-from . import claude, codex, copilot, plain
+from . import claude, codex, copilot, gemini, plain
 from ._common import META_FORMAT, META_MODEL, NativeError, json_safe
 
 #: format (``prompt_format``) -> reader of (relative path, text); a reader's None: a file of that format that
@@ -25,6 +25,7 @@ READERS: dict[str, Callable[[str, str], Prompt | None]] = {
     "cursor": plain.read_cursor,
     "continue": plain.read_continue,
     "codex": codex.read,
+    "gemini": gemini.read,
 }
 
 
