@@ -519,3 +519,25 @@ def test_a_mixed_folder_published_to_a_store_and_served(tmp_path: Path) -> None:
             await _check_mixed(session)
 
     anyio.run(run)
+
+
+def test_scopes_in_a_native_file_restrict_it_as_in_promptdeck_files(tmp_path: Path) -> None:
+    """Access control: every format with a front matter (or TOML table) may name ``scopes``, which its own
+    tool ignores; the catalog then shows the prompt only to principals holding one."""
+    from promptdeck.prompts.catalog import Catalog
+
+    source = load(tmp_path, {
+        ".claude/commands/pay.md": "---\nscopes: [hr:payroll]\nmodel: opus\n---\nPay $ARGUMENTS\n",
+        ".github/prompts/hire.prompt.md": "---\nscopes: hr\n---\nHire\n",
+        ".gemini/commands/fire.toml": "scopes = ['hr']\nprompt = 'Fire'\n",
+        ".codex/prompts/bonus.md": "---\nscopes: hr finance\n---\nBonus\n",
+        ".claude/commands/bad.md": "---\nmodel: x\nscopes: [[nested]]\n---\nx\n",
+        "open.md": "Open\n"})
+    assert problems(source) == {".claude/commands/bad.md": [(3, "scopes must be a list of scope names")]}
+    found = prompts(source)
+    assert found["pay"].scopes == {"hr:payroll"} and found["pay"].meta[META_MODEL] == {"model": "opus"}
+    assert found["bonus"].scopes == {"hr", "finance"} and found["fire"].scopes == {"hr"}
+    catalog = Catalog(source.prompts())
+    assert catalog.view(frozenset()).names == ["open"]
+    assert catalog.view(frozenset({"finance"})).names == ["bonus", "open"]
+    assert catalog.view(frozenset({"hr"})).names == ["bonus", "fire", "hire", "open", "pay"]

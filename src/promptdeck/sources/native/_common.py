@@ -133,10 +133,23 @@ def first_line(body: str) -> str | None:
     return None
 
 
+def _no_line(_key: str) -> int | None:
+    return None
+
+
 def text_prompt(name: str, rel: str, kind: str, plan: Plan, resolve: Callable[[Mapping[str, Any]], Mapping[str, str]],
                 *, description: str | None, arguments: tuple[Argument, ...], settings: Mapping[str, Any],
-                title: str | None = None) -> Prompt:
-    """A prompt of one user message: ``plan`` rendered with what ``resolve`` makes of the argument values."""
+                title: str | None = None, line: Callable[[str], int | None] = _no_line) -> Prompt:
+    """A prompt of one user message: ``plan`` rendered with what ``resolve`` makes of the argument values.
+
+    ``settings``: the file's other keys, published in ``_meta``; but ``scopes`` (a list, or one line of
+    names), which restricts the prompt as in promptdeck's own files (``line`` finds a key's line)."""
+    settings = dict(settings)
+    scopes = settings.pop("scopes", None) or []
+    if isinstance(scopes, str):
+        scopes = scopes.split()
+    if not isinstance(scopes, list) or not all(isinstance(x, str) and x and " " not in x for x in scopes):
+        raise NativeError("scopes must be a list of scope names", line("scopes"))
 
     def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
         def run() -> list[Message]:
@@ -149,7 +162,7 @@ def text_prompt(name: str, rel: str, kind: str, plan: Plan, resolve: Callable[[M
     if settings:
         meta[META_MODEL] = {str(k): json_safe(v) for k, v in settings.items()}
     return Prompt(name, render, title=title, description=description, arguments=arguments, source=rel, work=LIGHT,
-                  meta=meta)
+                  scopes=frozenset(scopes), meta=meta)
 
 
 _HINT_WORD = re.compile(r"\[([^\[\]]+)\]")

@@ -63,7 +63,7 @@ def _read(rel: str, text: str, kind: str, name: str, name_key: str | None) -> Pr
             return {ALL: given, APPEND: f"\n\nARGUMENTS: {given}" if given else ""}
 
         return text_prompt(name, rel, kind, plan, resolve_raw, description=description, arguments=(argument,),
-                           settings=settings)
+                           settings=settings, line=line)
     arguments = positional_arguments(positions, named, hint, line("arguments"), first=0)
     wire = [a.name for a in arguments]
 
@@ -77,7 +77,7 @@ def _read(rel: str, text: str, kind: str, name: str, name_key: str | None) -> Pr
         return out
 
     return text_prompt(name, rel, kind, plan, resolve, description=description, arguments=arguments,
-                       settings=settings)
+                       settings=settings, line=line)
 
 
 def _key(match: re.Match[str], named: list[str]) -> str | None:

@@ -59,4 +59,4 @@ def read(rel: str, text: str) -> Prompt:
     argument = make_argument("args", description="the text after the command ({{args}})")
     settings = {k: v for k, v in table.items() if k not in ("prompt", "description")}
     return text_prompt(name, rel, "gemini", plan, resolve, description=description, arguments=(argument,),
-                       settings=settings)
+                       settings=settings, line=lambda key: _line(text, key))

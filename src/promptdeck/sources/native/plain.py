@@ -56,4 +56,4 @@ def read_continue(rel: str, text: str) -> Prompt | None:
     argument = make_argument("input", description="text to add to the prompt (what follows the slash command)")
     return text_prompt(name, rel, "continue", plan, lambda values: _appended("input", values),
                        description=description or first_line(body), arguments=(argument,), settings=settings,
-                       title=title)
+                       title=title, line=doc.line)
