@@ -135,7 +135,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     if isinstance(staged, list):
         return ParsedFile(None, [PromptFileError(rel, message, line) for message, line in staged])
     if isinstance(staged, Native):
-        prompt, problems = native.build(rel, staged)
+        prompt, problems = native.build(library, rel, staged)
         return ParsedFile(prompt, problems)
     front, meta, segments = staged
     for key in meta:
