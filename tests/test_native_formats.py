@@ -486,6 +486,8 @@ def test_other_hidden_folders_stay_ignored(tmp_path: Path) -> None:
     source = load(tmp_path, {".git/x.md": "x\n", ".venv/y.md": "y\n", ".claude/settings.md": "z\n",
                              ".claude/commands/ok.md": "ok\n"})
     assert set(prompts(source)) == {"ok"} and problems(source) == {}
+    source.update([str(tmp_path / ".git/x.md"), str(tmp_path / ".claude/settings.md")])  # as the watcher hands them
+    assert set(prompts(source)) == {"ok"} and problems(source) == {}
 
 
 def test_promptdeck_model_block_goes_to_meta(tmp_path: Path) -> None:
@@ -598,10 +600,18 @@ def test_a_mixed_folder_published_to_a_store_and_served(tmp_path: Path) -> None:
     assert ".claude/commands/git/commit.md" in done.stdout and ".claude/skills/explain/SKILL.md" in done.stdout
     assert ".git/config" not in done.stdout and "settings.json" not in done.stdout
 
+    beside = tmp_path / "beside"
+    write(beside, {"extra.md": "Extra\n"})
+
     async def run() -> None:
+        # Alone, the label is served from its listing; beside a folder, its files are loaded and parsed.
         async with stdio_client(_params("--store", url)) as (read, write_), ClientSession(read, write_) as session:
             await session.initialize()
             await _check_mixed(session)
+        async with stdio_client(_params(str(beside), "--store", url)) as (read, write_), \
+                ClientSession(read, write_) as session:
+            await session.initialize()
+            await _check_mixed(session, frozenset({"extra"}))
 
     anyio.run(run)
 
