@@ -1,4 +1,5 @@
-"""Prompts from a folder of Markdown files with YAML front matter (format: docs/prompt-files.md).
+"""Prompts from a folder of Markdown files with YAML front matter (format: docs/prompt-files.md), and of
+other tools' prompt files, which ``stage_file`` hands to ``sources.native`` (docs/native-formats.md).
 
 ``FileSource`` keeps the last good version of every file: reloading a file that
 no longer parses records its errors and goes on serving the old prompt.
