@@ -29,6 +29,14 @@ def problems(source: FileSource) -> dict[str, list[tuple[int | None, str]]]:
     return {rel: [(e.line, e.reason) for e in errors] for rel, errors in source.errors.items()}
 
 
+def one_problem(root: Path, files: Files, rel: str, line: int | None, message: str) -> None:
+    """``rel`` among ``files`` has one problem, saying ``message`` at ``line``; the rest is still served."""
+    source = load(root, {**files, "ok.md": "fine\n"})
+    [(got_line, got)] = problems(source)[rel]
+    assert message in got and got_line == line
+    assert set(prompts(source)) == {"ok"}
+
+
 def text(prompt: Prompt, **raw: str) -> str:
     """The single user message's text for the argument values ``raw``."""
     messages = prompt.render(bind(prompt.arguments, raw, prompt.name), RenderContext(prompt.name))
@@ -62,6 +70,7 @@ def arg_names(prompt: Prompt) -> list[str]:
     (".codex/prompts/a.md", "codex"),
     (".gemini/commands/a.toml", "gemini"),
     (".gemini/commands/git/a.toml", "gemini"),
+    ("a.prompty", "prompty"), ("qa/a.prompty", "prompty"), (".x/a.prompty", None), ("_m/a.prompty", None),
     # not prompts: other hidden files, material, a skill's other files, other folders' files
     (".env", None), (".git/x.md", None), ("x/.claude/commands/a.md", None), ("_m/a.md", None),
     (".claude/a.md", None), (".claude/commands/_m/a.md", None), (".claude/commands/.h/a.md", None),
@@ -171,10 +180,7 @@ def test_claude_skill_with_named_arguments(tmp_path: Path) -> None:
 ])
 def test_claude_problems_name_file_and_line(tmp_path: Path, files: Files, rel: str, line: int | None,
                                             message: str) -> None:
-    source = load(tmp_path, {**files, "ok.md": "fine\n"})
-    [(got_line, got)] = problems(source)[rel]
-    assert message in got and got_line == line
-    assert set(prompts(source)) == {"ok"}  # serving goes on with the rest
+    one_problem(tmp_path, files, rel, line, message)
 
 
 # -- VS Code / Copilot prompt files ---------------------------------------------------------------------
@@ -219,20 +225,195 @@ def test_copilot_values_are_substituted_once(tmp_path: Path) -> None:
     assert text(prompts(source)["a"], a=tricky, selection="S") == f"{tricky} S\n"
 
 
-@pytest.mark.parametrize(("body", "line", "message"), [
-    ("---\ntools: githubRepo\n---\nx\n", 2, "tools must be a list of tool names"),
-    ("---\ndescription: x\nmodel: [a]\n---\nx\n", 3, "model must be text"),
-    ("---\nname: two words\n---\nx\n", 2, "prompt name 'two words'"),
-    ("---\ndescription: x\n---\nfine\n\n${input:9lives}\n", 6, "an input's name is letters"),
-    ("line one\n${input:form-name} ${input:form_name}\n", 2, "would both be the argument 'form_name'"),
-    ("${input:file} ${file}\n", 1, "would both be the argument 'file'"),
-    ("---\n[a, b]\n---\nx\n", 2, "must be a mapping"),
+# -- Codex, Cursor, Continue ----------------------------------------------------------------------------
+
+
+def test_codex_positional_prompt(tmp_path: Path) -> None:
+    body = ("---\ndescription: \"Review a PR\"\nargument-hint: [pr-number] [priority]\n---\n"
+            "Review PR #$1 at $2 ($$1 stays, $10 is the first word then 0, all: $ARGUMENTS).\n")
+    source = load(tmp_path, {".codex/prompts/review-pr.md": body, ".codex/prompts/plain.md": "Just text $.\n",
+                             ".codex/prompts/all.md": "Fix #$ARGUMENTS now\n"})
+    assert problems(source) == {}  # Codex reads `argument-hint: [a] [b]`, which is no YAML: so does this
+    found = prompts(source)
+    prompt = found["review-pr"]
+    assert prompt.description == "Review a PR"
+    assert [(a.name, a.description) for a in prompt.arguments] == [("pr_number", "pr-number ($1)"),
+                                                                   ("priority", "priority ($2)")]
+    assert prompt.meta[META_MODEL] == {"argument-hint": "[pr-number] [priority]"}
+    assert text(prompt, pr_number="12", priority="$2") == ("Review PR #12 at $2 ($$1 stays, 120 is the first word "
+                                                           "then 0, all: 12 $2).\n")
+    assert found["plain"].arguments == () and text(found["plain"]) == "Just text $.\n"
+    assert arg_names(found["all"]) == ["arguments"] and text(found["all"], arguments="1 2") == "Fix #1 2 now\n"
+
+
+def test_codex_named_placeholders_are_required(tmp_path: Path) -> None:
+    source = load(tmp_path, {".codex/prompts/pair.md": "Pair $USER with $BRANCH_2; $$USER, $1, $ARGUMENTS, $user "
+                                                       "stay. $USER again.\n"})
+    prompt = prompts(source)["pair"]
+    assert [(a.name, a.required) for a in prompt.arguments] == [("USER", True), ("BRANCH_2", True)]
+    assert text(prompt, USER="$BRANCH_2", BRANCH_2="main") == (
+        "Pair $BRANCH_2 with main; $$USER, $1, $ARGUMENTS, $user stay. $BRANCH_2 again.\n")
+    with pytest.raises(InvalidParams, match="missing required argument 'BRANCH_2'"):
+        text(prompt, USER="al")
+
+
+def test_cursor_command_is_the_file_as_written(tmp_path: Path) -> None:
+    source = load(tmp_path, {".cursor/commands/tidy.md": "---\nx: [unclosed\n---\nTidy {{ y }} $1\n\n"})
+    assert problems(source) == {}  # Cursor reads no front matter: nothing here is YAML to refuse
+    prompt = prompts(source)["tidy"]
+    assert prompt.description == "x: [unclosed" and prompt.meta == {META_FORMAT: "cursor"}
+    assert text(prompt) == "---\nx: [unclosed\n---\nTidy {{ y }} $1"
+    assert text(prompt, arguments="only the tests") == "---\nx: [unclosed\n---\nTidy {{ y }} $1\n\nonly the tests"
+
+
+def test_continue_invokable_prompts_only(tmp_path: Path) -> None:
+    source = load(tmp_path, {
+        ".continue/prompts/explain.md": "---\nname: Explain invokable\ndescription: Explains\ninvokable: true\n"
+                                        "---\nExplain {{{ input }}} now; {{ other }} stays.\n",
+        ".continue/prompts/plain.md": "---\nname: Plain\ninvokable: true\n---\nDo it.\n",
+        ".continue/prompts/rule.md": "---\nname: A rule\n---\nNot a slash command.\n",
+        ".continue/prompts/bad.md": "---\nname: x\ninvokable: sometimes\n---\nx\n"})
+    assert problems(source) == {".continue/prompts/bad.md": [(3, "invokable must be true or false")]}
+    found = prompts(source)
+    assert set(found) == {"explain", "plain"}
+    assert found["explain"].title == "Explain invokable" and found["explain"].description == "Explains"
+    assert found["explain"].meta[META_MODEL] == {"invokable": True}
+    assert text(found["explain"], input="{{ other }}") == "Explain {{ other }} now; {{ other }} stays."
+    assert text(found["plain"], input="quickly") == "Do it.\n\nquickly"
+    # A prompt that stops being invokable is gone from the list, without a problem.
+    path = tmp_path / ".continue/prompts/plain.md"
+    path.write_text("---\nname: Plain\n---\nDo it.\n")
+    source.update([str(path)])
+    assert "plain" not in prompts(source) and ".continue/prompts/plain.md" not in problems(source)
+
+
+# -- Gemini CLI ----------------------------------------------------------------------------------------
+
+
+def test_gemini_commands(tmp_path: Path) -> None:
+    source = load(tmp_path, {
+        ".gemini/commands/git/commit.toml": 'description = "Commit"\nmodel = "gemini-2.5-pro"\nprompt = """\n'
+                                            'Write a commit for: {{args}}\n!{git diff --staged} {{ x }} $1\n"""\n',
+        ".gemini/commands/plan.toml": "prompt = 'Plan the work.'\n"})
+    assert problems(source) == {}
+    found = prompts(source)
+    prompt = found["git.commit"]  # Gemini's /git:commit
+    assert prompt.description == "Commit" and arg_names(prompt) == ["args"]
+    assert prompt.meta == {META_FORMAT: "gemini", META_MODEL: {"model": "gemini-2.5-pro"}}
+    assert text(prompt, args="fix {{args}} $1") == ("Write a commit for: fix {{args}} $1\n"
+                                                   "!{git diff --staged} {{ x }} $1\n")
+    # Without {{args}}, Gemini adds the command as typed after a blank line.
+    assert text(found["plan"]) == "Plan the work."
+    assert text(found["plan"], args="the release") == "Plan the work.\n\n/plan the release"
+
+
+def test_gemini_name_that_is_no_mcp_name(tmp_path: Path) -> None:
+    source = load(tmp_path, {".gemini/commands/my cmd/x.toml": "prompt = 'x'\n"})
+    assert "prompt name 'my cmd.x'" in problems(source)[".gemini/commands/my cmd/x.toml"][0][1]
+
+
+# -- Prompty --------------------------------------------------------------------------------------------
+
+
+BASIC = """---
+name: Basic Prompt
+description: Answers questions
+model:
+    api: chat
+    parameters: {max_tokens: 128, temperature: 0.2}
+inputs:
+    question: {type: string, description: what to ask, required: true}
+    tone: {type: string, enumValues: [plain, warm], default: plain}
+    count: {type: integer, default: 2}
+sample:
+    question: Who is famous?
+---
+system:
+You help people. Be {{tone}}; give {{count}} answers.
+{% if context %}Context: {{context}}{% endif %}
+
+user:
+{{question}}
+
+assistant:
+Let me look that up.
+"""
+
+
+def test_prompty_inputs_roles_and_model(tmp_path: Path) -> None:
+    source = load(tmp_path, {"qa/basic.prompty": BASIC})
+    assert problems(source) == {}
+    prompt = prompts(source)["qa.basic"]
+    assert prompt.title == "Basic Prompt" and prompt.description == "Answers questions"
+    assert [(a.name, a.type, a.required) for a in prompt.arguments] == [
+        ("question", "string", True), ("tone", "string", False), ("count", "integer", False),
+        ("context", "string", False)]  # used by the template, declared nowhere: Prompty leaves it empty
+    assert prompt.arguments[0].examples == ("Who is famous?",) and prompt.arguments[1].enum == ("plain", "warm")
+    assert prompt.meta[META_FORMAT] == "prompty"
+    assert prompt.meta[META_MODEL] == {"model": {"api": "chat", "parameters": {"max_tokens": 128, "temperature": 0.2}},
+                                       "sample": {"question": "Who is famous?"},
+                                       "roles": ["system", "user", "assistant"]}
+    messages = prompt.render(bind(prompt.arguments, {"question": "Why {{ tone }}?"}, prompt.name),
+                             RenderContext(prompt.name))
+    assert isinstance(messages, list)
+    assert [(m.role, m.content.text) for m in messages if isinstance(m.content, Text)] == [
+        ("user", "You help people. Be plain; give 2 answers."),  # MCP has no system role
+        ("user", "Why {{ tone }}?"),  # a value is never rendered again
+        ("assistant", "Let me look that up.")]
+    with pytest.raises(InvalidParams, match="must be one of plain, warm"):
+        bind(prompt.arguments, {"question": "q", "tone": "angry"}, prompt.name)
+
+
+def test_prompty_inputs_as_a_list(tmp_path: Path) -> None:
+    body = ("---\ninputs:\n  - {name: city, kind: string, required: true, description: where}\n"
+            "  - {name: days, kind: number, default: 3}\n  - {name: tags, kind: array}\n---\n"
+            "Plan {{days}} days in {{city}} ({{tags}}).\n")
+    prompt = prompts(load(tmp_path, {"trip.prompty": body}))["trip"]
+    assert [(a.name, a.type, a.required) for a in prompt.arguments] == [
+        ("city", "string", True), ("days", "number", False), ("tags", "string", False)]
+    assert text(prompt, city="Oslo") == "Plan 3.0 days in Oslo ()."
+
+
+def test_prompty_templates_run_in_the_sandbox_with_its_bounds(tmp_path: Path) -> None:
+    source = load(tmp_path, {"big.prompty": "---\ninputs: {q: {type: string}}\n---\n"
+                                           "{% for i in range(100000) %}{{ q }}{% endfor %}\n",
+                             "escape.prompty": "{{ q.__class__.__mro__ }}\n"})
+    with pytest.raises(InternalError) as refused:
+        text(prompts(source)["big"], q="x" * 100)
+    assert "longer than" in str(refused.value.detail)
+    with pytest.raises(InternalError) as unsafe:
+        text(prompts(source)["escape"], q="x")
+    assert "unsafe" in str(unsafe.value.detail)
+
+
+# -- problems of every format, each at its line, the rest served ------------------------------------------
+
+
+COPILOT, GEMINI, PROMPTY = ".github/prompts/p.prompt.md", ".gemini/commands/c.toml", "p.prompty"
+
+
+@pytest.mark.parametrize(("rel", "body", "line", "message"), [
+    (COPILOT, "---\ntools: githubRepo\n---\nx\n", 2, "tools must be a list of tool names"),
+    (COPILOT, "---\ndescription: x\nmodel: [a]\n---\nx\n", 3, "model must be text"),
+    (COPILOT, "---\nname: two words\n---\nx\n", 2, "prompt name 'two words'"),
+    (COPILOT, "---\ndescription: x\n---\nfine\n\n${input:9lives}\n", 6, "an input's name is letters"),
+    (COPILOT, "line one\n${input:form-name} ${input:form_name}\n", 2, "would both be the argument 'form_name'"),
+    (COPILOT, "${input:file} ${file}\n", 1, "would both be the argument 'file'"),
+    (COPILOT, "---\n[a, b]\n---\nx\n", 2, "must be a mapping"),
+    (GEMINI, "description = 'x'\nprompt = [1,\nb\n", 3, "not valid TOML"),
+    (GEMINI, "prompt = 'x'\nprompt = 'y'\n", 2, "not valid TOML"),
+    (GEMINI, "prompt = \"\"\"unclosed\n", 1, "not valid TOML"),
+    (GEMINI, "description = 'only'\n", None, "needs a prompt"),
+    (GEMINI, "\n\nprompt = 3\n", 3, "prompt must be text"),
+    (GEMINI, "prompt = 'x'\n  description = [1]\n", 2, "description must be text"),
+    (PROMPTY, "---\ntemplate: mustache\n---\nHi {{x}}\n", 2, "template format 'mustache' is not read"),
+    (PROMPTY, "---\nmodel: m\ninputs: [1, 2]\n---\nx\n", 3, "each input needs a name"),
+    (PROMPTY, "---\ninputs:\n  a: {type: string, colour: red}\n---\nx\n", 2, "unknown key 'colour'"),
+    (PROMPTY, "---\ninputs:\n  a: {type: integer, default: many}\n---\nx\n", 2, "input 'a'"),
+    (PROMPTY, "---\ndescription: x\n---\nsystem:\nfine\nuser:\nbroken {% if %}\n", 7, "template error"),
 ])
-def test_copilot_problems_name_file_and_line(tmp_path: Path, body: str, line: int, message: str) -> None:
-    source = load(tmp_path, {".github/prompts/p.prompt.md": body, "ok.md": "fine\n"})
-    [(got_line, got)] = problems(source)[".github/prompts/p.prompt.md"]
-    assert message in got and got_line == line
-    assert set(prompts(source)) == {"ok"}
+def test_problems_name_file_and_line(tmp_path: Path, rel: str, body: str, line: int | None, message: str) -> None:
+    one_problem(tmp_path, {rel: body}, rel, line, message)
 
 
 # -- every format alike: clashes, limits, hostile files, reload ---------------------------------------------
@@ -305,6 +486,8 @@ def test_other_hidden_folders_stay_ignored(tmp_path: Path) -> None:
     source = load(tmp_path, {".git/x.md": "x\n", ".venv/y.md": "y\n", ".claude/settings.md": "z\n",
                              ".claude/commands/ok.md": "ok\n"})
     assert set(prompts(source)) == {"ok"} and problems(source) == {}
+    source.update([str(tmp_path / ".git/x.md"), str(tmp_path / ".claude/settings.md")])  # as the watcher hands them
+    assert set(prompts(source)) == {"ok"} and problems(source) == {}
 
 
 def test_promptdeck_model_block_goes_to_meta(tmp_path: Path) -> None:
@@ -325,6 +508,11 @@ MIXED: Files = {
     ".claude/commands/git/commit.md": COMMIT,
     ".claude/skills/explain/SKILL.md": "---\ndescription: Explain\narguments: topic\n---\nExplain $topic.\n",
     ".github/prompts/react/form.prompt.md": FORM,
+    ".codex/prompts/pair.md": "Pair $USER with $BRANCH.\n",
+    ".cursor/commands/tidy.md": "Tidy up.\n",
+    ".gemini/commands/ops/deploy.toml": "description = 'Deploy'\nprompt = 'Deploy {{args}} now.'\n",
+    "qa/basic.prompty": BASIC,
+    ".continue/prompts/explain-more.md": "---\nname: Explain more\ninvokable: true\n---\nMore on {{{ input }}}.\n",
 }
 
 
@@ -335,7 +523,20 @@ def _params(*serve: str) -> StdioServerParameters:
 
 async def _check_mixed(session: ClientSession, expect_more: frozenset[str] = frozenset()) -> None:
     listed = {p.name: p for p in (await session.list_prompts()).prompts}
-    assert set(listed) == {"summarize", "git.commit", "explain", "react.form"} | expect_more
+    assert set(listed) == {"summarize", "git.commit", "explain", "react.form", "pair", "tidy",
+                           "explain-more", "ops.deploy", "qa.basic"} | expect_more
+    assert listed["explain-more"].title == "Explain more"
+    got = await session.get_prompt("pair", {"USER": "al", "BRANCH": "main"})
+    assert got.messages[0].content.text == "Pair al with main.\n"
+    got = await session.get_prompt("qa.basic", {"question": "Why?", "tone": "warm"})
+    assert [m.content.text for m in got.messages] == ["You help people. Be warm; give 2 answers.", "Why?",
+                                                     "Let me look that up."]
+    done = await session.complete(_ref("qa.basic"), {"name": "tone", "value": "w"})
+    assert done.completion.values == ["warm"]
+    got = await session.get_prompt("ops.deploy", {"args": "staging"})
+    assert got.messages[0].content.text == "Deploy staging now."
+    got = await session.get_prompt("tidy", {"arguments": "now"})
+    assert got.messages[0].content.text == "Tidy up.\n\nnow"
     commit = listed["git.commit"]
     assert [(a.name, a.required) for a in commit.arguments or []] == [("message", False), ("arg1", False)]
     assert commit.meta is not None and commit.meta[META_MODEL]["model"] == "claude-3-5-haiku-20241022"
@@ -399,9 +600,39 @@ def test_a_mixed_folder_published_to_a_store_and_served(tmp_path: Path) -> None:
     assert ".claude/commands/git/commit.md" in done.stdout and ".claude/skills/explain/SKILL.md" in done.stdout
     assert ".git/config" not in done.stdout and "settings.json" not in done.stdout
 
+    beside = tmp_path / "beside"
+    write(beside, {"extra.md": "Extra\n"})
+
     async def run() -> None:
+        # Alone, the label is served from its listing; beside a folder, its files are loaded and parsed.
         async with stdio_client(_params("--store", url)) as (read, write_), ClientSession(read, write_) as session:
             await session.initialize()
             await _check_mixed(session)
+        async with stdio_client(_params(str(beside), "--store", url)) as (read, write_), \
+                ClientSession(read, write_) as session:
+            await session.initialize()
+            await _check_mixed(session, frozenset({"extra"}))
 
     anyio.run(run)
+
+
+def test_scopes_in_a_native_file_restrict_it_as_in_promptdeck_files(tmp_path: Path) -> None:
+    """Access control: every format with a front matter (or TOML table) may name ``scopes``, which its own
+    tool ignores; the catalog then shows the prompt only to principals holding one."""
+    from promptdeck.prompts.catalog import Catalog
+
+    source = load(tmp_path, {
+        ".claude/commands/pay.md": "---\nscopes: [hr:payroll]\nmodel: opus\n---\nPay $ARGUMENTS\n",
+        ".github/prompts/hire.prompt.md": "---\nscopes: hr\n---\nHire\n",
+        ".gemini/commands/fire.toml": "scopes = ['hr']\nprompt = 'Fire'\n",
+        ".codex/prompts/bonus.md": "---\nscopes: hr finance\n---\nBonus\n",
+        ".claude/commands/bad.md": "---\nmodel: x\nscopes: [[nested]]\n---\nx\n",
+        "open.md": "Open\n"})
+    assert problems(source) == {".claude/commands/bad.md": [(3, "scopes must be a list of scope names")]}
+    found = prompts(source)
+    assert found["pay"].scopes == {"hr:payroll"} and found["pay"].meta[META_MODEL] == {"model": "opus"}
+    assert found["bonus"].scopes == {"hr", "finance"} and found["fire"].scopes == {"hr"}
+    catalog = Catalog(source.prompts())
+    assert catalog.view(frozenset()).names == ["open"]
+    assert catalog.view(frozenset({"finance"})).names == ["bonus", "open"]
+    assert catalog.view(frozenset({"hr"})).names == ["bonus", "fire", "hire", "open", "pay"]

@@ -71,8 +71,8 @@ def prompt_format(rel: str) -> str | None:
     """The format of the prompt file at ``rel`` (relative, '/'-separated), or None if it is no prompt file.
 
     ``promptdeck``: a ``.md`` outside hidden and ``_`` folders; ``copilot``: a ``.prompt.md`` there or in
-    ``.github/prompts/``; and the other tools' files in their own folders (``NATIVE_FOLDERS``). Below
-    those, a hidden or ``_`` part still hides a file.
+    ``.github/prompts/``; ``prompty``: a ``.prompty`` there; and the other tools' files in their own folders
+    (``NATIVE_FOLDERS``). Below those, a hidden or ``_`` part still hides a file.
     """
     # Substring tests rather than a split: this runs for every file of a library, and a store's label.
     if rel[:1] not in ("", ".", "_") and "/." not in rel:
@@ -80,7 +80,7 @@ def prompt_format(rel: str) -> str | None:
             return None
         if rel.endswith(".md"):
             return "copilot" if rel.endswith(".prompt.md") else "promptdeck"
-        return None
+        return "prompty" if rel.endswith(".prompty") else None
     if rel[:1] != ".":
         return None
     for folder, kind, ending, nested in NATIVE_FOLDERS:

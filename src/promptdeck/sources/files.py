@@ -1,4 +1,5 @@
-"""Prompts from a folder of Markdown files with YAML front matter (format: docs/prompt-files.md).
+"""Prompts from a folder of Markdown files with YAML front matter (format: docs/prompt-files.md), and of
+other tools' prompt files, which ``stage_file`` hands to ``sources.native`` (docs/native-formats.md).
 
 ``FileSource`` keeps the last good version of every file: reloading a file that
 no longer parses records its errors and goes on serving the old prompt.
@@ -135,7 +136,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     if isinstance(staged, list):
         return ParsedFile(None, [PromptFileError(rel, message, line) for message, line in staged])
     if isinstance(staged, Native):
-        prompt, problems = native.build(rel, staged)
+        prompt, problems = native.build(library, rel, staged)
         return ParsedFile(prompt, problems)
     front, meta, segments = staged
     for key in meta:
@@ -290,7 +291,10 @@ class FileSource(Source):
                 yield from batch
 
     def _keep(self, rel: str, parsed: ParsedFile) -> None:
-        if parsed.prompt is None:
+        if parsed.prompt is None and not parsed.errors:  # a file its own tool offers as no prompt
+            self._prompts.pop(rel, None)
+            self.errors.pop(rel, None)
+        elif parsed.prompt is None:
             self.errors[rel] = parsed.errors
             if rel in self._prompts:
                 log.error("%s; still serving its last good version", parsed.errors[0])

@@ -431,6 +431,10 @@ class StoreSource(Source):
         except McpError as exc:
             return [PromptFileError(entry.path, exc.message)]
         parsed = build_prompt(self._library, entry.path, stage_file(entry.path, data), compile_now=compile_now)
+        if parsed.prompt is None and not parsed.errors:  # a file its own tool offers as no prompt
+            self._prompts.pop(entry.path, None)
+            self.errors.pop(entry.path, None)
+            return []
         if parsed.prompt is None:
             self.errors[entry.path] = parsed.errors
             if entry.path in self._prompts:

@@ -9,18 +9,33 @@ how each maps to MCP are in docs/native-formats.md.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...prompts.spec import Prompt
 from ...protocol.errors import PromptFileError
-from . import claude, copilot
+from . import claude, codex, copilot, gemini, plain, prompty
+
+if TYPE_CHECKING:
+    from .._library import Library
+
 from ._common import META_FORMAT, META_MODEL, NativeError, json_safe
 
-#: format (``prompt_format``) -> reader of (relative path, text)
-READERS: dict[str, Callable[[str, str], Prompt]] = {
+#: format (``prompt_format``) -> reader of (relative path, text); a reader's None: a file of that format that
+#: its tool does not offer as a prompt (a Continue prompt that is not ``invokable``)
+READERS: dict[str, Callable[[str, str], Prompt | None]] = {
     "claude-command": claude.read_command,
     "claude-skill": claude.read_skill,
     "copilot": copilot.read,
+    "cursor": plain.read_cursor,
+    "continue": plain.read_continue,
+    "codex": codex.read,
+    "gemini": gemini.read,
+}
+
+
+#: formats whose bodies are templates, run in the library's sandboxed environment: their readers take it
+TEMPLATED: dict[str, Callable[[Library, str, str], Prompt]] = {
+    "prompty": prompty.read,
 }
 
 
@@ -31,12 +46,15 @@ class Native(NamedTuple):
     text: str
 
 
-def build(rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
-    """The prompt of a native file, or the problems that keep it from being one."""
-    reader = READERS.get(staged.kind)
-    if reader is None:
-        return None, [PromptFileError(rel, f"the {staged.kind} format is not read yet")]
+def build(library: Library, rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
+    """The prompt of a native file, or the problems that keep it from being one; (None, []) for a file that
+    is no prompt in its own tool."""
     try:
+        if staged.kind in TEMPLATED:
+            return TEMPLATED[staged.kind](library, rel, staged.text), []
+        reader = READERS.get(staged.kind)
+        if reader is None:
+            return None, [PromptFileError(rel, f"the {staged.kind} format is not read yet")]
         return reader(rel, staged.text), []
     except NativeError as exc:
         return None, [PromptFileError(rel, str(exc), exc.line)]

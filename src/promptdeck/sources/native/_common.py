@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ...prompts.arguments import Argument
+from ...prompts.arguments import Argument, make_argument
 from ...prompts.content import Message, Text
 from ...prompts.execution import LIGHT
 from ...prompts.render import run_bounded
@@ -128,15 +128,28 @@ def check_name(name: object, line: int | None, origin: str) -> str:
 def first_line(body: str) -> str | None:
     """The first non-blank line of a body: the description some tools show when none is given."""
     for line in body.splitlines():
-        if line.strip():
+        if line.strip() and line.strip() != "---":  # a front matter's fence that a tool sends as text
             return line.strip()
+    return None
+
+
+def _no_line(_key: str) -> int | None:
     return None
 
 
 def text_prompt(name: str, rel: str, kind: str, plan: Plan, resolve: Callable[[Mapping[str, Any]], Mapping[str, str]],
                 *, description: str | None, arguments: tuple[Argument, ...], settings: Mapping[str, Any],
-                title: str | None = None) -> Prompt:
-    """A prompt of one user message: ``plan`` rendered with what ``resolve`` makes of the argument values."""
+                title: str | None = None, line: Callable[[str], int | None] = _no_line) -> Prompt:
+    """A prompt of one user message: ``plan`` rendered with what ``resolve`` makes of the argument values.
+
+    ``settings``: the file's other keys, published in ``_meta``; but ``scopes`` (a list, or one line of
+    names), which restricts the prompt as in promptdeck's own files (``line`` finds a key's line)."""
+    settings = dict(settings)
+    scopes = settings.pop("scopes", None) or []
+    if isinstance(scopes, str):
+        scopes = scopes.split()
+    if not isinstance(scopes, list) or not all(isinstance(x, str) and x and " " not in x for x in scopes):
+        raise NativeError("scopes must be a list of scope names", line("scopes"))
 
     def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
         def run() -> list[Message]:
@@ -149,4 +162,34 @@ def text_prompt(name: str, rel: str, kind: str, plan: Plan, resolve: Callable[[M
     if settings:
         meta[META_MODEL] = {str(k): json_safe(v) for k, v in settings.items()}
     return Prompt(name, render, title=title, description=description, arguments=arguments, source=rel, work=LIGHT,
-                  meta=meta)
+                  scopes=frozenset(scopes), meta=meta)
+
+
+_HINT_WORD = re.compile(r"\[([^\[\]]+)\]")
+_MCP_ARGUMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def positional_arguments(count: int, named: list[str], hint: str | None, line: int | None, *,
+                         first: int) -> tuple[Argument, ...]:
+    """One optional MCP argument per word position, the first one numbered ``first`` (``$0`` or ``$1``):
+    named by ``named`` (``-`` becomes ``_``), else by the ``[word]`` of ``hint`` at that position, else
+    ``argN``. A hint word with choices (``[high|low]``) names nothing and offers its choices to completion."""
+    words = [w.strip() for w in _HINT_WORD.findall(hint or "")]
+    out: list[Argument] = []
+    taken: set[str] = set()
+    for i in range(count):
+        number = i + first
+        word = words[i] if i < len(words) else None
+        choices = [c.strip() for c in word.split("|") if c.strip()] if word and "|" in word else []
+        candidates = [named[i].replace("-", "_")] if i < len(named) else []
+        if word and not choices:
+            candidates.append(re.sub(r"[\s-]+", "_", word))
+        candidates.append(f"arg{number}")
+        wire = next((c for c in candidates if _MCP_ARGUMENT.match(c) and c not in taken), None)
+        if wire is None or (i < len(named) and wire != candidates[0]):
+            raise NativeError(f"argument {named[i] if i < len(named) else number!r} gives the MCP argument name "
+                              f"{candidates[0]!r}, which another argument has", line)
+        taken.add(wire)
+        what = named[i] if i < len(named) else word or f"word {number} of the arguments"
+        out.append(make_argument(wire, description=f"{what} (${number})", examples=choices))
+    return tuple(out)

@@ -12,14 +12,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompts.arguments import Argument, make_argument
+from ...prompts.arguments import make_argument
 from ...prompts.spec import Prompt
-from ._common import Markdown, NativeError, Plan, check_name, first_line, text_prompt
+from ._common import Markdown, NativeError, Plan, check_name, first_line, positional_arguments, text_prompt
 
 #: ``$ARGUMENTS[N]``, ``$ARGUMENTS``, ``$N`` (one digit: ``$100`` is a price, not the 100th word), ``$name``.
 _TOKEN = re.compile(r"\$ARGUMENTS(?:\[(\d+)\])?|\$([0-9])(?![0-9])|\$([A-Za-z_][A-Za-z0-9_-]*)")
 _ARG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
-_HINT = re.compile(r"\[([^\[\]]+)\]")
 #: Positions that become MCP arguments: ``$0`` to ``$9``.
 MAX_POSITIONS = 10
 ALL = "$A"  # the key of $ARGUMENTS in a plan
@@ -64,8 +63,8 @@ def _read(rel: str, text: str, kind: str, name: str, name_key: str | None) -> Pr
             return {ALL: given, APPEND: f"\n\nARGUMENTS: {given}" if given else ""}
 
         return text_prompt(name, rel, kind, plan, resolve_raw, description=description, arguments=(argument,),
-                           settings=settings)
-    arguments = _positional(positions, named, hint, line("arguments"))
+                           settings=settings, line=line)
+    arguments = positional_arguments(positions, named, hint, line("arguments"), first=0)
     wire = [a.name for a in arguments]
 
     def resolve(values: Mapping[str, Any]) -> dict[str, str]:
@@ -78,7 +77,7 @@ def _read(rel: str, text: str, kind: str, name: str, name_key: str | None) -> Pr
         return out
 
     return text_prompt(name, rel, kind, plan, resolve, description=description, arguments=arguments,
-                       settings=settings)
+                       settings=settings, line=line)
 
 
 def _key(match: re.Match[str], named: list[str]) -> str | None:
@@ -112,26 +111,3 @@ def _named(raw: object, line: int | None) -> list[str]:
     if len(set(names)) != len(names):
         raise NativeError("arguments names a name twice", line)
     return names
-
-
-def _positional(count: int, named: list[str], hint: str | None, line: int | None) -> tuple[Argument, ...]:
-    """One optional MCP argument per position: named by ``arguments:``, else by the ``[word]`` of
-    ``argument-hint`` at that position, else ``argN``; '-' becomes '_' in MCP names."""
-    tokens = [t.strip() for t in _HINT.findall(hint or "")]
-    out: list[Argument] = []
-    taken: set[str] = set()
-    for i in range(count):
-        token = tokens[i] if i < len(tokens) else None
-        choices = [c.strip() for c in token.split("|")] if token and "|" in token else []
-        candidates = [named[i].replace("-", "_")] if i < len(named) else []
-        if token and not choices:
-            candidates.append(re.sub(r"[\s-]+", "_", token))
-        candidates.append(f"arg{i}")
-        wire = next((c for c in candidates if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", c) and c not in taken), None)
-        if wire is None or (i < len(named) and wire != candidates[0]):
-            raise NativeError(f"argument {named[i] if i < len(named) else i!r} gives the MCP argument name "
-                              f"{candidates[0]!r}, which another argument has", line)
-        taken.add(wire)
-        what = named[i] if i < len(named) else token or f"word {i} of the arguments"
-        out.append(make_argument(wire, description=f"{what} (${i})", examples=[c for c in choices if c]))
-    return tuple(out)

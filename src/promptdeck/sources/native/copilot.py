@@ -75,4 +75,4 @@ def read(rel: str, text: str) -> Prompt:
 
     settings = {k: v for k, v in meta.items() if k not in ("name", "description")}
     return text_prompt(name, rel, "copilot", plan, resolve, description=description,
-                       arguments=tuple(found.values()), settings=settings)
+                       arguments=tuple(found.values()), settings=settings, line=doc.line)
