@@ -13,7 +13,7 @@ The formats, and where their files go (relative to the output folder):
 | claude-code | `.claude/commands/NS/NAME.md` | `$ARGUMENTS` (one), or `$NAME` listed in `arguments:` (up to ten) |
 | copilot | `.github/prompts/NAME.prompt.md` | `${input:NAME:DESCRIPTION}` |
 | cursor | `.cursor/commands/NAME.md` | only the text typed after the command, when it ends the prompt |
-| codex | `.codex/prompts/NAME.md` | `$NAME` (upper case, given as NAME=value) |
+| codex | `.codex/prompts/NAME.md` | `$NAME` (upper case, given as NAME=value, required) |
 | gemini | `.gemini/commands/NS/NAME.toml` | `{{args}}` (one) |
 | prompty | `NAME.prompty` | `{{NAME}}` in a jinja2 template, typed `inputs` |
 | dotprompt | `NAME.prompt` | `{{NAME}}` in Handlebars, a Picoschema input |
@@ -43,6 +43,9 @@ class Written:
     path: str
     text: str
     warnings: list[str] = field(default_factory=list)
+    #: the arguments kept as placeholders, in order, and those fixed with the value the text holds
+    kept: list[str] = field(default_factory=list)
+    fixed: dict[str, Any] = field(default_factory=dict)
 
 
 def export(prompts: Iterable[Prompt], target: str) -> list[Written]:
@@ -55,6 +58,8 @@ def export(prompts: Iterable[Prompt], target: str) -> list[Written]:
         shape = shape_of(prompt)
         written = write(shape)
         written.warnings[:0] = shape.notes
+        written.kept = [a.name for a in shape.holes]
+        written.fixed = dict(shape.fixed)
         out.append(written)
     return out
 
@@ -202,29 +207,54 @@ def _copilot(shape: Shape) -> Written:
 
 def _cursor(shape: Shape) -> Written:
     warnings: list[str] = []
-    # Cursor commands are plain text; what is typed after the command follows it. So an argument
-    # survives only when it is the very end of the prompt.
+    # Cursor commands are plain text, and what is typed after the command is sent after it, after a
+    # blank line. So an argument survives only as the very end of the prompt, after a blank line.
     last_role, last_parts = shape.messages[-1] if shape.messages else ("user", [])
     trailing = last_parts[-1] if last_parts and isinstance(last_parts[-1], Hole) else None
-    keep = trailing.name if trailing is not None and len(shape.holes) == 1 else None
+    before = last_parts[-2] if len(last_parts) > 1 and isinstance(last_parts[-2], str) else ""
+    keep = trailing.name if trailing is not None and len(shape.holes) == 1 and before.endswith("\n\n") \
+        and not before.endswith("\n\n\n") else None
     _fix(shape, [a.name for a in shape.holes if a.name != keep], "Cursor commands have no placeholders", warnings)
     if keep is not None:
-        shape.messages[-1] = (last_role, last_parts[:-1])
-        warnings.append(f"argument {keep!r} is what is typed after the command")
-    body = _single_body(shape, {}, warnings).rstrip()
-    return Written(shape.prompt.name, f".cursor/commands/{shape.prompt.name}.md", body + "\n", warnings)
+        shape.messages[-1] = (last_role, [*last_parts[:-2], before[:-2]])
+        if keep != "arguments":
+            warnings.append(f"argument {keep!r} is what is typed after the command ('arguments')")
+    _defaults_lost(shape, warnings)
+    # The file is the text exactly, with no line end added: Cursor sends it as written.
+    body = _single_body(shape, {}, warnings)
+    return Written(shape.prompt.name, f".cursor/commands/{shape.prompt.name}.md", body, warnings)
 
 
 def _codex(shape: Shape) -> Written:
     warnings: list[str] = []
-    fill = {a.name: "$" + a.name.upper() for a in shape.holes}
-    if len({v for v in fill.values()}) != len(fill):
-        _fix(shape, [a.name for a in shape.holes][1:], "its upper-case name would clash", warnings)
-        fill = {a.name: "$" + a.name.upper() for a in shape.holes}
-    _clashes(shape, r"\$(?:ARGUMENTS|[0-9]|[A-Z][A-Z0-9_]*)", "Codex", warnings)
+    # Named placeholders: $ and a capital, then capitals, digits and _. A name that is no such word, that
+    # would clash in upper case, or that runs on into the text after it cannot be one.
+    seen: dict[str, str] = {}
+    unfit = []
+    for arg in shape.holes:
+        key = arg.name.upper()
+        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", key) or key == "ARGUMENTS" or key in seen:
+            unfit.append(arg.name)
+        seen.setdefault(key, arg.name)
+    for _, parts in shape.messages:
+        for i, part in enumerate(parts):
+            after = parts[i + 1] if i + 1 < len(parts) else ""
+            if isinstance(part, Hole) and isinstance(after, str) and re.match(r"[A-Z0-9_]", after):
+                unfit.append(part.name)
+    _fix(shape, list(dict.fromkeys(unfit)), "Codex has no placeholder for it here", warnings)
+    # A body with named placeholders replaces only those; one without, $1..$9 and $ARGUMENTS.
+    named = r"(?<!\$)\$(?!ARGUMENTS\b)[A-Z][A-Z0-9_]*"
+    literal = [p for _, parts in shape.messages for p in parts if isinstance(p, str)]
+    if shape.holes or any(re.search(named, text) for text in literal):
+        _clashes(shape, named, "Codex", warnings)
+    else:
+        _clashes(shape, r"\$(?:[1-9]|ARGUMENTS)", "Codex", warnings)
+    for arg in shape.holes:
+        if not arg.required:
+            warnings.append(f"argument {arg.name!r} is required in Codex (as {arg.name.upper()})")
     _typed_as_text(shape, warnings)
     _defaults_lost(shape, warnings)
-    body = _single_body(shape, fill, warnings)
+    body = _single_body(shape, {a.name: "$" + a.name.upper() for a in shape.holes}, warnings)
     hint = " ".join(f"{a.name.upper()}=<{a.name}>" for a in shape.holes)
     front = _front({"description": _described(shape.prompt), "argument-hint": hint or None})
     return Written(shape.prompt.name, f".codex/prompts/{shape.prompt.name}.md", front + body + "\n", warnings)
