@@ -162,6 +162,8 @@ document.addEventListener("keydown", (event) => {
   if (location.hash.startsWith("#/p/")) {
     current = null;  // no row to return to: search has the focus
     location.hash = "#/";
+    show($("prompt"), false);
+    show($("catalog"));  // now, not at hashchange: a hidden field cannot take the focus
   }
   $("search").focus();
   $("search").select();

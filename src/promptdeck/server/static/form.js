@@ -5,7 +5,8 @@
 import { ARGUMENTS } from "./catalog.js";
 import { h } from "./dom.js";
 
-/** A string longer than this (or without a bound) gets a text area. */
+/** A string that may be longer than this gets a text area (unless it is a path, patterned or has examples,
+ * which suggest a short value, and take suggestions from a datalist). */
 const SHORT = 200;
 const COMPLETE_DELAY_MS = 120;
 
@@ -44,7 +45,8 @@ export class ArgumentForm {
       if (typeof schema.minimum === "number") control.min = String(schema.minimum);
       if (typeof schema.maximum === "number") control.max = String(schema.maximum);
       completes = true;
-    } else if (schema.format === "path" || schema.pattern || (schema.maxLength ?? Infinity) <= SHORT) {
+    } else if (schema.format === "path" || schema.pattern || Array.isArray(schema.examples) ||
+               (schema.maxLength ?? Infinity) <= SHORT) {
       control = h("input", { id, type: "text", spellcheck: false, autocomplete: "off" });
       if (typeof schema.maxLength === "number") control.maxLength = schema.maxLength;
       completes = true;
