@@ -405,6 +405,28 @@ def test_a_scoped_prompt_stays_invisible_without_its_scope(pages: Pages, guarded
     assert page.locator("#prompt").is_hidden()
 
 
+def test_a_token_without_the_required_scope_is_refused_plainly(pages: Pages, tmp_path: Path) -> None:
+    from tests.support.issuer import Issuer
+
+    (tmp_path / "hello.md").write_text("---\ndescription: For everyone\n---\nHello!\n")
+    issuer = Issuer()
+    try:
+        with http_server(str(tmp_path), "--no-watch", "--oauth-issuer", issuer.url,
+                         "--require-scope", "prompts") as endpoint:
+            page = pages.open(endpoint.removesuffix("mcp"))
+            page.wait_for_selector("#login:not([hidden])")
+            sign_in(page, issuer.token(aud=endpoint, scope="profile"))
+            page.wait_for_selector("#banner:not([hidden])")
+            assert page.inner_text("#banner").startswith("Refused (403): ")
+            assert page.locator("#catalog").is_hidden() and page.locator("#forget-token").is_visible()
+            page.click("#forget-token")
+            sign_in(page, issuer.token(aud=endpoint, scope="prompts"))
+            expect(page.locator("#results .result-name")).to_have_text(["hello"])
+            assert page.locator("#banner").is_hidden()
+    finally:
+        issuer.close()
+
+
 # -- keyboard, small screens, dark scheme ------------------------------------------------------------
 
 

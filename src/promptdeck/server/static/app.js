@@ -64,7 +64,8 @@ function start() {
   let first = true;
   catalog.load(() => {
     view.refresh();
-    if (client.serverInfo) $("server").textContent = client.serverInfo.title || client.serverInfo.name || "";
+    const info = client.serverInfo;
+    if (info) $("server").textContent = `${info.title || info.name || ""} ${info.version || ""}`.trim();
     if (first) {
       first = false;
       route();
@@ -130,7 +131,10 @@ $("prompt-form").addEventListener("submit", async (event) => {
   try {
     const result = await client.call("prompts/get", { name: prompt.name, arguments: form.values() });
     current.messages = Array.isArray(result.messages) ? result.messages : [];
-    $("output-description").textContent = result.description || "";
+    // The result's description, when it says more than the listing's (shown above already).
+    const said = result.description && result.description !== prompt.description ? result.description : "";
+    $("output-description").textContent = said;
+    show($("output-description"), Boolean(said));
     renderMessages(current.messages, $("messages"));
     show($("output"));
     announce(`Rendered ${current.messages.length} message${current.messages.length === 1 ? "" : "s"}`);

@@ -77,6 +77,7 @@ export class CatalogView {
     this.results = $("results");
     this.more = $("more");
     this.knownTags = 0;
+    this.rendered = null;
     let pending = false;
     // Typing fast costs one filter per frame, not one per keystroke.
     const refresh = () => {
@@ -117,8 +118,12 @@ export class CatalogView {
 
   render() {
     const { matches, shown, prompts, complete } = this.catalog;
-    const rows = matches.slice(0, shown).map(row);
-    this.results.replaceChildren(...rows);
+    const visible = matches.slice(0, shown);
+    // While pages arrive the first rows rarely change: the DOM is rebuilt only when they do.
+    if (visible.length !== this.rendered?.length || visible.some((entry, i) => entry !== this.rendered[i])) {
+      this.results.replaceChildren(...visible.map(row));
+      this.rendered = visible;
+    }
     show(this.more, matches.length > shown);
     this.more.textContent = `Show more (${matches.length - shown} left)`;
     const of = matches.length === prompts.length ? "" : ` of ${prompts.length}`;
