@@ -132,3 +132,25 @@ def test_pages_need_no_token_but_the_endpoint_does(tmp_path: Path) -> None:
         listed = httpx.post(endpoint, json={"jsonrpc": "2.0", "id": 1, "method": "prompts/list"},
                             headers={"accept": "application/json, text/event-stream"})
         assert listed.status_code == 401
+
+
+def test_the_readme_section_shows_screenshots_that_exist() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## Web catalog and playground", 1)[1].split("\n## ", 1)[0]
+    images = re.findall(r"!\[[^\]]+\]\((docs/ui/[^)]+\.png)\)", section)
+    assert sorted(images) == ["docs/ui/catalog-dark-phone.png", "docs/ui/catalog.png", "docs/ui/form.png",
+                              "docs/ui/messages.png"]
+    for image in images:
+        data = (Path(__file__).resolve().parents[1] / image).read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) < 200_000, image
+    assert "python -m tests.support.screenshots docs/ui" in section
+
+
+def test_with_several_endpoints_only_the_default_serves_the_page() -> None:
+    from promptdeck.server.app import PromptServer
+    from promptdeck.server.endpoints import Endpoints
+
+    endpoints = Endpoints.create({"/mcp": PromptServer(), "/mcp/staging": PromptServer()}, ui=True)
+    default, staging = endpoints.apps["/mcp"], endpoints.apps["/mcp/staging"]
+    assert default.ui is not None and staging.ui is None
+    assert b'content="mcp"' in default.ui.files["/"].body
