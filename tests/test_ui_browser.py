@@ -292,6 +292,79 @@ def test_an_audio_prompt_shows_a_player(pages: Pages, examples: str) -> None:
     assert "[mm:ss]" in page.inner_text("#messages")
 
 
+def test_answers_as_an_event_stream_are_read_too(pages: Pages, examples: str) -> None:
+    """A server may answer a POST with SSE (notifications first, then the answer): the page reads both."""
+    from playwright.sync_api import Route
+
+    def as_events(route: Route) -> None:
+        answer = route.fetch()
+        note = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                           "params": {"level": "info", "data": "rendering"}})
+        body = f"event: message\ndata: {note}\n\nid: 7\ndata: {answer.text()}\n\n"
+        route.fulfill(status=answer.status, body=body, headers={"content-type": "text/event-stream"})
+
+    page = pages.browser.new_context().new_page()
+    page.route("**/mcp", as_events)
+    page.goto(examples + "#/p/summarize")
+    page.wait_for_selector("#fields .field")
+    page.get_by_label("bullets").fill("11")
+    page.click("#render")  # an error inside a stream is placed like any other
+    expect(page.locator(".field-error:visible")).to_have_text(
+        "prompt 'summarize': argument 'bullets' must be at most 10, got 11")
+    page.get_by_label("bullets").fill("2")
+    page.click("#render")
+    expect(page.locator(".message pre.text")).to_contain_text("in at most 2 bullet points")
+    page.context.close()
+
+
+def test_odd_content_from_a_server_is_shown_safely(pages: Pages, examples: str) -> None:
+    """Content a server might send that the page must not trust: a media type that is no image, a blob, an
+    unknown type, a link to a data: URL. Each is named as text; nothing becomes an element it should not."""
+    from playwright.sync_api import Route
+
+    messages = [
+        {"role": "user", "content": {"type": "image", "mimeType": "text/html", "data": "PHNjcmlwdD4="}},
+        {"role": "assistant", "content": {"type": "resource", "resource": {
+            "uri": "file:///x.bin", "mimeType": "application/octet-stream", "blob": "AAECAw=="}}},
+        {"role": "user", "content": {"type": "hologram", "text": "<b>3d</b>"}},
+        {"role": "user", "content": {"type": "resource_link", "uri": "data:text/html,<script>1</script>",
+                                     "name": "data link"}},
+    ]
+
+    def fake_get(route: Route) -> None:
+        sent = json.loads(route.request.post_data or "{}")
+        if sent.get("method") != "prompts/get":
+            route.continue_()
+            return
+        route.fulfill(status=200, content_type="application/json",
+                      body=json.dumps({"jsonrpc": "2.0", "id": sent["id"], "result": {"messages": messages}}))
+
+    page = pages.browser.new_context().new_page()
+    page.route("**/mcp", fake_get)
+    page.goto(examples + "#/p/describe-image")
+    page.wait_for_selector("#fields .field")
+    page.click("#render")
+    page.wait_for_selector(".message")
+    shown = page.locator(".message")
+    assert shown.nth(0).inner_text().endswith("This image (text/html) cannot be shown.")
+    assert page.locator("#messages img, #messages a, #messages b").count() == 0
+    assert shown.nth(1).locator("h3").inner_text() == "2. Assistant"
+    assert "Binary content, 4 bytes" in shown.nth(1).inner_text()
+    assert "[hologram content]" in shown.nth(2).inner_text() and "<b>3d</b>" in shown.nth(2).inner_text()
+    assert shown.nth(3).locator("code").inner_text() == "data:text/html,<script>1</script>"
+    page.context.close()
+
+
+def test_back_from_a_prompt_returns_to_its_row(pages: Pages, examples: str) -> None:
+    page = pages.open(examples)
+    catalog_ready(page)
+    page.click("text=Explain code")
+    page.wait_for_selector("#prompt:not([hidden]) #fields .field")
+    page.go_back()
+    page.wait_for_selector("#catalog:not([hidden])")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == "#/p/explain-code"
+
+
 # -- hostile prompts ---------------------------------------------------------------------------------
 
 

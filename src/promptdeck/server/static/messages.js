@@ -25,7 +25,7 @@ function part(content) {
     case "text":
       return h("pre", { className: "text" }, String(content.text ?? ""));
     case "image":
-      return media("img", content, "image/", (src, type) => h("img", { src, alt: `Image (${type})` }));
+      return media("image", content, "image/", (src, type) => h("img", { src, alt: `Image (${type})` }));
     case "audio":
       return media("audio", content, "audio/", (src, type) =>
         h("audio", { controls: true, src, "aria-label": `Audio (${type})` }));
@@ -44,7 +44,7 @@ function media(kind, content, prefix, make) {
   const type = String(content.mimeType ?? "");
   const data = String(content.data ?? "");
   if (!MEDIA_TYPE.test(type) || !type.startsWith(prefix) || !BASE64.test(data)) {
-    return h("p", { className: "error" }, `A ${kind} of type ${type || "unknown"} that cannot be shown.`);
+    return h("p", { className: "error" }, `This ${kind} (${type || "no media type"}) cannot be shown.`);
   }
   return h("figure", { className: "media" }, make(`data:${type};base64,${data.replace(/\s/g, "")}`, type),
     h("figcaption", { className: "muted" }, type));
@@ -53,9 +53,11 @@ function media(kind, content, prefix, make) {
 function resource(res) {
   const caption = h("figcaption", {}, h("code", {}, String(res.uri ?? "")),
     res.mimeType ? h("span", { className: "muted" }, ` ${res.mimeType}`) : null);
+  const blob = String(res.blob ?? "").replace(/\s/g, "");
+  const size = Math.floor(blob.length * 3 / 4) - (blob.endsWith("==") ? 2 : blob.endsWith("=") ? 1 : 0);
   const body = typeof res.text === "string"
     ? h("pre", { className: "text" }, res.text)
-    : h("p", { className: "muted" }, `Binary content, ${Math.floor(String(res.blob ?? "").length * 3 / 4)} bytes`);
+    : h("p", { className: "muted" }, `Binary content, ${size} bytes`);
   return h("figure", { className: "resource" }, caption, body);
 }
 
