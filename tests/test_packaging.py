@@ -52,6 +52,10 @@ def test_the_wheel_holds_the_package_its_types_and_its_command(dist: Path) -> No
         entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
         assert "promptdeck = promptdeck._entry:main" in wheel.read(entry_points).decode()
     assert {"promptdeck/py.typed", "promptdeck/cli.py", "promptdeck/sources/stored.py"} <= names
+    # The web UI's files are package data, served from the installed package (server/ui.py).
+    from promptdeck.server.ui import ASSETS
+
+    assert {f"promptdeck/server/static/{name}" for name in [*ASSETS, "index.html"]} <= names
     assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)
 
 

@@ -8,7 +8,7 @@ and list_changed belong to one label, and a session id from one endpoint is
 unknown (404) at another.
 
 The first endpoint is the default: ``/healthz``, ``/metrics``, the OAuth
-metadata and the 2024-11-05 ``/sse`` transport are its, and any path that is
+metadata, the web UI and the 2024-11-05 ``/sse`` transport are its, and any path that is
 no endpoint reaches it and gets its 404. Authentication, Host and Origin rules
 are the same on every endpoint. The stream cap (GET, ``/sse`` and
 ``subscriptions/listen`` streams, in total and per principal) is one budget
@@ -42,8 +42,10 @@ class Endpoints:
         """One app per ``path -> server``, all with the same ``options``; the first is the default."""
         apps: dict[str, StreamableHttpApp] = {}
         for number, (path, server) in enumerate(servers.items()):
-            # Only the default endpoint speaks 2024-11-05 HTTP+SSE: its /sse and /messages paths are fixed.
-            app = StreamableHttpApp(server, path=path, **({**options, "legacy_sse": False} if number else options))
+            # Only the default endpoint speaks 2024-11-05 HTTP+SSE (its /sse and /messages paths are fixed) and
+            # serves the web UI, which talks to it.
+            app = StreamableHttpApp(server, path=path,
+                                    **({**options, "legacy_sse": False, "ui": False} if number else options))
             if apps:
                 app.streams = next(iter(apps.values())).streams
             apps[path] = app

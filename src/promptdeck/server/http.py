@@ -20,6 +20,10 @@ loopback names are accepted, any port. Then the ``Authenticator`` (static
 bearer tokens or OAuth JWTs, see ``guard`` and ``oauth``) names the principal;
 its scopes decide which prompts its sessions see.
 
+With ``ui=True`` (``serve --http`` unless ``--no-ui``) the same app serves the web catalog and
+playground on ``/`` and ``/ui/`` (see ``ui``), behind the same Host and Origin checks; its pages hold no
+data and talk to this endpoint with the user's token.
+
 What one principal may hold (sessions, streams, subscriptions) is capped as well
 as the total, and a batch's answer in size: see ``limits``.
 """
@@ -72,6 +76,7 @@ from .modern import Subscription, modern_meta
 from .outcome import Answer, assemble
 from .session import METHODS as LEGACY_METHODS
 from .session import LegacySession
+from .ui import WebUi
 from .watch import watch_folders
 
 if TYPE_CHECKING:
@@ -154,7 +159,8 @@ class StreamableHttpApp:
                  legacy_sse: bool = True,
                  max_batch_response_bytes: int = jsonrpc.MAX_BATCH_RESPONSE_BYTES,
                  max_sessions_per_principal: int = 100, max_streams: int = 1000,
-                 max_streams_per_principal: int = 100, body_seconds: float = BODY_SECONDS) -> None:
+                 max_streams_per_principal: int = 100, body_seconds: float = BODY_SECONDS,
+                 ui: bool = False) -> None:
         self.server = server
         self.path = path
         self.json_response = json_response
@@ -185,6 +191,8 @@ class StreamableHttpApp:
         self._peers: dict[str, Principal] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
+        #: the web catalog and playground on ``/`` and ``/ui/`` (see ``ui``), behind the same Host/Origin checks
+        self.ui = WebUi(path) if ui else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -211,6 +219,9 @@ class StreamableHttpApp:
         path = scope["path"]
         if path == "/healthz":
             await respond(send, 200, b"ok", b"text/plain")
+            return
+        if self.ui is not None and self.ui.serves(path):
+            await self.ui(scope, receive, send)
             return
         if self.metadata is not None and path in (self.metadata[0], "/.well-known/oauth-protected-resource"):
             await respond(send, 200, self.metadata[1], headers=[(b"cache-control", b"max-age=3600")])

@@ -1,0 +1,177 @@
+// The page: routes by the URL fragment (#/ the catalog, #/p/NAME a prompt), asks for a token on 401.
+
+import { Catalog, CatalogView } from "./catalog.js";
+import { $, announce, h, show } from "./dom.js";
+import { ArgumentForm } from "./form.js";
+import { Client, HttpError, McpError, setToken, token } from "./mcp.js";
+import { conversationText, copy, renderMessages } from "./messages.js";
+
+const client = new Client(document.querySelector('meta[name="promptdeck-endpoint"]').content);
+let catalog = null;
+let view = null;
+let current = null;  // {form, prompt, messages}
+
+function banner(text) {
+  const el = $("banner");
+  el.textContent = text || "";
+  show(el, Boolean(text));
+}
+
+/** Shows an error where it belongs; true when it needs a token (the sign-in form is then shown). */
+function failed(err) {
+  if (err instanceof HttpError && err.status === 401) {
+    login(token() ? `The token was refused: ${err.message}` : null);
+    return true;
+  }
+  if (err instanceof HttpError && err.status === 403) {
+    banner(`Refused (403): ${err.message}`);
+  } else {
+    banner(err instanceof McpError ? `Error ${err.code}: ${err.message}` : err.message);
+  }
+  return false;
+}
+
+function login(error) {
+  for (const id of ["catalog", "prompt"]) show($(id), false);
+  show($("login"));
+  const why = $("login-error");
+  why.textContent = error || "";
+  show(why, Boolean(error));
+  $("token").value = "";
+  $("token").focus();
+}
+
+$("login-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const value = $("token").value.trim();
+  if (!value) return;
+  setToken(value);
+  start();
+});
+
+$("forget-token").addEventListener("click", () => {
+  setToken(null);
+  location.hash = "#/";
+  start();
+});
+
+function start() {
+  banner("");
+  show($("login"), false);
+  show($("forget-token"), Boolean(token()));
+  catalog = new Catalog(client);
+  view = new CatalogView(catalog);
+  let first = true;
+  catalog.load(() => {
+    view.refresh();
+    const info = client.serverInfo;
+    if (info) $("server").textContent = `${info.title || info.name || ""} ${info.version || ""}`.trim();
+    if (first) {
+      first = false;
+      route();
+    }
+  }).catch((err) => {
+    if (first) first = false;
+    failed(err);
+  });
+}
+
+async function route() {
+  if (!$("login").hidden) return;
+  const match = /^#\/p\/(.+)$/.exec(location.hash);
+  if (!match) {
+    show($("prompt"), false);
+    show($("catalog"));
+    document.title = "Prompts · promptdeck";
+    if (current) {
+      // Back from a prompt: to its row in the list, so keyboard users keep their place.
+      const hash = `#/p/${encodeURIComponent(current.prompt.name)}`;
+      const link = [...$("results").querySelectorAll("a")].find((a) => a.hash === hash);
+      (link || $("search")).focus();
+      current = null;
+    }
+    return;
+  }
+  const name = decodeURIComponent(match[1]);
+  show($("catalog"), false);
+  const entry = await catalog.find(name);
+  if (!entry) {
+    show($("catalog"));
+    banner(`No prompt named ${name} here (or not one you may see).`);
+    return;
+  }
+  banner("");
+  openPrompt(entry);
+}
+
+function openPrompt(entry) {
+  const { prompt, tags } = entry;
+  document.title = `${entry.title} · promptdeck`;
+  $("prompt-title").textContent = entry.title;
+  $("prompt-name").textContent = prompt.name;
+  $("prompt-tags").replaceChildren(...tags.map((tag) => h("span", { className: "tag" }, tag)));
+  $("prompt-description").textContent = prompt.description || "";
+  $("form-error").hidden = true;
+  show($("output"), false);
+  current = { prompt, form: new ArgumentForm(client, prompt, $("fields")), messages: [] };
+  show($("prompt"));
+  $("prompt-title").tabIndex = -1;
+  $("prompt-title").focus();
+}
+
+$("prompt-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  if (!current) return;
+  const { form, prompt } = current;
+  form.clearErrors();
+  const top = $("form-error");
+  top.hidden = true;
+  const button = $("render");
+  button.disabled = true;
+  try {
+    const result = await client.call("prompts/get", { name: prompt.name, arguments: form.values() });
+    current.messages = Array.isArray(result.messages) ? result.messages : [];
+    // The result's description, when it says more than the listing's (shown above already).
+    const said = result.description && result.description !== prompt.description ? result.description : "";
+    $("output-description").textContent = said;
+    show($("output-description"), Boolean(said));
+    renderMessages(current.messages, $("messages"));
+    show($("output"));
+    announce(`Rendered ${current.messages.length} message${current.messages.length === 1 ? "" : "s"}`);
+  } catch (err) {
+    if (err instanceof McpError && err.code === -32602 && form.showError(err)) return;
+    if (err instanceof HttpError && (err.status === 401 || err.status === 403)) {
+      failed(err);
+      return;
+    }
+    top.textContent = err instanceof McpError ? err.message : `${err.message}`;
+    top.hidden = false;
+  } finally {
+    button.disabled = false;
+  }
+});
+
+$("copy-text").addEventListener("click", () => copy(conversationText(current?.messages || []), "Conversation copied"));
+$("copy-json").addEventListener("click", () =>
+  copy(JSON.stringify(current?.messages || [], null, 2), "Conversation copied as JSON"));
+
+// "/" focuses search from anywhere but a text field; on a prompt page it goes back to the catalog first.
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(target?.tagName) || target?.isContentEditable;
+  if (typing) return;
+  if ($("login").hidden === false) return;
+  event.preventDefault();
+  if (location.hash.startsWith("#/p/")) {
+    current = null;  // no row to return to: search has the focus
+    location.hash = "#/";
+    show($("prompt"), false);
+    show($("catalog"));  // now, not at hashchange: a hidden field cannot take the focus
+  }
+  $("search").focus();
+  $("search").select();
+});
+
+window.addEventListener("hashchange", () => route());
+start();

@@ -1,0 +1,547 @@
+"""The web catalog and playground in a real browser: Debian's chromium driven by Playwright, against a real
+``promptdeck serve --http`` process.
+
+Chromium comes from apt (``.ci/run`` installs it); Playwright's own browser downloads are not used. Without
+chromium or Playwright the tests skip locally and fail in CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from promptdeck.server.app import PromptServer
+from tests.support.http_server import http_server
+from tests.support.libraries import EXAMPLES
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser fixture says so, as a skip (or a failure in CI)
+    expect = None  # type: ignore[assignment]
+
+CHROMIUM = Path("/usr/bin/chromium")
+#: How long the page may take to show what a test waits for (the server answers in milliseconds).
+WAIT_MS = 15_000
+HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        _missing(f"Debian's chromium is not installed at {CHROMIUM}: apt-get install chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("Playwright for Python is not installed: pip install -e '.[dev]'")
+    expect.set_options(timeout=WAIT_MS)
+    with sync_playwright() as playwright:
+        # --no-sandbox: chromium's sandbox refuses to start as root, which CI containers are.
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+class Pages:
+    """Opens pages in fresh browser contexts (own sessionStorage) and records what went wrong in them."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.problems: list[str] = []
+        self._contexts: list[Any] = []
+
+    def open(self, url: str, **options: Any) -> Page:
+        context = self.browser.new_context(**options)
+        context.set_default_timeout(WAIT_MS)
+        self._contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: self.problems.append(f"uncaught: {error}"))
+        # A refused request (401) is logged by the browser as a failed resource: expected. Anything else
+        # on the console as an error is not, a Content-Security-Policy violation least of all.
+        page.on("console", lambda message: self.problems.append(f"console: {message.text}")
+                if message.type == "error" and "Failed to load resource" not in message.text else None)
+        page.goto(url)
+        return page
+
+    def close(self) -> None:
+        for context in self._contexts:
+            context.close()
+
+
+@pytest.fixture
+def pages(browser: Browser) -> Iterator[Pages]:
+    opened = Pages(browser)
+    yield opened
+    opened.close()
+    assert opened.problems == [], "the page had errors"
+
+
+@pytest.fixture(scope="module")
+def examples() -> Iterator[str]:
+    """The page URL of a server of the example library."""
+    with http_server(str(EXAMPLES), "--no-watch") as endpoint:
+        yield endpoint.removesuffix("mcp")
+
+
+def example_catalog() -> list[Any]:
+    server = PromptServer()
+    server.add_folder(EXAMPLES)
+    return list(server.catalog)
+
+
+def shown_names(page: Page) -> list[str]:
+    return page.locator("#results .result-name").all_inner_texts()
+
+
+def catalog_ready(page: Page) -> None:
+    expect(page.locator("#count")).to_have_text(re.compile(r"^\d+( of \d+)? prompts?$"))
+
+
+# -- the catalog -------------------------------------------------------------------------------------
+
+
+def test_the_catalog_lists_every_prompt_and_search_narrows_it(pages: Pages, examples: str) -> None:
+    page = pages.open(examples)
+    catalog_ready(page)
+    expected = example_catalog()
+    assert sorted(shown_names(page)) == sorted(p.name for p in expected)
+    assert page.inner_text("#count") == f"{len(expected)} prompts"
+    review = page.locator(".result", has=page.locator(".result-name", has_text="code-review"))
+    assert review.locator(".result-title").inner_text() == "Code review"
+    assert review.locator(".result-meta").inner_text().split() == ["5", "arguments", "code", "review"]
+    page.fill("#search", "commit")
+    expect(page.locator("#results .result-name")).to_have_text(["git.commit"])
+    assert page.inner_text("#count") == f"1 of {len(expected)} prompts"
+    # Tags, titles and descriptions are searched too, every word must match, and case does not matter.
+    for query, names in (("MEETINGS", ["standup.transcribe"]), ("describe image", ["describe-image"]),
+                         ("nothing-matches-this", [])):
+        page.fill("#search", query)
+        expect(page.locator("#results .result-name")).to_have_text(names)
+
+
+def test_the_tag_filter_shows_the_prompts_with_that_tag(pages: Pages, examples: str) -> None:
+    page = pages.open(examples)
+    catalog_ready(page)
+    expected = example_catalog()
+    tags = sorted({tag for prompt in expected for tag in prompt.tags})
+    options = page.locator("#tag option").all_inner_texts()
+    assert options == ["All tags", *(f"{t} ({sum(t in p.tags for p in expected)})" for t in tags)]
+    page.select_option("#tag", "code")
+    with_code = sorted(p.name for p in expected if "code" in p.tags)
+    expect(page.locator("#results .result-name")).to_have_text(with_code)
+    page.fill("#search", "incident")  # search and tag together
+    expect(page.locator("#results .result-name")).to_have_text(["project-analysis"])
+
+
+def test_a_large_library_is_shown_a_capped_list_at_a_time(pages: Pages, tmp_path: Path) -> None:
+    from tests.support.libraries import write_prompts
+
+    names = write_prompts(tmp_path / "lib", 1200)
+    with http_server(str(tmp_path / "lib"), "--no-watch") as endpoint:
+        page = pages.open(endpoint.removesuffix("mcp"))
+        expect(page.locator("#count")).to_have_text("1200 prompts", timeout=60_000)
+        assert page.locator("#results .result").count() == 100
+        page.click("#more")
+        assert page.locator("#results .result").count() == 200
+        assert page.evaluate("document.activeElement.closest('.result').querySelector('code').textContent") \
+            == sorted(names)[100]
+        page.fill("#search", "number 1199")
+        expect(page.locator("#results .result-name")).to_have_text([names[1199]])
+
+
+# -- the playground ----------------------------------------------------------------------------------
+
+
+def open_prompt(pages: Pages, base: str, name: str, **options: Any) -> Page:
+    page = pages.open(f"{base}#/p/{name}", **options)
+    page.wait_for_selector("#fields .field")
+    return page
+
+
+def test_the_form_follows_the_typed_arguments(pages: Pages, examples: str) -> None:
+    page = open_prompt(pages, examples, "code-review")
+    assert page.inner_text("#prompt-title") == "Code review"
+    code = page.get_by_label("Code or diff")
+    assert code.evaluate("e => e.tagName") == "TEXTAREA" and code.get_attribute("aria-required") == "true"
+    assert page.locator("label[for]", has_text="(required)").count() == 1
+    language = page.get_by_label("language")
+    assert language.evaluate("e => e.tagName") == "SELECT" and language.input_value() == "python"
+    assert language.locator("option").count() == 14
+    strictness = page.get_by_label("strictness")
+    assert (strictness.get_attribute("type"), strictness.get_attribute("min"), strictness.get_attribute("max"),
+            strictness.input_value()) == ("number", "1", "5", "3")
+    switch = open_prompt(pages, examples, "standup.transcribe").get_by_label("timestamps")
+    assert switch.get_attribute("type") == "checkbox" and switch.get_attribute("role") == "switch"
+    assert not switch.is_checked()
+
+
+def test_completion_suggests_values_with_the_filled_arguments_as_context(pages: Pages, examples: str) -> None:
+    page = open_prompt(pages, examples, "standup.transcribe")
+    speakers = page.get_by_label("speakers")
+    speakers.focus()
+    listed = f"#{speakers.get_attribute('list')} option"
+    expect(page.locator(listed)).to_have_count(2)
+    assert page.eval_on_selector_all(listed, "os => os.map(o => o.value)") == ["Ana, Bo, Chen", "Dmitri, Eve"]
+    speakers.type("D")
+    expect(page.locator(listed)).to_have_count(1)
+    expect(page.locator(listed)).to_have_attribute("value", "Dmitri, Eve")
+
+
+def test_completion_requests_carry_the_other_arguments(pages: Pages, examples: str) -> None:
+    page = open_prompt(pages, examples, "summarize")
+    sent: list[dict[str, Any]] = []
+    page.on("request", lambda request: sent.append(json.loads(request.post_data or "{}"))
+            if request.method == "POST" else None)
+    page.get_by_label("text").fill("A long text")
+    bullets = page.get_by_label("bullets")
+    bullets.focus()
+    expect(page.locator(f"#{bullets.get_attribute('list')} option")).to_have_count(1)
+    asked = [m for m in sent if m.get("method") == "completion/complete"][-1]["params"]
+    assert asked["argument"] == {"name": "bullets", "value": "5"}
+    assert asked["context"] == {"arguments": {"text": "A long text"}}
+    assert asked["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+
+
+def test_an_invalid_value_shows_the_servers_message_next_to_its_field(pages: Pages, examples: str) -> None:
+    page = open_prompt(pages, examples, "summarize")
+    page.get_by_label("text").fill("Some text")
+    bullets = page.get_by_label("bullets")
+    bullets.fill("11")
+    page.click("#render")
+    error = page.locator(".field", has=bullets).locator(".field-error")
+    error.wait_for(state="visible")
+    assert error.inner_text() == "prompt 'summarize': argument 'bullets' must be at most 10, got 11"
+    assert bullets.get_attribute("aria-invalid") == "true"
+    assert error.get_attribute("id") in (bullets.get_attribute("aria-describedby") or "").split()
+    assert page.evaluate("document.activeElement.name") == "bullets"
+    assert page.locator("#form-error").is_hidden() and page.locator("#output").is_hidden()
+    bullets.fill("3")
+    page.click("#render")
+    page.wait_for_selector(".message")
+    assert error.is_hidden() and bullets.get_attribute("aria-invalid") is None
+    assert "in at most 3 bullet points" in page.inner_text(".message pre.text")
+
+
+def test_a_missing_required_argument_is_shown_at_its_field(pages: Pages, examples: str) -> None:
+    page = open_prompt(pages, examples, "code-review")
+    page.click("#render")
+    error = page.locator(".field", has=page.get_by_label("Code or diff")).locator(".field-error")
+    error.wait_for(state="visible")
+    assert error.inner_text() == "prompt 'code-review' is missing required argument 'code'"
+
+
+def test_a_multi_message_prompt_shows_each_message_under_its_role(pages: Pages, examples: str) -> None:
+    page = open_prompt(pages, examples, "code-review", permissions=["clipboard-read", "clipboard-write"])
+    page.get_by_label("Code or diff").fill("def add(a, b):\n    return a - b")
+    page.select_option("#" + str(page.get_by_label("focus").get_attribute("id")), "security")
+    page.click("#render")
+    page.wait_for_selector(".message")
+    assert page.locator(".message h3").all_inner_texts() == ["1. User", "2. User", "3. User"]
+    assert "Focus on **SECURITY**" in page.locator(".message").nth(0).inner_text()
+    resource = page.locator(".message").nth(1).locator("figure.resource")
+    assert resource.locator("figcaption").inner_text() == "untitled:code-under-review text/x-python"
+    assert resource.locator("pre").inner_text() == "def add(a, b):\n    return a - b"
+    page.click("#copy-json")
+    expect(page.locator("#status")).to_have_text("Conversation copied as JSON")
+    copied = json.loads(page.evaluate("navigator.clipboard.readText()"))
+    assert [m["role"] for m in copied] == ["user"] * 3 and copied[1]["content"]["type"] == "resource"
+    page.click("#copy-text")
+    expect(page.locator("#status")).to_have_text("Conversation copied")
+    text = page.evaluate("navigator.clipboard.readText()")
+    assert text.startswith("## user\n\nYou are a senior python engineer") and text.count("## user") == 3
+    assert "[resource untitled:code-under-review]\ndef add(a, b):" in text
+    page.locator(".message").nth(2).get_by_role("button", name="Copy message 3").click()
+    expect(page.locator("#status")).to_have_text("Message 3 copied")
+    assert page.evaluate("navigator.clipboard.readText()").startswith("## user\n\nAnswer in this format:")
+
+
+def test_an_image_prompt_shows_the_image(pages: Pages, examples: str) -> None:
+    page = open_prompt(pages, examples, "describe-image")
+    page.click("#render")
+    image = page.locator(".message img")
+    image.wait_for()
+    assert (image.get_attribute("src") or "").startswith("data:image/png;base64,iVBOR")
+    # Decoded by the browser (the CSP allows data: images): it has the file's width (PNG header, IHDR).
+    width = int.from_bytes((EXAMPLES / "_material" / "diagram.png").read_bytes()[16:20], "big")
+    expect(image).to_have_js_property("naturalWidth", width)
+    assert page.locator(".message h3").all_inner_texts() == ["1. User", "2. User"]
+
+
+def test_an_audio_prompt_shows_a_player(pages: Pages, examples: str) -> None:
+    page = open_prompt(pages, examples, "standup.transcribe")
+    page.get_by_label("timestamps").check()
+    page.click("#render")
+    audio = page.locator(".message audio")
+    audio.wait_for()
+    assert audio.get_attribute("controls") == "" and (audio.get_attribute("src") or "").startswith(
+        "data:audio/wav;base64,")
+    assert "[mm:ss]" in page.inner_text("#messages")
+
+
+def test_answers_as_an_event_stream_are_read_too(pages: Pages, examples: str) -> None:
+    """A server may answer a POST with SSE (notifications first, then the answer): the page reads both."""
+    from playwright.sync_api import Route
+
+    def as_events(route: Route) -> None:
+        answer = route.fetch()
+        note = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                           "params": {"level": "info", "data": "rendering"}})
+        body = f"event: message\ndata: {note}\n\nid: 7\ndata: {answer.text()}\n\n"
+        route.fulfill(status=answer.status, body=body, headers={"content-type": "text/event-stream"})
+
+    page = pages.browser.new_context().new_page()
+    page.route("**/mcp", as_events)
+    page.goto(examples + "#/p/summarize")
+    page.wait_for_selector("#fields .field")
+    page.get_by_label("bullets").fill("11")
+    page.click("#render")  # an error inside a stream is placed like any other
+    expect(page.locator(".field-error:visible")).to_have_text(
+        "prompt 'summarize': argument 'bullets' must be at most 10, got 11")
+    page.get_by_label("bullets").fill("2")
+    page.click("#render")
+    expect(page.locator(".message pre.text")).to_contain_text("in at most 2 bullet points")
+    page.context.close()
+
+
+def test_odd_content_from_a_server_is_shown_safely(pages: Pages, examples: str) -> None:
+    """Content a server might send that the page must not trust: a media type that is no image, a blob, an
+    unknown type, a link to a data: URL. Each is named as text; nothing becomes an element it should not."""
+    from playwright.sync_api import Route
+
+    messages = [
+        {"role": "user", "content": {"type": "image", "mimeType": "text/html", "data": "PHNjcmlwdD4="}},
+        {"role": "assistant", "content": {"type": "resource", "resource": {
+            "uri": "file:///x.bin", "mimeType": "application/octet-stream", "blob": "AAECAw=="}}},
+        {"role": "user", "content": {"type": "hologram", "text": "<b>3d</b>"}},
+        {"role": "user", "content": {"type": "resource_link", "uri": "data:text/html,<script>1</script>",
+                                     "name": "data link"}},
+    ]
+
+    def fake_get(route: Route) -> None:
+        sent = json.loads(route.request.post_data or "{}")
+        if sent.get("method") != "prompts/get":
+            route.continue_()
+            return
+        route.fulfill(status=200, content_type="application/json",
+                      body=json.dumps({"jsonrpc": "2.0", "id": sent["id"], "result": {"messages": messages}}))
+
+    page = pages.browser.new_context().new_page()
+    page.route("**/mcp", fake_get)
+    page.goto(examples + "#/p/describe-image")
+    page.wait_for_selector("#fields .field")
+    page.click("#render")
+    page.wait_for_selector(".message")
+    shown = page.locator(".message")
+    assert shown.nth(0).inner_text().endswith("This image (text/html) cannot be shown.")
+    assert page.locator("#messages img, #messages a, #messages b").count() == 0
+    assert shown.nth(1).locator("h3").inner_text() == "2. Assistant"
+    assert "Binary content, 4 bytes" in shown.nth(1).inner_text()
+    assert "[hologram content]" in shown.nth(2).inner_text() and "<b>3d</b>" in shown.nth(2).inner_text()
+    assert shown.nth(3).locator("code").inner_text() == "data:text/html,<script>1</script>"
+    page.context.close()
+
+
+def test_back_from_a_prompt_returns_to_its_row(pages: Pages, examples: str) -> None:
+    page = pages.open(examples)
+    catalog_ready(page)
+    page.click("text=Explain code")
+    page.wait_for_selector("#prompt:not([hidden]) #fields .field")
+    page.go_back()
+    page.wait_for_selector("#catalog:not([hidden])")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == "#/p/explain-code"
+
+
+# -- hostile prompts ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A library whose prompt carries markup in every text a page shows, and links to unsafe schemes."""
+    root = tmp_path_factory.mktemp("hostile")
+    quoted = json.dumps(HOSTILE)
+    (root / "evil.md").write_text(
+        "---\n"
+        f"title: {quoted}\n"
+        f"description: {quoted}\n"
+        f"tags: [{quoted}]\n"
+        "arguments:\n"
+        f"  - {{name: note, description: {quoted}}}\n"
+        "---\n"
+        f"{HOSTILE} and {{{{ note }}}}\n\n"
+        'user: {resource_link: {uri: "javascript:window.__pwned=3", name: "click me"}}\n\n'
+        'user: {resource_link: {uri: "https://example.com/guide", name: guide, title: "The guide"}}\n')
+    with http_server(str(root), "--no-watch") as endpoint:
+        yield endpoint.removesuffix("mcp")
+
+
+def test_markup_in_a_prompt_is_shown_as_text_and_never_runs(pages: Pages, hostile: str) -> None:
+    page = pages.open(hostile)
+    catalog_ready(page)
+    assert page.inner_text(".result-title") == HOSTILE
+    assert page.inner_text(".result-description") == HOSTILE
+    assert page.inner_text(".result .tag") == HOSTILE
+    page.click(".result-link")
+    page.wait_for_selector("#fields .field")
+    page.get_by_label("note").fill(HOSTILE)
+    page.click("#render")
+    page.wait_for_selector(".message")
+    assert page.inner_text("#prompt-description") == HOSTILE
+    assert page.inner_text(".message pre.text") == f"{HOSTILE} and {HOSTILE}"
+    assert page.locator("main script, main img, #messages a[href^='javascript']").count() == 0
+    unsafe = page.locator(".message").nth(1)
+    assert unsafe.locator("a").count() == 0 and unsafe.locator("code").inner_text() == "javascript:window.__pwned=3"
+    safe = page.locator(".message").nth(2).locator("a")
+    assert (safe.inner_text(), safe.get_attribute("href"), safe.get_attribute("rel")) == (
+        "The guide", "https://example.com/guide", "noopener noreferrer")
+    assert page.evaluate("window.__pwned") is None
+
+
+def test_the_csp_blocks_markup_that_reaches_the_page_anyway(pages: Pages, hostile: str) -> None:
+    page = pages.open(hostile)
+    catalog_ready(page)
+    # As if a bug had let prompt text through as HTML: inline handlers and scripts must still not run.
+    page.evaluate("""markup => {
+        document.body.insertAdjacentHTML('beforeend', markup);
+        const script = document.createElement('script');
+        script.textContent = 'window.__pwned = 4';
+        document.body.append(script);
+    }""", HOSTILE)
+    expect(page.locator("body > img")).to_have_js_property("complete", True)
+    assert page.evaluate("window.__pwned") is None
+    blocked = [p for p in pages.problems if "Content Security Policy" in p]
+    assert len(blocked) >= 2, pages.problems  # the onerror handler and the inline script
+    pages.problems.clear()
+
+
+# -- who may see what --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("guarded")
+    (root / "open.md").write_text("---\ndescription: Everyone sees this\n---\nHello\n")
+    (root / "payroll.md").write_text("---\ndescription: Salaries\nscopes: [hr]\n---\nSecret\n")
+    tokens = root.parent / "tokens"
+    tokens.write_text("alice:alice-token-0123456789 hr\nbob:bob-token-0123456789\n")
+    with http_server(str(root), "--no-watch", "--token-file", str(tokens)) as endpoint:
+        yield endpoint.removesuffix("mcp")
+
+
+def sign_in(page: Page, token: str) -> None:
+    page.fill("#token", token)
+    page.press("#token", "Enter")
+
+
+def test_the_page_asks_for_a_token_and_refuses_a_wrong_one(pages: Pages, guarded: str) -> None:
+    page = pages.open(guarded)
+    page.wait_for_selector("#login:not([hidden])")
+    assert page.evaluate("document.activeElement.id") == "token"
+    assert page.locator("#catalog").is_hidden() and page.locator("#login-error").is_hidden()
+    sign_in(page, "not-the-token-0123456789")
+    page.wait_for_selector("#login-error:not([hidden])")
+    assert page.inner_text("#login-error") == "The token was refused: the bearer token is not valid"
+    sign_in(page, "alice-token-0123456789")
+    catalog_ready(page)
+    assert sorted(shown_names(page)) == ["open", "payroll"]
+    # Kept for the tab: a reload does not ask again; "Forget token" does.
+    page.reload()
+    catalog_ready(page)
+    page.click("#forget-token")
+    page.wait_for_selector("#login:not([hidden])")
+    assert page.evaluate("sessionStorage.length") == 0
+
+
+def test_a_scoped_prompt_stays_invisible_without_its_scope(pages: Pages, guarded: str) -> None:
+    page = pages.open(guarded)
+    sign_in(page, "bob-token-0123456789")
+    catalog_ready(page)
+    assert shown_names(page) == ["open"]
+    page.fill("#search", "salaries")
+    expect(page.locator("#results .result")).to_have_count(0)
+    page.goto(guarded + "#/p/payroll")
+    page.wait_for_selector("#banner:not([hidden])")
+    assert page.inner_text("#banner") == "No prompt named payroll here (or not one you may see)."
+    assert page.locator("#prompt").is_hidden()
+
+
+def test_a_token_without_the_required_scope_is_refused_plainly(pages: Pages, tmp_path: Path) -> None:
+    from tests.support.issuer import Issuer
+
+    (tmp_path / "hello.md").write_text("---\ndescription: For everyone\n---\nHello!\n")
+    issuer = Issuer()
+    try:
+        with http_server(str(tmp_path), "--no-watch", "--oauth-issuer", issuer.url,
+                         "--require-scope", "prompts") as endpoint:
+            page = pages.open(endpoint.removesuffix("mcp"))
+            page.wait_for_selector("#login:not([hidden])")
+            sign_in(page, issuer.token(aud=endpoint, scope="profile"))
+            page.wait_for_selector("#banner:not([hidden])")
+            assert page.inner_text("#banner").startswith("Refused (403): ")
+            assert page.locator("#catalog").is_hidden() and page.locator("#forget-token").is_visible()
+            page.click("#forget-token")
+            sign_in(page, issuer.token(aud=endpoint, scope="prompts"))
+            expect(page.locator("#results .result-name")).to_have_text(["hello"])
+            assert page.locator("#banner").is_hidden()
+    finally:
+        issuer.close()
+
+
+# -- keyboard, small screens, dark scheme ------------------------------------------------------------
+
+
+def test_keyboard_only_search_then_open_then_back(pages: Pages, examples: str) -> None:
+    page = pages.open(examples)
+    catalog_ready(page)
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "search"
+    page.keyboard.type("summ")
+    expect(page.locator("#results .result-name")).to_have_text(["summarize"])
+    page.keyboard.press("Tab")  # the tag filter
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Summarizesummarize"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#prompt:not([hidden]) #fields .field")
+    assert page.evaluate("document.activeElement.id") == "prompt-title"
+    page.keyboard.press("Tab")  # through the form in order, then render with Enter on the button
+    assert page.evaluate("document.activeElement.name") == "text"
+    page.keyboard.type("Keyboard text")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "render"
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".message")
+    page.keyboard.press("/")  # from a prompt, "/" goes back to searching
+    page.wait_for_selector("#catalog:not([hidden])")
+    assert page.evaluate("document.activeElement.id") == "search"
+
+
+def test_readable_at_phone_width(pages: Pages, examples: str) -> None:
+    for hash_ in ("", "#/p/code-review"):
+        page = pages.open(examples + hash_, viewport={"width": 360, "height": 740}, is_mobile=True)
+        page.wait_for_selector(".result" if not hash_ else "#fields .field")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def test_light_and_dark_schemes(pages: Pages, examples: str) -> None:
+    colours = []
+    for scheme in ("light", "dark"):
+        page = pages.open(examples, color_scheme=scheme)
+        catalog_ready(page)
+        colours.append(page.evaluate("[getComputedStyle(document.body).backgroundColor, "
+                                     "getComputedStyle(document.body).color]"))
+    assert colours[0] != colours[1]
+    assert colours[0][0] == "rgb(251, 251, 252)" and colours[1][0] == "rgb(20, 22, 27)"
