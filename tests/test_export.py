@@ -252,8 +252,8 @@ def _argument_name(target: str, hole: str, holes: list[Argument]) -> str:
     return {"codex": hole.upper(), "gemini": "args"}.get(target, hole)
 
 
-#: The targets promptdeck also reads (docs/native-formats.md); dotprompt is read back by dotpromptz above.
-READ_BACK = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty")
+#: The targets promptdeck also reads (docs/native-formats.md): all of them.
+READ_BACK = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty", "dotprompt")
 
 
 @pytest.mark.parametrize("target", READ_BACK)
@@ -291,7 +291,7 @@ def test_a_round_trip_keeps_every_rendering_the_format_can_express(target: str, 
             mine = render(prompt, values)
             theirs_prompt = read[name]
             theirs = render(theirs_prompt, bind(theirs_prompt.arguments, given, name))
-            if target == "prompty":  # the one format here with roles: message by message
+            if target in ("prompty", "dotprompt"):  # the formats here with roles: message by message
                 assert _texts(theirs) == _texts(mine), (target, name, variant)
                 continue
             assert [m.role for m in theirs] == ["user"], name

@@ -71,6 +71,7 @@ def arg_names(prompt: Prompt) -> list[str]:
     (".gemini/commands/a.toml", "gemini"),
     (".gemini/commands/git/a.toml", "gemini"),
     ("a.prompty", "prompty"), ("qa/a.prompty", "prompty"), (".x/a.prompty", None), ("_m/a.prompty", None),
+    ("a.prompt", "dotprompt"), ("docs/a.prompt", "dotprompt"), (".x/a.prompt", None), ("_m/a.prompt", None),
     # not prompts: other hidden files, material, a skill's other files, other folders' files
     (".env", None), (".git/x.md", None), ("x/.claude/commands/a.md", None), ("_m/a.md", None),
     (".claude/a.md", None), (".claude/commands/_m/a.md", None), (".claude/commands/.h/a.md", None),
@@ -636,3 +637,71 @@ def test_scopes_in_a_native_file_restrict_it_as_in_promptdeck_files(tmp_path: Pa
     assert catalog.view(frozenset()).names == ["open"]
     assert catalog.view(frozenset({"finance"})).names == ["bonus", "open"]
     assert catalog.view(frozenset({"hr"})).names == ["bonus", "fire", "hire", "open", "pay"]
+
+
+# -- dotprompt, read by Google's dotpromptz --------------------------------------------------------------
+
+BRIEF_PROMPT = """---
+description: A short brief
+model: googleai/gemini-2.5-flash
+config: {temperature: 0.2}
+input:
+  schema:
+    topic: string, the topic
+    count?: integer, how many lines
+    tone?(enum): [calm, loud]
+  default:
+    count: 3
+---
+{{role "system"}}
+Be brief.
+{{role "user"}}
+Tell me about {{topic}} in {{count}} lines{{#if tone}}, {{tone}}{{/if}}.
+{{media url="data:image/png;base64,iVBORw0KGgo="}}
+{{role "model"}}
+Ready.
+"""
+
+
+def test_dotprompt_inputs_roles_media_and_settings(tmp_path: Path) -> None:
+    from promptdeck.prompts.content import Image
+
+    source = load(tmp_path, {"docs/brief.prompt": BRIEF_PROMPT})
+    prompt = prompts(source)["docs.brief"]
+    args = {a.name: a for a in prompt.arguments}
+    assert (args["topic"].required, args["topic"].description) == (True, "the topic")
+    assert (args["count"].type, args["count"].default, args["count"].required) == ("integer", 3, False)
+    assert args["tone"].enum == ("calm", "loud")
+    assert prompt.meta[META_FORMAT] == "dotprompt"
+    assert prompt.meta[META_MODEL] == {"model": "googleai/gemini-2.5-flash", "config": {"temperature": 0.2}}
+    values = bind(prompt.arguments, {"topic": "cats & <dogs> {{x}}", "tone": "loud"}, prompt.name)
+    messages = prompt.render(values, RenderContext(prompt.name))
+    assert isinstance(messages, list)
+    # system is sent as the user's (MCP has no system role), model as the assistant's; media its own message
+    assert [(m.role, type(m.content).__name__) for m in messages] == [
+        ("user", "Text"), ("user", "Text"), ("user", "Image"), ("assistant", "Text")]
+    assert messages[1].content == Text("Tell me about cats & <dogs> {{x}} in 3 lines, loud.")
+    assert isinstance(messages[2].content, Image) and messages[2].content.mime_type == "image/png"
+    with pytest.raises(InvalidParams, match="'tone' must be one of calm, loud"):
+        bind(prompt.arguments, {"topic": "x", "tone": "shouty"}, prompt.name)
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ("---\ninput: {schema: {x: string}}\n---\n{{#if x}}never closed\n", 4, "template error: unclosed block"),
+    ("---\ninput: [1\n---\nhi\n", 2, ""),
+    ("---\ninput: {schema: {x: strin}}\n---\nhi\n", 2, "input.schema"),
+    ("---\ninput: {schema: {x: string}, default: 3}\n---\nhi\n", 2, "dotprompt refuses the file"),
+])
+def test_dotprompt_problems_name_their_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+    one_problem(tmp_path, {"bad.prompt": text}, "bad.prompt", line, message)
+
+
+def test_dotprompt_output_is_bounded_before_it_is_rendered(tmp_path: Path) -> None:
+    from promptdeck.prompts.sandbox import RenderLimitError
+
+    source = load(tmp_path, {"each.prompt": "---\ninput: {schema: {t: string}}\n---\n"
+                                            "{{#each t}}" + "x" * 200 + "{{/each}}\n"})
+    prompt = prompts(source)["each"]
+    huge = bind(prompt.arguments, {"t": "y" * 100_000}, prompt.name)
+    with pytest.raises(RenderLimitError, match="could exceed"):
+        prompt.render(huge, RenderContext(prompt.name))

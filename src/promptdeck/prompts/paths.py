@@ -71,7 +71,8 @@ def prompt_format(rel: str) -> str | None:
     """The format of the prompt file at ``rel`` (relative, '/'-separated), or None if it is no prompt file.
 
     ``promptdeck``: a ``.md`` outside hidden and ``_`` folders; ``copilot``: a ``.prompt.md`` there or in
-    ``.github/prompts/``; ``prompty``: a ``.prompty`` there; and the other tools' files in their own folders
+    ``.github/prompts/``; ``prompty``: a ``.prompty`` there;
+    ``dotprompt``: a ``.prompt`` there; and the other tools' files in their own folders
     (``NATIVE_FOLDERS``). Below those, a hidden or ``_`` part still hides a file.
     """
     # Substring tests rather than a split: this runs for every file of a library, and a store's label.
@@ -80,7 +81,9 @@ def prompt_format(rel: str) -> str | None:
             return None
         if rel.endswith(".md"):
             return "copilot" if rel.endswith(".prompt.md") else "promptdeck"
-        return "prompty" if rel.endswith(".prompty") else None
+        if rel.endswith(".prompty"):
+            return "prompty"
+        return "dotprompt" if rel.endswith(".prompt") else None
     if rel[:1] != ".":
         return None
     for folder, kind, ending, nested in NATIVE_FOLDERS:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ...prompts.spec import Prompt
 from ...protocol.errors import PromptFileError
-from . import claude, codex, copilot, gemini, plain, prompty
+from . import claude, codex, copilot, dotprompt, gemini, plain, prompty
 
 if TYPE_CHECKING:
     from .._library import Library
@@ -30,6 +30,7 @@ READERS: dict[str, Callable[[str, str], Prompt | None]] = {
     "continue": plain.read_continue,
     "codex": codex.read,
     "gemini": gemini.read,
+    "dotprompt": dotprompt.read,
 }
 
 

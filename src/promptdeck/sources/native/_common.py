@@ -145,11 +145,7 @@ def text_prompt(name: str, rel: str, kind: str, plan: Plan, resolve: Callable[[M
     ``settings``: the file's other keys, published in ``_meta``; but ``scopes`` (a list, or one line of
     names), which restricts the prompt as in promptdeck's own files (``line`` finds a key's line)."""
     settings = dict(settings)
-    scopes = settings.pop("scopes", None) or []
-    if isinstance(scopes, str):
-        scopes = scopes.split()
-    if not isinstance(scopes, list) or not all(isinstance(x, str) and x and " " not in x for x in scopes):
-        raise NativeError("scopes must be a list of scope names", line("scopes"))
+    scopes = pop_scopes(settings, line)
 
     def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
         def run() -> list[Message]:
@@ -162,7 +158,17 @@ def text_prompt(name: str, rel: str, kind: str, plan: Plan, resolve: Callable[[M
     if settings:
         meta[META_MODEL] = {str(k): json_safe(v) for k, v in settings.items()}
     return Prompt(name, render, title=title, description=description, arguments=arguments, source=rel, work=LIGHT,
-                  scopes=frozenset(scopes), meta=meta)
+                  scopes=scopes, meta=meta)
+
+
+def pop_scopes(settings: dict[str, Any], line: Callable[[str], int | None]) -> frozenset[str]:
+    """Take ``scopes`` (a list, or one line of names) out of a file's settings: who may see the prompt."""
+    scopes = settings.pop("scopes", None) or []
+    if isinstance(scopes, str):
+        scopes = scopes.split()
+    if not isinstance(scopes, list) or not all(isinstance(x, str) and x and " " not in x for x in scopes):
+        raise NativeError("scopes must be a list of scope names", line("scopes"))
+    return frozenset(scopes)
 
 
 _HINT_WORD = re.compile(r"\[([^\[\]]+)\]")

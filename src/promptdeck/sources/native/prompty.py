@@ -15,7 +15,7 @@ from ...prompts.content import Message, Text
 from ...prompts.execution import TEMPLATE
 from ...prompts.render import TemplateSyntax, TemplateText, run_bounded
 from ...prompts.spec import Prompt, RenderContext
-from ._common import META_FORMAT, META_MODEL, Markdown, NativeError, check_name, json_safe
+from ._common import META_FORMAT, META_MODEL, Markdown, NativeError, check_name, json_safe, pop_scopes
 
 if TYPE_CHECKING:
     from .._library import Library
@@ -68,12 +68,13 @@ def read(library: Library, rel: str, text: str) -> Prompt:
         return run_bounded(run, ctx.prompt)  # type: ignore[no-any-return]
 
     settings = {k: json_safe(v) for k, v in meta.items() if k not in ("name", "description", "inputs")}
+    scopes = pop_scopes(settings, doc.line)
     roles = [role for role, _ in templates]
     extra: dict[str, Any] = {META_FORMAT: "prompty"}
     if settings or any(r not in ("user", "assistant") for r in roles):
         extra[META_MODEL] = {**settings, "roles": roles} if roles != ["user"] else settings
     return Prompt(name, render, title=title, description=description, arguments=arguments, source=rel,
-                  work=TEMPLATE, meta=extra)
+                  work=TEMPLATE, scopes=scopes, meta=extra)
 
 
 def _inputs(raw: object, sample: object, line: int | None) -> list[Argument]:
