@@ -297,6 +297,9 @@ def test_answers_as_an_event_stream_are_read_too(pages: Pages, examples: str) ->
     from playwright.sync_api import Route
 
     def as_events(route: Route) -> None:
+        if json.loads(route.request.post_data or "{}").get("method") == "subscriptions/listen":
+            route.continue_()  # a stream that stays open: left as it is
+            return
         answer = route.fetch()
         note = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
                            "params": {"level": "info", "data": "rendering"}})
@@ -545,3 +548,33 @@ def test_light_and_dark_schemes(pages: Pages, examples: str) -> None:
                                      "getComputedStyle(document.body).color]"))
     assert colours[0] != colours[1]
     assert colours[0][0] == "rgb(251, 251, 252)" and colours[1][0] == "rgb(20, 22, 27)"
+
+
+# -- live updates ----------------------------------------------------------------------------------------
+
+
+def test_the_page_follows_the_library_without_a_reload(pages: Pages, tmp_path: Path) -> None:
+    library = tmp_path / "lib"
+    library.mkdir()
+    (library / "greet.md").write_text("---\ndescription: Greets\narguments: [{name: who}]\n---\nHello {{ who }}.\n")
+    (library / "bye.md").write_text("Goodbye.\n")
+    with http_server(str(library)) as endpoint:
+        page = pages.open(endpoint.removesuffix("mcp"))
+        expect(page.locator("#count")).to_have_text("2 prompts")
+        expect(page.locator("body")).to_have_attribute("data-following", "yes")
+        page.fill("#search", "open")  # a search typed before the change stays typed after it
+        expect(page.locator("#count")).to_have_text("0 of 2 prompts")
+        (library / "added.md").write_text("---\ndescription: Added while the page was open\n---\nNew.\n")
+        expect(page.locator("#count")).to_have_text("1 of 3 prompts")
+        assert page.input_value("#search") == "open"
+        assert shown_names(page) == ["added"]
+        # The open prompt: its arguments change (the form is built again), then it goes away (said so).
+        page.fill("#search", "")
+        page.locator("#results a", has_text="greet").click()
+        expect(page.locator("#fields label")).to_have_count(1)
+        (library / "greet.md").write_text("---\ndescription: Greets\narguments: [{name: who}, {name: how}]\n---\n"
+                                          "Hello {{ who }} {{ how }}.\n")
+        expect(page.locator("#banner")).to_contain_text("The prompt greet changed")
+        expect(page.locator("#fields label")).to_have_count(2)
+        (library / "greet.md").unlink()
+        expect(page.locator("#banner")).to_contain_text("The prompt greet was removed")

@@ -1,6 +1,6 @@
 // The page: routes by the URL fragment (#/ the catalog, #/p/NAME a prompt), asks for a token on 401.
 
-import { Catalog, CatalogView } from "./catalog.js";
+import { ARGUMENTS, Catalog, CatalogView } from "./catalog.js";
 import { $, announce, h, show } from "./dom.js";
 import { ArgumentForm } from "./form.js";
 import { Client, HttpError, McpError, setToken, token } from "./mcp.js";
@@ -10,6 +10,7 @@ const client = new Client(document.querySelector('meta[name="promptdeck-endpoint
 let catalog = null;
 let view = null;
 let current = null;  // {form, prompt, messages}
+let stopFollowing = null;
 
 function banner(text) {
   const el = $("banner");
@@ -59,8 +60,10 @@ function start() {
   banner("");
   show($("login"), false);
   show($("forget-token"), Boolean(token()));
+  stopFollowing?.();
   catalog = new Catalog(client);
-  view = new CatalogView(catalog);
+  if (view) view.swap(catalog);
+  else view = new CatalogView(catalog);
   let first = true;
   catalog.load(() => {
     view.refresh();
@@ -70,10 +73,59 @@ function start() {
       first = false;
       route();
     }
+  }).then(() => {
+    stopFollowing = client.listen(changed);
   }).catch((err) => {
     if (first) first = false;
     failed(err);
   });
+}
+
+// The library changed (list_changed on the page's subscription): the whole list is read again, then
+// swapped in at once, keeping the search, the tag and the open prompt's form where it can.
+let reloading = null;
+let again = false;
+
+function changed() {
+  if (reloading) {
+    again = true;  // one more read once this one is done: changes may have come after its first page
+    return;
+  }
+  const fresh = new Catalog(client);
+  reloading = fresh.load(() => {}).then(() => {
+    catalog = fresh;
+    view.swap(fresh);
+    view.refresh();
+    announce(`The library changed: ${fresh.prompts.length} prompt${fresh.prompts.length === 1 ? "" : "s"}`);
+    if (current) followOpenPrompt(fresh.byName.get(current.prompt.name));
+  }).catch((err) => {
+    failed(err);
+  }).finally(() => {
+    reloading = null;
+    if (again) {
+      again = false;
+      changed();
+    }
+  });
+}
+
+/** The open prompt after a change: gone (said so), its arguments changed (form built again), or kept. */
+function followOpenPrompt(entry) {
+  if (!entry) {
+    banner(`The prompt ${current.prompt.name} was removed from the library.`);
+    return;
+  }
+  const before = JSON.stringify([current.prompt.arguments, current.prompt._meta?.[ARGUMENTS]]);
+  const after = JSON.stringify([entry.prompt.arguments, entry.prompt._meta?.[ARGUMENTS]]);
+  if (before !== after) {
+    openPrompt(entry);
+    banner(`The prompt ${entry.prompt.name} changed; its form was built again.`);
+    return;
+  }
+  current.prompt = entry.prompt;
+  $("prompt-title").textContent = entry.title;
+  $("prompt-description").textContent = entry.prompt.description || "";
+  $("prompt-tags").replaceChildren(...entry.tags.map((tag) => h("span", { className: "tag" }, tag)));
 }
 
 async function route() {

@@ -98,6 +98,13 @@ export class CatalogView {
     });
   }
 
+  /** Show another catalog (the library changed): the search and the tag chosen stay. */
+  swap(catalog) {
+    this.catalog = catalog;
+    this.knownTags = -1;
+    this.rendered = null;
+  }
+
   update() {
     this.catalog.filter(this.search.value, this.tag.value);
     this.render();

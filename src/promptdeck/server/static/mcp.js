@@ -54,8 +54,7 @@ export class Client {
     this.serverInfo = null;
   }
 
-  async call(method, params = {}) {
-    const id = nextId++;
+  request(id, method, params) {
     const body = {
       jsonrpc: "2.0", id, method,
       params: { ...params, _meta: { [META_VERSION]: VERSION, [META_CAPABILITIES]: {} } },
@@ -69,10 +68,14 @@ export class Client {
     if (NAMED[method]) headers["Mcp-Name"] = headerValue(String(params[NAMED[method]] ?? ""));
     const bearer = token();
     if (bearer) headers["Authorization"] = `Bearer ${bearer}`;
+    return { method: "POST", headers, body: JSON.stringify(body), credentials: "omit", cache: "no-store" };
+  }
+
+  async call(method, params = {}) {
+    const id = nextId++;
     let response;
     try {
-      response = await fetch(this.endpoint, { method: "POST", headers, body: JSON.stringify(body),
-                                              credentials: "omit", cache: "no-store" });
+      response = await fetch(this.endpoint, this.request(id, method, params));
     } catch (err) {
       throw new HttpError(0, `The server could not be reached (${err.message}).`);
     }
@@ -86,6 +89,72 @@ export class Client {
     const info = message.result?._meta?.["io.modelcontextprotocol/serverInfo"];
     if (info) this.serverInfo = info;
     return message.result;
+  }
+
+  /**
+   * Follows the prompt list: a subscriptions/listen stream, on which each list_changed calls `onChange`.
+   * A stream that ends or fails is opened again after a pause that doubles up to 30 s; as changes may
+   * have been missed meanwhile, `onChange` is called once the new stream is acknowledged. A 401 or 403
+   * stops it (the page asks for a token and starts over). Returns a function that stops it.
+   */
+  listen(onChange) {
+    let stopped = false;
+    let controller = null;
+    let pause = 1000;
+    const follow = async () => {
+      let reopened = false;
+      while (!stopped) {
+        controller = new AbortController();
+        try {
+          const init = this.request(nextId++, "subscriptions/listen", { notifications: { promptsListChanged: true } });
+          const response = await fetch(this.endpoint, { ...init, signal: controller.signal });
+          if (response.status === 401 || response.status === 403) return;
+          if (response.ok && response.body) {
+            for await (const message of events(response.body)) {
+              if (message.method === "notifications/subscriptions/acknowledged") {
+                pause = 1000;
+                document.body.dataset.following = "yes";  // what tests (and curious users) can look for
+                if (reopened) onChange();
+              } else if (message.method === "notifications/prompts/list_changed") {
+                onChange();
+              }
+            }
+          }
+        } catch {
+          // A dropped connection or an abort: opened again below, unless stopped.
+        }
+        delete document.body.dataset.following;
+        if (stopped) return;
+        reopened = true;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        pause = Math.min(pause * 2, 30000);
+      }
+    };
+    follow();
+    return () => {
+      stopped = true;
+      controller?.abort();
+    };
+  }
+}
+
+/** The JSON messages of an SSE body, as they arrive. */
+async function* events(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end;
+    while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, "");
+      const data = event.split(/\r?\n/).filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).replace(/^ /, "")).join("\n");
+      const message = data ? parse(data) : null;
+      if (message && typeof message === "object") yield message;
+    }
   }
 }
 
