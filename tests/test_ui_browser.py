@@ -578,3 +578,36 @@ def test_the_page_follows_the_library_without_a_reload(pages: Pages, tmp_path: P
         expect(page.locator("#fields label")).to_have_count(2)
         (library / "greet.md").unlink()
         expect(page.locator("#banner")).to_contain_text("The prompt greet was removed")
+
+
+# -- use it from ---------------------------------------------------------------------------------------
+
+
+def test_use_it_from_shows_commands_that_work_as_shown(pages: Pages, examples: str) -> None:
+    """The panel's promptdeck CLI line, taken from the page and run, renders what the page renders."""
+    import shlex
+    import subprocess
+    import sys
+
+    page = pages.open(examples + "#/p/summarize")
+    page.wait_for_selector("#fields .field")
+    page.get_by_label("text").fill("The cat's \"mat\" & $HOME")
+    page.get_by_label("bullets").fill("2")
+    page.click("#use-it summary")
+    blocks = page.locator("#snippets .snippet")
+    expect(blocks).to_have_count(5)
+    labels = page.locator("#snippets h3").all_text_contents()
+    assert labels == ["promptdeck CLI", "Python", "Claude Code", "VS Code", "Cursor"]
+    cli = blocks.nth(0).locator("pre").inner_text()
+    endpoint = examples + "mcp"
+    assert cli.startswith(f"promptdeck get {endpoint} summarize -a ")
+    words = shlex.split(cli)
+    done = subprocess.run([sys.executable, "-m", "promptdeck", *words[1:]], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "The cat's \"mat\" & $HOME" in done.stdout and "at most 2 bullet points" in done.stdout
+    python = blocks.nth(1).locator("pre").inner_text()
+    compile(python, "snippet.py", "exec")  # valid Python, with the values as string literals
+    assert 'client.get_prompt("summarize", text="The cat\'s \\"mat\\" & $HOME", bullets="2")' in python
+    assert blocks.nth(2).locator("pre").inner_text().startswith("/mcp__promptdeck__summarize ")
+    assert json.loads(blocks.nth(4).locator("pre").inner_text()) == {"mcpServers": {"promptdeck": {"url": endpoint}}}

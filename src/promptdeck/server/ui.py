@@ -32,6 +32,7 @@ ASSETS = {
     "catalog.js": b"text/javascript; charset=utf-8",
     "form.js": b"text/javascript; charset=utf-8",
     "messages.js": b"text/javascript; charset=utf-8",
+    "useit.js": b"text/javascript; charset=utf-8",
     "icon.svg": b"image/svg+xml",
 }
 PREFIX = "/ui/"

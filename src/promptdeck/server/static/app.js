@@ -5,6 +5,7 @@ import { $, announce, h, show } from "./dom.js";
 import { ArgumentForm } from "./form.js";
 import { Client, HttpError, McpError, setToken, token } from "./mcp.js";
 import { conversationText, copy, renderMessages } from "./messages.js";
+import { renderSnippets, snippets } from "./useit.js";
 
 const client = new Client(document.querySelector('meta[name="promptdeck-endpoint"]').content);
 let catalog = null;
@@ -166,6 +167,7 @@ function openPrompt(entry) {
   $("form-error").hidden = true;
   show($("output"), false);
   current = { prompt, form: new ArgumentForm(client, prompt, $("fields")), messages: [] };
+  updateSnippets();
   show($("prompt"));
   $("prompt-title").tabIndex = -1;
   $("prompt-title").focus();
@@ -202,6 +204,16 @@ $("prompt-form").addEventListener("submit", async (event) => {
     button.disabled = false;
   }
 });
+
+function updateSnippets() {
+  if (!current) return;
+  renderSnippets(snippets(current.prompt.name, current.form.values(), client.endpoint, client.serverInfo),
+                 $("snippets"), copy);
+}
+
+// The snippets follow the form as it is filled in (text fields on input, selects and switches on change).
+$("prompt-form").addEventListener("input", updateSnippets);
+$("prompt-form").addEventListener("change", updateSnippets);
 
 $("copy-text").addEventListener("click", () => copy(conversationText(current?.messages || []), "Conversation copied"));
 $("copy-json").addEventListener("click", () =>
