@@ -233,7 +233,7 @@ def test_an_invalid_value_shows_the_servers_message_next_to_its_field(pages: Pag
     page.click("#render")
     page.wait_for_selector(".message")
     assert error.is_hidden() and bullets.get_attribute("aria-invalid") is None
-    assert "in at most 3 bullet points" in page.inner_text(".message pre.text")
+    assert "in at most 3 bullet points" in page.inner_text(".message .text")
 
 
 def test_a_missing_required_argument_is_shown_at_its_field(pages: Pages, examples: str) -> None:
@@ -251,7 +251,9 @@ def test_a_multi_message_prompt_shows_each_message_under_its_role(pages: Pages, 
     page.click("#render")
     page.wait_for_selector(".message")
     assert page.locator(".message h3").all_inner_texts() == ["1. User", "2. User", "3. User"]
-    assert "Focus on **SECURITY**" in page.locator(".message").nth(0).inner_text()
+    # Markdown in a message is shown as such: **SECURITY** is bold, the asterisks gone.
+    assert "Focus on SECURITY" in page.locator(".message").nth(0).inner_text()
+    assert page.locator(".message").nth(0).locator("strong").first.inner_text() == "SECURITY"
     resource = page.locator(".message").nth(1).locator("figure.resource")
     assert resource.locator("figcaption").inner_text() == "untitled:code-under-review text/x-python"
     assert resource.locator("pre").inner_text() == "def add(a, b):\n    return a - b"
@@ -316,7 +318,8 @@ def test_answers_as_an_event_stream_are_read_too(pages: Pages, examples: str) ->
         "prompt 'summarize': argument 'bullets' must be at most 10, got 11")
     page.get_by_label("bullets").fill("2")
     page.click("#render")
-    expect(page.locator(".message pre.text")).to_contain_text("in at most 2 bullet points")
+    expect(page.locator(".message .text")).to_contain_text("in at most 2 bullet points")
+    page.unroute_all(behavior="ignoreErrors")  # a request still in flight (a completion) must not fail later
     page.context.close()
 
 
@@ -355,6 +358,7 @@ def test_odd_content_from_a_server_is_shown_safely(pages: Pages, examples: str) 
     assert "Binary content, 4 bytes" in shown.nth(1).inner_text()
     assert "[hologram content]" in shown.nth(2).inner_text() and "<b>3d</b>" in shown.nth(2).inner_text()
     assert shown.nth(3).locator("code").inner_text() == "data:text/html,<script>1</script>"
+    page.unroute_all(behavior="ignoreErrors")  # a request still in flight (a completion) must not fail later
     page.context.close()
 
 
@@ -403,7 +407,7 @@ def test_markup_in_a_prompt_is_shown_as_text_and_never_runs(pages: Pages, hostil
     page.click("#render")
     page.wait_for_selector(".message")
     assert page.inner_text("#prompt-description") == HOSTILE
-    assert page.inner_text(".message pre.text") == f"{HOSTILE} and {HOSTILE}"
+    assert page.inner_text(".message .text") == f"{HOSTILE} and {HOSTILE}"
     assert page.locator("main script, main img, #messages a[href^='javascript']").count() == 0
     unsafe = page.locator(".message").nth(1)
     assert unsafe.locator("a").count() == 0 and unsafe.locator("code").inner_text() == "javascript:window.__pwned=3"
@@ -611,3 +615,29 @@ def test_use_it_from_shows_commands_that_work_as_shown(pages: Pages, examples: s
     assert 'client.get_prompt("summarize", text="The cat\'s \\"mat\\" & $HOME", bullets="2")' in python
     assert blocks.nth(2).locator("pre").inner_text().startswith("/mcp__promptdeck__summarize ")
     assert json.loads(blocks.nth(4).locator("pre").inner_text()) == {"mcpServers": {"promptdeck": {"url": endpoint}}}
+
+
+def test_markdown_in_messages_is_shown_as_markdown_and_never_as_html(pages: Pages, tmp_path: Path) -> None:
+    library = tmp_path / "lib"
+    library.mkdir()
+    (library / "md.md").write_text(
+        "# Plan\n\nDo **this**, then *that*:\n\n1. `one`\n2. two\n\n```sh\necho <b>hi</b>\n```\n\n"
+        "[docs](https://example.com/a) [bad](javascript:alert(1)) [rel](/etc/passwd) "
+        "![img](https://example.com/x.png) <script>window.__pwned=1</script> <b>bold?</b>\n")
+    with http_server(str(library), "--no-watch") as endpoint:
+        page = pages.open(endpoint.removesuffix("mcp") + "#/p/md")
+        page.wait_for_selector("#render")
+        page.click("#render")
+        body = page.locator(".message .markdown")
+        expect(body.locator("h4")).to_have_text("Plan")  # below the message's own h3
+        assert body.locator("strong").inner_text() == "this" and body.locator("em").inner_text() == "that"
+        assert body.locator("ol li").all_inner_texts() == ["one", "two"]
+        assert body.locator("pre.code").inner_text() == "echo <b>hi</b>\n"
+        links = body.locator("a")
+        assert links.count() == 1 and links.get_attribute("href") == "https://example.com/a"
+        assert links.get_attribute("rel") == "noopener noreferrer"
+        text = body.inner_text()
+        assert "<script>window.__pwned=1</script>" in text and "<b>bold?</b>" in text
+        assert "[image: img https://example.com/x.png]" in text
+        assert body.locator("script, img, b, iframe").count() == 0
+        assert page.evaluate("window.__pwned") is None

@@ -33,6 +33,10 @@ ASSETS = {
     "form.js": b"text/javascript; charset=utf-8",
     "messages.js": b"text/javascript; charset=utf-8",
     "useit.js": b"text/javascript; charset=utf-8",
+    "markdown.js": b"text/javascript; charset=utf-8",
+    # markdown-it 14.3.3 (MIT), vendored as published on npm: dist/markdown-it.min.js, sha256 494ba53d…25cfb0.
+    "markdown-it.min.js": b"text/javascript; charset=utf-8",
+    "markdown-it.LICENSE.txt": b"text/plain; charset=utf-8",
     "icon.svg": b"image/svg+xml",
 }
 PREFIX = "/ui/"

@@ -1,7 +1,8 @@
 // Rendered messages as a person reads them. Prompt text is untrusted: it only ever reaches the page as
-// textContent. Images and audio come as data: URLs of a checked media type; links only when http(s).
+// textContent (Markdown is built into elements from markdown-it's tokens: markdown.js). Images and audio come as data: URLs of a checked media type; links only when http(s).
 
 import { copyText, h, announce } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
 
 const MEDIA_TYPE = /^[a-z]+\/[a-z0-9.+-]+$/i;
 const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
@@ -23,7 +24,7 @@ export function renderMessages(messages, container) {
 function part(content) {
   switch (content.type) {
     case "text":
-      return h("pre", { className: "text" }, String(content.text ?? ""));
+      return renderMarkdown(String(content.text ?? ""));
     case "image":
       return media("image", content, "image/", (src, type) => h("img", { src, alt: `Image (${type})` }));
     case "audio":
