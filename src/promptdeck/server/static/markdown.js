@@ -33,6 +33,7 @@ function build(tokens, root) {
   const top = () => stack[stack.length - 1];
   for (const token of tokens) {
     const { type } = token;
+    if (token.hidden) continue;  // a tight list's paragraphs: their text goes straight into the item
     if (type === "inline") {
       build(token.children || [], top());
     } else if (BLOCKS[type]) {
