@@ -201,6 +201,17 @@ def test_completion_suggests_values_with_the_filled_arguments_as_context(pages: 
     expect(page.locator(listed)).to_have_attribute("value", "Dmitri, Eve")
 
 
+def test_a_path_argument_is_completed_with_the_librarys_files(pages: Pages, examples: str) -> None:
+    page = open_prompt(pages, examples, "write-tests")
+    source = page.get_by_label("source")
+    source.fill("")
+    source.type("_material/s")
+    listed = f"#{source.get_attribute('list')} option"
+    expect(page.locator(listed).first).to_have_attribute("value", "_material/service.py")
+    offered = page.eval_on_selector_all(listed, "os => os.map(o => o.value)")
+    assert offered and all(value.startswith("_material/s") for value in offered), offered
+
+
 def test_completion_requests_carry_the_other_arguments(pages: Pages, examples: str) -> None:
     page = open_prompt(pages, examples, "summarize")
     sent: list[dict[str, Any]] = []
