@@ -329,20 +329,25 @@ def _client_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]]) -> T:
-    """Connect to TARGET, run ``work`` with the client, and turn failures into one line and an exit code."""
-    from .client.session import connect
-
+def _headers(options: dict[str, Any]) -> dict[str, str]:
+    """The -H headers of a client command; refused (with --token) for a TARGET that is a command."""
     headers: dict[str, str] = {}
     for header in options["headers"]:
         name, sep, value = header.partition(":")
         if not sep or not name.strip():
             fail(f"-H takes 'Name: value', got {header!r}", 2)
         headers[name.strip()] = value.strip()
-    target = options["target"]
-    is_url = target.startswith(("http://", "https://"))
-    if not is_url and (headers or options["token"]):
+    if not options["target"].startswith(("http://", "https://")) and (headers or options["token"]):
         fail("--token and -H go with an http(s) TARGET", 2)
+    return headers
+
+
+def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]]) -> T:
+    """Connect to TARGET, run ``work`` with the client, and turn failures into one line and an exit code."""
+    from .client.session import connect
+
+    headers = _headers(options)
+    target = options["target"]
 
     async def session() -> T:
         async with connect(target, era=options["era"], token=options["token"], headers=headers or None,
@@ -475,6 +480,46 @@ def pick(**options: Any) -> None:
     if problem:
         fail(problem, 2)
     sys.exit(_run_client(options, _picker.run))
+
+
+@main.command(epilog=_TARGET_HELP)
+@_client_options
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="The local port of the page (0: a free one).")
+@click.option("--no-open", is_flag=True, help="Print the page's address without opening a browser.")
+@click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
+def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
+    """Open the web catalog and playground in front of the MCP server at TARGET, served on 127.0.0.1 only."""
+    setup_logging(verbose)
+    headers = _headers(options)
+    try:
+        import uvicorn  # noqa: F401
+    except ImportError:
+        fail("ui needs the http extra: pip install 'promptdeck[http]'")
+    from .server.app import PromptServer
+    from .server.http import run
+    from .server.serving import bind
+    from .sources.remote import RemoteSource
+
+    source = RemoteSource(options["target"], era=options["era"], token=options["token"], headers=headers,
+                          timeout=options["timeout"])
+    server = PromptServer("promptdeck-ui")
+    try:
+        server.add_source(source)
+        listening = bind("127.0.0.1", port)
+    except PromptdeckError as exc:
+        source.close()
+        fail(str(exc))
+    url = f"http://127.0.0.1:{listening.getsockname()[1]}/"
+    announce(f"serving the {len(server.catalog)} prompts of {options['target']} on {url}")
+    if not no_open:
+        import webbrowser
+
+        webbrowser.open(url)
+    try:
+        run(server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False, ui=True)
+    finally:
+        source.close()
 
 
 if __name__ == "__main__":  # pragma: no cover

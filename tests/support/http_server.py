@@ -1,4 +1,4 @@
-"""Start ``promptdeck serve --http`` as a real process on a free loopback port."""
+"""Start ``promptdeck serve --http`` or ``promptdeck ui`` as a real process on a free loopback port."""
 
 from __future__ import annotations
 
@@ -32,11 +32,26 @@ def stop(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
 @contextmanager
 def http_server(folder: str, *options: str, log: Path | None = None) -> Iterator[str]:
     """Yields the MCP endpoint URL; the server is stopped on exit. With ``log``, stderr goes to that file."""
+    # An empty ``folder``: the options say what to serve (``--store URL``).
+    with promptdeck_http("serve", *([folder] if folder else []), "--http", "{host}:{port}", *options,
+                         log=log) as endpoint:
+        yield endpoint
+
+
+@contextmanager
+def ui_server(target: str, *options: str, log: Path | None = None) -> Iterator[str]:
+    """``promptdeck ui TARGET --no-open`` on a free port; yields its MCP endpoint URL (the page is beside it)."""
+    with promptdeck_http("ui", target, "--no-open", "--port", "{port}", *options, log=log) as endpoint:
+        yield endpoint
+
+
+@contextmanager
+def promptdeck_http(*arguments: str, log: Path | None = None) -> Iterator[str]:
+    """``promptdeck ARGUMENTS`` (``{host}`` and ``{port}`` filled in) as a process, once its /healthz answers."""
     port = free_port()
     sink = log.open("wb") if log is not None else subprocess.PIPE
-    # An empty ``folder``: the options say what to serve (``--store URL``).
-    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", *([folder] if folder else []), "--http",
-                             f"127.0.0.1:{port}", *options], stdout=subprocess.DEVNULL, stderr=sink)
+    command = [argument.replace("{host}", "127.0.0.1").replace("{port}", str(port)) for argument in arguments]
+    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", *command], stdout=subprocess.DEVNULL, stderr=sink)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -49,7 +64,7 @@ def http_server(folder: str, *options: str, log: Path | None = None) -> Iterator
                 proc.kill()  # a server stuck while starting would otherwise keep stderr open forever
                 proc.wait()
                 stderr = proc.stderr.read().decode() if proc.stderr else log.read_text() if log else ""
-                raise RuntimeError(f"promptdeck --http did not start: {stderr}")
+                raise RuntimeError(f"promptdeck {arguments[0]} did not start: {stderr}")
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

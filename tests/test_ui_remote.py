@@ -1,0 +1,181 @@
+"""``promptdeck ui TARGET``: the web app's MCP endpoint in front of another MCP server, all real processes.
+
+The remote is the official SDK's server (benchmarks/sdk_server.py) or ``promptdeck serve`` over stdio or
+HTTP, in either era; the ui process is asked over HTTP in the 2026-07-28 era, as the page asks it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.http_server import http_server, ui_server
+from tests.support.modern import DEADLINE, HttpPeer, error_code, get_prompt, keep_editing, request
+
+SDK_SERVER = Path(__file__).resolve().parents[1] / "benchmarks" / "sdk_server.py"
+GREET = """---
+title: Greet someone
+description: A greeting in a chosen style.
+arguments:
+  - name: who
+    description: whom to greet
+    required: true
+  - name: style
+    enum: [warm, formal]
+    default: warm
+---
+Hello {{ who }}, in a {{ style }} way.
+"""
+
+
+def library(root: Path) -> Path:
+    root.mkdir()
+    (root / "greet.md").write_text(GREET)
+    (root / "farewell.md").write_text("---\ndescription: Say goodbye.\n---\nGoodbye for now.\n")
+    return root
+
+
+def command(*argv: str) -> str:
+    return shlex.join([sys.executable, *argv])
+
+
+def serve_stdio(folder: Path, *options: str) -> str:
+    return command("-m", "promptdeck", "serve", str(folder), *options)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return library(tmp_path / "prompts")
+
+
+@pytest.fixture
+def peer() -> Iterator[list[HttpPeer]]:
+    made: list[HttpPeer] = []
+    yield made
+    for each in made:
+        each.close()
+
+
+def ask(url: str, peers: list[HttpPeer]) -> HttpPeer:
+    peers.append(HttpPeer(url))
+    return peers[-1]
+
+
+def names(peer: HttpPeer) -> list[str]:
+    listed: list[str] = []
+    cursor: str | None = None
+    while True:
+        answer = peer.call(request(len(listed) + 1, "prompts/list", {} if cursor is None else {"cursor": cursor}))
+        listed += [prompt["name"] for prompt in answer["result"]["prompts"]]
+        cursor = answer["result"].get("nextCursor")
+        if cursor is None:
+            return sorted(listed)
+
+
+def text_of(answer: dict[str, Any]) -> str:
+    return "".join(message["content"]["text"] for message in answer["result"]["messages"])
+
+
+# -- promptdeck as the remote, every way the client reaches it -------------------------------------
+
+
+@pytest.mark.parametrize("how", ["stdio", "stdio-legacy", "http", "http-legacy"])
+def test_the_remote_promptdeck_is_listed_rendered_checked_and_completed(how: str, folder: Path,
+                                                                        peer: list[HttpPeer]) -> None:
+    era = ["--era", "legacy"] if how.endswith("legacy") else []
+    if how.startswith("http"):
+        with http_server(str(folder), "--no-watch") as remote, ui_server(remote, *era) as url:
+            check_remote_promptdeck(ask(url, peer))
+    else:
+        with ui_server(serve_stdio(folder, "--no-watch"), *era) as url:
+            check_remote_promptdeck(ask(url, peer))
+
+
+def check_remote_promptdeck(ui: HttpPeer) -> None:
+    assert names(ui) == ["farewell", "greet"]
+    listed = {p["name"]: p for p in ui.call(request(1, "prompts/list"))["result"]["prompts"]}
+    greet = listed["greet"]
+    assert greet["title"] == "Greet someone"
+    assert [(a["name"], a["required"]) for a in greet["arguments"]] == [("who", True), ("style", False)]
+    # The remote's typed schema, for the page's form: an enum is a select.
+    assert greet["_meta"]["promptdeck.dev/arguments"]["properties"]["style"]["enum"] == ["warm", "formal"]
+    answer = ui.call(get_prompt(2, "greet", {"who": "Ada", "style": "formal"}))
+    assert text_of(answer) == "Hello Ada, in a formal way."
+    # The remote's own -32602 (only it knows the argument's choices), its message and data unchanged.
+    bad = ui.call(get_prompt(3, "greet", {"who": "Ada", "style": "rude"}))
+    assert error_code(bad) == -32602, bad
+    assert "'style' must be one of warm, formal" in bad["error"]["message"]
+    assert bad["error"]["data"] == {"argument": "style"}
+    missing = ui.call(get_prompt(4, "greet", {}))
+    assert error_code(missing) == -32602 and "'who'" in missing["error"]["message"], missing
+    completed = ui.call(request(5, "completion/complete", {"ref": {"type": "ref/prompt", "name": "greet"},
+                                                          "argument": {"name": "style", "value": "f"}}))
+    assert completed["result"]["completion"]["values"] == ["formal"]
+
+
+# -- the official SDK's server as the remote -------------------------------------------------------
+
+
+def test_the_official_sdk_server_is_listed_and_rendered(folder: Path, peer: list[HttpPeer]) -> None:
+    with ui_server(command(str(SDK_SERVER), str(folder))) as url:
+        ui = ask(url, peer)
+        assert names(ui) == ["farewell", "greet"]
+        answer = ui.call(get_prompt(1, "greet", {"who": "Grace", "style": "warm"}))
+        assert text_of(answer) == "Hello Grace, in a warm way.\n"  # the SDK keeps the file's last line end
+        missing = ui.call(get_prompt(2, "greet", {}))
+        assert error_code(missing) == -32602 and "'who'" in missing["error"]["message"], missing
+
+
+# -- changes and failures --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ["auto", "legacy"])
+def test_a_file_added_to_the_remote_library_reaches_the_listing(era: str, folder: Path,
+                                                                peer: list[HttpPeer]) -> None:
+    with ui_server(serve_stdio(folder), "--era", era) as url:
+        ui = ask(url, peer)
+        assert names(ui) == ["farewell", "greet"]
+
+        def arrived() -> bool:
+            give_up = time.monotonic() + 1
+            while time.monotonic() < give_up:
+                if "added-0" in names(ui):
+                    return True
+                time.sleep(0.1)
+            return False
+
+        keep_editing(folder, arrived)  # a file written before the remote's watcher started goes unseen
+        assert text_of(ui.call(get_prompt(9, "added-0"))) == "Added prompt number 0."
+
+
+def test_a_remote_that_goes_away_is_a_clear_error_and_the_ui_stays_up(folder: Path, tmp_path: Path,
+                                                                      peer: list[HttpPeer]) -> None:
+    log = tmp_path / "ui.log"
+    with contextlib.ExitStack() as outlives_the_remote:
+        with http_server(str(folder), "--no-watch") as remote:
+            url = outlives_the_remote.enter_context(ui_server(remote, log=log))
+            ui = ask(url, peer)
+            assert text_of(ui.call(get_prompt(1, "farewell"))) == "Goodbye for now."
+        # The remote is stopped; the ui is not.
+        gone = ui.call(get_prompt(2, "farewell"))
+        assert error_code(gone) == -32603, gone
+        assert gone["error"]["message"] == f"the server at {remote} is not reachable"
+        assert names(ui) == ["farewell", "greet"]  # the last listing is still served
+        assert httpx.get(url.removesuffix("mcp") + "healthz", timeout=DEADLINE).status_code == 200
+    assert f"the server at {remote} is not reachable" in log.read_text()
+
+
+def test_a_target_that_cannot_be_reached_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "promptdeck", "ui", command("-c", "raise SystemExit(3)"),
+                           "--no-open", "--timeout", "5"], capture_output=True, text=True, timeout=DEADLINE * 2)
+    assert done.returncode == 1, done
+    assert done.stderr.startswith("promptdeck: cannot use the server at "), done.stderr
