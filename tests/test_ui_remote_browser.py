@@ -6,11 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.http_server import ui_server
-from tests.test_ui_browser import Pages, browser, catalog_ready, expect, open_prompt, pages, shown_names  # noqa: F401
+from tests.test_ui_browser import Pages, browser, catalog_ready, open_prompt, pages, shown_names  # noqa: F401
 from tests.test_ui_remote import SDK_SERVER, command, library
 
 
 def test_the_page_shows_and_renders_the_sdk_servers_prompts(pages: Pages, tmp_path: Path) -> None:  # noqa: F811
+    from playwright.sync_api import expect  # here: the fixtures skip first when Playwright is missing
+
     with ui_server(command(str(SDK_SERVER), str(library(tmp_path / "prompts")))) as endpoint:
         base = endpoint.removesuffix("mcp")
         page = pages.open(base)
