@@ -179,3 +179,32 @@ def test_a_target_that_cannot_be_reached_is_one_line_and_exit_1(tmp_path: Path) 
                            "--no-open", "--timeout", "5"], capture_output=True, text=True, timeout=DEADLINE * 2)
     assert done.returncode == 1, done
     assert done.stderr.startswith("promptdeck: cannot use the server at "), done.stderr
+
+
+def test_only_a_graphical_browser_is_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    import webbrowser
+
+    from promptdeck.cli import _open_browser
+
+    chosen: list[webbrowser.BaseBrowser] = []
+    monkeypatch.setattr(webbrowser, "get", lambda: chosen[-1])
+    # What webbrowser picks with no display: a browser in this terminal, which would take it over.
+    for terminal in (webbrowser.GenericBrowser("lynx"), webbrowser.Elinks("elinks")):
+        chosen.append(terminal)
+        assert _open_browser("http://127.0.0.1:1/") is False
+    opened: list[str] = []
+
+    class Graphical(webbrowser.BackgroundBrowser):  # started in the background, as a desktop's browser is
+        def open(self, url: str, new: int = 0, autoraise: bool = True) -> bool:
+            opened.append(url)
+            return True
+
+    chosen.append(Graphical("firefox"))
+    assert _open_browser("http://127.0.0.1:1/") is True
+    assert opened == ["http://127.0.0.1:1/"]
+
+    def none() -> webbrowser.BaseBrowser:
+        raise webbrowser.Error("could not locate runnable browser")
+
+    monkeypatch.setattr(webbrowser, "get", none)
+    assert _open_browser("http://127.0.0.1:1/") is False

@@ -512,14 +512,28 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
         fail(str(exc))
     url = f"http://127.0.0.1:{listening.getsockname()[1]}/"
     announce(f"serving the {len(server.catalog)} prompts of {options['target']} on {url}")
-    if not no_open:
-        import webbrowser
-
-        webbrowser.open(url)
+    if not no_open and not _open_browser(url):
+        announce(f"no graphical browser found: open {url} in yours")
     try:
         run(server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False, ui=True)
     finally:
         source.close()
+
+
+def _open_browser(url: str) -> bool:
+    """Open ``url`` in a graphical browser; False when there is none. A browser that runs in the terminal
+    (lynx, w3m, links: what ``webbrowser`` picks on a machine with no display) is not started: it would
+    take the terminal from this command, which serves the page until Ctrl-C."""
+    import webbrowser
+
+    try:
+        browser = webbrowser.get()
+    except webbrowser.Error:
+        return False
+    if type(browser) is webbrowser.GenericBrowser or (isinstance(browser, webbrowser.UnixBrowser)
+                                                      and not browser.background):
+        return False
+    return bool(browser.open(url))
 
 
 if __name__ == "__main__":  # pragma: no cover
