@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -18,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.http_server import http_server, ui_server
+from tests.support.http_server import free_port, http_server, stop, ui_server
 from tests.support.modern import DEADLINE, HttpPeer, error_code, get_prompt, keep_editing, request
 
 SDK_SERVER = Path(__file__).resolve().parents[1] / "benchmarks" / "sdk_server.py"
@@ -208,3 +209,30 @@ def test_only_a_graphical_browser_is_opened(monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.setattr(webbrowser, "get", none)
     assert _open_browser("http://127.0.0.1:1/") is False
+
+
+@pytest.mark.parametrize("stop_with", [signal.SIGINT, signal.SIGTERM])
+def test_ui_ends_on_ctrl_c_or_sigterm_and_stops_the_stdio_server_it_started(stop_with: int, folder: Path) -> None:
+    port = free_port()
+    ui = subprocess.Popen([sys.executable, "-m", "promptdeck", "ui", serve_stdio(folder, "--no-watch"), "--no-open",
+                           "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        give_up = time.monotonic() + DEADLINE
+        while True:
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            assert ui.poll() is None and time.monotonic() < give_up, "promptdeck ui did not start"
+            time.sleep(0.05)
+        # Per thread: the stdio server is started by the thread of the ui's remote source.
+        children = [pid for task in Path(f"/proc/{ui.pid}/task").iterdir()
+                    for pid in (task / "children").read_text().split()]
+        assert len(children) == 1, children  # the stdio server of TARGET
+        ui.send_signal(stop_with)
+        assert ui.wait(DEADLINE) == 0
+        assert not Path(f"/proc/{children[0]}").exists(), "the stdio server outlived promptdeck ui"
+    finally:
+        if ui.poll() is None:
+            stop(ui)
+        assert ui.stderr is not None
+        ui.stderr.close()

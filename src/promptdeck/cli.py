@@ -514,8 +514,15 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
     announce(f"serving the {len(server.catalog)} prompts of {options['target']} on {url}")
     if not no_open and not _open_browser(url):
         announce(f"no graphical browser found: open {url} in yours")
+    import signal
+
+    # uvicorn ends on SIGTERM, then raises it again: exit through ``finally`` then, so a stdio server started
+    # for TARGET is stopped too rather than left to notice its closed stdin.
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))
     try:
         run(server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False, ui=True)
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how this command ends: uvicorn stopped serving, and raises it again once done
     finally:
         source.close()
 

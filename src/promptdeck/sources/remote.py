@@ -124,6 +124,11 @@ class RemoteSource(Source):
                     self._watching.cancel()
                     await asyncio.gather(self._watching, return_exceptions=True)
                 await stack.aclose()
+                # Whatever the client left waiting (a watch's queue read) ends before the loop does.
+                rest = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+                for task in rest:
+                    task.cancel()
+                await asyncio.gather(*rest, return_exceptions=True)
 
             with contextlib.suppress(Exception):
                 asyncio.run_coroutine_threadsafe(end(), loop).result(self.timeout)
