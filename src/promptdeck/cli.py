@@ -496,10 +496,10 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
         import uvicorn  # noqa: F401
     except ImportError:
         fail("ui needs the http extra: pip install 'promptdeck[http]'")
+    from .client.remote import RemoteSource
     from .server.app import PromptServer
     from .server.http import run
     from .server.serving import bind
-    from .sources.remote import RemoteSource
 
     source = RemoteSource(options["target"], era=options["era"], token=options["token"], headers=headers,
                           timeout=options["timeout"])

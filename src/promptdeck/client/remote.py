@@ -1,5 +1,7 @@
 """Another MCP server's prompts as a source: what ``promptdeck ui TARGET`` serves the web app from.
 
+It lives with the client, not in ``sources/``: it is made of the client, and imports point down only.
+
 ``RemoteSource`` holds one connected promptdeck ``Client`` (stdio or HTTP, either era) on an event
 loop of its own, in its own thread, so the source works the same whichever loop (uvicorn's, stdio's
 lazily made one, none at all while loading) asks it for something: every call to the remote server
@@ -48,11 +50,11 @@ from ..protocol.errors import (
     McpError,
     PromptdeckError,
 )
-from . import Source
+from ..sources import Source
 
 if TYPE_CHECKING:
-    from ..client.session import Client, Era
-    from ..client.types import ContentBlock, PromptInfo, RenderedPrompt
+    from .session import Client, Era
+    from .types import ContentBlock, PromptInfo, RenderedPrompt
 
 log = logging.getLogger("promptdeck.remote")
 T = TypeVar("T")
@@ -140,7 +142,7 @@ class RemoteSource(Source):
     # -- on the source's loop ------------------------------------------------------------------
 
     async def _open(self) -> tuple[PromptInfo, ...]:
-        from ..client.session import connect
+        from .session import connect
 
         self._stack = contextlib.AsyncExitStack()
         self._client = await self._stack.enter_async_context(
@@ -264,7 +266,7 @@ def _messages(rendered: RenderedPrompt, prompt: str) -> list[Message]:
 
 
 def _content(block: ContentBlock) -> Content:
-    from ..client.types import AudioContent, EmbeddedResource, ImageContent, TextContent
+    from .types import AudioContent, EmbeddedResource, ImageContent, TextContent
 
     notes = _annotations(block.annotations)
     if isinstance(block, TextContent):
