@@ -23,6 +23,7 @@ from tests.support.http_server import free_port, http_server, stop, ui_server
 from tests.support.modern import DEADLINE, HttpPeer, error_code, get_prompt, keep_editing, request
 
 SDK_SERVER = Path(__file__).resolve().parents[1] / "benchmarks" / "sdk_server.py"
+ODD_SDK_SERVER = Path(__file__).resolve().parent / "support" / "odd_sdk_server.py"
 GREET = """---
 title: Greet someone
 description: A greeting in a chosen style.
@@ -236,3 +237,20 @@ def test_ui_ends_on_ctrl_c_or_sigterm_and_stops_the_stdio_server_it_started(stop
             stop(ui)
         assert ui.stderr is not None
         ui.stderr.close()
+
+
+def test_what_a_remote_gets_wrong_stays_its_own(tmp_path: Path, peer: list[HttpPeer]) -> None:
+    log = tmp_path / "ui.log"
+    with ui_server(command(str(ODD_SDK_SERVER)), log=log) as url:
+        ui = ask(url, peer)
+        assert names(ui) == ["broken", "fine", "garbled"]  # "bad name" cannot be served here
+        broken = ui.call(get_prompt(1, "broken"))
+        assert error_code(broken) == -32603, broken
+        assert broken["error"]["message"].startswith(f"the server at {command(str(ODD_SDK_SERVER))} answered "
+                                                     "with error "), broken
+        garbled = ui.call(get_prompt(2, "garbled"))
+        assert garbled["error"] == {"code": -32603, "message": "Internal error"}, garbled
+        assert text_of(ui.call(get_prompt(3, "fine"))) == "All is well."
+    logged = log.read_text()
+    assert "lists a prompt named 'bad name', which promptdeck cannot serve" in logged
+    assert "prompt 'garbled': the remote server's messages cannot be used" in logged

@@ -1,0 +1,38 @@
+"""An official SDK server (stdio) whose prompts are what promptdeck's ``ui`` must hold its ground against:
+
+- ``bad name``: a name promptdeck cannot serve (left out, and said so);
+- ``broken``: a render that raises (the SDK's own error code, whatever it is, must come back as -32603);
+- ``garbled``: an image whose data is not base64 (-32603, never served on as if it were);
+- ``fine``: a good prompt beside them, which must still work.
+"""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ImageContent
+
+server = MCPServer(name="odd-sdk-server", log_level="WARNING")
+
+
+@server.prompt(name="bad name")
+def bad_name() -> str:
+    return "never listed by promptdeck"
+
+
+@server.prompt(name="broken")
+def broken() -> str:
+    raise RuntimeError("the render fell over")
+
+
+@server.prompt(name="garbled")
+def garbled() -> list[ImageContent]:
+    return [ImageContent(type="image", data="%%% not base64 %%%", mime_type="image/png")]
+
+
+@server.prompt(name="fine")
+def fine() -> str:
+    return "All is well."
+
+
+if __name__ == "__main__":
+    server.run(transport="stdio")
