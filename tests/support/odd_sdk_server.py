@@ -9,30 +9,30 @@
 from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.prompts.base import Prompt
 from mcp.types import ImageContent
 
 server = MCPServer(name="odd-sdk-server", log_level="WARNING")
 
 
-@server.prompt(name="bad name")
 def bad_name() -> str:
     return "never listed by promptdeck"
 
 
-@server.prompt(name="broken")
 def broken() -> str:
     raise RuntimeError("the render fell over")
 
 
-@server.prompt(name="garbled")
 def garbled() -> list[ImageContent]:
     return [ImageContent(type="image", data="%%% not base64 %%%", mime_type="image/png")]
 
 
-@server.prompt(name="fine")
 def fine() -> str:
     return "All is well."
 
+
+for name, render in (("bad name", bad_name), ("broken", broken), ("garbled", garbled), ("fine", fine)):
+    server.add_prompt(Prompt.from_function(render, name=name))  # what @server.prompt(name=...) does
 
 if __name__ == "__main__":
     server.run(transport="stdio")
