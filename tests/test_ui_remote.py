@@ -243,14 +243,18 @@ def test_what_a_remote_gets_wrong_stays_its_own(tmp_path: Path, peer: list[HttpP
     log = tmp_path / "ui.log"
     with ui_server(command(str(ODD_SDK_SERVER)), log=log) as url:
         ui = ask(url, peer)
-        assert names(ui) == ["broken", "fine", "garbled"]  # "bad name" cannot be served here
+        assert names(ui) == ["asks", "broken", "fine", "garbled"]  # "bad name" cannot be served here
         broken = ui.call(get_prompt(1, "broken"))
         assert error_code(broken) == -32603, broken
         assert broken["error"]["message"].startswith(f"the server at {command(str(ODD_SDK_SERVER))} answered "
                                                      "with error "), broken
         garbled = ui.call(get_prompt(2, "garbled"))
         assert garbled["error"] == {"code": -32603, "message": "Internal error"}, garbled
-        assert text_of(ui.call(get_prompt(3, "fine"))) == "All is well."
+        asks = ui.call(get_prompt(3, "asks"))
+        assert error_code(asks) == -32603, asks
+        assert asks["error"]["message"].endswith("answered outside the protocol: prompts/get 'asks': the server "
+                                                 "still wants input after 8 rounds"), asks
+        assert text_of(ui.call(get_prompt(4, "fine"))) == "All is well."
     logged = log.read_text()
     assert "lists a prompt named 'bad name', which promptdeck cannot serve" in logged
     assert "prompt 'garbled': the remote server's messages cannot be used" in logged

@@ -3,13 +3,14 @@
 - ``bad name``: a name promptdeck cannot serve (left out, and said so);
 - ``broken``: a render that raises (the SDK's own error code, whatever it is, must come back as -32603);
 - ``garbled``: an image whose data is not base64 (-32603, never served on as if it were);
+- ``asks``: a 2026-07-28 render that asks for more input every time (the client gives up: -32603, saying why);
 - ``fine``: a good prompt beside them, which must still work.
 """
 
 from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.prompts.base import Prompt
+from mcp.server.mcpserver.prompts.base import InputRequiredResult, Prompt
 from mcp.types import ImageContent
 
 server = MCPServer(name="odd-sdk-server", log_level="WARNING")
@@ -27,11 +28,16 @@ def garbled() -> list[ImageContent]:
     return [ImageContent(type="image", data="%%% not base64 %%%", mime_type="image/png")]
 
 
+def asks() -> InputRequiredResult:
+    return InputRequiredResult(request_state="ask me again")
+
+
 def fine() -> str:
     return "All is well."
 
 
-for name, render in (("bad name", bad_name), ("broken", broken), ("garbled", garbled), ("fine", fine)):
+for name, render in (("bad name", bad_name), ("broken", broken), ("garbled", garbled), ("asks", asks),
+                     ("fine", fine)):
     server.add_prompt(Prompt.from_function(render, name=name))  # what @server.prompt(name=...) does
 
 if __name__ == "__main__":

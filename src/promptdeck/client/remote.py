@@ -49,6 +49,7 @@ from ..protocol.errors import (
     LibraryError,
     McpError,
     PromptdeckError,
+    ProtocolViolation,
 )
 from ..sources import Source
 
@@ -218,7 +219,7 @@ class RemoteSource(Source):
         except McpError as exc:
             raise self._forwarded("prompts/get", name, exc) from None
         except ClientError as exc:
-            raise self._unreachable("prompts/get", name, exc) from None
+            raise self._failed("prompts/get", name, exc) from None
         return check_output(_messages(rendered, name), name)
 
     def _completer(self, prompt: str, argument: str) -> Callable[[str, Mapping[str, str]], Iterable[str]]:
@@ -233,7 +234,7 @@ class RemoteSource(Source):
             except McpError as exc:
                 raise self._forwarded("completion/complete", prompt, exc) from None
             except ClientError as exc:
-                raise self._unreachable("completion/complete", prompt, exc) from None
+                raise self._failed("completion/complete", prompt, exc) from None
             return found.values
 
         return complete
@@ -247,6 +248,13 @@ class RemoteSource(Source):
         if exc.code == InvalidParams.code:
             return InvalidParams(message, exc.data)
         return McpError(f"the server at {self.target} answered with error {exc.code}: {message}", code=INTERNAL_ERROR)
+
+    def _failed(self, method: str, prompt: str, exc: ClientError) -> McpError:
+        if isinstance(exc, ProtocolViolation):  # it answered, but not in MCP (or asked what we cannot give)
+            log.error("%s %r: the server at %s: %s", method, prompt, self.target, exc)
+            return McpError(f"the server at {self.target} answered outside the protocol: {str(exc)[:MAX_MESSAGE]}",
+                            code=INTERNAL_ERROR)
+        return self._unreachable(method, prompt, exc)
 
     def _unreachable(self, method: str, prompt: str, why: object) -> McpError:
         log.error("%s %r: the server at %s is not reachable: %s", method, prompt, self.target, why)
