@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.http_server import free_port, http_server, stop, ui_server
+from tests.support.http_server import UI_TOKEN, free_port, http_server, stop, ui_server
 from tests.support.modern import DEADLINE, HttpPeer, error_code, get_prompt, keep_editing, request
 
 SDK_SERVER = Path(__file__).resolve().parents[1] / "benchmarks" / "sdk_server.py"
@@ -68,7 +68,9 @@ def peer() -> Iterator[list[HttpPeer]]:
 
 
 def ask(url: str, peers: list[HttpPeer]) -> HttpPeer:
+    """A peer of the ui's /mcp, with the page token ``ui_server`` gave it."""
     peers.append(HttpPeer(url))
+    peers[-1].client.headers["authorization"] = f"Bearer {UI_TOKEN}"
     return peers[-1]
 
 
@@ -258,3 +260,16 @@ def test_what_a_remote_gets_wrong_stays_its_own(tmp_path: Path, peer: list[HttpP
     logged = log.read_text()
     assert "lists a prompt named 'bad name', which promptdeck cannot serve" in logged
     assert "prompt 'garbled': the remote server's messages cannot be used" in logged
+
+
+def test_the_ui_asks_for_its_own_token(tmp_path: Path) -> None:
+    """127.0.0.1 is every local user's: the ui's /mcp answers only with the token of this run."""
+    with ui_server(command(str(SDK_SERVER), str(library(tmp_path / "prompts")))) as url:
+        message = request(1, "prompts/list")
+        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json",
+                   "mcp-protocol-version": "2026-07-28", "mcp-method": "prompts/list"}
+        assert httpx.post(url, json=message, headers=headers, timeout=DEADLINE).status_code == 401
+        wrong = {**headers, "authorization": "Bearer not-the-token-0123456789"}
+        assert httpx.post(url, json=message, headers=wrong, timeout=DEADLINE).status_code == 401
+        right = {**headers, "authorization": f"Bearer {UI_TOKEN}"}
+        assert httpx.post(url, json=message, headers=right, timeout=DEADLINE).status_code == 200

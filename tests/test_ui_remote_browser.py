@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.http_server import ui_server
-from tests.test_ui_browser import Pages, browser, catalog_ready, open_prompt, pages, shown_names  # noqa: F401
+from tests.support.http_server import UI_TOKEN, ui_server
+from tests.test_ui_browser import Pages, browser, catalog_ready, pages, shown_names  # noqa: F401
 from tests.test_ui_remote import SDK_SERVER, command, library
 
 
@@ -15,11 +15,21 @@ def test_the_page_shows_and_renders_the_sdk_servers_prompts(pages: Pages, tmp_pa
 
     with ui_server(command(str(SDK_SERVER), str(library(tmp_path / "prompts")))) as endpoint:
         base = endpoint.removesuffix("mcp")
-        page = pages.open(base)
+        # The address ui opens carries its token in the fragment: the tab is signed in, the address cleaned.
+        page = pages.open(f"{base}#token={UI_TOKEN}")
         catalog_ready(page)
+        assert page.evaluate("location.hash") == "#/" and UI_TOKEN not in page.url
         assert sorted(shown_names(page)) == ["farewell", "greet"]
         assert page.inner_text("#count") == "2 prompts"
-        page = open_prompt(pages, base, "greet")
+        # Without it (another user of the machine, say) the page asks for the token.
+        page = pages.open(base + "#/p/greet")
+        expect(page.locator("#login")).to_be_visible()
+        page.fill("#token", "not-the-token-0123456789")
+        page.click("#login button[type=submit]")
+        expect(page.locator("#login-error")).to_contain_text("refused")
+        page.fill("#token", UI_TOKEN)
+        page.click("#login button[type=submit]")
+        page.wait_for_selector("#fields .field")
         page.click("#render")  # the SDK's server has no say here: the required argument is checked first
         error = page.locator(".field", has=page.get_by_label("who")).locator(".field-error")
         expect(error).to_have_text("prompt 'greet' is missing required argument 'who'")

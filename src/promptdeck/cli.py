@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import secrets
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -510,7 +512,18 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
     except PromptdeckError as exc:
         source.close()
         fail(str(exc))
-    url = f"http://127.0.0.1:{listening.getsockname()[1]}/"
+    # Anyone on this machine can reach 127.0.0.1: the page's /mcp asks for a token made for this run (or
+    # $PROMPTDECK_UI_TOKEN), which the address opened carries in its fragment (never sent to the server;
+    # the page keeps it for the tab and takes it out of the address).
+    from .server.guard import BearerTokens
+
+    secret = os.environ.get("PROMPTDECK_UI_TOKEN") or secrets.token_urlsafe(24)
+    try:
+        auth = BearerTokens([("ui", secret)])
+    except PromptdeckError as exc:
+        source.close()
+        fail(f"$PROMPTDECK_UI_TOKEN: {exc}")
+    url = f"http://127.0.0.1:{listening.getsockname()[1]}/#token={secret}"
     announce(f"serving the {len(server.catalog)} prompts of {options['target']} on {url}")
     if not no_open and not _open_browser(url):
         announce(f"no graphical browser found: open {url} in yours")
@@ -520,7 +533,7 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
     # for TARGET is stopped too rather than left to notice its closed stdin.
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))
     try:
-        run(server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False, ui=True)
+        run(server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False, ui=True, auth=auth)
     except KeyboardInterrupt:
         pass  # Ctrl-C is how this command ends: uvicorn stopped serving, and raises it again once done
     finally:

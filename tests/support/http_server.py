@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -38,20 +39,26 @@ def http_server(folder: str, *options: str, log: Path | None = None) -> Iterator
         yield endpoint
 
 
+#: The page token ``ui_server`` gives ``promptdeck ui`` (through $PROMPTDECK_UI_TOKEN).
+UI_TOKEN = "ui-test-token-0123456789"
+
+
 @contextmanager
 def ui_server(target: str, *options: str, log: Path | None = None) -> Iterator[str]:
     """``promptdeck ui TARGET --no-open`` on a free port; yields its MCP endpoint URL (the page is beside it)."""
-    with promptdeck_http("ui", target, "--no-open", "--port", "{port}", *options, log=log) as endpoint:
+    with promptdeck_http("ui", target, "--no-open", "--port", "{port}", *options, log=log,
+                         env={"PROMPTDECK_UI_TOKEN": UI_TOKEN}) as endpoint:
         yield endpoint
 
 
 @contextmanager
-def promptdeck_http(*arguments: str, log: Path | None = None) -> Iterator[str]:
+def promptdeck_http(*arguments: str, log: Path | None = None, env: dict[str, str] | None = None) -> Iterator[str]:
     """``promptdeck ARGUMENTS`` (``{host}`` and ``{port}`` filled in) as a process, once its /healthz answers."""
     port = free_port()
     sink = log.open("wb") if log is not None else subprocess.PIPE
     command = [argument.replace("{host}", "127.0.0.1").replace("{port}", str(port)) for argument in arguments]
-    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", *command], stdout=subprocess.DEVNULL, stderr=sink)
+    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", *command], stdout=subprocess.DEVNULL, stderr=sink,
+                            env={**os.environ, **(env or {})})
     try:
         deadline = time.monotonic() + 20
         while True:

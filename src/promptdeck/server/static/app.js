@@ -237,5 +237,12 @@ document.addEventListener("keydown", (event) => {
   $("search").select();
 });
 
+// An address with #token=… (what `promptdeck ui` opens) signs the tab in; the token then leaves the address,
+// so it is in neither the history nor a copied link.
+if (location.hash.startsWith("#token=")) {
+  setToken(decodeURIComponent(location.hash.slice("#token=".length)));
+  history.replaceState(null, "", `${location.pathname}${location.search}#/`);
+}
+
 window.addEventListener("hashchange", () => route());
 start();
