@@ -199,11 +199,15 @@ class ModernEndpoint:
             result["instructions"] = self.server.instructions
         return self._envelope(result)
 
-    def _list(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
-        # Pages are encoded once per catalog snapshot, with the fields every modern page carries.
+    def _page_fields(self) -> tuple[dict[str, Any], str]:
+        """The fields every modern list page carries, and the key they are cached under with the page."""
         scope = self._cache_scope()
         extra = {"ttlMs": self.ttl_ms, "cacheScope": scope, "resultType": "complete", "_meta": self._meta}
-        return handlers.list_prompts(self._catalog(ctx), ctx.revision, params, extra, f"modern:{self.ttl_ms}:{scope}")
+        return extra, f"modern:{self.ttl_ms}:{scope}"
+
+    def _list(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        # Pages are encoded once per catalog snapshot, with the fields every modern page carries.
+        return handlers.list_prompts(self._catalog(ctx), ctx.revision, params, *self._page_fields())
 
     def _complete(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         return self._envelope(handlers.complete(self.server, self._catalog(ctx), params))
@@ -250,10 +254,8 @@ class ModernEndpoint:
         return self.server.tools
 
     def _list_tools(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
-        scope = self._cache_scope()
-        extra = {"ttlMs": self.ttl_ms, "cacheScope": scope, "resultType": "complete", "_meta": self._meta}
-        return tools.list_tools(self._tools(req.method).of(self._catalog(ctx)), ctx.revision, params, extra,
-                                f"modern:{self.ttl_ms}:{scope}")
+        return tools.list_tools(self._tools(req.method).of(self._catalog(ctx)), ctx.revision, params,
+                                *self._page_fields())
 
     def _call_tool(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         catalog = self._catalog(ctx)

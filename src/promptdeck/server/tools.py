@@ -26,7 +26,7 @@ their pages encoded once per revision, like prompt pages.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -374,8 +374,7 @@ def listing_result(catalog: Catalog, call: Call, rev: Revision) -> dict[str, Any
     last = after
     more = False
     scanned = 0
-    prompts: Iterator[Prompt] = catalog.after(after)
-    for prompt in prompts:
+    for prompt in catalog.after(after):
         if len(found) == LIST_PAGE_SIZE or scanned == SCAN_LIMIT:
             more = True
             break

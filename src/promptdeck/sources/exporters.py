@@ -30,7 +30,7 @@ from typing import Any
 from ..prompts.arguments import MISSING
 from ..prompts.content import Role
 from ..prompts.spec import Prompt
-from .shapes import Hole, Part, Shape, shape_of
+from .shapes import Hole, Part, Shape, sample_values, shape_of
 
 TARGETS = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty", "dotprompt")
 
@@ -88,11 +88,9 @@ def _single_body(shape: Shape, fill: dict[str, str], warnings: list[str]) -> str
 
 def _fix(shape: Shape, names: Iterable[str], why: str, warnings: list[str]) -> None:
     """Give up holes: the text keeps the value each was sampled with."""
-    from .shapes import _samples
-
     for name in list(names):
         arg = next(a for a in shape.holes if a.name == name)
-        value = arg.default if arg.default is not MISSING else _samples(arg)[0]
+        value = arg.default if arg.default is not MISSING else sample_values(arg)[0]
         text = "true" if value is True else "false" if value is False else str(value)
         shape.messages = [(role, [text if isinstance(p, Hole) and p.name == name else p for p in parts])
                           for role, parts in shape.messages]

@@ -74,7 +74,7 @@ def shape_of(prompt: Prompt) -> Shape:
     # A path names a file the prompt reads: a marker names no file, so it is fixed from the start.
     for arg in candidates:
         if arg.type == "path":
-            fixed[arg.name] = _samples(arg)[0]
+            fixed[arg.name] = sample_values(arg)[0]
     while True:
         holes = [a for a in candidates if a.name not in fixed]
         markers = {a.name: f"PDHOLE{secrets.token_hex(6)}X" for a in holes}
@@ -84,14 +84,14 @@ def shape_of(prompt: Prompt) -> Shape:
             if not holes:
                 raise ShapeError(f"prompt {prompt.name!r} does not render with its arguments' samples") from None
             for culprit in _refusing(prompt, holes, markers, fixed):
-                fixed[culprit.name] = _samples(culprit)[0]
+                fixed[culprit.name] = sample_values(culprit)[0]
             continue
         messages, notes = _split(marked, markers)
         wrong = _not_substituted(prompt, messages, holes, fixed)
         if not wrong:
             break
         for arg in wrong:
-            fixed[arg.name] = _samples(arg)[0]
+            fixed[arg.name] = sample_values(arg)[0]
     shape = Shape(prompt, messages, holes, fixed, notes)
     for arg in holes:
         if not arg.required and arg.default is MISSING and not _absence_is_empty(shape, arg):
@@ -161,7 +161,7 @@ def _not_substituted(prompt: Prompt, messages: list[tuple[Role, list[Part]]], ho
     """
     if not holes:
         return []
-    base = {a.name: _samples(a)[0] for a in holes}
+    base = {a.name: sample_values(a)[0] for a in holes}
     wrong = []
     for arg in holes:
         marker = f"PDHOLE{secrets.token_hex(6)}X"
@@ -171,7 +171,7 @@ def _not_substituted(prompt: Prompt, messages: list[tuple[Role, list[Part]]], ho
             wrong.append(arg)
             continue
         others = {k: v for k, v in base.items() if k != arg.name}
-        if any(_differs(prompt, alone, {arg.name: value}, {**fixed, **others}) for value in _samples(arg)):
+        if any(_differs(prompt, alone, {arg.name: value}, {**fixed, **others}) for value in sample_values(arg)):
             wrong.append(arg)
     if wrong:
         return wrong
@@ -193,7 +193,7 @@ def _differs(prompt: Prompt, messages: list[tuple[Role, list[Part]]], values: Ma
 
 
 def _absence_is_empty(shape: Shape, arg: Argument) -> bool:
-    values = {a.name: _samples(a)[0] for a in shape.holes if a.name != arg.name}
+    values = {a.name: sample_values(a)[0] for a in shape.holes if a.name != arg.name}
     try:
         real = _render(shape.prompt, {**shape.fixed, **values})
     except Exception:  # noqa: BLE001
@@ -214,7 +214,7 @@ def _as_text(value: Any) -> str:
 def _refusing(prompt: Prompt, holes: list[Argument], markers: Mapping[str, str],
               fixed: Mapping[str, Any]) -> list[Argument]:
     """The holes a render fails on when each alone holds its marker (at least one)."""
-    samples = {a.name: _samples(a)[0] for a in holes}
+    samples = {a.name: sample_values(a)[0] for a in holes}
     refusing = []
     for arg in holes:
         try:
@@ -225,7 +225,7 @@ def _refusing(prompt: Prompt, holes: list[Argument], markers: Mapping[str, str],
     return refusing or [next((a for a in holes if a.type != "string"), holes[0])]
 
 
-def _samples(arg: Argument) -> list[Any]:
+def sample_values(arg: Argument) -> list[Any]:
     """Values to check a hole with, the first one also what a fixed argument is rendered with."""
     if arg.enum is not None:
         return list(arg.enum[:3])

@@ -148,12 +148,9 @@ async function* events(body) {
     buffer += value;
     let end;
     while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
-      const event = buffer.slice(0, end);
+      const message = eventMessage(buffer.slice(0, end));
       buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, "");
-      const data = event.split(/\r?\n/).filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).replace(/^ /, "")).join("\n");
-      const message = data ? parse(data) : null;
-      if (message && typeof message === "object") yield message;
+      if (message) yield message;
     }
   }
 }
@@ -162,10 +159,7 @@ async function* events(body) {
 function findAnswer(text, contentType, id) {
   if (contentType.startsWith("text/event-stream")) {
     for (const event of text.split(/\r?\n\r?\n/)) {
-      const data = event.split(/\r?\n/).filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).replace(/^ /, "")).join("\n");
-      if (!data) continue;
-      const parsed = parse(data);
+      const parsed = eventMessage(event);
       if (parsed && ("result" in parsed || "error" in parsed) && (parsed.id === id || parsed.id === null)) {
         return parsed;
       }
@@ -174,6 +168,14 @@ function findAnswer(text, contentType, id) {
   }
   const parsed = parse(text);
   return parsed && typeof parsed === "object" && ("result" in parsed || "error" in parsed) ? parsed : null;
+}
+
+/** The JSON message of one SSE event (its data lines joined), or null when it carries none. */
+function eventMessage(event) {
+  const data = event.split(/\r?\n/).filter((l) => l.startsWith("data:"))
+    .map((l) => l.slice(5).replace(/^ /, "")).join("\n");
+  const message = data ? parse(data) : null;
+  return message && typeof message === "object" ? message : null;
 }
 
 function parse(text) {
