@@ -8,11 +8,8 @@ nothing changed.
 from __future__ import annotations
 
 import datetime
-import difflib
 import getpass
-import json
 import os
-import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -32,7 +29,6 @@ if TYPE_CHECKING:
 _STORE = click.option("--store", "url", required=True, envvar="PROMPTDECK_STORE", metavar="URL",
                       help="sqlite:///path.db, a path ending in .db, or postgresql://… (default: $PROMPTDECK_STORE).")
 _AUTHOR = click.option("--author", default=None, metavar="NAME", help="Who made the change (default: your user name).")
-_LABEL_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}\Z")
 
 
 def _author(given: str | None) -> str:
@@ -46,7 +42,9 @@ def _author(given: str | None) -> str:
 
 def valid_label(value: str) -> str:
     """``value`` if it is a valid label name; else exit 2 with a clear line."""
-    if not _LABEL_RE.match(value):
+    from .sources.store import is_label
+
+    if not is_label(value):
         fail(f"label {value!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'", 2)
     return value
 
@@ -219,38 +217,17 @@ def diff(prompt: str, first: int, second: int | None, url: str) -> None:
             _, newer, new_data = opened.version_of(prompt, second)
         except PromptdeckError as exc:
             fail(str(exc))
-    old_text, new_text = _text(old_data), _text(new_data)
-    lines = list(difflib.unified_diff(old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
-                                      f"{path}@{older}", f"{path}@{newer}"))
-    old_args, new_args = _arguments(path, old_data), _arguments(path, new_data)
-    lines += difflib.unified_diff(old_args.splitlines(keepends=True), new_args.splitlines(keepends=True),
-                                  f"{path}@{older} arguments", f"{path}@{newer} arguments")
+    from .sources.versions import argument_schema, schema_text, text_of, unified
+
+    def arguments(data: bytes | None) -> str:
+        if data is None:
+            return ""
+        return schema_text(argument_schema(path, data)) or "(the file does not parse on its own)\n"
+
+    lines = unified(text_of(old_data), text_of(new_data), f"{path}@{older}", f"{path}@{newer}")
+    old_args, new_args = arguments(old_data), arguments(new_data)
+    lines += unified(old_args, new_args, f"{path}@{older} arguments", f"{path}@{newer} arguments")
     click.echo("".join(lines), nl=False)
-
-
-def _text(data: bytes | None) -> str:
-    return "" if data is None else data.decode("utf-8", "replace")
-
-
-def _arguments(path: str, data: bytes | None) -> str:
-    """The argument schema a version of a prompt file shows clients (JSON, one key a line)."""
-    if data is None:
-        return ""
-    from .prompts.spec import META_ARGUMENTS
-    from .protocol.revisions import LATEST
-    from .sources.files import FileSource
-
-    with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        source = FileSource(folder)
-        source.load()
-        prompts = source.prompts()
-        if not prompts:
-            return "(the file does not parse on its own)\n"
-        schema = prompts[0].descriptor(LATEST).get("_meta", {}).get(META_ARGUMENTS, {})
-    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
 @main.command()

@@ -126,6 +126,9 @@ def _tool_options(context: click.Context, tools: bool, per_prompt: int, names: t
               help="HTTP: an idle connection is closed after this long.")
 @click.option("--no-ui", is_flag=True, help="HTTP: do not serve the web catalog and playground on / "
               "(README: Web catalog and playground).")
+@click.option("--write-scope", default="store:write", show_default=True, metavar="SCOPE",
+              help="HTTP with --store: the scope a principal needs to save versions, move labels and roll back "
+              "from the web page (without authentication the page is read-only).")
 @click.option("--max-body", type=click.IntRange(1024), default=4 * 1024 * 1024, show_default=True, metavar="BYTES",
               help="HTTP: the largest request body (413 past it).")
 def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no_watch: bool, verbose: int,
@@ -134,7 +137,8 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
           oauth_issuer: str | None, oauth_jwks: str | None, oauth_audience: str | None, resource_url: str | None,
           require_scope: tuple[str, ...], workers: int, trusted_proxy: tuple[str, ...], tls_cert: str | None,
           tls_key: str | None, max_connections: int, max_sessions: tuple[int, int], max_streams: tuple[int, int],
-          session_idle: int, keep_alive: float, max_body: int, no_ui: bool, store: str | None, labels: tuple[str, ...],
+          session_idle: int, keep_alive: float, max_body: int, no_ui: bool, write_scope: str, store: str | None,
+          labels: tuple[str, ...],
           tools: bool, tools_per_prompt: int, tool_names: tuple[str, str], tool_prefix: str) -> None:
     """Serve the prompt library in FOLDERS (and/or a store's label) over stdio (what MCP clients launch),
     or over HTTP."""
@@ -153,7 +157,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
                                        "rate_limit", "oauth_issuer", "oauth_jwks", "oauth_audience", "resource_url",
                                        "require_scope", "trusted_proxy", "tls_cert", "tls_key", "workers",
                                        "max_connections", "max_sessions", "max_streams", "session_idle",
-                                       "keep_alive", "max_body", "no_ui")
+                                       "keep_alive", "max_body", "no_ui", "write_scope")
                  if context.get_parameter_source(option) is not click.core.ParameterSource.DEFAULT]
     if http is None:
         if http_only:
@@ -230,7 +234,8 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
         max_sessions=max_sessions[0], max_sessions_per_principal=max_sessions[1], max_streams=max_streams[0],
         max_streams_per_principal=max_streams[1], session_idle_seconds=session_idle, max_body_bytes=max_body,
         stateless=stateless, json_response=json_response, watch=not no_watch, allowed_hosts=allow_host,
-        allowed_origins=allow_origin, auth=auth, rate_limit=rate_limit, metadata=metadata, ui=not no_ui)
+        allowed_origins=allow_origin, auth=auth, rate_limit=rate_limit, metadata=metadata, ui=not no_ui,
+        write_scope=write_scope)
 
 
 @main.command()

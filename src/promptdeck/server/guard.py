@@ -25,6 +25,8 @@ from ..protocol.errors import AuthError, LibraryError
 audit = logging.getLogger("promptdeck.audit")
 
 TOKENS_ENV = "PROMPTDECK_TOKENS"
+#: The scope that lets a principal write to the store through ``/api/store`` (``serve --write-scope``).
+DEFAULT_WRITE_SCOPE = "store:write"
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,9 @@ its scopes decide which prompts its sessions see.
 
 With ``ui=True`` (``serve --http`` unless ``--no-ui``) the same app serves the web catalog and
 playground on ``/`` and ``/ui/`` (see ``ui``), behind the same Host and Origin checks; its pages hold no
-data and talk to this endpoint with the user's token.
+data and talk to this endpoint with the user's token. When the server serves a store label, the page's
+versions view reads and writes the store through ``/api/store`` (see ``store_api``), behind the same
+checks, authentication and rate limit as this endpoint.
 
 What one principal may hold (sessions, streams, subscriptions) is capped as well
 as the total, and a batch's answer in size: see ``limits``.
@@ -68,7 +70,7 @@ from ._asgi import (
     sse_priming,
     stream_queue,
 )
-from .guard import Metrics, Principal, RateLimiter, log_call, log_get
+from .guard import DEFAULT_WRITE_SCOPE, Metrics, Principal, RateLimiter, log_call, log_get
 from .http_modern import end_subscriptions, serve_modern
 from .legacy_sse import LegacySseTransport
 from .modern import METHODS as MODERN_METHODS
@@ -81,6 +83,7 @@ from .watch import watch_folders
 
 if TYPE_CHECKING:
     from .app import PromptServer
+    from .store_api import StoreApi
 
 log = logging.getLogger("promptdeck.http")
 
@@ -160,7 +163,7 @@ class StreamableHttpApp:
                  max_batch_response_bytes: int = jsonrpc.MAX_BATCH_RESPONSE_BYTES,
                  max_sessions_per_principal: int = 100, max_streams: int = 1000,
                  max_streams_per_principal: int = 100, body_seconds: float = BODY_SECONDS,
-                 ui: bool = False) -> None:
+                 ui: bool = False, write_scope: str = DEFAULT_WRITE_SCOPE) -> None:
         self.server = server
         self.path = path
         self.json_response = json_response
@@ -193,6 +196,8 @@ class StreamableHttpApp:
         self._stop = asyncio.Event()
         #: the web catalog and playground on ``/`` and ``/ui/`` (see ``ui``), behind the same Host/Origin checks
         self.ui = WebUi(path) if ui else None
+        #: the page's window on the store label the server serves (see ``store_api``), when it serves one
+        self.store_api = _store_api(server, write_scope) if ui else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -227,7 +232,9 @@ class StreamableHttpApp:
             await respond(send, 200, self.metadata[1], headers=[(b"cache-control", b"max-age=3600")])
             return
         old = self.legacy_sse
-        if path not in (self.path, "/metrics") and (old is None or path not in (old.sse_path, old.messages_path)):
+        api = self.store_api is not None and self.store_api.serves(path)
+        if path not in (self.path, "/metrics") and not api \
+                and (old is None or path not in (old.sse_path, old.messages_path)):
             await respond(send, 404, b"not found", b"text/plain")
             return
         principal = self._peer(scope) if self.auth is None else await self._principal(scope, send)
@@ -245,6 +252,10 @@ class StreamableHttpApp:
                 await respond_error(send, 429, InvalidRequest("too many requests; slow down"),
                                     [(b"retry-after", str(max(1, round(wait + 0.5))).encode())])
                 return
+        if api:
+            assert self.store_api is not None
+            await self.store_api(scope, receive, send, principal)
+            return
         method = scope["method"]
         if old is not None and path != self.path:
             if path == old.sse_path and method == "GET":
@@ -587,6 +598,14 @@ def _event_number(event_id: str) -> int | None:
         return None  # a POST stream's id: that stream was complete when sent, nothing to replay
     number = event_id.removeprefix("g").split("-", 1)[0]
     return int(number) if number.isdigit() else None
+
+
+def _store_api(server: PromptServer, write_scope: str) -> StoreApi | None:
+    from ..sources.stored import StoreSource
+    from .store_api import StoreApi
+
+    stored = [source for source in server.sources if isinstance(source, StoreSource)]
+    return StoreApi(server, stored[0], write_scope) if stored else None
 
 
 def create_app(server: PromptServer, **options: Any) -> StreamableHttpApp:

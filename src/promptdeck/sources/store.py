@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import secrets
 import sqlite3
 import threading
@@ -103,9 +104,19 @@ def listing_of(prompt: Prompt) -> Listed:
     text = encode_json({"v": LISTING_FORMAT, "d": prompt.listing()}).decode()
     return Listed(prompt.name, text, " ".join(sorted(prompt.scopes)))
 
+_LABEL_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}\Z")
+
 
 class StoreError(LibraryError):
     """The store cannot do what was asked: unreachable, wrong schema, an unknown label or version."""
+
+
+class StoreConflict(StoreError):
+    """A write that would undo or clash with what the store holds now: nothing was changed."""
+
+
+class StoreMissing(StoreError):
+    """The store has no such prompt, version or label."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +189,16 @@ class FileVersion:
     created: float
 
 
+class Move(NamedTuple):
+    """One move of a label (a position, without its files)."""
+
+    position: int
+    label: str
+    reason: str
+    author: str
+    created: float
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
     """Where a label points: one version of each file, and how it got there."""
@@ -200,6 +221,11 @@ def is_safe_path(path: object) -> bool:
     return (isinstance(path, str) and 0 < len(path) <= 1024 and "\\" not in path and "\0" not in path
             and path[0] != "/" and path[-1] != "/" and "//" not in path
             and ((path[0] != "." and "/." not in path) or is_prompt_path(path)))
+
+
+def is_label(value: str) -> bool:
+    """Whether ``value`` can name a label: 1-64 letters, digits, '_', '-' and '.', not starting with '-' or '.'."""
+    return _LABEL_RE.match(value) is not None
 
 
 def is_postgres_url(url: str) -> bool:
@@ -375,7 +401,7 @@ class Store:
         """Where ``label`` points now; ``StoreError`` naming the labels there are if it is unknown."""
         position_id = self.position_id(label)
         if position_id is None:
-            raise StoreError(f"no label {label!r} in the store (labels: {', '.join(self.labels()) or 'none'})")
+            raise StoreMissing(f"no label {label!r} in the store (labels: {', '.join(self.labels()) or 'none'})")
         return position_id
 
     def snapshot(self, label: str) -> dict[str, tuple[int, bytes]]:
@@ -493,7 +519,7 @@ class Store:
         rows = self._rows("SELECT CASE WHEN length(b.data) <= ? THEN b.data END FROM files f JOIN blobs b "
                           "ON b.digest = f.digest WHERE f.path = ? AND f.version = ?", MAX_FILE_BYTES, path, version)
         if not rows:
-            raise StoreError(f"the store has no version {version} of {path!r}")
+            raise StoreMissing(f"the store has no version {version} of {path!r}")
         if rows[0][0] is None:
             raise StoreError(f"the store holds {path!r} larger than {MAX_FILE_BYTES} bytes")
         return bytes(rows[0][0])
@@ -515,23 +541,51 @@ class Store:
         rows = self._rows("SELECT path FROM files WHERE prompt = ? OR path = ? ORDER BY publish DESC LIMIT 1",
                           prompt, prompt)
         if not rows:
-            raise StoreError(f"no prompt {prompt!r} in the store")
+            raise StoreMissing(f"no prompt {prompt!r} in the store")
         return str(rows[0][0])
 
     def version_of(self, prompt: str, version: int | None) -> tuple[str, int, bytes | None]:
         """(path, version, bytes; None for a deletion) of a prompt's version (the newest when None)."""
         path = self.path_of(prompt)
+        return (path, *self.file_version(path, version, prompt))
+
+    def file_version(self, path: str, version: int | None, shown: str | None = None) -> tuple[int, bytes | None]:
+        """(version, bytes; None for a deletion) of a file's version (the newest when None)."""
+        prompt = shown or path
         if version is None:
             rows = self._rows("SELECT version, digest FROM files WHERE path = ? ORDER BY version DESC LIMIT 1", path)
         else:
             rows = self._rows("SELECT version, digest FROM files WHERE path = ? AND version = ?", path, version)
         if not rows:
-            raise StoreError(f"prompt {prompt!r} has no version {version}")
+            raise StoreMissing(f"prompt {prompt!r} has no version {version}")
         found, digest = int(rows[0][0]), rows[0][1]
         if digest is None:
-            return path, found, None
-        data = self._rows("SELECT data FROM blobs WHERE digest = ?", digest)[0][0]
-        return path, found, bytes(data)
+            return found, None
+        data = self._rows("SELECT CASE WHEN length(data) <= ? THEN data END FROM blobs WHERE digest = ?",
+                          MAX_FILE_BYTES, digest)[0][0]
+        if data is None:
+            raise StoreError(f"the store holds {path!r} larger than {MAX_FILE_BYTES} bytes")
+        return found, bytes(data)
+
+    def labels_at(self, path: str) -> dict[int, list[str]]:
+        """The labels pointing at each version of ``path`` now: version -> labels, sorted."""
+        rows = self._rows("SELECT p.label, pf.version FROM positions p JOIN position_files pf ON pf.position = p.id "
+                          "WHERE p.id IN (SELECT MAX(id) FROM positions GROUP BY label) AND pf.path = ? "
+                          "ORDER BY p.label", path)
+        out: dict[int, list[str]] = {}
+        for label, version in rows:
+            out.setdefault(int(version), []).append(label)
+        return out
+
+    def label_moves(self) -> list[tuple[Move, Move | None]]:
+        """Every label, sorted: where it points now and where it pointed before (what a rollback restores)."""
+        rows = self._rows("SELECT id, label, reason, author, created FROM (SELECT id, label, reason, author, created, "
+                          "ROW_NUMBER() OVER (PARTITION BY label ORDER BY id DESC) AS back FROM positions) recent "
+                          "WHERE back <= 2 ORDER BY label, id DESC")
+        moves: dict[str, list[Move]] = {}
+        for position_id, label, reason, author, created in rows:
+            moves.setdefault(label, []).append(Move(int(position_id), label, reason, author, float(created)))
+        return [(now[0], now[1] if len(now) > 1 else None) for now in moves.values()]
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -587,6 +641,44 @@ class Store:
                 self._move(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)")
         return publish_id, sorted(path for path, _, _ in changed)
 
+    def publish_file(self, path: str, data: bytes, listed: Listed | None, *, author: str, message: str,
+                     base: int | None = None, label: str | None = None) -> tuple[int, int | None]:
+        """Record a new version of the one file ``path`` (the web editor's save); every other file stays.
+
+        Returns (the file's version now, the publish number or None when ``data`` is its newest version
+        already). ``base``: the version the edit started from; when the file has a newer one, nothing is
+        recorded (``StoreConflict``), so one person's save never silently undoes another's. With
+        ``label``, the label points at the file's new version and the rest of the label stays.
+        """
+        if not is_safe_path(path):
+            raise StoreError(f"{path!r} is not a library path (relative, '/'-separated, no hidden or '..' parts)")
+        digest = hashlib.sha256(data).hexdigest()
+        with self._writing():
+            version, known, _, _ = self.latest().get(path, _NEW)
+            if base is not None and base != version:
+                rows = self._rows("SELECT p.author FROM files f JOIN publishes p ON p.id = f.publish "
+                                  "WHERE f.path = ? AND f.version = ?", path, version)
+                who = f" by {rows[0][0]}" if rows else ""
+                raise StoreConflict(f"{path} has a newer version {version}{who} than the version {base} "
+                                    "you edited; nothing was saved. Open the newest version and edit it again")
+            publish_id: int | None = None
+            if known != digest:
+                self._run("INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
+                          digest, data)
+                publish_id = int(self._run("INSERT INTO publishes (author, message, created) VALUES (?, ?, ?) "
+                                           "RETURNING id", author, message, time.time()).fetchone()[0])
+                version += 1
+                self._run("INSERT INTO files (path, version, publish, prompt, digest, listing, scopes) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?)", path, version, publish_id,
+                          listed.name if listed else self._prompt_of(path), digest,
+                          listed.listing if listed else None, listed.scopes if listed else None)
+            if label is not None:
+                now = self.position(label)
+                files = dict(now.files) if now is not None else {}
+                files[path] = version
+                self._move(label, files, author, f"publish {publish_id}" if publish_id else f"label {path}@{version}")
+        return version, publish_id
+
     def _prompt_of(self, path: str) -> str | None:
         rows = self._rows("SELECT prompt FROM files WHERE path = ? ORDER BY version DESC LIMIT 1", path)
         return rows[0][0] if rows else None
@@ -613,7 +705,7 @@ class Store:
         clash = self._rows("SELECT name FROM position_files WHERE position = ? AND name IS NOT NULL GROUP BY name "
                            "HAVING count(*) > 1 LIMIT 1", position_id)
         if clash:  # only `label NAME@VERSION` can bring this about: a renamed prompt meeting another
-            raise StoreError(f"label {label!r} would serve two prompts named {clash[0][0]!r}; nothing changed")
+            raise StoreConflict(f"label {label!r} would serve two prompts named {clash[0][0]!r}; nothing changed")
         self._summarize(position_id)
         if self.postgres:
             self._run("SELECT pg_notify(?, ?)", CHANNEL, label)
@@ -635,7 +727,7 @@ class Store:
         with self._writing():
             path, found, data = self.version_of(prompt, version)
             if data is None:
-                raise StoreError(f"version {found} of {prompt!r} is its deletion; choose a version that has it")
+                raise StoreConflict(f"version {found} of {prompt!r} is its deletion; choose a version that has it")
             now = self.position(label)
             files = dict(now.files) if now is not None else {}
             files[path] = found
@@ -647,7 +739,7 @@ class Store:
         with self._writing():
             before = self.position(label, back=1)
             if before is None:
-                raise StoreError(f"label {label!r} has no earlier position to roll back to")
+                raise StoreConflict(f"label {label!r} has no earlier position to roll back to")
             self._move(label, before.files, author, f"rollback to position {before.id}")
         return before
 

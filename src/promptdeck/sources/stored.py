@@ -286,6 +286,13 @@ class StoreSource(Source):
         #: whether the store was unreachable when last tried (logged once, until it is back)
         self._failing = False
 
+    @property
+    def library(self) -> Library | None:
+        """The label's files as templates see them (material fetched from the store on first need); None
+        before ``load``. What a file being edited for this label is checked against."""
+        with self._lock:
+            return self._library
+
     # -- Source ----------------------------------------------------------------------------------
 
     def load(self) -> Sequence[PromptdeckError]:
