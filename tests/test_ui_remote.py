@@ -245,7 +245,7 @@ def test_what_a_remote_gets_wrong_stays_its_own(tmp_path: Path, peer: list[HttpP
     log = tmp_path / "ui.log"
     with ui_server(command(str(ODD_SDK_SERVER)), log=log) as url:
         ui = ask(url, peer)
-        assert names(ui) == ["asks", "broken", "fine", "garbled"]  # "bad name" cannot be served here
+        assert names(ui) == ["asks", "broken", "fine", "garbled", "search"]  # "bad name" cannot be served here
         broken = ui.call(get_prompt(1, "broken"))
         assert error_code(broken) == -32603, broken
         assert broken["error"]["message"].startswith(f"the server at {command(str(ODD_SDK_SERVER))} answered "
@@ -257,6 +257,14 @@ def test_what_a_remote_gets_wrong_stays_its_own(tmp_path: Path, peer: list[HttpP
         assert asks["error"]["message"].endswith("answered outside the protocol: prompts/get 'asks': the server "
                                                  "still wants input after 8 rounds"), asks
         assert text_of(ui.call(get_prompt(4, "fine"))) == "All is well."
+        # The remote's suggestions are its own choice (here by substring): passed on, not filtered again.
+        topic = {"ref": {"type": "ref/prompt", "name": "search"}, "argument": {"name": "topic", "value": "learn"}}
+        suggested = ui.call(request(5, "completion/complete", topic))
+        assert suggested["result"]["completion"] == {"values": ["Machine learning", "learning rate"], "total": 7,
+                                                     "hasMore": True}, suggested
+        refused = ui.call(request(6, "completion/complete", {**topic, "argument": {"name": "topic", "value": "?"}}))
+        assert refused["error"] == {"code": -32602, "message": "topic: type a word first",
+                                    "data": {"argument": "topic"}}, refused
     logged = log.read_text()
     assert "lists a prompt named 'bad name', which promptdeck cannot serve" in logged
     assert "prompt 'garbled': the remote server's messages cannot be used" in logged

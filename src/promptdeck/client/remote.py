@@ -15,8 +15,9 @@ is a coroutine handed to that loop.
   server awaits under its render time limit (cancelled past it). A remote -32602 stays -32602 with
   its message and data; another remote error is -32603 naming the code and message; a server that
   went away is -32603 "the server at TARGET is not reachable". Each is logged.
-- Completion: each argument's completer forwards ``completion/complete`` (blocking, under
-  ``COMPLETE_SECONDS``: completers are synchronous).
+- Completion: each argument's completer forwards ``completion/complete``: an async completer, so the
+  server's loop never waits on the remote; it gives up after ``COMPLETE_SECONDS``. The remote's values
+  are passed on as it ordered them (``Suggestions``), not filtered again by the typed prefix.
 - Changes: when the remote announces list changes, ``Client.watch`` (list_changed in a legacy
   session, a subscription in 2026-07-28) gives the fresh listing, and the server is told.
 
@@ -37,9 +38,10 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..prompts.arguments import Argument
+from ..prompts.completion import Suggestions
 from ..prompts.content import Annotations, Audio, Content, Image, Message, Resource, ResourceLink, Text
 from ..prompts.execution import LIGHT, check_output
-from ..prompts.spec import META_TAGS, NAME_RE, Prompt, RenderContext
+from ..prompts.spec import META_TAGS, NAME_RE, Completer, Prompt, RenderContext
 from ..protocol.errors import (
     INTERNAL_ERROR,
     ClientError,
@@ -60,7 +62,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("promptdeck.remote")
 T = TypeVar("T")
 
-#: How long a completion may wait for the remote: completers block the loop that asked.
+#: How long a completion may wait for the remote.
 COMPLETE_SECONDS = 5.0
 #: The longest remote error message passed on (the rest is cut).
 MAX_MESSAGE = 500
@@ -222,20 +224,25 @@ class RemoteSource(Source):
             raise self._failed("prompts/get", name, exc) from None
         return check_output(_messages(rendered, name), name)
 
-    def _completer(self, prompt: str, argument: str) -> Callable[[str, Mapping[str, str]], Iterable[str]]:
-        def complete(value: str, filled: Mapping[str, str]) -> Iterable[str]:
-            if self._client is None:
+    def _completer(self, prompt: str, argument: str) -> Completer:
+        async def complete(value: str, filled: Mapping[str, str]) -> Iterable[str]:
+            if self._loop is None or self._client is None:
                 raise self._unreachable("completion/complete", prompt, "the connection is closed")
+            future = asyncio.run_coroutine_threadsafe(self._client.complete(prompt, argument, value, filled),
+                                                      self._loop)
             try:
-                found = self._wait(self._client.complete(prompt, argument, value, filled), COMPLETE_SECONDS)
+                async with asyncio.timeout(COMPLETE_SECONDS):
+                    found = await asyncio.wrap_future(future)
             except TimeoutError:
+                future.cancel()
                 raise self._unreachable("completion/complete", prompt,
                                         f"no answer within {COMPLETE_SECONDS:g} s") from None
             except McpError as exc:
                 raise self._forwarded("completion/complete", prompt, exc) from None
             except ClientError as exc:
                 raise self._failed("completion/complete", prompt, exc) from None
-            return found.values
+            # The remote chose and ordered these for what was typed: passed on as they are.
+            return Suggestions(found.values, found.total, found.has_more)
 
         return complete
 
