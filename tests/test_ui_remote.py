@@ -161,12 +161,15 @@ def test_a_file_added_to_the_remote_library_reaches_the_listing(era: str, folder
         assert text_of(ui.call(get_prompt(9, "added-0"))) == "Added prompt number 0."
 
 
-def test_a_remote_that_goes_away_is_a_clear_error_and_the_ui_stays_up(folder: Path, tmp_path: Path,
-                                                                      peer: list[HttpPeer]) -> None:
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_a_remote_that_goes_away_is_a_clear_error_until_it_is_back(era: str, folder: Path, tmp_path: Path,
+                                                                   peer: list[HttpPeer]) -> None:
     log = tmp_path / "ui.log"
+    port = free_port()
     with contextlib.ExitStack() as outlives_the_remote:
-        with http_server(str(folder), "--no-watch") as remote:
-            url = outlives_the_remote.enter_context(ui_server(remote, log=log))
+        with http_server(str(folder), "--no-watch", port=port) as remote:
+            url = outlives_the_remote.enter_context(ui_server(remote, "--era", "modern" if era.startswith("2026") else
+                                                              "legacy", log=log))
             ui = ask(url, peer)
             assert text_of(ui.call(get_prompt(1, "farewell"))) == "Goodbye for now."
         # The remote is stopped; the ui is not.
@@ -175,7 +178,17 @@ def test_a_remote_that_goes_away_is_a_clear_error_and_the_ui_stays_up(folder: Pa
         assert gone["error"]["message"] == f"the server at {remote} is not reachable"
         assert names(ui) == ["farewell", "greet"]  # the last listing is still served
         assert httpx.get(url.removesuffix("mcp") + "healthz", timeout=DEADLINE).status_code == 200
-    assert f"the server at {remote} is not reachable" in log.read_text()
+        # The remote comes back where it was, with a prompt more: the ui connects again and lists it.
+        (folder / "welcome.md").write_text("Welcome back.\n")
+        with http_server(str(folder), "--no-watch", port=port):
+            deadline = time.monotonic() + DEADLINE * 3  # the pause between attempts grows to 30 s at most
+            while names(ui) != ["farewell", "greet", "welcome"]:
+                assert time.monotonic() < deadline, f"the ui did not reconnect: {log.read_text()}"
+                time.sleep(0.2)
+            assert text_of(ui.call(get_prompt(3, "welcome"))) == "Welcome back."
+    logged = log.read_text()
+    assert f"the server at {remote} is not reachable" in logged
+    assert f"the server at {remote} is back: 3 prompts" in logged
 
 
 def test_a_target_that_cannot_be_reached_is_one_line_and_exit_1(tmp_path: Path) -> None:
