@@ -221,6 +221,25 @@ def test_a_save_can_point_a_label_at_the_new_version(pages: Pages, tmp_path: Pat
         assert chips(page, 2) == ["production"]
 
 
+def test_a_save_over_a_newer_version_is_refused_and_said(pages: Pages, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    with versioned(tmp_path) as served:
+        page = open_greet(pages, served, ALICE)
+        page.click("#edit-open")
+        expect(page.locator("#editor-base")).to_contain_text("Starting from version 2")
+        # Meanwhile someone publishes version 3 from the command line.
+        (tmp_path / "library" / "greet.md").write_text(V2 + "Line three.\n")
+        promptdeck("publish", str(tmp_path / "library"), "--store", served.store, "-m", "elsewhere")
+        page.locator("#editor-text").fill(FIXED)
+        page.fill("#editor-message", "mine")
+        page.click("#editor-submit")
+        expect(page.locator("#editor-error")).to_contain_text("greet.md has a newer version 3")
+        expect(page.locator("#editor-error")).to_contain_text("nothing was saved")
+        history = promptdeck("history", "greet", "--store", served.store).splitlines()
+        assert len(history) == 3 and "elsewhere" in history[0]
+
+
 def test_a_reader_without_the_write_scope_sees_no_write_controls(pages: Pages, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 

@@ -16,6 +16,8 @@ export class Versions {
     this.name = null;
     this.overview = null;
     this.versions = [];
+    this.reading = null;
+    this.again = false;
     this.editor = new Editor(api, () => this.refresh(), (err) => this.refused(err));
     $("compare").addEventListener("submit", (event) => {
       event.preventDefault();
@@ -39,8 +41,27 @@ export class Versions {
     await this.refresh();
   }
 
-  /** Read the label and the history again (after a write here, or a change to the library). */
-  async refresh() {
+  /**
+   * Read the label and the history again (after a write here, or a change to the library). One read at a
+   * time, and one more after it when asked meanwhile: the server allows each principal only a couple of
+   * store calls at once, and a write here is followed both by this and by the library's list_changed.
+   */
+  refresh() {
+    if (this.reading) {
+      this.again = true;
+      return this.reading;
+    }
+    this.reading = this.read().finally(() => {
+      this.reading = null;
+      if (this.again) {
+        this.again = false;
+        this.refresh();
+      }
+    });
+    return this.reading;
+  }
+
+  async read() {
     const name = this.name;
     if (!this.available || name === null) return;
     let step = "overview";
@@ -76,7 +97,7 @@ export class Versions {
     $("versions-path").textContent = path || "";
     const access = $("versions-access");
     access.textContent = write ? "" : `You can read the history and check an edit. Saving a version, promoting and ` +
-      `rolling back need the scope ${writeScope}, which your token does not hold.`;
+      `rolling back need the scope ${writeScope}.`;
     show(access, !write);
     this.renderLabel(label, write);
     $("history").replaceChildren(...this.versions.map((v) => this.item(v, label, write)));
