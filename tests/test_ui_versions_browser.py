@@ -42,7 +42,8 @@ class Served:
 
 
 @contextmanager
-def versioned(root: Path, first: str = V1, second: str = V2, message: str = "add a tone") -> Iterator[Served]:
+def versioned(root: Path, first: str = V1, second: str = V2, message: str = "add a tone",
+              author: str = "carol") -> Iterator[Served]:
     """greet.md published twice into a fresh SQLite store, label production on the second; served with
     tokens for alice (store:write) and bob (none)."""
     library = root / "library"
@@ -50,7 +51,7 @@ def versioned(root: Path, first: str = V1, second: str = V2, message: str = "add
     store = f"sqlite:///{root / 'prompts.db'}"
     for text, why in ((first, "first version"), (second, message)):
         (library / "greet.md").write_text(text)
-        promptdeck("publish", str(library), "--store", store, "--label", "production", "-m", why, "--author", "carol")
+        promptdeck("publish", str(library), "--store", store, "--label", "production", "-m", why, "--author", author)
     tokens = root / "tokens"
     tokens.write_text(f"alice:{ALICE} store:write\nbob:{BOB}\n")
     with http_server("", "--store", store, "--label", "production", "--token-file", str(tokens)) as endpoint:
@@ -167,6 +168,11 @@ def test_the_editor_shows_problems_at_their_line_and_saves_a_new_version(pages: 
         assert page.evaluate("document.activeElement.id") == "editor-text"
         assert text.evaluate("e => getComputedStyle(e).fontFamily").startswith("ui-monospace")
         assert page.locator("#editor-gutter > div").all_inner_texts()[:8] == [str(n) for n in range(1, 9)]
+        # The gutter follows the lines as they are typed (at least 8 rows are shown).
+        text.fill("one\ntwo\nthree")
+        expect(page.locator("#editor-gutter > div")).to_have_text(["1", "2", "3", "", "", "", "", ""])
+        text.press("Enter")
+        expect(page.locator("#editor-gutter > div")).to_have_text(["1", "2", "3", "4", "", "", "", ""])
         # Typing stops: the text is checked without asking, and the problem is shown at its line.
         text.fill(BROKEN)
         problem = page.locator("#editor-problems button.problem")
@@ -274,9 +280,11 @@ def test_markup_in_versions_stays_text(pages: Pages, tmp_path: Path) -> None:
 
     first = f"---\ndescription: Greets\n---\nSafe line.\n{HOSTILE} one\n"
     second = f"---\ndescription: Greets\n---\nSafe line.\n{HOSTILE} two\n"
-    with versioned(tmp_path, first, second, message=HOSTILE) as served:
+    with versioned(tmp_path, first, second, message=HOSTILE, author=HOSTILE) as served:
         page = open_greet(pages, served, ALICE)
         expect(page.locator("#history .version").first.locator(".version-message")).to_have_text(HOSTILE)
+        expect(page.locator("#history .version").first).to_contain_text(f"by {HOSTILE}")
+        expect(page.locator("#label-state")).to_contain_text(f"by {HOSTILE}")
         page.click("#compare-show")
         row = page.locator("#diff-source tr[data-op='replace']")
         expect(row.locator("td.code.delete")).to_have_text(f"{HOSTILE} one")
@@ -288,6 +296,26 @@ def test_markup_in_versions_stays_text(pages: Pages, tmp_path: Path) -> None:
         assert page.locator("main script, main img").count() == 0
         assert page.evaluate("window.__pwned") is None
     # The pages fixture then asserts no console errors: a CSP violation would be one.
+
+
+def test_a_deleted_version_is_marked_and_cannot_be_promoted(pages: Pages, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    with versioned(tmp_path) as served:
+        library = tmp_path / "library"
+        (library / "greet.md").unlink()
+        (library / "other.md").write_text("---\ndescription: Keeps the library from being empty\n---\nHi\n")
+        promptdeck("publish", str(library), "--store", served.store, "-m", "retire greet")
+        (library / "greet.md").write_text(V1)
+        promptdeck("publish", str(library), "--store", served.store, "-m", "greet is back")
+        page = open_greet(pages, served, ALICE)
+        expect(page.locator("#history .version")).to_have_count(4)
+        deleted = page.locator("#history .version[data-version='3']")
+        expect(deleted.locator(".chip")).to_have_text(["deleted"])
+        expect(deleted.locator(".version-message")).to_have_text("retire greet")
+        assert deleted.locator(".promote").count() == 0
+        assert page.locator("#history .version[data-version='4'] .promote").count() == 1
+        assert page.locator("#compare-from option[value='3']").inner_text() == "Version 3 (deleted)"
 
 
 def test_keyboard_only_history_then_two_versions_then_the_diff(pages: Pages, tmp_path: Path) -> None:

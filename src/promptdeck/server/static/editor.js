@@ -84,9 +84,9 @@ export class Editor {
     const lines = text.value.split("\n");
     text.rows = Math.max(lines.length, 8);
     text.cols = Math.max(40, ...lines.map((line) => line.length + 2));
-    const count = Math.max(lines.length, 8);
-    if (count === this.lines) return;
-    this.lines = count;
+    if (lines.length === this.lines) return;  // same lines: numbers and marks stand
+    this.lines = lines.length;
+    const count = Math.max(lines.length, 8);  // as many as the textarea has rows
     const numbers = [];
     const bands = [];
     for (let n = 1; n <= count; n++) {
