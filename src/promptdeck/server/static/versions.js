@@ -36,6 +36,7 @@ export class Versions {
       this.versions = [];
       show($("versions"), false);
       show($("diff"), false);
+      $("versions-done").textContent = "";
       this.editor.close();
     }
     await this.refresh();
@@ -99,6 +100,7 @@ export class Versions {
     access.textContent = write ? "" : `You can read the history and check an edit. Saving a version, promoting and ` +
       `rolling back need the scope ${writeScope}.`;
     show(access, !write);
+    show($("editor-save"), Boolean(write));  // the token may have changed under an open editor
     this.renderLabel(label, write);
     $("history").replaceChildren(...this.versions.map((v) => this.item(v, label, write)));
     this.fillCompare();
