@@ -17,8 +17,8 @@ PUBLIC = [
     "Annotations", "Arg", "Argument", "Audio", "Catalog", "Client", "ClientError", "ConnectionFailed", "Image",
     "InternalError", "InvalidParams", "InvalidRequest", "LibraryError", "McpError", "Message", "MethodNotFound",
     "ParseError", "Prompt", "PromptFileError", "PromptServer", "PromptdeckError", "ProtocolViolation",
-    "RenderContext", "RequestTimeout", "Resource", "ResourceLink", "Text", "ToolOptions", "assistant", "connect",
-    "user",
+    "RenderContext", "RequestTimeout", "Resource", "ResourceLink", "Suggestions", "Text", "ToolOptions", "assistant",
+    "connect", "user",
 ]
 
 

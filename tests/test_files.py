@@ -388,10 +388,16 @@ def test_path_arguments_complete_to_matching_library_files(tmp_path: Path) -> No
     p = only(load(tmp_path, {"p.md": text, "a/one.png": PNG, "a/two.txt": "t", "b.png": PNG,
                              ".hidden/h.png": PNG, "_m/guide.md": "material"}))
     assert set(p.completers) == {"shot", "any"}
-    assert list(p.completers["shot"]("", {})) == ["b.png", "a/one.png"]
-    assert list(p.completers["shot"]("a/", {})) == ["a/one.png"]
+
+    def suggested(argument: str, value: str) -> list[str]:
+        found = p.completers[argument](value, {})
+        assert isinstance(found, list)  # a library's files are listed at once
+        return found
+
+    assert suggested("shot", "") == ["b.png", "a/one.png"]
+    assert suggested("shot", "a/") == ["a/one.png"]
     # Without a pattern a path argument names material only (files in '_' folders).
-    assert sorted(p.completers["any"]("", {})) == ["_m/guide.md"]
+    assert sorted(suggested("any", "")) == ["_m/guide.md"]
 
 
 # -- problems, each with the right line ---------------------------------------------------------------

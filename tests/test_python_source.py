@@ -354,6 +354,98 @@ def test_completer_decorator() -> None:
     assert complete("nope", "")["error"]["code"] == -32602
 
 
+@pytest.mark.parametrize("revision", ["2025-11-25", "2026-07-28"])
+def test_an_async_completer_is_awaited_and_bounded(revision: str, monkeypatch: pytest.MonkeyPatch,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    from promptdeck import Suggestions
+    from promptdeck.prompts import completion
+    from promptdeck.protocol.errors import InvalidParams
+
+    server = PromptServer()
+
+    @server.prompt()
+    def find(topic: str, team: str = "", owner: str = "") -> str:
+        return topic
+
+    @server.completer("find", "topic")
+    async def topics(value: str, context: Mapping[str, str]) -> list[str]:
+        await asyncio.sleep(0)
+        return ["learning", "Lean", "machine learning"]
+
+    @server.completer("find", "team")
+    async def teams(value: str, context: Mapping[str, str]) -> list[str]:
+        if value == "?":
+            raise InvalidParams("team: type a letter first", {"argument": "team"})
+        if value == "boom":
+            raise RuntimeError("secret detail")
+        await asyncio.Event().wait()  # never answers
+        return []
+
+    @server.completer("find", "owner")
+    def owners(value: str, context: Mapping[str, str]) -> Suggestions:
+        return Suggestions(["Grace Hopper", "Ada"], total=40, has_more=True)  # chosen by the hook: kept as is
+
+    client = LocalClient(server, revision)
+
+    def complete(argument: str, value: str) -> dict[str, Any]:
+        return client.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "find"},
+                                                      "argument": {"name": argument, "value": value}})
+
+    # Ranked by the typed prefix, as a sync completer's values are: exact case first.
+    assert complete("topic", "le")["result"]["completion"] == {"values": ["learning", "Lean"], "total": 2,
+                                                               "hasMore": False}
+    assert complete("owner", "x")["result"]["completion"] == {"values": ["Grace Hopper", "Ada"], "total": 40,
+                                                              "hasMore": True}
+    refused = complete("team", "?")["error"]
+    assert refused["code"] == -32602 and refused["message"] == "team: type a letter first"
+    with caplog.at_level(logging.ERROR, logger="promptdeck"):
+        assert complete("team", "boom")["error"] == {"code": -32603, "message": "Internal error"}
+        monkeypatch.setattr(completion, "HOOK_SECONDS", 0.01)
+        assert complete("team", "a")["error"] == {"code": -32603, "message": "Internal error"}
+    assert "completer for find/team failed: RuntimeError('secret detail')" in caplog.text
+    assert "completer for find/team did not answer within 0.01 s" in caplog.text
+
+
+def test_a_pending_async_completer_holds_up_no_other_request() -> None:
+    """Over HTTP, while a completer waits, the same server answers another request; only then does the
+    completer get what it waits for (ordering alone: a completer that held the loop would never answer)."""
+    import httpx
+
+    from promptdeck.server.http import create_app
+    from tests.support.modern import BOTH, headers_for, request
+
+    server = PromptServer()
+    released = asyncio.Event()
+
+    @server.prompt()
+    def find(topic: str) -> str:
+        return topic
+
+    @server.completer("find", "topic")
+    async def topics(value: str, context: Mapping[str, str]) -> list[str]:
+        await released.wait()
+        return ["later"]
+
+    async def run() -> list[str]:
+        order: list[str] = []
+        app = create_app(server, stateless=True)
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
+            async def ask(message: dict[str, Any], name: str) -> None:
+                answer = await client.post("/mcp", json=message, headers={**headers_for(message), "accept": BOTH})
+                assert answer.status_code == 200, answer.text
+                order.append(name)
+                if name == "list":
+                    released.set()
+
+            completing = request(1, "completion/complete", {"ref": {"type": "ref/prompt", "name": "find"},
+                                                            "argument": {"name": "topic", "value": ""}})
+            async with asyncio.timeout(30):  # a completer holding the loop would hang here, not pass
+                await asyncio.gather(ask(completing, "complete"), ask(request(2, "prompts/list"), "list"))
+        return order
+
+    assert asyncio.run(run()) == ["list", "complete"]
+
+
 def test_completer_for_a_file_prompt(tmp_path: Path) -> None:
     (tmp_path / "ask.md").write_text("---\narguments:\n  - {name: team}\n---\nAsk {{ team }}\n")
     server = PromptServer()

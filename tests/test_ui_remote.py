@@ -161,12 +161,15 @@ def test_a_file_added_to_the_remote_library_reaches_the_listing(era: str, folder
         assert text_of(ui.call(get_prompt(9, "added-0"))) == "Added prompt number 0."
 
 
-def test_a_remote_that_goes_away_is_a_clear_error_and_the_ui_stays_up(folder: Path, tmp_path: Path,
-                                                                      peer: list[HttpPeer]) -> None:
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_a_remote_that_goes_away_is_a_clear_error_until_it_is_back(era: str, folder: Path, tmp_path: Path,
+                                                                   peer: list[HttpPeer]) -> None:
     log = tmp_path / "ui.log"
+    port = free_port()
     with contextlib.ExitStack() as outlives_the_remote:
-        with http_server(str(folder), "--no-watch") as remote:
-            url = outlives_the_remote.enter_context(ui_server(remote, log=log))
+        with http_server(str(folder), "--no-watch", port=port) as remote:
+            url = outlives_the_remote.enter_context(ui_server(remote, "--era", "modern" if era.startswith("2026") else
+                                                              "legacy", log=log))
             ui = ask(url, peer)
             assert text_of(ui.call(get_prompt(1, "farewell"))) == "Goodbye for now."
         # The remote is stopped; the ui is not.
@@ -175,7 +178,17 @@ def test_a_remote_that_goes_away_is_a_clear_error_and_the_ui_stays_up(folder: Pa
         assert gone["error"]["message"] == f"the server at {remote} is not reachable"
         assert names(ui) == ["farewell", "greet"]  # the last listing is still served
         assert httpx.get(url.removesuffix("mcp") + "healthz", timeout=DEADLINE).status_code == 200
-    assert f"the server at {remote} is not reachable" in log.read_text()
+        # The remote comes back where it was, with a prompt more: the ui connects again and lists it.
+        (folder / "welcome.md").write_text("Welcome back.\n")
+        with http_server(str(folder), "--no-watch", port=port):
+            deadline = time.monotonic() + DEADLINE * 3  # the pause between attempts grows to 30 s at most
+            while names(ui) != ["farewell", "greet", "welcome"]:
+                assert time.monotonic() < deadline, f"the ui did not reconnect: {log.read_text()}"
+                time.sleep(0.2)
+            assert text_of(ui.call(get_prompt(3, "welcome"))) == "Welcome back."
+    logged = log.read_text()
+    assert f"the server at {remote} is not reachable" in logged
+    assert f"the server at {remote} is back: 3 prompts" in logged
 
 
 def test_a_target_that_cannot_be_reached_is_one_line_and_exit_1(tmp_path: Path) -> None:
@@ -245,7 +258,7 @@ def test_what_a_remote_gets_wrong_stays_its_own(tmp_path: Path, peer: list[HttpP
     log = tmp_path / "ui.log"
     with ui_server(command(str(ODD_SDK_SERVER)), log=log) as url:
         ui = ask(url, peer)
-        assert names(ui) == ["asks", "broken", "fine", "garbled"]  # "bad name" cannot be served here
+        assert names(ui) == ["asks", "broken", "fine", "garbled", "search"]  # "bad name" cannot be served here
         broken = ui.call(get_prompt(1, "broken"))
         assert error_code(broken) == -32603, broken
         assert broken["error"]["message"].startswith(f"the server at {command(str(ODD_SDK_SERVER))} answered "
@@ -257,6 +270,14 @@ def test_what_a_remote_gets_wrong_stays_its_own(tmp_path: Path, peer: list[HttpP
         assert asks["error"]["message"].endswith("answered outside the protocol: prompts/get 'asks': the server "
                                                  "still wants input after 8 rounds"), asks
         assert text_of(ui.call(get_prompt(4, "fine"))) == "All is well."
+        # The remote's suggestions are its own choice (here by substring): passed on, not filtered again.
+        topic = {"ref": {"type": "ref/prompt", "name": "search"}, "argument": {"name": "topic", "value": "learn"}}
+        suggested = ui.call(request(5, "completion/complete", topic))
+        assert suggested["result"]["completion"] == {"values": ["Machine learning", "learning rate"], "total": 7,
+                                                     "hasMore": True}, suggested
+        refused = ui.call(request(6, "completion/complete", {**topic, "argument": {"name": "topic", "value": "?"}}))
+        assert refused["error"] == {"code": -32602, "message": "topic: type a word first",
+                                    "data": {"argument": "topic"}}, refused
     logged = log.read_text()
     assert "lists a prompt named 'bad name', which promptdeck cannot serve" in logged
     assert "prompt 'garbled': the remote server's messages cannot be used" in logged

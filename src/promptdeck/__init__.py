@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from .client.session import Client, connect
     from .prompts.arguments import Argument
     from .prompts.catalog import Catalog
+    from .prompts.completion import Suggestions
     from .prompts.content import Annotations, Audio, Image, Message, Resource, ResourceLink, Text, assistant, user
     from .prompts.spec import Prompt, RenderContext
     from .protocol.errors import (
@@ -58,6 +59,7 @@ _WHERE: dict[str, str] = {
     "RequestTimeout": ".protocol.errors",
     "Resource": ".prompts.content",
     "ResourceLink": ".prompts.content",
+    "Suggestions": ".prompts.completion",
     "Text": ".prompts.content",
     "ToolOptions": ".server.tools",
     "assistant": ".prompts.content",
@@ -102,6 +104,7 @@ __all__ = [
     "RequestTimeout",
     "Resource",
     "ResourceLink",
+    "Suggestions",
     "Text",
     "ToolOptions",
     "assistant",

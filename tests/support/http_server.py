@@ -31,11 +31,12 @@ def stop(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
 
 
 @contextmanager
-def http_server(folder: str, *options: str, log: Path | None = None) -> Iterator[str]:
-    """Yields the MCP endpoint URL; the server is stopped on exit. With ``log``, stderr goes to that file."""
+def http_server(folder: str, *options: str, log: Path | None = None, port: int | None = None) -> Iterator[str]:
+    """Yields the MCP endpoint URL; the server is stopped on exit. With ``log``, stderr goes to that file;
+    with ``port``, it listens there (a server started again where clients knew it)."""
     # An empty ``folder``: the options say what to serve (``--store URL``).
     with promptdeck_http("serve", *([folder] if folder else []), "--http", "{host}:{port}", *options,
-                         log=log) as endpoint:
+                         log=log, port=port) as endpoint:
         yield endpoint
 
 
@@ -52,9 +53,10 @@ def ui_server(target: str, *options: str, log: Path | None = None) -> Iterator[s
 
 
 @contextmanager
-def promptdeck_http(*arguments: str, log: Path | None = None, env: dict[str, str] | None = None) -> Iterator[str]:
+def promptdeck_http(*arguments: str, log: Path | None = None, env: dict[str, str] | None = None,
+                    port: int | None = None) -> Iterator[str]:
     """``promptdeck ARGUMENTS`` (``{host}`` and ``{port}`` filled in) as a process, once its /healthz answers."""
-    port = free_port()
+    port = port or free_port()
     sink = log.open("wb") if log is not None else subprocess.PIPE
     command = [argument.replace("{host}", "127.0.0.1").replace("{port}", str(port)) for argument in arguments]
     proc = subprocess.Popen([sys.executable, "-m", "promptdeck", *command], stdout=subprocess.DEVNULL, stderr=sink,

@@ -15,8 +15,9 @@ is a coroutine handed to that loop.
   server awaits under its render time limit (cancelled past it). A remote -32602 stays -32602 with
   its message and data; another remote error is -32603 naming the code and message; a server that
   went away is -32603 "the server at TARGET is not reachable". Each is logged.
-- Completion: each argument's completer forwards ``completion/complete`` (blocking, under
-  ``COMPLETE_SECONDS``: completers are synchronous).
+- Completion: each argument's completer forwards ``completion/complete``: an async completer, so the
+  server's loop never waits on the remote; it gives up after ``COMPLETE_SECONDS``. The remote's values
+  are passed on as it ordered them (``Suggestions``), not filtered again by the typed prefix.
 - Changes: when the remote announces list changes, ``Client.watch`` (list_changed in a legacy
   session, a subscription in 2026-07-28) gives the fresh listing, and the server is told.
 
@@ -37,9 +38,10 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..prompts.arguments import Argument
+from ..prompts.completion import Suggestions
 from ..prompts.content import Annotations, Audio, Content, Image, Message, Resource, ResourceLink, Text
 from ..prompts.execution import LIGHT, check_output
-from ..prompts.spec import META_TAGS, NAME_RE, Prompt, RenderContext
+from ..prompts.spec import META_TAGS, NAME_RE, Completer, Prompt, RenderContext
 from ..protocol.errors import (
     INTERNAL_ERROR,
     ClientError,
@@ -60,10 +62,12 @@ if TYPE_CHECKING:
 log = logging.getLogger("promptdeck.remote")
 T = TypeVar("T")
 
-#: How long a completion may wait for the remote: completers block the loop that asked.
+#: How long a completion may wait for the remote.
 COMPLETE_SECONDS = 5.0
 #: The longest remote error message passed on (the rest is cut).
 MAX_MESSAGE = 500
+#: The pause before connecting again to a remote that went away, doubling up to the second.
+RECONNECT_FIRST, RECONNECT_MOST = 1.0, 30.0
 #: Listing pages walked at most (the client gives up past it): 1,000 pages of 100 are 100,000 prompts.
 MAX_PAGES = 1_000
 
@@ -88,6 +92,8 @@ class RemoteSource(Source):
         self._thread: threading.Thread | None = None
         self._stack: contextlib.AsyncExitStack | None = None
         self._watching: asyncio.Task[None] | None = None
+        #: reconnecting after the remote went away (one at a time)
+        self._reconnecting: asyncio.Task[None] | None = None
 
     # -- the Source interface ------------------------------------------------------------------
 
@@ -108,9 +114,7 @@ class RemoteSource(Source):
 
     def attach(self, changed: Callable[[], object]) -> None:
         self._changed = changed
-        client = self._client
-        prompts = client.capabilities.get("prompts") if client is not None else None
-        if isinstance(prompts, dict) and prompts.get("listChanged") and self._loop is not None:
+        if self._loop is not None:
             self._loop.call_soon_threadsafe(self._start_watch)
 
     def close(self) -> None:
@@ -120,13 +124,14 @@ class RemoteSource(Source):
             return
         self._loop = None
         if self._stack is not None:
-            stack, self._stack = self._stack, None
+            stack = self._stack
 
             async def end() -> None:
-                if self._watching is not None:
-                    self._watching.cancel()
-                    await asyncio.gather(self._watching, return_exceptions=True)
-                await stack.aclose()
+                for task in (self._watching, self._reconnecting):
+                    if task is not None:
+                        task.cancel()
+                        await asyncio.gather(task, return_exceptions=True)
+                await (self._stack or stack).aclose()  # a reconnection may have made a new one
                 # Whatever the client left waiting (a watch's queue read) ends before the loop does.
                 rest = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
                 for task in rest:
@@ -152,22 +157,60 @@ class RemoteSource(Source):
         return await self._client.list_prompts()
 
     def _start_watch(self) -> None:
-        self._watching = asyncio.ensure_future(self._watch())
+        client = self._client
+        prompts = client.capabilities.get("prompts") if client is not None else None
+        if isinstance(prompts, dict) and prompts.get("listChanged"):
+            self._watching = asyncio.ensure_future(self._watch())
 
     async def _watch(self) -> None:
         assert self._client is not None
         try:
             async for change in self._client.watch():
-                for problem in self._take(change.prompts):
-                    log.error("%s", problem)
-                if self._changed is not None:
-                    self._changed()
+                self._listed(change.prompts)
         except asyncio.CancelledError:
             raise
+        except ConnectionFailed as exc:
+            log.error("the server at %s went away: %s", self.target, exc)
+            self._lost()
+            return
         except PromptdeckError as exc:
             log.error("the server at %s no longer tells its prompt list changes: %s", self.target, exc)
             return
         log.error("the server at %s ended its prompt list changes", self.target)
+
+    def _listed(self, infos: Sequence[PromptInfo]) -> None:
+        for problem in self._take(infos):
+            log.error("%s", problem)
+        if self._changed is not None:
+            self._changed()
+
+    def _lost(self) -> None:
+        """(On the source's loop.) The remote went away: connect again in the background, with a growing
+        pause (a stdio server is started again); until then its calls fail and the last listing stays."""
+        if self._reconnecting is None or self._reconnecting.done():
+            self._reconnecting = asyncio.ensure_future(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        pause = RECONNECT_FIRST
+        while True:
+            await asyncio.sleep(pause)
+            if self._watching is not None:
+                self._watching.cancel()
+                await asyncio.gather(self._watching, return_exceptions=True)
+            old, self._stack, self._client = self._stack, None, None
+            if old is not None:
+                with contextlib.suppress(Exception):  # what is gone may fail to close; it is gone either way
+                    await old.aclose()
+            try:
+                infos = await self._open()
+            except PromptdeckError as exc:
+                log.info("the server at %s is still away: %s", self.target, exc)
+                pause = min(pause * 2, RECONNECT_MOST)
+                continue
+            log.warning("the server at %s is back: %d prompts", self.target, len(infos))
+            self._listed(infos)
+            self._start_watch()
+            return
 
     def _wait(self, work: Awaitable[T], seconds: float | None) -> T:
         """Run ``work`` on the source's loop from another thread and wait for it."""
@@ -222,20 +265,25 @@ class RemoteSource(Source):
             raise self._failed("prompts/get", name, exc) from None
         return check_output(_messages(rendered, name), name)
 
-    def _completer(self, prompt: str, argument: str) -> Callable[[str, Mapping[str, str]], Iterable[str]]:
-        def complete(value: str, filled: Mapping[str, str]) -> Iterable[str]:
-            if self._client is None:
+    def _completer(self, prompt: str, argument: str) -> Completer:
+        async def complete(value: str, filled: Mapping[str, str]) -> Iterable[str]:
+            if self._loop is None or self._client is None:
                 raise self._unreachable("completion/complete", prompt, "the connection is closed")
+            future = asyncio.run_coroutine_threadsafe(self._client.complete(prompt, argument, value, filled),
+                                                      self._loop)
             try:
-                found = self._wait(self._client.complete(prompt, argument, value, filled), COMPLETE_SECONDS)
+                async with asyncio.timeout(COMPLETE_SECONDS):
+                    found = await asyncio.wrap_future(future)
             except TimeoutError:
+                future.cancel()
                 raise self._unreachable("completion/complete", prompt,
                                         f"no answer within {COMPLETE_SECONDS:g} s") from None
             except McpError as exc:
                 raise self._forwarded("completion/complete", prompt, exc) from None
             except ClientError as exc:
                 raise self._failed("completion/complete", prompt, exc) from None
-            return found.values
+            # The remote chose and ordered these for what was typed: passed on as they are.
+            return Suggestions(found.values, found.total, found.has_more)
 
         return complete
 
@@ -254,6 +302,8 @@ class RemoteSource(Source):
             log.error("%s %r: the server at %s: %s", method, prompt, self.target, exc)
             return McpError(f"the server at {self.target} answered outside the protocol: {str(exc)[:MAX_MESSAGE]}",
                             code=INTERNAL_ERROR)
+        if isinstance(exc, ConnectionFailed) and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._lost)
         return self._unreachable(method, prompt, exc)
 
     def _unreachable(self, method: str, prompt: str, why: object) -> McpError:

@@ -32,8 +32,11 @@ class RenderContext:
 
 
 RenderFn = Callable[[dict[str, Any], RenderContext], "list[Message] | Awaitable[list[Message]]"]
-#: ``(value typed so far, other arguments already filled) -> suggestions``
-Completer = Callable[[str, Mapping[str, str]], Iterable[str]]
+#: ``(value typed so far, other arguments already filled) -> suggestions``, or an awaitable of them (a
+#: completer that waits on something, such as another server, without holding the event loop)
+Completer = Callable[[str, Mapping[str, str]], "Iterable[str] | Awaitable[Iterable[str]]"]
+#: A completer that answers at once (a library's file names)
+SyncCompleter = Callable[[str, Mapping[str, str]], Iterable[str]]
 
 
 class Prompt:

@@ -75,8 +75,9 @@ def get_result(messages: Any, description: str | None, rev: Revision) -> dict[st
     return result
 
 
-def complete(server: PromptServer, catalog: Catalog, params: dict[str, Any]) -> dict[str, Any]:
-    """The ``completion/complete`` result."""
+def complete(server: PromptServer, catalog: Catalog,
+             params: dict[str, Any]) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+    """The ``completion/complete`` result (awaitable when the argument's completer is async)."""
     ref = params.get("ref")
     argument = params.get("argument")
     if not isinstance(ref, dict) or not isinstance(argument, dict):
@@ -89,8 +90,15 @@ def complete(server: PromptServer, catalog: Catalog, params: dict[str, Any]) -> 
     context = params.get("context")
     filled = context.get("arguments") if isinstance(context, dict) else None
     hook = server.completers.get((prompt.name, argument.get("name")))  # type: ignore[arg-type]
-    return {"completion": complete_argument(prompt, argument.get("name"), argument.get("value"),
-                                            filled if isinstance(filled, dict) else None, hook)}
+    found = complete_argument(prompt, argument.get("name"), argument.get("value"),
+                              filled if isinstance(filled, dict) else None, hook)
+    if isinstance(found, dict):
+        return {"completion": found}
+    return _completion(found)
+
+
+async def _completion(pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    return {"completion": await pending}
 
 
 def progress_reporter(params: dict[str, Any], related: Send, with_message: bool) -> Callable[..., None] | None:

@@ -210,7 +210,8 @@ class ModernEndpoint:
         return handlers.list_prompts(self._catalog(ctx), ctx.revision, params, *self._page_fields())
 
     def _complete(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
-        return self._envelope(handlers.complete(self.server, self._catalog(ctx), params))
+        result = handlers.complete(self.server, self._catalog(ctx), params)
+        return self._envelope(result) if isinstance(result, dict) else self._enveloped(result)
 
     def _catalog(self, ctx: Context) -> Catalog:
         return self.server.catalog.view(ctx.scopes)

@@ -321,10 +321,7 @@ def _decode(body: bytes, kind: type[T]) -> T:
 
 
 def _text(edit: _Edit) -> bytes:
-    try:
-        data = edit.text.encode("utf-8")
-    except UnicodeEncodeError as exc:  # JSON can carry a lone surrogate (\ud800), which no file holds
-        raise ApiError(400, f"text: not valid Unicode at character {exc.start}") from None
+    data = edit.text.encode("utf-8")  # msgspec refuses a lone surrogate (\ud800) as not JSON
     if len(data) > MAX_PROMPT_FILE_BYTES:
         raise ApiError(413, f"text: a prompt file is at most {MAX_PROMPT_FILE_BYTES} bytes")
     return data

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..prompts.arguments import Argument
 from ..prompts.paths import LibraryRoot
 from ..prompts.render import make_environment
-from ..prompts.spec import Completer
+from ..prompts.spec import SyncCompleter
 
 if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
@@ -34,7 +34,7 @@ class Library:
         """``read(path)`` in templates: the text of a library file."""
         return self.root.read_text(path, MAX_READ_BYTES)
 
-    def path_completer(self, argument: Argument) -> Completer:
+    def path_completer(self, argument: Argument) -> SyncCompleter:
         """Library files below the typed prefix that the argument's pattern accepts."""
         pattern = argument.pattern
 
@@ -44,5 +44,5 @@ class Library:
 
         return complete
 
-    def path_completers(self, arguments: tuple[Argument, ...]) -> dict[str, Completer]:
+    def path_completers(self, arguments: tuple[Argument, ...]) -> dict[str, SyncCompleter]:
         return {a.name: self.path_completer(a) for a in arguments if a.type == "path" and not a.enum}
