@@ -140,8 +140,8 @@ def test_the_readme_section_shows_screenshots_that_exist() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     section = readme.split("## Web catalog and playground", 1)[1].split("\n## ", 1)[0]
     images = re.findall(r"!\[[^\]]+\]\((docs/ui/[^)]+\.png)\)", section)
-    assert sorted(images) == ["docs/ui/catalog-dark-phone.png", "docs/ui/catalog.png", "docs/ui/form.png",
-                              "docs/ui/messages.png"]
+    assert sorted(images) == ["docs/ui/catalog-dark-phone.png", "docs/ui/catalog.png", "docs/ui/editor.png",
+                              "docs/ui/form.png", "docs/ui/messages.png", "docs/ui/versions.png"]
     for image in images:
         data = (Path(__file__).resolve().parents[1] / image).read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) < 200_000, image

@@ -1,14 +1,11 @@
 """The web catalog and playground in a real browser: Debian's chromium driven by Playwright, against a real
-``promptdeck serve --http`` process.
-
-Chromium comes from apt (``.ci/run`` installs it); Playwright's own browser downloads are not used. Without
-chromium or Playwright the tests skip locally and fail in CI.
+``promptdeck serve --http`` process. The ``browser`` and ``pages`` fixtures are in tests/support/browser.py
+(given to every test module by tests/conftest.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,77 +14,19 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from promptdeck.server.app import PromptServer
+from tests.support.browser import Pages
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Page
 
 try:
     from playwright.sync_api import expect
 except ImportError:  # the browser fixture says so, as a skip (or a failure in CI)
     expect = None  # type: ignore[assignment]
 
-CHROMIUM = Path("/usr/bin/chromium")
-#: How long the page may take to show what a test waits for (the server answers in milliseconds).
-WAIT_MS = 15_000
 HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
-
-
-def _missing(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        _missing(f"Debian's chromium is not installed at {CHROMIUM}: apt-get install chromium")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("Playwright for Python is not installed: pip install -e '.[dev]'")
-    expect.set_options(timeout=WAIT_MS)
-    with sync_playwright() as playwright:
-        # --no-sandbox: chromium's sandbox refuses to start as root, which CI containers are.
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
-class Pages:
-    """Opens pages in fresh browser contexts (own sessionStorage) and records what went wrong in them."""
-
-    def __init__(self, browser: Browser) -> None:
-        self.browser = browser
-        self.problems: list[str] = []
-        self._contexts: list[Any] = []
-
-    def open(self, url: str, **options: Any) -> Page:
-        context = self.browser.new_context(**options)
-        context.set_default_timeout(WAIT_MS)
-        self._contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: self.problems.append(f"uncaught: {error}"))
-        # A refused request (401) is logged by the browser as a failed resource: expected. Anything else
-        # on the console as an error is not, a Content-Security-Policy violation least of all.
-        page.on("console", lambda message: self.problems.append(f"console: {message.text}")
-                if message.type == "error" and "Failed to load resource" not in message.text else None)
-        page.goto(url)
-        return page
-
-    def close(self) -> None:
-        for context in self._contexts:
-            context.close()
-
-
-@pytest.fixture
-def pages(browser: Browser) -> Iterator[Pages]:
-    opened = Pages(browser)
-    yield opened
-    opened.close()
-    assert opened.problems == [], "the page had errors"
 
 
 @pytest.fixture(scope="module")

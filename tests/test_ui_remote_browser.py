@@ -1,16 +1,17 @@
 """The page ``promptdeck ui`` serves, in Debian's chromium, in front of the official SDK's server (a real process
-started by ``ui`` over stdio). The browser fixtures are those of tests/test_ui_browser.py."""
+started by ``ui`` over stdio). The browser fixtures are in tests/support/browser.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.browser import Pages
 from tests.support.http_server import UI_TOKEN, ui_server
-from tests.test_ui_browser import Pages, browser, catalog_ready, pages, shown_names  # noqa: F401
+from tests.test_ui_browser import catalog_ready, shown_names
 from tests.test_ui_remote import SDK_SERVER, command, library
 
 
-def test_the_page_shows_and_renders_the_sdk_servers_prompts(pages: Pages, tmp_path: Path) -> None:  # noqa: F811
+def test_the_page_shows_and_renders_the_sdk_servers_prompts(pages: Pages, tmp_path: Path) -> None:
     from playwright.sync_api import expect  # here: the fixtures skip first when Playwright is missing
 
     with ui_server(command(str(SDK_SERVER), str(library(tmp_path / "prompts")))) as endpoint:

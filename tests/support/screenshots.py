@@ -2,21 +2,27 @@
 
 Serves the example library with ``promptdeck serve --http`` and photographs, in Debian's chromium driven by
 Playwright, the catalog, a filled form and a rendered multi-message prompt (and the catalog in the dark
-scheme and at phone width).
+scheme and at phone width). Then publishes the example library twice into a SQLite store (with a change to
+``summarize`` in between), serves its label and photographs the versions panel (history and a diff) and the
+editor showing a problem at its line.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Literal
 
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.support.http_server import http_server
+from tests.support.http_server import http_server, promptdeck_http
 from tests.support.libraries import EXAMPLES
 
 CODE = "def average(values):\n    return sum(values) / len(values)\n"
+TOKEN = "screenshot-token-0123456789"
 
 
 def take(out: Path) -> list[Path]:
@@ -39,17 +45,7 @@ def take(out: Path) -> list[Path]:
             taken.append(path)
 
         def element(opened: Page, selector: str, name: str) -> None:
-            """The element with a margin of the page around it, and no focus ring."""
-            opened.evaluate("document.activeElement.blur()")
-            # In page coordinates (a full-page clip), not the viewport's.
-            box = opened.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect(); return "
-                                                    "{x: r.x + scrollX, y: r.y + scrollY, width: r.width, "
-                                                    "height: r.height}; }")
-            path = out / name
-            opened.screenshot(path=str(path), full_page=True, clip={
-                "x": max(0, box["x"] - 12), "y": max(0, box["y"] - 12),
-                "width": box["width"] + 24, "height": box["height"] + 24})
-            taken.append(path)
+            taken.append(photograph(opened, selector, out / name))
 
         catalog = page()
         catalog.fill("#search", "code")
@@ -69,7 +65,68 @@ def take(out: Path) -> list[Path]:
         form.click("#render")
         form.wait_for_selector(".message")
         element(form, "#output", "messages.png")
+        taken.extend(versions(browser, out))
         browser.close()
+    return taken
+
+
+def photograph(opened: Page, selector: str, path: Path) -> Path:
+    """The element with a margin of the page around it, and no focus ring."""
+    opened.evaluate("document.activeElement.blur()")
+    # In page coordinates (a full-page clip), not the viewport's.
+    box = opened.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect(); return "
+                                            "{x: r.x + scrollX, y: r.y + scrollY, width: r.width, "
+                                            "height: r.height}; }")
+    opened.screenshot(path=str(path), full_page=True, clip={
+        "x": max(0, box["x"] - 12), "y": max(0, box["y"] - 12),
+        "width": box["width"] + 24, "height": box["height"] + 24})
+    return path
+
+
+def publish(library: Path, store: str, message: str, author: str) -> None:
+    subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(library), "--store", store,
+                    "--label", "production", "-m", message, "--author", author], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def versions(browser: Browser, out: Path) -> list[Path]:
+    """The versions panel of ``summarize`` served from a store label: its history and a diff, then the editor
+    with a problem at its line."""
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        library = root / "prompts"
+        shutil.copytree(EXAMPLES, library)
+        store = f"sqlite:///{root / 'prompts.db'}"
+        publish(library, store, "The example library", "carol")
+        summarize = library / "summarize.md"
+        text = summarize.read_text()
+        summarize.write_text(text.replace("  - name: bullets\n", "  - name: audience\n"
+                                          "    description: Who will read the summary\n"
+                                          "  - name: bullets\n")
+                             .replace("in at most {{ bullets }} bullet points", "for {{ audience }}, in at most "
+                                      "{{ bullets }} bullet points"))
+        publish(library, store, "Summaries for a chosen audience", "alice")
+        tokens = root / "tokens"
+        tokens.write_text(f"alice:{TOKEN} store:write\n")
+        with promptdeck_http("serve", "--http", "{host}:{port}", "--store", store, "--label", "production",
+                             "--token-file", str(tokens)) as endpoint:
+            context = browser.new_context(viewport={"width": 960, "height": 900})
+            opened = context.new_page()
+            opened.goto(endpoint.removesuffix("mcp") + "#/p/summarize")
+            opened.fill("#token", TOKEN)
+            opened.press("#token", "Enter")
+            expect(opened.locator("#history .version")).to_have_count(2)
+            opened.click("#compare-show")
+            expect(opened.locator("#diff-arguments table")).to_be_visible()
+            taken = [photograph(opened, "#versions", out / "versions.png")]
+            opened.click("#edit-open")
+            area = opened.locator("#editor-text")
+            expect(area).not_to_have_value("")
+            area.fill(area.input_value().replace("{{ bullets }} bullet", "{{ bullets | bulets }} bullet"))
+            expect(opened.locator("#editor-problems button.problem")).to_have_count(1)
+            opened.fill("#editor-message", "Fewer words")
+            taken.append(photograph(opened, "#editor", out / "editor.png"))
+            context.close()
     return taken
 
 

@@ -5,7 +5,9 @@ import { $, announce, h, show } from "./dom.js";
 import { ArgumentForm } from "./form.js";
 import { Client, HttpError, McpError, setToken, token } from "./mcp.js";
 import { conversationText, copy, renderMessages } from "./messages.js";
+import { StoreApi, StoreError } from "./store.js";
 import { renderSnippets, snippets } from "./useit.js";
+import { Versions } from "./versions.js";
 
 const client = new Client(document.querySelector('meta[name="promptdeck-endpoint"]').content);
 let catalog = null;
@@ -32,6 +34,13 @@ function failed(err) {
   }
   return false;
 }
+
+// The open prompt's versions, when the server serves a store label. A 401 from the store API is the same
+// as one from /mcp: the token is asked for again. Any other refusal is shown in the versions panel.
+const versions = new Versions(new StoreApi(), (err) => {
+  if (!(err instanceof StoreError) || err.status !== 401) return false;
+  return failed(new HttpError(401, err.message));
+});
 
 function login(error) {
   for (const id of ["catalog", "prompt"]) show($(id), false);
@@ -124,6 +133,7 @@ function followOpenPrompt(entry) {
     return;
   }
   current.prompt = entry.prompt;
+  versions.refresh();  // a new version or a label move may be what changed
   $("prompt-title").textContent = entry.title;
   $("prompt-description").textContent = entry.prompt.description || "";
   $("prompt-tags").replaceChildren(...entry.tags.map((tag) => h("span", { className: "tag" }, tag)));
@@ -168,6 +178,7 @@ function openPrompt(entry) {
   show($("output"), false);
   current = { prompt, form: new ArgumentForm(client, prompt, $("fields")), messages: [] };
   updateSnippets();
+  versions.open(prompt.name);
   show($("prompt"));
   $("prompt-title").tabIndex = -1;
   $("prompt-title").focus();
