@@ -150,6 +150,29 @@ def test_promote_an_older_version_then_roll_back(pages: Pages, tmp_path: Path) -
         assert history.splitlines()[0].startswith("greet.md v2") and history.splitlines()[0].endswith("[production]")
 
 
+def test_promote_to_another_label_leaves_the_served_one(pages: Pages, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    with versioned(tmp_path) as served:
+        promptdeck("label", "greet@2", "staging", "--store", served.store, "--author", "carol")
+        page = open_greet(pages, served, ALICE)
+        chooser = page.locator("#label-target")
+        assert chooser.locator("option").all_inner_texts() == ["production (served here)", "staging"]
+        chooser.select_option("staging")
+        expect(page.locator("#label-state")).to_contain_text("The label staging is at position 3: label greet@2 by "
+                                                             "carol")
+        page.click("text=Promote version 1 to staging")
+        expect(page.locator("#versions-done")).to_have_text("staging now points at version 1 of greet.")
+        expect(page.locator("#history .version[data-version='1'] .chip")).to_have_text(["staging"])
+        assert chips(page, 2) == ["production"]  # the served label did not move
+        assert page.input_value("#label-target") == "staging"  # the choice stays across the refresh
+        page.click("#rollback")
+        expect(page.locator("#versions-done")).to_have_text("staging rolled back to position 3 (label greet@2).")
+        expect(page.locator("#history .version[data-version='2'] .chip")).to_have_text(["production", "staging"])
+        history = promptdeck("history", "greet", "--store", served.store).splitlines()
+        assert history[0].endswith("[production, staging]") and not history[1].endswith("]")
+
+
 BROKEN_LINE = 8
 BROKEN = V2.replace("Line two.", "Line two, {{ who }.")  # an unclosed expression on line 8
 FIXED = V2.replace("Line two.", "Line two, {{ who }}.")

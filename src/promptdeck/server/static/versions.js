@@ -1,6 +1,7 @@
 // The open prompt's versions, when the server serves a label of a versioned store: its history with the
 // labels on each version, a side-by-side diff of any two, and (for a principal holding the write scope)
-// promoting a version to the served label and rolling that label back. The editor is editor.js.
+// promoting a version to a label (the served one unless another is chosen) and rolling that label back. The
+// editor is editor.js.
 
 import { diffTable, hasChanges } from "./diff.js";
 import { $, announce, h, show } from "./dom.js";
@@ -16,6 +17,8 @@ export class Versions {
     this.name = null;
     this.overview = null;
     this.versions = [];
+    this.path = "";
+    this.target = null;  // the label promote and roll back act on; null: the label this page serves
     this.reading = null;
     this.again = false;
     this.editor = new Editor(api, () => this.refresh(), (err) => this.refused(err));
@@ -75,7 +78,8 @@ export class Versions {
       if (name !== this.name) return;  // another prompt was opened meanwhile
       this.overview = overview;
       this.versions = Array.isArray(history.versions) ? history.versions : [];
-      this.render(history.path);
+      this.path = history.path || "";
+      this.render();
       this.error("");
     } catch (err) {
       if (name !== this.name || this.refused(err)) return;
@@ -93,32 +97,52 @@ export class Versions {
     }
   }
 
-  render(path) {
-    const { write, writeScope, label } = this.overview;
-    $("versions-path").textContent = path || "";
+  render() {
+    const { write, writeScope, label: served } = this.overview;
+    const names = (this.overview.labels || []).map((l) => l.name);
+    const label = names.includes(this.target) ? this.target : served;
+    $("versions-path").textContent = this.path;
     const access = $("versions-access");
     access.textContent = write ? "" : `You can read the history and check an edit. Saving a version, promoting and ` +
       `rolling back need the scope ${writeScope}.`;
     show(access, !write);
     show($("editor-save"), Boolean(write));  // the token may have changed under an open editor
-    this.renderLabel(label, write);
+    this.renderLabel(label, served, names, write);
     $("history").replaceChildren(...this.versions.map((v) => this.item(v, label, write)));
     this.fillCompare();
     show($("versions"));
   }
 
-  /** Where the served label points, and where a rollback would take it. */
-  renderLabel(label, write) {
+  /** Where the chosen label points (the served one unless another is chosen), and where a rollback would
+   * take it; with several labels, a menu to choose the one that promote and roll back act on. */
+  renderLabel(label, served, names, write) {
     const now = (this.overview.labels || []).find((l) => l.name === label);
     const box = $("label-state");
+    const chooser = names.length > 1
+      ? h("p", { className: "label-choice" }, h("label", { for: "label-target" }, "Label "),
+        h("select", {
+          id: "label-target",
+          onchange: (event) => {
+            this.target = event.target.value;
+            this.render();
+            $("label-target").focus();  // rebuilt: keep the keyboard where it was
+          },
+        }, names.map((name) => h("option", { value: name, selected: name === label },
+          name === served ? `${name} (served here)` : name))))
+      : null;
     if (!now) {
-      box.replaceChildren(h("p", {}, `This page serves the label ${label}.`));
+      box.replaceChildren(...[chooser, h("p", {}, `This page serves the label ${served}.`)].filter(Boolean));
       return;
     }
     const previous = now.previous;
+    const where = label === served
+      ? h("p", {}, "This page serves the label ", h("strong", {}, label), `, at position ${now.position}: `,
+        move(now), ".")
+      : h("p", {}, "The label ", h("strong", {}, label), ` is at position ${now.position}: `, move(now),
+        `. This page serves ${served}, which follows only its own moves.`);
     box.replaceChildren(...[
-      h("p", {}, "This page serves the label ", h("strong", {}, label), `, at position ${now.position}: `,
-        move(now), "."),
+      chooser,
+      where,
       previous
         ? h("p", { id: "rollback-what" }, `Rolling back moves the whole label to where it was before: position ` +
             `${previous.position}, `, move(previous), ".")
