@@ -334,3 +334,24 @@ def test_side_by_side_rows_pair_changes_and_cut_long_equal_runs() -> None:
     assert side_by_side("", "") == []
     with pytest.raises(TooLargeToDiff):
         side_by_side("x\n" * (MAX_DIFF_LINES + 1), "")
+
+
+def test_oauth_tokens_write_with_the_write_scope_and_the_author_is_their_subject(tmp_path: Path) -> None:
+    from tests.support.issuer import Issuer
+
+    url = make_store(tmp_path)
+    issuer = Issuer()
+    try:
+        with http_server("", "--store", url, "--oauth-issuer", issuer.url) as endpoint:
+            base = endpoint.removesuffix("/mcp")
+            reader = {"authorization": f"Bearer {issuer.token(aud=endpoint, sub='rita', scope='prompts')}"}
+            writer = {"authorization": f"Bearer {issuer.token(aud=endpoint, sub='wes', scope='prompts store:write')}"}
+            assert get(base, "", reader).json()["write"] is False
+            assert post(base, "/rollback", reader, {"label": "production"}).status_code == 403
+            assert get(base, "", writer).json()["write"] is True
+            moved = post(base, "/label", writer, {"prompt": "greet", "version": 2, "label": "production"})
+            assert moved.status_code == 200, moved.text
+            assert get(base, "", reader).json()["labels"][0]["author"] == "wes"
+            assert get(base, "", {}).status_code == 401
+    finally:
+        issuer.close()
