@@ -12,8 +12,8 @@ them before a request reaches this module), so the page has exactly its principa
 
 A POST must be ``application/json``, which a cross-site form cannot send without a preflight this
 server never grants. Every store call runs in a thread under a small quota per principal and in total,
-on a connection of its own, and every answer is JSON: ``{"error": …}`` beside the HTTP status that fits
-(see docs/store-api.md). The contract is written out in that file.
+on a connection of its own, and every answer is JSON: ``{"error": …}`` beside the HTTP status that fits.
+docs/store-api.md has the whole contract.
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ PREFIX = "/api/store"
 #: A request body: a prompt file's largest text, JSON-escaped (a quote or backslash takes two bytes).
 MAX_BODY_BYTES = 2 * MAX_PROMPT_FILE_BYTES + 64 * 1024
 MAX_MESSAGE_CHARS = 2000
-_READS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET"}
-_WRITES = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST"}
+_GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET"}
+_POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST"}
 
 
 class _Edit(msgspec.Struct, forbid_unknown_fields=True):
@@ -105,7 +105,7 @@ class StoreApi:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
         route, method = scope["path"][len(PREFIX):], scope["method"]
-        allowed = _READS.get(route) or _WRITES.get(route)
+        allowed = _GETS.get(route) or _POSTS.get(route)
         try:
             if allowed is None:
                 raise ApiError(404, f"no such store call: {scope['path']}")
