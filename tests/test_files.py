@@ -253,6 +253,28 @@ def test_empty_rendered_text_messages_are_dropped(tmp_path: Path) -> None:
     assert texts(render(p, note="   ")) == [("user", "always")]
 
 
+@pytest.mark.parametrize("body", ["Hello {{ who }}, {{ mood }}!",  # the fast path
+                                  "Hello {{ who }}, {% if true %}{{ mood | upper }}{% endif %}!"])  # Jinja
+def test_an_optional_argument_used_bare_and_left_out_is_the_clients_32602(tmp_path: Path, body: str) -> None:
+    # A careless author: "mood" is optional with no default, and the template reads it unguarded. A client
+    # leaving it out gets a -32602 naming it (a value fixes it), not a bare -32603.
+    p = only(load(tmp_path, {"p.md": front("arguments:", "  - {name: who, required: true}", "  - {name: mood}")
+                                      + body}))
+    with pytest.raises(InvalidParams) as refused:
+        render(p, who="Ann")
+    assert refused.value.message == ("prompt 'p' needs argument 'mood' for this render: it is declared optional, "
+                                     "but its template uses it")
+    assert refused.value.data == {"prompt": "p", "argument": "mood"}
+    assert texts(render(p, who="Ann", mood="ok"))[0][1].lower() == "hello ann, ok!"
+
+
+def test_an_undefined_name_that_is_not_a_left_out_argument_stays_an_internal_error(tmp_path: Path) -> None:
+    text = front("arguments:", "  - {name: who}") + "{% set shown = who %}{{ shown }} {{ who.missing }}"
+    p = only(load(tmp_path, {"p.md": text}))
+    with pytest.raises(InternalError):
+        render(p, who="Ann")
+
+
 def test_jinja_keeps_whitespace_inside_a_message(tmp_path: Path) -> None:
     text = (front("arguments:", "  - {name: items, default: abc}")
             + "List:\n{% for c in items %}\n- {{ c }}\n{% endfor %}")

@@ -205,6 +205,21 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
     return Block(role, kind, fields, body_tmpl, annotations, spec_line)
 
 
+#: What an undefined name says when read, in Jinja's StrictUndefined and in the fast path alike.
+_UNDEFINED = re.compile(r"'([^']+)' is undefined\Z")
+
+
+def _refuse_if_left_out(exc: Exception, prompt: str, optional: frozenset[str], values: Mapping[str, Any]) -> None:
+    """A template read an optional argument that has no default and that the client left out: a -32602
+    naming it, which a client can act on (give the value), rather than a bare -32603. The author's fix
+    (a guard, or a default) is in docs/prompt-files.md."""
+    found = _UNDEFINED.match(str(exc))
+    if found and found.group(1) in optional and found.group(1) not in values:
+        name = found.group(1)
+        raise InvalidParams(f"prompt {prompt!r} needs argument {name!r} for this render: it is declared optional, "
+                            "but its template uses it", {"prompt": prompt, "argument": name}) from None
+
+
 def _render(value: Tmpl, values: Mapping[str, Any]) -> Any:
     if isinstance(value, TemplateText):
         return value.render(values)
@@ -271,9 +286,10 @@ def work_of(blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] |
     return LIGHT if light else TEMPLATE
 
 
-def render_blocks(library: Library, blocks: tuple[Block, ...],
-                  path_args: Mapping[str, re.Pattern[str] | None]) -> RenderFn:
-    """The render function of a file prompt. ``path_args``: each path argument and its pattern."""
+def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None],
+                  optional: frozenset[str] = frozenset()) -> RenderFn:
+    """The render function of a file prompt. ``path_args``: each path argument and its pattern;
+    ``optional``: the arguments a client may leave out that have no default."""
 
     def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
         for name, pattern in path_args.items():
@@ -288,7 +304,11 @@ def render_blocks(library: Library, blocks: tuple[Block, ...],
             out: list[Message] = []
             total = len(blocks)
             for i, block in enumerate(blocks):
-                content = _content(library, block, values)
+                try:
+                    content = _content(library, block, values)
+                except Exception as exc:
+                    _refuse_if_left_out(exc, ctx.prompt, optional, values)
+                    raise
                 if content is not None:
                     out.append(Message(block.role, content))  # type: ignore[arg-type]
                 if total > 1:

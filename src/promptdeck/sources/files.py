@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..prompts.arguments import Argument, SpecError, parse_arguments
+from ..prompts.arguments import MISSING, Argument, SpecError, parse_arguments
 from ..prompts.paths import is_prompt_path, may_hold_prompts, prompt_format, read_confined
 from ..prompts.spec import NAME_RE, Prompt
 from ..protocol.errors import InvalidParams, LibraryError, PromptFileError
@@ -187,7 +187,8 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     path_args = {a.name: a.pattern for a in arguments if a.type == "path"}
     prompt = Prompt(
         name,
-        render_blocks(library, tuple(blocks), path_args),
+        render_blocks(library, tuple(blocks), path_args,
+                      frozenset(a.name for a in arguments if not a.required and a.default is MISSING)),
         title=meta.get("title"),
         description=meta.get("description"),
         arguments=arguments,
