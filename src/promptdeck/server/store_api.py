@@ -196,7 +196,7 @@ class StoreApi:
         return await self._run(principal, self._rollback, _label(back.label), principal.name)
 
     def _problems(self, store: Store, prompt: Prompt, data: bytes) -> list[dict[str, Any]]:
-        return [{"line": problem.line, "message": problem.reason} for problem in self._check(store, prompt, data)[1]]
+        return _shown(self._check(store, prompt, data)[1])
 
     def _check(self, store: Store, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
         """What ``check`` finds in ``data`` as ``prompt``'s file in the served label: the file's own problems
@@ -219,9 +219,8 @@ class StoreApi:
                  author: str) -> dict[str, Any]:
         checked, problems = self._check(store, prompt, data)
         if problems:
-            shown = [{"line": problem.line, "message": problem.reason} for problem in problems]
             raise ApiError(422, f"nothing saved: {len(problems)} problem{'s' * (len(problems) != 1)} in "
-                                f"{prompt.source}", problems=shown)
+                                f"{prompt.source}", problems=_shown(problems))
         listed = listing_of(checked) if checked is not None else None
         version, publish = store.publish_file(prompt.source, data, listed, author=author, message=edit.message,
                                               base=edit.base, label=label)
@@ -331,6 +330,11 @@ def _label(value: str) -> str:
     if not is_label(value):
         raise ApiError(400, f"label {value[:80]!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'")
     return value
+
+
+def _shown(problems: list[PromptFileError]) -> list[dict[str, Any]]:
+    """Problems as the API gives them: the line in the text sent (None: the whole file) and the reason."""
+    return [{"line": problem.line, "message": problem.reason} for problem in problems]
 
 
 def _move(move: Any) -> dict[str, Any]:

@@ -52,6 +52,8 @@ SCHEMA_VERSION = 3
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
 MAX_FILE_BYTES = 10 * 1024 * 1024
+#: A label's name (``is_label``): 1-64 letters, digits, '_', '-' and '.', not starting with '-' or '.'.
+_LABEL_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}\Z")
 
 _SCHEMA = [
     "CREATE TABLE promptdeck_schema (version INTEGER NOT NULL)",
@@ -103,8 +105,6 @@ def listing_of(prompt: Prompt) -> Listed:
 
     text = encode_json({"v": LISTING_FORMAT, "d": prompt.listing()}).decode()
     return Listed(prompt.name, text, " ".join(sorted(prompt.scopes)))
-
-_LABEL_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}\Z")
 
 
 class StoreError(LibraryError):
@@ -673,10 +673,8 @@ class Store:
                           listed.name if listed else self._prompt_of(path), digest,
                           listed.listing if listed else None, listed.scopes if listed else None)
             if label is not None:
-                now = self.position(label)
-                files = dict(now.files) if now is not None else {}
-                files[path] = version
-                self._move(label, files, author, f"publish {publish_id}" if publish_id else f"label {path}@{version}")
+                self._point(label, path, version, author,
+                            f"publish {publish_id}" if publish_id else f"label {path}@{version}")
         return version, publish_id
 
     def _prompt_of(self, path: str) -> str | None:
@@ -711,6 +709,13 @@ class Store:
             self._run("SELECT pg_notify(?, ?)", CHANNEL, label)
         return True
 
+    def _point(self, label: str, path: str, version: int, author: str, reason: str) -> None:
+        """(Inside a write transaction.) Point ``label`` at ``version`` of ``path``; its other files stay."""
+        now = self.position(label)
+        files = dict(now.files) if now is not None else {}
+        files[path] = version
+        self._move(label, files, author, reason)
+
     def _summarize(self, position_id: int) -> None:
         """Record what a server needs of a position before its first page (see schema 3)."""
         unlisted = self._rows("SELECT 1 FROM position_files pf JOIN files f ON f.path = pf.path AND "
@@ -728,10 +733,7 @@ class Store:
             path, found, data = self.version_of(prompt, version)
             if data is None:
                 raise StoreConflict(f"version {found} of {prompt!r} is its deletion; choose a version that has it")
-            now = self.position(label)
-            files = dict(now.files) if now is not None else {}
-            files[path] = found
-            self._move(label, files, author, f"label {prompt}@{found}")
+            self._point(label, path, found, author, f"label {prompt}@{found}")
         return found
 
     def rollback(self, label: str, *, author: str) -> Position:

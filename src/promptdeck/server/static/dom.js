@@ -33,6 +33,12 @@ export function show(el, visible = true) {
   el.hidden = !visible;
 }
 
+/** Put `text` in `el`, shown only when there is text to show. */
+export function showText(el, text) {
+  el.textContent = text;
+  show(el, Boolean(text));
+}
+
 /** Announce a short message to screen readers. */
 export function announce(text) {
   const status = $("status");

@@ -4,7 +4,7 @@
 // Saving (POST /api/store/publish, write scope only) names the version the edit started from, so an edit of
 // a file that moved on meanwhile is refused rather than silently undoing the newer version.
 
-import { $, announce, h, show } from "./dom.js";
+import { $, announce, h, show, showText } from "./dom.js";
 import { StoreError } from "./store.js";
 
 /** Quiet time after the last keystroke before the text is checked. */
@@ -183,8 +183,6 @@ export class Editor {
   }
 
   error(text) {
-    const el = $("editor-error");
-    el.textContent = text;
-    show(el, Boolean(text));
+    showText($("editor-error"), text);
   }
 }

@@ -4,7 +4,7 @@
 // editor is editor.js.
 
 import { diffTable, hasChanges } from "./diff.js";
-import { $, announce, h, show } from "./dom.js";
+import { $, announce, h, show, showText } from "./dom.js";
 import { Editor } from "./editor.js";
 import { StoreError, when } from "./store.js";
 
@@ -203,9 +203,7 @@ export class Versions {
       const left = `Version ${diff.from}`;
       const right = `Version ${diff.to}`;
       $("diff-title").textContent = `${left} → ${right}`;
-      const same = $("diff-same");
-      same.textContent = diff.same ? "The two versions are identical." : "";
-      show(same, Boolean(diff.same));
+      showText($("diff-same"), diff.same ? "The two versions are identical." : "");
       const source = Array.isArray(diff.source) ? diff.source : [];
       const args = Array.isArray(diff.arguments) ? diff.arguments : [];
       $("diff-source").replaceChildren(diffTable(`Source: ${diff.path}`, source, left, right));
@@ -242,9 +240,7 @@ export class Versions {
   }
 
   error(text) {
-    const el = $("versions-error");
-    el.textContent = text;
-    show(el, Boolean(text));
+    showText($("versions-error"), text);
   }
 }
 
