@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from promptdeck.logs import JsonFormatter, TextFormatter, escape, field
-from promptdeck.prompts.catalog import grants
+from promptdeck.prompts.access import grants
 from promptdeck.protocol.errors import AuthError, LibraryError
 from promptdeck.server.guard import BearerTokens, Metrics, Principal, RateLimiter, log_get, missing_scopes
 

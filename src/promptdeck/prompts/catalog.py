@@ -24,22 +24,11 @@ from typing import Any
 from ..protocol.errors import InvalidParams
 from ..protocol.jsonrpc import encode_json
 from ..protocol.revisions import LATEST, Revision
+from .access import may_see
 from .spec import Prompt
 
 DEFAULT_PAGE_SIZE = 100
 _CURSOR_PREFIX = "n:"
-
-
-def grants(held: frozenset[str] | None, needed: str) -> bool:
-    """Does holding ``held`` grant ``needed``? Scopes nest on ``:``: ``prompts`` grants ``prompts:hr``."""
-    if held is None or needed in held:
-        return True
-    cut = needed.rfind(":")
-    while cut > 0:
-        if needed[:cut] in held:
-            return True
-        cut = needed.rfind(":", 0, cut)
-    return False
 
 
 def encode_cursor(after: str) -> str:
@@ -93,7 +82,7 @@ class Catalog:
         """The prompts a principal holding ``held`` may see (None: every prompt)."""
         if held is None or not self._scope_groups():
             return self
-        visible = tuple(g for g in self._groups if any(grants(held, scope) for scope in g))
+        visible = tuple(g for g in self._groups if may_see(held, g))
         if len(visible) == len(self._groups):
             return self
         view = self._views.get(visible)

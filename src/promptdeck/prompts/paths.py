@@ -174,14 +174,37 @@ def read_opened(fd: int, rel: str, limit: int) -> bytes:
 class LibraryRoot:
     """The folder a library lives in; the only way templates reach files."""
 
-    def __init__(self, root: str | os.PathLike[str], missing: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, root: str | os.PathLike[str], missing: Callable[[str], bool] | None = None,
+                 guard: Callable[[str, str, bytes], None] | None = None) -> None:
         self.root = Path(root).resolve()
         #: asked for a file that is not there (its relative path): whether it has put it there now. A
         #: stored library writes its prompt files on first need (``sources.stored``).
         self.missing = missing
+        #: shown every prompt file a template or a block touches, before its bytes are used: (the name
+        #: given, the prompt path it is, its bytes); it raises ``InvalidParams`` to refuse it. The
+        #: library's access rule (``sources._library``): another prompt's source may be restricted.
+        self.guard = guard
 
     def resolve(self, rel: str) -> Path:
-        """The real path of ``rel``, or ``InvalidParams`` if it would leave the root or does not exist."""
+        """The real path of ``rel``, or ``InvalidParams`` if it would leave the root, does not exist, or is a
+        prompt file that ``guard`` refuses."""
+        real = self._resolve(rel)
+        if self.guard is not None:
+            source = self._prompt_path(rel, real)
+            if source is not None:
+                self.guard(rel, source, read_confined(str(self.root), source, MAX_EMBED_BYTES))
+        return real
+
+    def _prompt_path(self, rel: str, real: Path) -> str | None:
+        """The prompt file that reading ``rel`` (which leads to ``real``) reads, if it is one: where a
+        symlink leads decides, and a prompt path that links to material is the prompt path."""
+        target = real.relative_to(self.root).as_posix()
+        if is_prompt_path(target):
+            return target
+        name = Path(rel).as_posix()
+        return name if is_prompt_path(name) else None
+
+    def _resolve(self, rel: str) -> Path:
         if not isinstance(rel, str) or not rel or "\x00" in rel:
             raise InvalidParams(f"file path {rel!r} is not valid")
         candidate = Path(rel)
@@ -206,7 +229,7 @@ class LibraryRoot:
         validation applies it). Both the name given and where its symlinks lead are held to this.
         """
         self._may_name(rel, pattern)
-        real = self.resolve(rel)
+        real = self._resolve(rel)  # no prompt file passes _may_name, so the guard has nothing to see
         if real != self.root:
             try:
                 self._may_name(real.relative_to(self.root).as_posix(), pattern)
@@ -226,8 +249,13 @@ class LibraryRoot:
                                 f"a pattern on the argument can allow other files")
 
     def read_bytes(self, rel: str, limit: int = MAX_EMBED_BYTES) -> bytes:
-        self.resolve(rel)  # the clear messages: relative, no '..', exists
-        return read_confined(str(self.root), rel, limit)
+        real = self._resolve(rel)  # the clear messages: relative, no '..', exists
+        data = read_confined(str(self.root), rel, limit)
+        if self.guard is not None:
+            source = self._prompt_path(rel, real)
+            if source is not None:  # the bytes read are the version whose scopes count
+                self.guard(rel, source, data)
+        return data
 
     def read_text(self, rel: str, limit: int = MAX_EMBED_BYTES) -> str:
         data = self.read_bytes(rel, limit)

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..logs import field as log_field
-from ..prompts.catalog import grants
+from ..prompts.access import grants
 from ..protocol.errors import AuthError, LibraryError
 
 audit = logging.getLogger("promptdeck.audit")

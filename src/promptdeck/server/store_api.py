@@ -5,10 +5,15 @@ Served on ``/api/store`` by ``serve --http`` when it serves a store label and th
 pass the same Host/Origin checks, authentication and rate limit as ``/mcp`` (``StreamableHttpApp`` does
 them before a request reaches this module), so the page has exactly its principal's rights:
 
-- reading needs nothing more than seeing the prompt: a prompt that scopes hide from the principal is
-  answered exactly as an unknown one (404);
+- reading needs nothing more than seeing the prompt, and each version is seen by its own scopes
+  (``prompts.access``, applied by ``_Sight``): a prompt or a version that scopes hide from the principal
+  is answered exactly as an unknown one (404), a history lists only the versions it may see, a label
+  move that changed only what it may not see is shown without its reason or author, and a check of its
+  text treats the files it may not see as absent;
 - writing needs the write scope (``store:write`` unless ``--write-scope`` says otherwise). A server
   without authentication has anonymous principals, which hold no scope: it serves the store read-only.
+  A writer saves only versions it may see, and moves a label (a save's, a pointing, a rollback) only
+  through changes it may see.
 
 A POST must be ``application/json``, which a cross-site form cannot send without a preflight this
 server never grants. Every store call runs in a thread under a small quota per principal and in total,
@@ -21,14 +26,28 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import msgspec
 
+from ..prompts.access import EVERYONE, may_see, parse_scopes, shown_scopes, viewing
+from ..prompts.paths import is_prompt_path
 from ..protocol.errors import PromptFileError
 from ..protocol.jsonrpc import encode_json
+from ..sources._frontmatter import line_of_key, split_front_matter
+from ..sources._library import file_scopes
 from ..sources.files import MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
-from ..sources.store import Store, StoreConflict, StoreError, StoreMissing, is_label, listing_of
+from ..sources.store import (
+    Position,
+    Recorded,
+    Store,
+    StoreConflict,
+    StoreError,
+    StoreMissing,
+    is_label,
+    listing_of,
+    no_version,
+)
 from ..sources.stored import META_LABEL, StoreSource
 from ..sources.versions import TooLargeToDiff, argument_schema, schema_text, side_by_side, text_of
 from ._asgi import (
@@ -68,12 +87,16 @@ class _Edit(msgspec.Struct, forbid_unknown_fields=True):
     message: str = ""
     label: str | None = None
     #: the version the edit started from: a newer one in the store refuses the save (409)
-    base: int | None = None
+    base: Version | None = None
+
+
+#: A version number as the API takes it: what the databases' integers hold, and no more.
+Version = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
 
 
 class _Point(msgspec.Struct, forbid_unknown_fields=True):
     prompt: str
-    version: int
+    version: Version
     label: str
 
 
@@ -122,6 +145,10 @@ class StoreApi:
             return
         except Disconnected:
             return
+        except Exception:  # a fault of ours: JSON like every other answer, the details in the log only
+            log.exception("store call %s failed", scope["path"])
+            await _send(send, 500, {"error": "internal error"})
+            return
         await _send(send, 200, answer)
 
     # -- reading ---------------------------------------------------------------------------------
@@ -136,32 +163,39 @@ class StoreApi:
             return await self._run(principal, self._version, prompt, _number(query, "version"))
         return await self._run(principal, self._diff, prompt, _number(query, "from"), _number(query, "to"))
 
-    def _overview(self, store: Store, principal: Principal) -> dict[str, Any]:
-        labels = [{**_move(now), "name": now.label, "previous": _move(before) if before else None}
-                  for now, before in store.label_moves()]
+    def _overview(self, sight: _Sight, principal: Principal) -> dict[str, Any]:
+        labels = []
+        for now, before in sight.store.label_moves():
+            # Each move is shown as its change allows: the positions before it say what it changed.
+            at = [sight.store.position(now.label, back) for back in range(3)]
+            labels.append({**sight.move(now, at[1], at[0]), "name": now.label,
+                           "previous": sight.move(before, at[2], at[1]) if before else None})
         return {"label": self.source.label, "write": self._may_write(principal), "writeScope": self.write_scope,
                 "labels": labels}
 
-    def _history(self, store: Store, prompt: Prompt) -> dict[str, Any]:
+    def _history(self, sight: _Sight, prompt: Prompt) -> dict[str, Any]:
         path = prompt.source
-        labels = store.labels_at(path)
+        labels = sight.store.labels_at(path)
         versions = [{"version": v.version, "publish": v.publish, "author": v.author, "message": v.message,
                      "created": v.created, "deleted": v.digest is None, "labels": labels.get(v.version, [])}
-                    for v in store.history(path)]
+                    for v in sight.store.history(path)
+                    if sight.version(path, v.version, Recorded(v.prompt, v.digest, v.scopes))]
         return {"prompt": prompt.name, "path": path, "versions": versions}
 
-    def _version(self, store: Store, prompt: Prompt, version: int) -> dict[str, Any]:
-        found, data = store.file_version(prompt.source, version, prompt.name)
+    def _version(self, sight: _Sight, prompt: Prompt, version: int) -> dict[str, Any]:
+        found, data = sight.content(prompt, version)
+        with viewing(sight.held):
+            arguments = argument_schema(prompt.source, data, self.source.library)
         return {"prompt": prompt.name, "path": prompt.source, "version": found,
-                "text": None if data is None else text_of(data),
-                "arguments": argument_schema(prompt.source, data, self.source.library)}
+                "text": None if data is None else text_of(data), "arguments": arguments}
 
-    def _diff(self, store: Store, prompt: Prompt, first: int, second: int) -> dict[str, Any]:
+    def _diff(self, sight: _Sight, prompt: Prompt, first: int, second: int) -> dict[str, Any]:
         path = prompt.source
-        _, old = store.file_version(path, first, prompt.name)
-        _, new = store.file_version(path, second, prompt.name)
+        _, old = sight.content(prompt, first)
+        _, new = sight.content(prompt, second)
         library = self.source.library
-        old_args, new_args = (schema_text(argument_schema(path, data, library)) for data in (old, new))
+        with viewing(sight.held):
+            old_args, new_args = (schema_text(argument_schema(path, data, library)) for data in (old, new))
         try:
             rows = side_by_side(text_of(old), text_of(new))
             argument_rows = side_by_side(old_args, new_args)
@@ -195,46 +229,62 @@ class StoreApi:
         back = _decode(body, _Back)
         return await self._run(principal, self._rollback, _label(back.label), principal.name)
 
-    def _problems(self, store: Store, prompt: Prompt, data: bytes) -> list[dict[str, Any]]:
-        return _shown(self._check(store, prompt, data)[1])
+    def _problems(self, sight: _Sight, prompt: Prompt, data: bytes) -> list[dict[str, Any]]:
+        return _shown(self._check(sight, prompt, data)[1])
 
-    def _check(self, store: Store, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
-        """What ``check`` finds in ``data`` as ``prompt``'s file in the served label: the file's own problems
-        (its material read from the label), and its name already taken by another of the label's prompts."""
+    def _check(self, sight: _Sight, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
+        """What ``check`` finds in ``data`` as ``prompt``'s file in the served label, as its principal may
+        know it: the file's own problems (its material read from the label; a file the principal may not
+        see is absent), a version the principal could not see, and its name taken by another prompt."""
         library = self.source.library
         if library is None:
             raise ApiError(503, "the label is not loaded yet; try again")
         path = prompt.source
-        parsed = build_prompt(library, path, stage_file(path, data), compile_now=True)
-        if parsed.prompt is None or parsed.prompt.name == prompt.name:
-            return parsed.prompt, parsed.errors
-        position = store.require_position(self.source.label)
-        for other in store.listed(position, name=parsed.prompt.name):
+        with viewing(sight.held):
+            parsed = build_prompt(library, path, stage_file(path, data), compile_now=True)
+        checked = parsed.prompt
+        if checked is None:
+            return None, parsed.errors
+        if not may_see(sight.held, checked.scopes):
+            front = split_front_matter(data.decode("utf-8"))[0] or ""  # it parsed: it has front matter
+            return None, [PromptFileError(path, f"scopes: {shown_scopes(checked.scopes)}: you could not see this "
+                                                "version; save only versions your own scopes show you",
+                                          line_of_key(front, "scopes"))]
+        if checked.name == prompt.name:
+            return checked, parsed.errors
+        position = sight.store.require_position(self.source.label)
+        for other in sight.store.listed(position, name=checked.name):
             if other.path != path:
-                clash = PromptFileError(path, f"prompt name {parsed.prompt.name!r} is already used by {other.path}")
-                return None, [clash]
-        return parsed.prompt, parsed.errors
+                # A name is one namespace for everyone: a hidden prompt's is refused too, but never named.
+                where = other.path if may_see(sight.held, parse_scopes(other.scopes)) else None
+                reason = f"is already used by {where}" if where else "cannot be used here; choose another"
+                return None, [PromptFileError(path, f"prompt name {checked.name!r} {reason}")]
+        return checked, parsed.errors
 
-    def _publish(self, store: Store, prompt: Prompt, data: bytes, edit: _Edit, label: str | None,
+    def _publish(self, sight: _Sight, prompt: Prompt, data: bytes, edit: _Edit, label: str | None,
                  author: str) -> dict[str, Any]:
-        checked, problems = self._check(store, prompt, data)
+        checked, problems = self._check(sight, prompt, data)
         if problems:
             raise ApiError(422, f"nothing saved: {len(problems)} problem{'s' * (len(problems) != 1)} in "
                                 f"{prompt.source}", problems=_shown(problems))
         listed = listing_of(checked) if checked is not None else None
-        version, publish = store.publish_file(prompt.source, data, listed, author=author, message=edit.message,
-                                              base=edit.base, label=label)
-        log.info("%s saved %s version %d%s", author, prompt.source, version, f" (label {label})" if label else "")
-        return {"prompt": prompt.name, "path": prompt.source, "version": version, "publish": publish,
+        path = prompt.source
+        version, publish = sight.store.publish_file(
+            path, data, listed, author=author, message=edit.message, base=edit.base, label=label,
+            seen=lambda number: sight.version(path, number), allow=sight.allow_move)
+        log.info("%s saved %s version %d%s", author, path, version, f" (label {label})" if label else "")
+        return {"prompt": prompt.name, "path": path, "version": version, "publish": publish,
                 "changed": publish is not None}
 
-    def _point(self, store: Store, prompt: Prompt, version: int, label: str, author: str) -> dict[str, Any]:
-        found = store.label(prompt.source, version, label, author=author)
+    def _point(self, sight: _Sight, prompt: Prompt, version: int, label: str, author: str) -> dict[str, Any]:
+        if not sight.version(prompt.source, version):
+            raise no_version(prompt.source, version)
+        found = sight.store.label(prompt.source, version, label, author=author, allow=sight.allow_move)
         log.info("%s pointed label %s at %s version %d", author, label, prompt.source, found)
         return {"label": label, "prompt": prompt.name, "version": found}
 
-    def _rollback(self, store: Store, label: str, author: str) -> dict[str, Any]:
-        before = store.rollback(label, author=author)
+    def _rollback(self, sight: _Sight, label: str, author: str) -> dict[str, Any]:
+        before = sight.store.rollback(label, author=author, allow=sight.allow_move)
         log.info("%s rolled label %s back to position %d", author, label, before.id)
         return {"label": label, "position": before.id, "reason": before.reason}
 
@@ -261,7 +311,7 @@ class StoreApi:
 
         def opened() -> T:
             with Store(self.source.url) as store:
-                return call(store, *args)
+                return call(_Sight(store, principal.scopes), *args)
 
         with self.calls.hold(principal.name):
             try:
@@ -283,6 +333,76 @@ class StoreApi:
             raise ApiError(413, f"the body is larger than {MAX_BODY_BYTES} bytes") from None
         except BodyTooSlow:
             raise ApiError(408, "the body did not arrive in time") from None
+
+
+class _Sight:
+    """One store call's view of the store, as one principal may see it: the access rule
+    (``prompts.access.may_see``) applied to each version by its own scopes."""
+
+    __slots__ = ("store", "held", "_seen")
+
+    def __init__(self, store: Store, held: frozenset[str] | None) -> None:
+        self.store = store
+        self.held = held
+        self._seen: dict[tuple[str, int], bool] = {}
+
+    def version(self, path: str, version: int, recorded: Recorded | None = None) -> bool:
+        """Whether the principal may see ``version`` of ``path``: material and deletions as their prompt,
+        a prompt file's version by the scopes recorded for it, or its own front matter's when none were."""
+        key = (path, version)
+        if key not in self._seen:
+            if recorded is None:
+                recorded = self.store.recorded([key]).get(key)
+            self._seen[key] = recorded is not None and may_see(self.held, self._scopes(path, version, recorded))
+        return self._seen[key]
+
+    def _scopes(self, path: str, version: int, recorded: Recorded) -> frozenset[str]:
+        if recorded.digest is None or not is_prompt_path(path):
+            return EVERYONE
+        if recorded.prompt is not None and recorded.scopes is not None:
+            return parse_scopes(recorded.scopes)
+        # Published before listings (or forged): the version's own bytes say; unreadable ones hide it.
+        found = file_scopes(path, self.store.content(path, version))
+        return found if found is not None else frozenset({"\0unreadable"})
+
+    def content(self, prompt: Prompt, version: int) -> tuple[int, bytes | None]:
+        """(version, bytes) of a version of ``prompt`` the principal may see; a hidden one is unknown. The
+        bytes must agree with the recorded scopes, so a forged row cannot show a hidden version."""
+        path = prompt.source
+        if not self.version(path, version):
+            raise no_version(prompt.name, version)
+        found, data = self.store.file_version(path, version, prompt.name)
+        if data is not None and is_prompt_path(path):
+            own = file_scopes(path, data)
+            if own is None or not may_see(self.held, own):
+                raise no_version(prompt.name, version)
+        return found, data
+
+    def _changed(self, before: dict[str, int], after: dict[str, int]) -> tuple[int, int]:
+        """(visible, hidden): the paths whose version differs between two positions' files, counted by
+        whether the principal may see both their versions."""
+        pairs = {(path, version) for path, version in before.items() if after.get(path) != version}
+        pairs |= {(path, version) for path, version in after.items() if before.get(path) != version}
+        recorded = self.store.recorded(pairs)
+        hidden = {path for path, version in pairs if not self.version(path, version, recorded.get((path, version)))}
+        return len({path for path, _ in pairs} - hidden), len(hidden)
+
+    def allow_move(self, before: dict[str, int], after: dict[str, int]) -> None:
+        """A label move's rule (``Store.MoveRule``): never through a change the principal cannot see."""
+        if self._changed(before, after)[1]:
+            raise ApiError(403, "this label move would change versions outside your scopes; nothing changed. "
+                                "Someone who holds their scopes must make it")
+
+    def move(self, move: Any, before: Position | None, after: Position | None) -> dict[str, Any]:
+        """A label move as the overview shows it. One that changed only what the principal may not see
+        keeps only its position and time: its reason may name what it changed, its author is its history.
+        (A move of several files names none of them.)"""
+        shown = _move(move)
+        if after is not None:
+            visible, hidden = self._changed(before.files if before is not None else {}, after.files)
+            if hidden and not visible:
+                shown.update(reason="label moved", author=None)
+        return shown
 
 
 def _query(scope: Scope) -> dict[str, str]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..prompts.access import reading_as
 from ..prompts.arguments import Argument
 from ..prompts.content import ROLES, Annotations, Audio, Content, Image, Message, Resource, ResourceLink, Text
 from ..prompts.execution import LIGHT, TEMPLATE
@@ -16,6 +18,8 @@ from ..prompts.spec import RenderContext, RenderFn
 from ..protocol.errors import InvalidParams
 from ._frontmatter import YamlRefused, safe_yaml
 from ._library import Library
+
+log = logging.getLogger("promptdeck.render")
 
 _KINDS = ("image", "audio", "resource", "resource_link")
 _SPEC_KEYS = (*_KINDS, "annotations", "mimeType")
@@ -122,12 +126,19 @@ def _compile(library: Library, tmpl: TemplateText, compile_now: bool, known: fro
             try:
                 library.root.resolve(path)
             except InvalidParams as exc:
-                raise BlockError(f"read({path!r}): {exc.message}", tmpl.line + line - 1) from None
+                raise BlockError(f"read({path!r}): {_refusal(exc)}", tmpl.line + line - 1) from None
     unknown = sorted(used - known)
     if unknown:
         declared = ", ".join(sorted(known)) or "none"
         raise BlockError(f"template uses {', '.join(repr(n) for n in unknown)}, which is not an argument "
                          f"(arguments: {declared})", tmpl.line)
+
+
+def _refusal(exc: InvalidParams) -> str:
+    """What a check says of a file it may not use: the access rule's reason where the author may hear it
+    (``detail``), else the error's own words (for a file hidden from whom the check answers, the same as
+    for a file that is not there)."""
+    return exc.detail or exc.message
 
 
 def _is_static(value: object) -> bool:
@@ -173,7 +184,7 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
             try:
                 library.root.resolve(value)
             except InvalidParams as exc:
-                raise BlockError(exc.message, spec_line) from None
+                raise BlockError(_refusal(exc), spec_line) from None
             if kind in ("image", "audio") and "mimeType" not in spec and not guess_mime(value).startswith(kind):
                 raise BlockError(f"{value!r} does not look like {kind} ({guess_mime(value)}); "
                                  f"set mimeType", spec_line)
@@ -287,11 +298,21 @@ def work_of(blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] |
 
 
 def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None],
-                  optional: frozenset[str] = frozenset()) -> RenderFn:
+                  optional: frozenset[str] = frozenset(), scopes: frozenset[str] = frozenset()) -> RenderFn:
     """The render function of a file prompt. ``path_args``: each path argument and its pattern;
-    ``optional``: the arguments a client may leave out that have no default."""
+    ``optional``: the arguments a client may leave out that have no default; ``scopes``: the prompt's,
+    which decide the prompt files it may read (``prompts.access.covers``)."""
 
     def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
+        with reading_as(scopes):
+            try:
+                return _render_all(values, ctx)
+            except InvalidParams as exc:
+                if exc.detail is not None:  # refused by the access rule: the client hears "no such file"
+                    log.warning("prompt %r: %s", ctx.prompt, exc.detail)
+                raise
+
+    def _render_all(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
         for name, pattern in path_args.items():
             if name in values:
                 try:

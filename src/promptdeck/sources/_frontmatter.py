@@ -102,6 +102,17 @@ def split_front_matter(text: str) -> tuple[str | None, str, int]:
     return front, rest, front.count("\n") + 3
 
 
+def scopes_in(meta: dict[str, Any]) -> frozenset[str] | None:
+    """The ``scopes`` a front matter gives (a list of names, or one space-separated string); None when
+    the value is not that."""
+    scopes = meta.get("scopes") or []
+    if isinstance(scopes, str):
+        scopes = scopes.split()
+    if not isinstance(scopes, list) or not all(isinstance(s, str) and s and " " not in s for s in scopes):
+        return None
+    return frozenset(scopes)
+
+
 def line_of_key(front: str, key: str) -> int | None:
     """Line (1-based, in the file) of the top-level front-matter ``key``, not of a value that mentions it."""
     for i, line in enumerate(front.splitlines()):

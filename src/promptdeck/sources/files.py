@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..prompts.access import reading_as
 from ..prompts.arguments import MISSING, Argument, SpecError, parse_arguments
 from ..prompts.paths import is_prompt_path, may_hold_prompts, prompt_format, read_confined
 from ..prompts.spec import NAME_RE, Prompt
 from ..protocol.errors import InvalidParams, LibraryError, PromptFileError
 from . import Source, native
 from ._blocks import Block, BlockError, build_block, render_blocks, validate_icons, work_of
-from ._frontmatter import FrontMatterError, line_of_key, read_front_matter, split_front_matter
+from ._frontmatter import FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
 from ._library import Library
 from .native import Native
 
@@ -154,10 +155,8 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     tags = meta.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         return fail("tags must be a list of words", line_of_key(front, "tags"))
-    scopes = meta.get("scopes") or []
-    if isinstance(scopes, str):
-        scopes = scopes.split()
-    if not isinstance(scopes, list) or not all(isinstance(s, str) and s and " " not in s for s in scopes):
+    scopes = scopes_in(meta)
+    if scopes is None:
         return fail("scopes must be a list of scope names", line_of_key(front, "scopes"))
     try:
         icons = validate_icons(meta.get("icons"))
@@ -176,25 +175,26 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         return fail(str(exc), line or line_of_key(front, "arguments"))
 
     blocks: list[Block] = []
-    for role, spec_text, body_text, spec_line, text_line in segments:
-        try:
-            blocks.append(build_block(library, role, spec_text, body_text, spec_line, text_line,
-                                      arguments, compile_now=compile_now))
-        except BlockError as exc:
-            errors.append(PromptFileError(rel, str(exc), exc.line))
+    with reading_as(scopes):  # the files its blocks name are checked as this prompt's reads
+        for role, spec_text, body_text, spec_line, text_line in segments:
+            try:
+                blocks.append(build_block(library, role, spec_text, body_text, spec_line, text_line,
+                                          arguments, compile_now=compile_now))
+            except BlockError as exc:
+                errors.append(PromptFileError(rel, str(exc), exc.line))
     if errors:
         return ParsedFile(None, errors)
     path_args = {a.name: a.pattern for a in arguments if a.type == "path"}
     prompt = Prompt(
         name,
         render_blocks(library, tuple(blocks), path_args,
-                      frozenset(a.name for a in arguments if not a.required and a.default is MISSING)),
+                      frozenset(a.name for a in arguments if not a.required and a.default is MISSING), scopes),
         title=meta.get("title"),
         description=meta.get("description"),
         arguments=arguments,
         icons=icons,
         tags=frozenset(tags),
-        scopes=frozenset(scopes),
+        scopes=scopes,
         source=rel,
         completers=library.path_completers(arguments) if path_args else None,
         work=work_of(tuple(blocks), path_args),

@@ -31,7 +31,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,6 +187,24 @@ class FileVersion:
     author: str
     message: str
     created: float
+    #: the scopes publish recorded for a prompt file's version (space-separated); None for material,
+    #: deletions and versions published before listings
+    scopes: str | None = None
+
+
+class Recorded(NamedTuple):
+    """What the store records of one version of one file, besides its bytes."""
+
+    prompt: str | None
+    #: None: the version is the file's deletion
+    digest: str | None
+    #: space-separated; None for material and for prompt files published before listings
+    scopes: str | None
+
+
+#: A write's own rule for the label move it makes: given where the label pointed (path -> version) and
+#: where it is to point, it raises to refuse the move (inside the write, so nothing is changed).
+MoveRule = Callable[[dict[str, int], dict[str, int]], None]
 
 
 class Move(NamedTuple):
@@ -526,7 +544,7 @@ class Store:
 
     def history(self, prompt: str | None = None) -> list[FileVersion]:
         """Versions, newest first: of one prompt (by name or path), or of every file."""
-        query = ("SELECT f.path, f.version, f.publish, f.prompt, f.digest, p.author, p.message, p.created "
+        query = ("SELECT f.path, f.version, f.publish, f.prompt, f.digest, p.author, p.message, p.created, f.scopes "
                  "FROM files f JOIN publishes p ON p.id = f.publish")
         args: tuple[Any, ...] = ()
         if prompt is not None:
@@ -534,7 +552,21 @@ class Store:
             query += " WHERE f.path = ?"
             args = (path,)
         rows = self._rows(query + " ORDER BY f.publish DESC, f.path", *args)
-        return [FileVersion(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], float(r[7])) for r in rows]
+        return [FileVersion(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], float(r[7]), r[8]) for r in rows]
+
+    def recorded(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], Recorded]:
+        """What the store records of each (path, version) that it has: its prompt name, digest and scopes."""
+        wanted = set(pairs)
+        paths = sorted({path for path, _ in wanted})
+        out: dict[tuple[str, int], Recorded] = {}
+        for start in range(0, len(paths), 500):
+            chunk = paths[start:start + 500]
+            rows = self._rows(f"SELECT path, version, prompt, digest, scopes FROM files WHERE path IN "
+                              f"({', '.join('?' * len(chunk))})", *chunk)
+            for path, version, prompt, digest, scopes in rows:
+                if (path, int(version)) in wanted:
+                    out[path, int(version)] = Recorded(prompt, digest, scopes)
+        return out
 
     def path_of(self, prompt: str) -> str:
         """The file a prompt name (or a path) stands for."""
@@ -557,7 +589,7 @@ class Store:
         else:
             rows = self._rows("SELECT version, digest FROM files WHERE path = ? AND version = ?", path, version)
         if not rows:
-            raise StoreMissing(f"prompt {prompt!r} has no version {version}")
+            raise no_version(prompt, version)
         found, digest = int(rows[0][0]), rows[0][1]
         if digest is None:
             return found, None
@@ -642,24 +674,30 @@ class Store:
         return publish_id, sorted(path for path, _, _ in changed)
 
     def publish_file(self, path: str, data: bytes, listed: Listed | None, *, author: str, message: str,
-                     base: int | None = None, label: str | None = None) -> tuple[int, int | None]:
+                     base: int | None = None, label: str | None = None, seen: Callable[[int], bool] | None = None,
+                     allow: MoveRule | None = None) -> tuple[int, int | None]:
         """Record a new version of the one file ``path`` (the web editor's save); every other file stays.
 
         Returns (the file's version now, the publish number or None when ``data`` is its newest version
         already). ``base``: the version the edit started from; when the file has a newer one, nothing is
-        recorded (``StoreConflict``), so one person's save never silently undoes another's. With
-        ``label``, the label points at the file's new version and the rest of the label stays.
+        recorded (``StoreConflict``), so one person's save never silently undoes another's. ``seen``: which
+        versions the author may see; ``base`` is held to the newest of those, and the conflict names no
+        other. With ``label``, the label points at the file's new version and the rest of the label stays
+        (``allow`` may refuse that move).
         """
         if not is_safe_path(path):
             raise StoreError(f"{path!r} is not a library path (relative, '/'-separated, no hidden or '..' parts)")
         digest = hashlib.sha256(data).hexdigest()
         with self._writing():
             version, known, _, _ = self.latest().get(path, _NEW)
-            if base is not None and base != version:
+            newest = version
+            while seen is not None and newest > 0 and not seen(newest):
+                newest -= 1
+            if base is not None and base != newest:
                 rows = self._rows("SELECT p.author FROM files f JOIN publishes p ON p.id = f.publish "
-                                  "WHERE f.path = ? AND f.version = ?", path, version)
+                                  "WHERE f.path = ? AND f.version = ?", path, newest)
                 who = f" by {rows[0][0]}" if rows else ""
-                raise StoreConflict(f"{path} has a newer version {version}{who} than the version {base} "
+                raise StoreConflict(f"{path} has a newer version {newest}{who} than the version {base} "
                                     "you edited; nothing was saved. Open the newest version and edit it again")
             publish_id: int | None = None
             if known != digest:
@@ -674,7 +712,7 @@ class Store:
                           listed.listing if listed else None, listed.scopes if listed else None)
             if label is not None:
                 self._point(label, path, version, author,
-                            f"publish {publish_id}" if publish_id else f"label {path}@{version}")
+                            f"publish {publish_id}" if publish_id else f"label {path}@{version}", allow)
         return version, publish_id
 
     def _prompt_of(self, path: str) -> str | None:
@@ -688,11 +726,15 @@ class Store:
         else:
             self._conn.executemany(statement, rows)
 
-    def _move(self, label: str, files: dict[str, int], author: str, reason: str) -> bool:
-        """Point ``label`` at ``files`` (inside a write transaction); False when it points there already."""
-        now = self.position(label)
+    def _move(self, label: str, files: dict[str, int], author: str, reason: str, allow: MoveRule | None = None,
+              now: Position | None = None) -> bool:
+        """Point ``label`` at ``files`` (inside a write transaction); False when it points there already.
+        ``allow`` is shown the move first, and may refuse it; ``now``: the label's position, if read."""
+        now = now or self.position(label)
         if now is not None and now.files == files:
             return False
+        if allow is not None:
+            allow(now.files if now is not None else {}, files)
         position_id = int(self._run("INSERT INTO positions (label, author, reason, created) VALUES (?, ?, ?, ?) "
                                     "RETURNING id", label, author, reason, time.time()).fetchone()[0])
         self._many("INSERT INTO position_files (position, path, version) VALUES (?, ?, ?)",
@@ -709,12 +751,13 @@ class Store:
             self._run("SELECT pg_notify(?, ?)", CHANNEL, label)
         return True
 
-    def _point(self, label: str, path: str, version: int, author: str, reason: str) -> None:
+    def _point(self, label: str, path: str, version: int, author: str, reason: str,
+               allow: MoveRule | None = None) -> None:
         """(Inside a write transaction.) Point ``label`` at ``version`` of ``path``; its other files stay."""
         now = self.position(label)
         files = dict(now.files) if now is not None else {}
         files[path] = version
-        self._move(label, files, author, reason)
+        self._move(label, files, author, reason, allow, now)
 
     def _summarize(self, position_id: int) -> None:
         """Record what a server needs of a position before its first page (see schema 3)."""
@@ -727,23 +770,28 @@ class Store:
         self._run("UPDATE positions SET listing_format = ?, scope_sets = ? WHERE id = ?",
                   None if unlisted else LISTING_FORMAT, json.dumps(sets), position_id)
 
-    def label(self, prompt: str, version: int | None, label: str, *, author: str) -> int:
+    def label(self, prompt: str, version: int | None, label: str, *, author: str, allow: MoveRule | None = None) -> int:
         """Point ``label`` at one version of one prompt (its newest when None), the rest unchanged."""
         with self._writing():
             path, found, data = self.version_of(prompt, version)
             if data is None:
                 raise StoreConflict(f"version {found} of {prompt!r} is its deletion; choose a version that has it")
-            self._point(label, path, found, author, f"label {prompt}@{found}")
+            self._point(label, path, found, author, f"label {prompt}@{found}", allow)
         return found
 
-    def rollback(self, label: str, *, author: str) -> Position:
+    def rollback(self, label: str, *, author: str, allow: MoveRule | None = None) -> Position:
         """Point ``label`` where it pointed before its current position; that position."""
         with self._writing():
             before = self.position(label, back=1)
             if before is None:
                 raise StoreConflict(f"label {label!r} has no earlier position to roll back to")
-            self._move(label, before.files, author, f"rollback to position {before.id}")
+            self._move(label, before.files, author, f"rollback to position {before.id}", allow)
         return before
+
+
+def no_version(prompt: str, version: int | None) -> StoreMissing:
+    """What the store says of a version it does not have (and the store API of one hidden by scopes)."""
+    return StoreMissing(f"prompt {prompt!r} has no version {version}")
 
 
 def sqlite_path(url: str) -> str:
@@ -880,6 +928,18 @@ def read_library(root: str | os.PathLike[str]) -> dict[str, bytes]:
                 fd = os.open(name, READ_FLAGS, dir_fd=dirfd)
             except OSError:  # a link (ELOOP), or gone: the path-checking read decides, and says why
                 out[rel] = read_confined(str(base), rel, MAX_FILE_BYTES)
+                _refuse_copied_source(base, rel, out[rel])
                 continue
             out[rel] = read_opened(fd, rel, MAX_FILE_BYTES)
     return out
+
+
+def _refuse_copied_source(base: Path, rel: str, data: bytes) -> None:
+    """A link that is no prompt file but leads to a scoped one would be stored as a copy of its source,
+    which then serves as material to every reader: refused, naming both."""
+    from ._library import file_scopes
+
+    target = os.path.relpath(os.path.realpath(base / rel), base).replace(os.sep, "/")
+    if not is_prompt_path(rel) and is_prompt_path(target) and file_scopes(target, data) != frozenset():
+        raise StoreError(f"{rel} is a link to the prompt file {target}, which scopes restrict; a store would keep "
+                         "it as a copy that every reader may read. Remove the link, or copy what may be shared")
