@@ -244,8 +244,10 @@ export class Versions {
   }
 }
 
-/** A label move as words: its reason, who made it and when. */
+/** A label move as words: its reason, who made it (when the server says: not for a move of what scopes
+ * hide from this principal) and when. */
 function move(m) {
   const date = when(m.created);
-  return h("span", {}, `${m.reason} by ${m.author} on `, h("time", { dateTime: date.iso }, date.text));
+  const who = m.author == null ? "" : ` by ${m.author}`;
+  return h("span", {}, `${m.reason}${who} on `, h("time", { dateTime: date.iso }, date.text));
 }
