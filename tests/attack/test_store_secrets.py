@@ -1,11 +1,12 @@
-"""A store's secrets (issue 28, item 10): the PostgreSQL password, in every form a libpq URL or its
-environment carries it, reaches no answer, error or log line, even during an outage. Real processes, a real
-cluster that is stopped under a live server."""
+"""A store's secrets (issue 28, items 10 and 11): the PostgreSQL password, in every form a libpq URL or its
+environment carries it, reaches no answer, error or log line, even during an outage; a SQLite store and its
+-wal and -shm are the owner's alone. Real processes, a real cluster that is stopped under a live server."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -105,3 +106,45 @@ def test_a_malformed_url_is_refused_without_its_password(url: str) -> None:
         done = promptdeck(*args, env={"PGPASSWORD": ENV_PASSWORD})
         assert done.returncode == 1 and done.stderr.startswith("promptdeck: "), done.stderr
         assert_hidden(done.stderr, " ".join(args[:1]))
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o000], ids=["umask-022", "umask-000"])
+def test_a_sqlite_store_and_its_wal_and_shm_are_the_owners_alone(umask: int, tmp_path: Path) -> None:
+    library = tmp_path / "lib"
+    shutil.copytree(EXAMPLES, library)
+    path = tmp_path / "prompts.db"
+    done = subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(library), "--store", str(path),
+                           "--label", "production"], capture_output=True, text=True, timeout=120, umask=umask)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    # A server keeps the store open, with its -wal and -shm beside it.
+    script = ("import sys, time; from promptdeck.sources.store import Store; "
+              "s = Store(sys.argv[1]); s.labels(); print('open', flush=True); time.sleep(60)")
+    holder = subprocess.Popen([sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE, text=True,
+                              umask=umask)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+        for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            assert stat.S_IMODE(name.stat().st_mode) == 0o600, name
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+
+
+def test_opening_a_store_others_can_read_warns_once_with_the_fix(tmp_path: Path) -> None:
+    library = tmp_path / "lib"
+    shutil.copytree(EXAMPLES, library)
+    path = tmp_path / "prompts.db"
+    assert promptdeck("publish", str(library), "--store", str(path), "--label", "production").returncode == 0
+    quiet = promptdeck("history", "--store", str(path))
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    path.chmod(0o644)  # as an older promptdeck made it, or a copy did
+    warned = promptdeck("history", "--store", str(path))
+    assert warned.returncode == 0, warned.stderr
+    lines = [line for line in warned.stderr.splitlines() if "can be read by other users" in line]
+    assert len(lines) == 1 and f"chmod 600 {path}" in lines[0], warned.stderr
+    # A server opens its store again and again (loading, following the label): still one warning.
+    served = promptdeck("serve", "--store", str(path), "--label", "production")
+    assert served.stderr.count("can be read by other users") == 1, served.stderr

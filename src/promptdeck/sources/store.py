@@ -29,6 +29,7 @@ import os
 import re
 import secrets
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -266,11 +267,17 @@ class Store:
             raise StoreError(f"no store at {shown_url(path)!r} (publish to it first, or run "
                              "`promptdeck store upgrade`)")
         try:
+            if create:
+                _create_private(path)
+            else:
+                _warn_if_readable(path)
             conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the store {path!r}: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot create the store {path!r}: {exc.strerror}") from None
         return conn
 
     def _why(self, exc: BaseException) -> str:
@@ -750,6 +757,53 @@ class Store:
                 raise StoreConflict(f"label {label!r} has no earlier position to roll back to")
             self._move(label, before.files, author, f"rollback to position {before.id}")
         return before
+
+
+#: The mode of a SQLite store and its -wal and -shm files: the owner's alone.
+PRIVATE_MODE = 0o600
+#: Stores already warned about in this process (``_warn_if_readable``): a server opens its store often.
+_warned: set[str] = set()
+
+
+def _create_private(path: str) -> None:
+    """Make the SQLite file at ``path`` with ``PRIVATE_MODE`` if it does not exist yet, whatever the umask.
+
+    A store holds prompts that scopes restrict and the key requestStates are signed with: no other user
+    of the machine may read it. sqlite3 would create it with the umask's mode (0644 as a rule); made
+    here first, SQLite finds it, and gives the -wal and -shm it creates beside it the same mode.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_MODE)
+    except FileExistsError:
+        _warn_if_readable(path)
+        return
+    try:
+        os.fchmod(fd, PRIVATE_MODE)  # the umask may have taken bits away from the owner, too
+    finally:
+        os.close(fd)
+
+
+def _warn_if_readable(path: str) -> None:
+    """One warning a store, naming its files and the fix, when the store or its -wal or -shm can be read by
+    its group or by others (a store made by an older promptdeck, or copied with a loose umask). The fix
+    names the database even when only a companion is loose: SQLite gives new ones the database's mode."""
+    if path in _warned:
+        return
+    loose: list[str] = []
+    modes: list[int] = []
+    for number, name in enumerate((path, f"{path}-wal", f"{path}-shm")):
+        try:
+            mode = stat.S_IMODE(os.stat(name).st_mode)
+        except OSError:
+            continue  # not there (yet): sqlite3 says so if the database itself is missing
+        if number == 0 or mode & 0o044:
+            loose.append(name)
+            modes.append(mode)
+    if any(mode & 0o044 for mode in modes):
+        _warned.add(path)
+        log.warning("the store %s can be read by other users (mode %s), and it holds restricted prompts and the "
+                    "requestState signing key: chmod 600 %s", path, "/".join(f"{mode:03o}" for mode in modes),
+                    " ".join(loose))
 
 
 def sqlite_path(url: str) -> str:
