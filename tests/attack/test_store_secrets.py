@@ -101,8 +101,10 @@ def test_readers_and_the_log_see_no_password_while_the_store_is_down(postgres: C
     f"postgresql://ana@127.0.0.1:{free_port()}/prompts?Password={PASSWORD}",  # libpq's names are lower-case
     f"sqlite:postgresql://ana:{PASSWORD}@127.0.0.1/prompts",
 ], ids=["userinfo-undecodable", "query-undecodable", "mistyped-scheme", "query-capitalized", "sqlite-of-url"])
-def test_a_malformed_url_is_refused_without_its_password(url: str) -> None:
-    for args in (("history", "--store", url), ("serve", "--store", url)):
+def test_a_malformed_url_is_refused_without_its_password(url: str, tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "lib")
+    for args in (("history", "--store", url), ("serve", "--store", url),
+                 ("publish", str(tmp_path / "lib"), "--store", url)):
         done = promptdeck(*args, env={"PGPASSWORD": ENV_PASSWORD})
         assert done.returncode == 1 and done.stderr.startswith("promptdeck: "), done.stderr
         assert_hidden(done.stderr, " ".join(args[:1]))

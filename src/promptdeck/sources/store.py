@@ -275,9 +275,9 @@ class Store:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the store {path!r}: {exc}") from None
+            raise StoreError(f"cannot open the store {shown_url(path)!r}: {exc}") from None
         except OSError as exc:
-            raise StoreError(f"cannot create the store {path!r}: {exc.strerror}") from None
+            raise StoreError(f"cannot create the store {shown_url(path)!r}: {exc.strerror}") from None
         return conn
 
     def _why(self, exc: BaseException) -> str:
