@@ -518,27 +518,31 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
         source.close()
         fail(str(exc))
     # Anyone on this machine can reach 127.0.0.1: the page's /mcp asks for a token made for this run (or
-    # $PROMPTDECK_UI_TOKEN), which the address opened carries in its fragment (never sent to the server;
-    # the page keeps it for the tab and takes it out of the address).
-    from .server.guard import BearerTokens
+    # $PROMPTDECK_UI_TOKEN). The browser is never given it on its command line, which every local user can
+    # read: it opens the page with a one-time code, which the page exchanges for a token (server.signin).
+    from .server.signin import SignIn
 
-    secret = os.environ.get("PROMPTDECK_UI_TOKEN") or secrets.token_urlsafe(24)
+    given = os.environ.get("PROMPTDECK_UI_TOKEN")
     try:
-        auth = BearerTokens([("ui", secret)])
+        signin = SignIn(given or secrets.token_urlsafe(24))
     except PromptdeckError as exc:
         source.close()
         fail(f"$PROMPTDECK_UI_TOKEN: {exc}")
-    url = f"http://127.0.0.1:{listening.getsockname()[1]}/#token={secret}"
-    announce(f"serving the {len(server.catalog)} prompts of {options['target']} on {url}")
-    if not no_open and not _open_browser(url):
-        announce(f"no graphical browser found: open {url} in yours")
+    page = f"http://127.0.0.1:{listening.getsockname()[1]}/"
+    announce(f"serving the {len(server.catalog)} prompts of {options['target']} on {page}")
+    if no_open or not _open_browser(f"{page}#code={signin.code()}"):
+        # Printed on this terminal only, whose output is this user's: for a browser elsewhere (through an
+        # SSH tunnel, say), which signs in on the page's form.
+        how = "the token in $PROMPTDECK_UI_TOKEN" if given else f"the token {signin.secret}"
+        announce(f"{'' if no_open else 'no graphical browser found: '}open {page} and sign in with {how}")
     import signal
 
     # uvicorn ends on SIGTERM, then raises it again: exit through ``finally`` then, so a stdio server started
     # for TARGET is stopped too rather than left to notice its closed stdin.
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))
     try:
-        run(server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False, ui=True, auth=auth)
+        run(server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False, ui=True, auth=signin,
+            signin=signin)
     except KeyboardInterrupt:
         pass  # Ctrl-C is how this command ends: uvicorn stopped serving, and raises it again once done
     finally:

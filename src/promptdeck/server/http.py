@@ -78,11 +78,13 @@ from .modern import Subscription, modern_meta
 from .outcome import Answer, assemble
 from .session import METHODS as LEGACY_METHODS
 from .session import LegacySession
+from .signin import PATH as SIGNIN_PATH
 from .ui import WebUi
 from .watch import watch_folders
 
 if TYPE_CHECKING:
     from .app import PromptServer
+    from .signin import SignIn
     from .store_api import StoreApi
 
 log = logging.getLogger("promptdeck.http")
@@ -163,7 +165,7 @@ class StreamableHttpApp:
                  max_batch_response_bytes: int = jsonrpc.MAX_BATCH_RESPONSE_BYTES,
                  max_sessions_per_principal: int = 100, max_streams: int = 1000,
                  max_streams_per_principal: int = 100, body_seconds: float = BODY_SECONDS,
-                 ui: bool = False, write_scope: str = DEFAULT_WRITE_SCOPE) -> None:
+                 ui: bool = False, write_scope: str = DEFAULT_WRITE_SCOPE, signin: SignIn | None = None) -> None:
         self.server = server
         self.path = path
         self.json_response = json_response
@@ -198,6 +200,8 @@ class StreamableHttpApp:
         self.ui = WebUi(path) if ui else None
         #: the page's window on the store label the server serves (see ``store_api``), when it serves one
         self.store_api = _store_api(server, write_scope) if ui else None
+        #: ``promptdeck ui``'s exchange of a one-time code for a token (``POST /signin``, see ``signin``)
+        self.signin = signin
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -224,6 +228,9 @@ class StreamableHttpApp:
         path = scope["path"]
         if path == "/healthz":
             await respond(send, 200, b"ok", b"text/plain")
+            return
+        if self.signin is not None and path == SIGNIN_PATH:
+            await self.signin(scope, receive, send)
             return
         if self.ui is not None and self.ui.serves(path):
             await self.ui(scope, receive, send)

@@ -321,8 +321,10 @@ class StoreApi:
             except StoreConflict as exc:
                 raise ApiError(409, str(exc)) from None
             except StoreError as exc:
+                # Readers learn only that it failed: the details (which host, which driver error) are the
+                # operator's, in the server log, with the URL's secrets masked by ``Store``.
                 log.error("store call failed: %s", exc)
-                raise ApiError(503, f"the store cannot do this now: {exc}") from None
+                raise ApiError(503, "store unavailable") from None
 
     async def _body(self, scope: Scope, receive: Receive) -> bytes:
         if media_type(headers_of(scope).get(b"content-type")) != b"application/json":

@@ -29,6 +29,7 @@ import os
 import re
 import secrets
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -277,17 +278,29 @@ class Store:
             try:
                 return psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, round(self.timeout)))
             except psycopg.Error as exc:
-                raise StoreError(f"cannot reach the store {shown_url(self.url)}: {_first_line(exc)}") from None
+                raise StoreError(f"cannot reach the store {shown_url(self.url)}: {self._why(exc)}") from None
         path = sqlite_path(self.url)
         if not create and not os.path.exists(path):
-            raise StoreError(f"no store at {path!r} (publish to it first, or run `promptdeck store upgrade`)")
+            # shown_url: a mistyped postgresql:// URL is taken for a path, password and all.
+            raise StoreError(f"no store at {shown_url(path)!r} (publish to it first, or run "
+                             "`promptdeck store upgrade`)")
         try:
+            if create:
+                _create_private(path)
+            else:
+                _warn_if_readable(path)
             conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the store {path!r}: {exc}") from None
+            raise StoreError(f"cannot open the store {shown_url(path)!r}: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot create the store {shown_url(path)!r}: {exc.strerror}") from None
         return conn
+
+    def _why(self, exc: BaseException) -> str:
+        """The first line of a driver's error, without the secrets of this store's URL."""
+        return without_secrets(_first_line(exc), self.url)
 
     @property
     def connection(self) -> Any:
@@ -314,7 +327,7 @@ class Store:
             return self._conn.execute(self._sql(statement), args)
         except self._errors as exc:
             # One line naming the store, never a driver traceback: a full disk, a lost connection.
-            raise StoreError(f"the store {shown_url(self.url)} failed: {_first_line(exc)}") from exc
+            raise StoreError(f"the store {shown_url(self.url)} failed: {self._why(exc)}") from exc
 
     @contextmanager
     def _writing(self, lock: str = "LOCK TABLE publishes IN EXCLUSIVE MODE") -> Iterator[None]:
@@ -794,6 +807,53 @@ def no_version(prompt: str, version: int | None) -> StoreMissing:
     return StoreMissing(f"prompt {prompt!r} has no version {version}")
 
 
+#: The mode of a SQLite store and its -wal and -shm files: the owner's alone.
+PRIVATE_MODE = 0o600
+#: Stores already warned about in this process (``_warn_if_readable``): a server opens its store often.
+_warned: set[str] = set()
+
+
+def _create_private(path: str) -> None:
+    """Make the SQLite file at ``path`` with ``PRIVATE_MODE`` if it does not exist yet, whatever the umask.
+
+    A store holds prompts that scopes restrict and the key requestStates are signed with: no other user
+    of the machine may read it. sqlite3 would create it with the umask's mode (0644 as a rule); made
+    here first, SQLite finds it, and gives the -wal and -shm it creates beside it the same mode.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_MODE)
+    except FileExistsError:
+        _warn_if_readable(path)
+        return
+    try:
+        os.fchmod(fd, PRIVATE_MODE)  # the umask may have taken bits away from the owner, too
+    finally:
+        os.close(fd)
+
+
+def _warn_if_readable(path: str) -> None:
+    """One warning a store, naming its files and the fix, when the store or its -wal or -shm can be read by
+    its group or by others (a store made by an older promptdeck, or copied with a loose umask). The fix
+    names the database even when only a companion is loose: SQLite gives new ones the database's mode."""
+    if path in _warned:
+        return
+    loose: list[str] = []
+    modes: list[int] = []
+    for number, name in enumerate((path, f"{path}-wal", f"{path}-shm")):
+        try:
+            mode = stat.S_IMODE(os.stat(name).st_mode)
+        except OSError:
+            continue  # not there (yet): sqlite3 says so if the database itself is missing
+        if number == 0 or mode & 0o044:
+            loose.append(name)
+            modes.append(mode)
+    if any(mode & 0o044 for mode in modes):
+        _warned.add(path)
+        log.warning("the store %s can be read by other users (mode %s), and it holds restricted prompts and the "
+                    "requestState signing key: chmod 600 %s", path, "/".join(f"{mode:03o}" for mode in modes),
+                    " ".join(loose))
+
+
 def sqlite_path(url: str) -> str:
     """``sqlite:///rel/path.db`` and ``sqlite:////abs/path.db`` (SQLAlchemy's convention), or a bare path."""
     if url.startswith("sqlite:///"):
@@ -802,21 +862,68 @@ def sqlite_path(url: str) -> str:
             return path
     elif not url.startswith("sqlite:"):
         return url
-    raise StoreError(f"a SQLite store URL is sqlite:///path.db (or a path ending in .db), not {url!r}")
+    raise StoreError(f"a SQLite store URL is sqlite:///path.db (or a path ending in .db), not {shown_url(url)!r}")
+
+
+#: libpq's connection parameters that are secrets, which a URL's query may carry (``?password=…``).
+SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
+#: The environment variable libpq reads a password from.
+PASSWORD_ENV = "PGPASSWORD"
 
 
 def shown_url(url: str) -> str:
-    """A URL fit for a message: any password replaced."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "the store"
-    if parts.password is None:
+    """A store URL fit for a message or a log line: the password of its userinfo and the value of every
+    secret parameter of its query (``password=``, ``sslpassword=``, in any case, its name percent-encoded
+    or not: libpq decodes names too) written as ``***``. Anything that only looks like a URL is masked
+    the same way, since a mistyped scheme still carries the password it was given."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
         return url
-    netloc = parts.netloc.replace(":" + parts.password + "@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
+    # libpq ends the userinfo at the first '/', not at '?' or '#' as RFC 3986 does: a password holding
+    # those is still the password, so the authority is cut as libpq cuts it (urlsplit would not).
+    authority, slash, tail = rest.partition("/")
+    if "@" in authority:
+        userinfo, _, hosts = authority.rpartition("@")
+        user, colon, _password = userinfo.partition(":")
+        authority = f"{user}{':***' if colon else ''}@{hosts}"
+    head, question, query = f"{scheme}://{authority}{slash}{tail}".partition("?")
+    return head + question + "&".join(_masked_parameter(pair) for pair in query.split("&")) if question else head
+
+
+def _masked_parameter(pair: str) -> str:
+    from urllib.parse import unquote
+
+    name, equals, _value = pair.partition("=")
+    return f"{name}=***" if equals and unquote(name).strip().lower() in SECRET_PARAMETERS else pair
+
+
+def store_secrets(url: str) -> list[str]:
+    """The secrets a store's URL and libpq's environment hold, as written and percent-decoded: what must
+    never reach a message (``without_secrets``)."""
+    from urllib.parse import unquote
+
+    found: list[str] = []
+    rest = url.partition("://")[2]
+    authority = rest.partition("/")[0]
+    if "@" in authority:
+        found.append(authority.rpartition("@")[0].partition(":")[2])
+    for pair in url.partition("?")[2].split("&"):
+        name, _, value = pair.partition("=")
+        if unquote(name).strip().lower() in SECRET_PARAMETERS:
+            found.append(value)
+    found.append(os.environ.get(PASSWORD_ENV, ""))
+    found += [unquote(secret) for secret in found]
+    # Longest first, so a secret that holds another is replaced whole.
+    return sorted({secret for secret in found if secret}, key=len, reverse=True)
+
+
+def without_secrets(text: str, url: str) -> str:
+    """``text`` (a driver's message, say) with the store URL's secrets and ``$PGPASSWORD`` replaced by ``***``:
+    libpq quotes the part of a URL it cannot parse, which may be the password (``invalid percent-encoded
+    token: "…"``)."""
+    for secret in store_secrets(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 class StateLedger:
@@ -843,7 +950,11 @@ class StateLedger:
         """The key every replica of this store signs states with (read once, then kept)."""
         with self._lock:
             if self._key is None:
-                rows = self._execute("SELECT key FROM state_key LIMIT 1").fetchall()
+                try:
+                    rows = self._execute("SELECT key FROM state_key LIMIT 1").fetchall()
+                except Exception as exc:  # the driver's: one line naming the store, its secrets masked
+                    raise StoreError(f"cannot read the state key of the store {shown_url(self.url)}: "
+                                     f"{without_secrets(_first_line(exc), self.url)}") from None
                 if not rows:
                     raise StoreError(f"the store {shown_url(self.url)} has no state key: run `promptdeck store "
                                      "upgrade`")
@@ -865,7 +976,7 @@ class StateLedger:
                     self._execute("DELETE FROM used_states WHERE expires < %s", now)
         except Exception as exc:  # the driver's errors, or a lost connection: refuse, never accept twice
             log.warning("requestState not checked: the store %s is not reachable (%s)", shown_url(self.url),
-                        _first_line(exc))
+                        without_secrets(_first_line(exc), self.url))
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None

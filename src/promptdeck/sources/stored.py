@@ -47,7 +47,17 @@ from ..protocol.revisions import Revision
 from . import Source
 from ._library import Library
 from .files import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
-from .store import CHANNEL, LISTING_HEAD, Entry, Store, StoreError, is_postgres_url, shown_url, sqlite_path
+from .store import (
+    CHANNEL,
+    LISTING_HEAD,
+    Entry,
+    Store,
+    StoreError,
+    is_postgres_url,
+    shown_url,
+    sqlite_path,
+    without_secrets,
+)
 
 try:
     import fcntl
@@ -628,7 +638,7 @@ class StoreSource(Source):
             except Exception as exc:  # a store can fail in any way; serving goes on regardless
                 if not self._failing:
                     log.error("the store %s is not reachable (%s); still serving label %s as last loaded",
-                              shown_url(self.url), _reason(exc), self.label)
+                              shown_url(self.url), without_secrets(_reason(exc), self.url), self.label)
                 self._failing = True
                 self._stop.wait(pause)
                 pause = min(pause * 2, MAX_BACKOFF_SECONDS)

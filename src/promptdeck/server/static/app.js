@@ -1,4 +1,5 @@
-// The page: routes by the URL fragment (#/ the catalog, #/p/NAME a prompt), asks for a token on 401.
+// The page: routes by the URL fragment (#/ the catalog, #/p/NAME a prompt), asks for a token on 401, and signs
+// in from the address only by exchanging the one-time #code= that `promptdeck ui` opens it with.
 
 import { ARGUMENTS, Catalog, CatalogView } from "./catalog.js";
 import { $, announce, h, show } from "./dom.js";
@@ -248,12 +249,46 @@ document.addEventListener("keydown", (event) => {
   $("search").select();
 });
 
-// An address with #token=… (what `promptdeck ui` opens) signs the tab in; the token then leaves the address,
-// so it is in neither the history nor a copied link.
-if (location.hash.startsWith("#token=")) {
-  setToken(decodeURIComponent(location.hash.slice("#token=".length)));
-  history.replaceState(null, "", `${location.pathname}${location.search}#/`);
+/**
+ * Exchanges the one-time code `promptdeck ui` opened this page with (#code=…) for a token, by a POST to this
+ * page's own server: null once signed in, else why not. JSON, so a page of another site cannot make the
+ * same request without a preflight, which the server never grants (server/signin.py).
+ */
+async function exchange(code) {
+  let response;
+  try {
+    response = await fetch(new URL("signin", document.baseURI), {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code }),
+      credentials: "omit", cache: "no-store",
+    });
+  } catch (err) {
+    return `The sign-in code could not be exchanged (${err.message}).`;
+  }
+  const answer = await response.json().catch(() => ({}));
+  if (response.ok && typeof answer.token === "string") {
+    setToken(answer.token);
+    return null;
+  }
+  return `The sign-in link was refused (${answer.error || response.status}): sign in with the token of ` +
+    "promptdeck ui, or start it again.";
 }
 
+// Signing in from the address: only with a token this page got itself, by exchanging the code. A token in
+// the address (#token=…) is never taken: any site can open this page with a token of its choosing, which
+// would sign the tab in as someone else. Either leaves the address at once, so it is in neither the
+// history nor a copied link.
+const signingIn = /^#(code|token)=/.test(location.hash) ? location.hash : null;
+if (signingIn) history.replaceState(null, "", `${location.pathname}${location.search}#/`);
 window.addEventListener("hashchange", () => route());
-start();
+if (signingIn?.startsWith("#code=")) {
+  exchange(decodeURIComponent(signingIn.slice("#code=".length))).then((refused) => {
+    if (refused && !token()) {
+      login(refused);
+      return;
+    }
+    start();
+    if (refused) banner(refused);
+  });
+} else {
+  start();
+}
