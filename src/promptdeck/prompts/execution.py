@@ -17,6 +17,13 @@ Three kinds of work, named on the ``Prompt`` by its source:
 
 Whatever a render raises, ``SystemExit`` and ``KeyboardInterrupt`` included,
 becomes an ``InternalError`` naming the prompt; only cancellation passes.
+
+A prompt whose attributes are not ready yet (a stored prompt, parsed from its
+file on first use: ``Prompt.unprepared``) is prepared the same way before a
+request reads it (``when_ready``): inline without an event loop, otherwise in
+the render threads, one preparation per prompt however many requests wait for
+it, each waiting at most ``PREPARE_SECONDS``. Parsing and compiling a large
+template takes seconds of CPU; on the loop it once held every connection.
 """
 
 from __future__ import annotations
@@ -25,13 +32,16 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
-from ..protocol.errors import InternalError, McpError
+from ..protocol.errors import INTERNAL_ERROR, InternalError, McpError
 from .content import Audio, Image, Message, Resource, ResourceLink, Text
 from .render import MAX_RENDER_SECONDS
 from .sandbox import MAX_OUTPUT_CHARS
+
+if TYPE_CHECKING:
+    from .spec import Prompt
 
 LIGHT, TEMPLATE, CODE = "light", "template", "code"
 
@@ -42,7 +52,14 @@ CODE_SECONDS = 30.0
 #: Renders of one prompt still running past their limit before that prompt is refused outright.
 MAX_OVERDUE = 2
 
+#: The longest a request waits for a prompt's preparation (its first parse). The parse itself goes on, for
+#: the requests after it: a thread cannot be stopped, and its work is not wasted.
+PREPARE_SECONDS = 30.0
+
 _pool: ThreadPoolExecutor | None = None
+#: preparations running, by prompt (its id, and the prompt itself so that the id is not reused meanwhile)
+_preparing: dict[int, tuple[object, Future[object]]] = {}
+_preparing_lock = threading.Lock()
 _overdue: Counter[str] = Counter()
 _overdue_lock = threading.Lock()
 
@@ -186,3 +203,40 @@ async def _in_thread(render: Callable[[], Any], prompt: str, seconds: float) -> 
     if isinstance(result, Awaitable):  # a sync function that returned an awaitable: await it on the loop
         return await _bounded(result, prompt, seconds)
     return result
+
+
+def when_ready(prompt: Prompt, then: Callable[[], Any]) -> Any:
+    """``then()`` once ``prompt`` is ready to read: at once when it is (or when no event loop runs here, as
+    on stdio, where the preparation runs inline), else an awaitable of it (awaited if it is one itself)."""
+    prepare = prompt.unprepared()
+    if prepare is None or not _on_loop():
+        return then()
+    return _prepared(prompt, prepare, then)
+
+
+async def _prepared(prompt: Prompt, prepare: Callable[[], object], then: Callable[[], Any]) -> Any:
+    import asyncio
+
+    with _preparing_lock:
+        running = _preparing.get(id(prompt))
+        if running is None:
+            work = _threads().submit(prepare)
+            _preparing[id(prompt)] = (prompt, work)
+            work.add_done_callback(lambda _: _forget(prompt))
+        else:
+            work = running[1]
+    future = asyncio.wrap_future(work)
+    future.add_done_callback(lambda done: done.cancelled() or done.exception())
+    try:
+        async with asyncio.timeout(PREPARE_SECONDS):
+            await asyncio.shield(future)
+    except TimeoutError:
+        raise McpError(f"prompt {prompt.name!r} is still being read; try again shortly",
+                       code=INTERNAL_ERROR) from None
+    result = then()
+    return await result if isinstance(result, Awaitable) else result  # a render may go on in the threads
+
+
+def _forget(prompt: Prompt) -> None:
+    with _preparing_lock:
+        _preparing.pop(id(prompt), None)

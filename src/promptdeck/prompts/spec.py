@@ -90,6 +90,11 @@ class Prompt:
     def argument(self, name: str) -> Argument | None:
         return self._by_name.get(name)
 
+    def unprepared(self) -> Callable[[], object] | None:
+        """None when every attribute is ready to read; else the blocking call that makes them so (a stored
+        prompt's first parse), which ``execution.when_ready`` runs off the event loop."""
+        return None
+
     def descriptor(self, rev: Revision) -> dict[str, Any]:
         cached = self._wire.get(rev.version)
         if cached is None:

@@ -15,12 +15,13 @@ import logging
 import os
 import time
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..logs import field as log_field
 from ..prompts.access import grants
-from ..protocol.errors import AuthError, LibraryError
+from ..protocol.errors import AuthError, InvalidRequest, LibraryError, McpError
+from ..protocol.jsonrpc import Request
 
 audit = logging.getLogger("promptdeck.audit")
 
@@ -131,7 +132,11 @@ def bearer_challenge(error: AuthError, extra: bytes) -> bytes:
 
 
 class RateLimiter:
-    """A token bucket per principal: ``per_minute`` requests, refilled continuously."""
+    """A token bucket per principal: ``per_minute`` requests, refilled continuously.
+
+    A request is a JSON-RPC request, not an HTTP one: the transport takes one token at the door and one
+    more for each further request of a 2025-03-26 batch (``admit``), so 100 in one body cost 100.
+    """
 
     def __init__(self, per_minute: int, max_principals: int = 100_000) -> None:
         self.capacity = float(per_minute)
@@ -151,6 +156,31 @@ class RateLimiter:
             return 0.0
         self._buckets[principal] = (tokens, now)
         return (1 - tokens) / self.rate
+
+    def admit(self, principal: str) -> Callable[[Request], McpError | None]:
+        """For a batch whose first request was counted at the door: a check of each request in order,
+        None while the principal has tokens left, else the error that request is answered with."""
+        counted = [False]
+
+        def check(request: Request) -> McpError | None:
+            if not counted[0]:
+                counted[0] = True  # the HTTP request's token pays for it
+                return None
+            wait = self.check(principal)
+            return too_many(wait) if wait > 0 else None
+
+        return check
+
+
+def retry_after(wait: float) -> int:
+    """The whole seconds of ``Retry-After`` (and a batch error's ``retryAfter``) for a wait of ``wait``."""
+    return max(1, round(wait + 0.5))
+
+
+def too_many(wait: float) -> InvalidRequest:
+    """The rate-limit error. Over HTTP alone it is a 429 with ``Retry-After``; inside a batch, which other
+    requests' answers share, it answers just its request, with the seconds to wait in ``data``."""
+    return InvalidRequest("too many requests; slow down", {"retryAfter": retry_after(wait)})
 
 
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)

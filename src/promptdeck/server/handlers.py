@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..prompts.arguments import bind
 from ..prompts.completion import complete as complete_argument
 from ..prompts.content import messages_to_wire
-from ..prompts.execution import run_render
+from ..prompts.execution import run_render, when_ready
 from ..prompts.spec import Prompt, RenderContext
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams
@@ -54,6 +54,13 @@ def find_prompt(catalog: Catalog, params: dict[str, Any]) -> tuple[Prompt, dict[
 def render(server: PromptServer, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
            rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """The ``prompts/get`` result: arguments bound and checked, the prompt rendered under its limits."""
+    result: dict[str, Any] | Awaitable[dict[str, Any]] = \
+        when_ready(prompt, lambda: _render(server, prompt, arguments, params, rev, related))
+    return result
+
+
+def _render(server: PromptServer, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
+            rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     values = bind(prompt.arguments, arguments, prompt.name)
     progress = RenderContext(prompt.name, progress_reporter(params, related, rev.progress_message))
     rendered = run_render(lambda: prompt.render(values, progress), prompt.name, prompt.work,
@@ -87,6 +94,13 @@ def complete(server: PromptServer, catalog: Catalog,
     if ref.get("type") != "ref/prompt":
         raise InvalidParams(f"unknown reference type {ref.get('type')!r}")
     prompt = catalog.require(ref.get("name"))
+    result: dict[str, Any] | Awaitable[dict[str, Any]] = \
+        when_ready(prompt, lambda: _complete(server, prompt, argument, params))
+    return result
+
+
+def _complete(server: PromptServer, prompt: Prompt, argument: dict[str, Any],
+              params: dict[str, Any]) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     context = params.get("context")
     filled = context.get("arguments") if isinstance(context, dict) else None
     hook = server.completers.get((prompt.name, argument.get("name")))  # type: ignore[arg-type]

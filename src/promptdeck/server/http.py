@@ -39,12 +39,12 @@ import secrets
 import socket
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from ..protocol import jsonrpc
-from ..protocol.errors import AuthError, InvalidRequest, ParseError
+from ..protocol.errors import AuthError, InvalidRequest, McpError, ParseError
 from ..protocol.jsonrpc import Invalid, Notification, Request
 from ..protocol.revisions import HTTP_DEFAULT, MODERN, REVISIONS, Revision
 from . import limits
@@ -70,7 +70,7 @@ from ._asgi import (
     sse_priming,
     stream_queue,
 )
-from .guard import DEFAULT_WRITE_SCOPE, Metrics, Principal, RateLimiter, log_call, log_get
+from .guard import DEFAULT_WRITE_SCOPE, Metrics, Principal, RateLimiter, log_call, log_get, retry_after, too_many
 from .http_modern import end_subscriptions, serve_modern
 from .legacy_sse import LegacySseTransport
 from .modern import METHODS as MODERN_METHODS
@@ -256,8 +256,7 @@ class StreamableHttpApp:
         if self.limiter is not None:
             wait = self.limiter.check(principal.name)
             if wait > 0:
-                await respond_error(send, 429, InvalidRequest("too many requests; slow down"),
-                                    [(b"retry-after", str(max(1, round(wait + 0.5))).encode())])
+                await respond_error(send, 429, too_many(wait), [(b"retry-after", b"%d" % retry_after(wait))])
                 return
         if api:
             assert self.store_api is not None
@@ -482,7 +481,7 @@ class StreamableHttpApp:
                       batch: bool = False) -> None:
         related: list[bytes] = []
         started = time.perf_counter()
-        outcome = legacy.handle_bytes(body, related.append)
+        outcome = legacy.handle_bytes(body, related.append, self.admission(principal))
         if batch and isinstance(outcome, Answer):
             # The session refused the batch whole (none after 2025-03-26, none with initialize): nothing
             # in the body can be processed, so an HTTP error carrying the JSON-RPC one, as above.
@@ -497,6 +496,10 @@ class StreamableHttpApp:
         primed = legacy.revision.sse_priming and not (self.json_response and not related)
         await respond_messages(send, related, response.data, json=self.json_response, headers=extra,
                                stream_id=f"p{self._stream_number(session)}" if primed else None)
+
+    def admission(self, principal: Principal) -> Callable[[Request], McpError | None] | None:
+        """What decides, request by request, which of a batch's requests the rate limit lets through."""
+        return self.limiter.admit(principal.name) if self.limiter is not None else None
 
     def _stream_number(self, session: _HttpSession | None) -> int:
         if session is not None:

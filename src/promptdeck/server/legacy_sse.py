@@ -116,7 +116,8 @@ class LegacySseTransport:
             if refusal is not None:
                 await limits.refuse(send, refusal)
                 return
-        response = assemble(session.legacy.handle_bytes(body, session.push), self.app.max_batch_response_bytes)
+        outcome = session.legacy.handle_bytes(body, session.push, self.app.admission(principal))
+        response = assemble(outcome, self.app.max_batch_response_bytes)
         if isinstance(response, Answer):
             session.push(response.data)
         elif response is not None:

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..prompts.arguments import MISSING, Argument
+from ..prompts.execution import when_ready
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, MethodNotFound, UnsupportedVersion
 from ..protocol.jsonrpc import Request, RequestId
@@ -218,6 +219,11 @@ class ModernEndpoint:
 
     def _get(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         prompt, given = handlers.find_prompt(self._catalog(ctx), params)
+        # Whether to ask for arguments reads them: a stored prompt's file is parsed first, off the loop.
+        return when_ready(prompt, lambda: self._get_ready(prompt, given, params, ctx, related))
+
+    def _get_ready(self, prompt: Prompt, given: dict[str, Any] | None, params: dict[str, Any], ctx: Context,
+                   related: Send) -> Any:
         arguments = dict(given or {})
         asked = self._inputs("prompts/get", prompt.name, given, prompt, arguments, params, ctx)
         if asked is not None:
@@ -263,6 +269,12 @@ class ModernEndpoint:
         call = tools.prepare(catalog, self._tools(req.method).of(catalog), params)
         if isinstance(call, dict):
             return self._envelope(call)
+        if call.prompt is not None:
+            return when_ready(call.prompt, lambda: self._call_ready(call, catalog, params, ctx, related))
+        return self._call_ready(call, catalog, params, ctx, related)
+
+    def _call_ready(self, call: tools.Call, catalog: Catalog, params: dict[str, Any], ctx: Context,
+                    related: Send) -> Any:
         if call.prompt is not None:
             asked = self._inputs("tools/call", call.tool, params.get("arguments"), call.prompt, call.given,
                                  params, ctx)

@@ -74,9 +74,11 @@ class LegacySession:
 
     # -- entry points -------------------------------------------------------------------------
 
-    def handle_bytes(self, data: bytes, related: Send) -> Outcome | list[Outcome]:
+    def handle_bytes(self, data: bytes, related: Send,
+                     admit: Callable[[Request], McpError | None] | None = None) -> Outcome | list[Outcome]:
         """Decode a frame and handle it; a batch gives a list of outcomes, one per message
-        (``outcome.join`` makes them one answer)."""
+        (``outcome.join`` makes them one answer). ``admit`` is asked about each request of a batch in
+        order (a rate limit): a request it gives an error for is answered with that error and not run."""
         try:
             decoded = jsonrpc.decode(data)
         except McpError as exc:
@@ -89,8 +91,17 @@ class LegacySession:
                     f"JSON-RPC batches are only accepted in 2025-03-26 sessions, not {self.revision.version}"))
             if any(isinstance(m, Request) and m.method == "initialize" for m in decoded):
                 return failed(None, "", InvalidRequest("initialize must not be part of a batch"))
-            return [self.handle(m, related) for m in decoded]
+            if admit is None:
+                return [self.handle(m, related) for m in decoded]
+            return [self._admitted(m, related, admit) for m in decoded]
         return self.handle(decoded, related)
+
+    def _admitted(self, msg: jsonrpc.Message, related: Send, admit: Callable[[Request], McpError | None]) -> Outcome:
+        if isinstance(msg, Request):
+            refused = admit(msg)
+            if refused is not None:
+                return failed(msg.id, msg.method, refused)
+        return self.handle(msg, related)
 
     def handle(self, msg: jsonrpc.Message, related: Send) -> Outcome:
         if isinstance(msg, Request):

@@ -93,10 +93,12 @@ class StoredPrompt(Prompt):
 
     Its name, scopes and listing are known from the start; any other attribute (arguments, render,
     ...) is an unset slot until then, and reading one parses the file (``__getattr__`` is only
-    reached for an attribute not found).
+    reached for an attribute not found). Parsing a large template takes seconds of CPU and may read the
+    store, so a server on an event loop has it done first in a thread (``unprepared``, see
+    ``execution.when_ready``).
     """
 
-    __slots__ = ("version", "position", "_listing", "_loader")
+    __slots__ = ("version", "position", "_listing", "_loader", "_ready")
 
     def __init__(self, entry: Entry, position: int, label: str, loader: Callable[[StoredPrompt], Prompt]) -> None:
         # Not Prompt.__init__: what it would take (parsed arguments and templates) is what this defers.
@@ -108,6 +110,7 @@ class StoredPrompt(Prompt):
         self.meta = {META_VERSION: entry.version, META_LABEL: label}
         self._listing = entry.listing or ""
         self._loader = loader
+        self._ready = False
         self._wire = {}
 
     def listing(self) -> dict[str, Any]:
@@ -115,13 +118,20 @@ class StoredPrompt(Prompt):
         full["_meta"] = {**full.get("_meta", {}), **self.meta}
         return full
 
+    def unprepared(self) -> Callable[[], object] | None:
+        return None if self._ready else self._parse
+
     def __getattr__(self, attribute: str) -> Any:
         if attribute not in _PARSED:
             raise AttributeError(attribute)
+        self._parse()
+        return getattr(self, attribute)
+
+    def _parse(self) -> None:
         parsed = self._loader(self)
         for slot in _PARSED:
             object.__setattr__(self, slot, getattr(parsed, slot))
-        return getattr(self, attribute)
+        self._ready = True
 
     def __repr__(self) -> str:
         return f"StoredPrompt({self.name!r}, source={self.source!r}, version={self.version})"

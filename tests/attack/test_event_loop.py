@@ -1,0 +1,148 @@
+"""Issue 28, item 8: nothing heavy on the event loop.
+
+A prompt served from a store is parsed from its file on first use. That parse ran on the event loop: the
+first ``prompts/get`` of a valid 980 KB template froze the whole server for its seconds of CPU
+(``/healthz`` waited 7 s), again after every start and label move; and a stored dotprompt, whose reader
+calls ``asyncio.run``, always failed over HTTP ("cannot be called from a running event loop"). The parse
+now runs in the render threads before the request reads the prompt. The servers are real processes
+serving a store made with the real ``promptdeck publish``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.support.http_server import free_port, stop
+
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
+           "mcp-protocol-version": "2025-06-18"}
+UNIT = "{% if topic %}Line about {{ topic | upper }}.{% endif %}\n"
+HEAD = "---\ndescription: Big\narguments:\n  - name: topic\n    required: true\n---\n"
+#: A valid template of about 980 KB: seconds of CPU to lex, parse, generate and compile.
+BIG = HEAD + UNIT * ((980_000 - len(HEAD)) // len(UNIT))
+DOTPROMPT = """---
+description: A short brief
+input:
+  schema:
+    topic: string, the topic
+    count?: integer, how many lines
+  default:
+    count: 3
+---
+{{role "system"}}
+Be brief.
+{{role "user"}}
+Tell me about {{topic}} in {{count}} lines.
+"""
+#: ``promptdeck serve``, telling on stderr which thread parsed each stored prompt file.
+SERVER = """
+import sys, threading
+from promptdeck.sources import stored
+
+load = stored.StoreSource._load
+
+def told(self, prompt):
+    print("parsed", prompt.name, "on", threading.current_thread().name, file=sys.stderr, flush=True)
+    return load(self, prompt)
+
+stored.StoreSource._load = told
+sys.argv = ["promptdeck", *sys.argv[1:]]
+from promptdeck._entry import main
+main()
+"""
+
+
+def publish(tmp: Path, files: dict[str, str]) -> str:
+    library = tmp / "library"
+    library.mkdir()
+    for name, text in files.items():
+        (library / name).parent.mkdir(parents=True, exist_ok=True)
+        (library / name).write_text(text)
+    url = f"sqlite:///{tmp / 'store.db'}"
+    done = subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(library), "--store", url, "--label",
+                           "production"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return url
+
+
+@contextmanager
+def serving(store: str, log: Path) -> Iterator[str]:
+    port = free_port()
+    with log.open("wb") as sink:
+        proc = subprocess.Popen([sys.executable, "-c", SERVER, "serve", "--store", store, "--label", "production",
+                                 "--http", f"127.0.0.1:{port}", "--stateless"], stdout=subprocess.DEVNULL, stderr=sink)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            for _ in range(400):
+                try:
+                    if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                assert proc.poll() is None, log.read_text()
+                threading.Event().wait(0.05)
+            yield base
+        finally:
+            stop(proc)
+
+
+def get(base: str, name: str, arguments: dict[str, str]) -> httpx.Response:
+    return httpx.post(base + "/mcp", headers=HEADERS, timeout=120, json={
+        "jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": name, "arguments": arguments}})
+
+
+def result(answer: httpx.Response) -> dict[str, Any]:
+    assert answer.status_code == 200, answer.text
+    data = answer.text.partition("data: ")[2] if answer.text.startswith("event:") else answer.text
+    body: dict[str, Any] = json.loads(data)
+    assert "result" in body, body
+    return body
+
+
+def test_a_stored_template_is_parsed_off_the_loop_and_others_are_answered_meanwhile(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    with serving(publish(tmp_path, {"big.md": BIG}), log) as base:
+        order: list[str] = []
+
+        def first_get() -> None:
+            result(get(base, "big", {"topic": "x"}))
+            order.append("get")
+
+        first = threading.Thread(target=first_get)
+        first.start()
+        try:
+            while "parsed big" not in log.read_text():  # the parse has begun
+                assert first.is_alive(), log.read_text()
+                threading.Event().wait(0.01)
+            # Asked while the parse runs: answered first, as the loop is free (it used to wait for the parse).
+            assert httpx.get(base + "/healthz", timeout=120).status_code == 200
+            order.append("healthz")
+        finally:
+            first.join(120)
+        assert order == ["healthz", "get"]
+        text = log.read_text()
+    parsed_on = text.split("parsed big on ", 1)[1].split()[0]
+    assert parsed_on.startswith("promptdeck-render"), text  # a render thread, never the loop's
+    assert "Traceback" not in text
+
+
+def test_a_stored_dotprompt_renders_over_http(tmp_path: Path) -> None:
+    """dotpromptz is async only: its parse and render run ``asyncio.run``, which a thread that runs the
+    event loop cannot call. Both now run in the render threads."""
+    log = tmp_path / "server.log"
+    with serving(publish(tmp_path, {"brief.prompt": DOTPROMPT}), log) as base:
+        body = result(get(base, "brief", {"topic": "cats"}))
+        again = result(get(base, "brief", {"topic": "dogs", "count": "2"}))  # parsed once, rendered again
+    texts = [m["content"]["text"] for m in body["result"]["messages"]]
+    assert texts == ["Be brief.", "Tell me about cats in 3 lines."], texts
+    assert again["result"]["messages"][1]["content"]["text"] == "Tell me about dogs in 2 lines."
+    assert log.read_text().count("parsed brief on promptdeck-render") == 1, log.read_text()
