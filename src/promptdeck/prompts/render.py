@@ -173,6 +173,11 @@ def _check_deadline() -> None:
         raise RenderLimitError(f"rendering took longer than {MAX_RENDER_SECONDS} s")
 
 
+#: For engines other than Jinja (dotpromptz's Handlebars) that promptdeck makes look at the clock: raises
+#: ``RenderLimitError`` once the deadline ``run_bounded`` set on this thread has passed, else nothing.
+check_deadline = _check_deadline
+
+
 class TemplateText:
     """One template string: a fast substitution plan, or Jinja compiled on first use."""
 
@@ -290,5 +295,5 @@ def run_bounded(fn: Callable[[], Any], prompt: str) -> Any:
         _deadline.at = None
 
 
-__all__ = ["TemplateText", "TemplateSyntax", "make_environment", "run_bounded", "RenderLimitError",
-           "MAX_RENDER_SECONDS"]
+__all__ = ["TemplateText", "TemplateSyntax", "make_environment", "run_bounded", "check_deadline",
+           "RenderLimitError", "MAX_RENDER_SECONDS"]

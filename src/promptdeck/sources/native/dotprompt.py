@@ -3,22 +3,25 @@
 Read and rendered by the format's own library, Google's ``dotpromptz`` (the ``dotprompt`` extra). It is
 imported only when a library holds a ``.prompt`` file (it takes about half a second), and only here.
 
-What it lacks, this module adds as a thin layer:
+What it lacks, this module and ``_dotpromptz`` add as a thin layer:
 
 - front matter goes through promptdeck's own bounded YAML reader first, so problems have their line and
-  aliases and deep nesting are refused as everywhere else;
-- its render is async only: it runs with ``asyncio.run`` on the render pool's thread (``CODE`` work,
-  so the server's time limit answers the client);
-- it has no output bound: one is worked out before rendering, from the template's size and the longest
-  value (values are scalars over MCP, so only ``{{#each}}`` over a text can repeat one), and checked again
-  on the result.
+  aliases and deep nesting are refused as everywhere else; the file is handed to dotpromptz only once
+  both read the same front matter, and only a small one, as dotpromptz reads it with PyYAML's
+  pure-Python loader (about 15 us a byte);
+- its render is async only: it runs on an event loop of its own, on a thread of its own when the
+  caller's thread runs a loop already (``_dotpromptz.anywhere``), so a render or a check works from
+  any thread;
+- it has no bounds: every render, the check at load included, runs under ``run_bounded``'s time limit
+  and the output limit, counted as the engine goes (``_dotpromptz``). A cheap bound is also worked out
+  before rendering, from the template's size and the longest value (values are scalars over MCP, so
+  only ``{{#each}}`` over a text can repeat one).
 
 How roles, media, inputs and settings map to MCP is in docs/native-formats.md.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import re
@@ -26,37 +29,60 @@ from typing import Any
 
 from ...prompts.arguments import MISSING, Argument, SpecError, make_argument
 from ...prompts.content import Audio, Image, Message, ResourceLink, Role, Text
-from ...prompts.execution import CODE
+from ...prompts.execution import TEMPLATE
 from ...prompts.render import run_bounded
 from ...prompts.sandbox import MAX_OUTPUT_CHARS, RenderLimitError
 from ...prompts.spec import Prompt, RenderContext
+from ...protocol.errors import InternalError
 from ._common import META_FORMAT, META_MODEL, Markdown, NativeError, check_name, json_safe, pop_scopes
+from ._dotpromptz import anywhere, bounded, check_tags, complete, engine, library
 
 _TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 #: ``{{name}}`` of a template without an input schema: each is an optional argument (helpers excluded).
 _SIMPLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _HELPERS = {"role", "media", "history", "section", "json", "else", "this"}
 _ROLES: dict[str, Role] = {"user": "user", "model": "assistant", "system": "user", "tool": "user"}
+#: Largest front matter handed to dotpromptz, whose pure-Python YAML loader takes about 0.25 s for this.
+MAX_FRONT_CHARS = 16 * 1024
+#: dotpromptz's opening of a front matter: license lines (``#``) and blank lines may come before ``---``.
+_OPENING = re.compile(r"(?:(?:#[^\r\n]*|[ \t]*)\r?\n)*(---[ \t]*\r?\n)")
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
-def _library() -> Any:
-    try:
-        import dotpromptz
-    except ImportError:
-        raise NativeError("reading dotprompt files needs the dotprompt extra: pip install 'promptdeck[dotprompt]'",
-                          1) from None
-    return dotpromptz
+def _as_promptdeck_reads(text: str) -> str:
+    """``text`` with dotpromptz's front matter where promptdeck's reader finds it, on the same lines.
+
+    dotpromptz breaks lines at a lone CR as well, and lets license and blank lines come before the opening
+    ``---`` (which may end in blanks); promptdeck's reader wants ``---`` first. The lines before it move
+    into the front matter, where YAML reads them as comments and blank lines, so every line keeps its
+    number, and both readers then read one front matter."""
+    text = _LONE_CR.sub("\n", text)
+    opening = _OPENING.match(text)
+    if opening is None or opening.group() in ("---\n", "---\r\n"):
+        return text
+    return "---\n" + text[:opening.start(1)] + text[opening.end():]
 
 
 def read(rel: str, text: str) -> Prompt:
     """``docs/brief.prompt`` is ``docs.brief``; ``description:`` its description."""
+    return anywhere(lambda: _read(rel, text))
+
+
+def _read(rel: str, text: str) -> Prompt:
+    text = _as_promptdeck_reads(text)
     doc = Markdown(text)
     meta = doc.meta
     name = check_name(rel[:-len(".prompt")].replace("/", "."), None, f"from the path {rel}")
     description = doc.text("description")
-    dotpromptz = _library()
+    if len(doc.front) > MAX_FRONT_CHARS:
+        raise NativeError(f"front matter is longer than {MAX_FRONT_CHARS // 1024} KiB, the most handed to dotpromptz",
+                          1)
+    blank = check_tags(doc.body)
+    if blank is not None:
+        raise NativeError("a tag opens with more than 16 blanks after {{", doc.body_line_of(blank))
+    dotpromptz = library()
     try:
-        dotpromptz.parse_document(text)
+        parsed = dotpromptz.parse_document(text)
     except Exception as exc:  # noqa: BLE001 - its own refusal of the file, in its words
         # Its front matter errors count lines from the file's first line, the opening ---.
         at = re.search(r"at line (\d+)", str(exc))
@@ -66,28 +92,32 @@ def read(rel: str, text: str) -> Prompt:
     scopes = pop_scopes(settings, doc.line)
     body = doc.body
     repeats = "#each" in body
+    try:
+        renderer = complete(engine(dotpromptz).compile(parsed))
+    except Exception as exc:  # noqa: BLE001 - its parser's refusal, in its words
+        raise NativeError(f"template error: {exc}", doc.body_line) from None
+
+    def run(values: dict[str, Any]) -> list[Message]:
+        rendered = bounded(lambda: complete(renderer(dotpromptz.DataArgument(input=values))))
+        return _messages(rendered.messages)
 
     def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
         longest = max((len(str(v)) for v in values.values()), default=0)
         bound = len(body) + body.count("{{") * longest + (len(body) * longest if repeats else 0)
         if bound > MAX_OUTPUT_CHARS:
             raise RenderLimitError(f"this template with these values could exceed {MAX_OUTPUT_CHARS} characters")
+        return anywhere(lambda: run_bounded(lambda: run(values), ctx.prompt))
 
-        def run() -> list[Message]:
-            rendered = asyncio.run(dotpromptz.Dotprompt().render(text, dotpromptz.DataArgument(input=values)))
-            return _messages(rendered.messages)
-
-        return run_bounded(run, ctx.prompt)  # type: ignore[no-any-return]
-
-    # Load-time check of the template, as `check` does for every format: a Handlebars error is the file's.
+    # Load-time check of the template, as `check` does for every format, under the bounds of every render:
+    # a Handlebars error, or a render too long or too slow with no values, is the file's.
     try:
-        asyncio.run(dotpromptz.Dotprompt().render(text, dotpromptz.DataArgument(input={})))
-    except Exception as exc:  # noqa: BLE001 - its parser's refusal, in its words
-        raise NativeError(f"template error: {exc}", doc.body_line) from None
+        run_bounded(lambda: run({}), name)
+    except InternalError as exc:
+        raise NativeError(f"template error: {exc.__cause__ or exc}", doc.body_line) from None
     extra: dict[str, Any] = {META_FORMAT: "dotprompt"}
     if settings:
         extra[META_MODEL] = settings
-    return Prompt(name, render, description=description, arguments=arguments, source=rel, work=CODE,
+    return Prompt(name, render, description=description, arguments=arguments, source=rel, work=TEMPLATE,
                   scopes=scopes, meta=extra)
 
 
@@ -102,7 +132,7 @@ def _arguments(dotpromptz: Any, config: object, doc: Markdown) -> tuple[Argument
     if not isinstance(defaults, dict):
         raise NativeError("input.default must be a mapping", line)
     try:
-        schema = asyncio.run(dotpromptz.picoschema_to_json_schema(config.get("schema")))
+        schema = complete(dotpromptz.picoschema_to_json_schema(config.get("schema")))
     except Exception as exc:  # noqa: BLE001 - a Picoschema the library refuses
         raise NativeError(f"input.schema: {exc}", line) from None
     if schema is None:

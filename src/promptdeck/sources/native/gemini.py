@@ -22,6 +22,22 @@ ARGS = "$A"
 APPEND = "$+"
 
 
+#: Nesting that ``_deep_line`` names as too deep; tomllib itself gives up somewhere past 300 levels.
+_MAX_DEPTH = 100
+
+
+def _deep_line(text: str) -> int | None:
+    """The line where ``[`` and ``{`` first open more than ``_MAX_DEPTH`` levels, counting brackets only
+    (brackets in strings too: this only points at a line of a file that already failed)."""
+    depth = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        for char in line:
+            depth += 1 if char in "[{" else -1 if char in "]}" else 0
+            if depth > _MAX_DEPTH:
+                return number
+    return None
+
+
 def _line(text: str, key: str) -> int | None:
     found = re.search(rf"^[ \t]*{re.escape(key)}[ \t]*=", text, re.MULTILINE)
     return text.count("\n", 0, found.start()) + 1 if found else None
@@ -39,6 +55,12 @@ def read(rel: str, text: str) -> Prompt:
         # "at end of document": the last line is where the file stops short.
         line = int(at.group(1)) if at else text.rstrip("\n").count("\n") + 1
         raise NativeError(f"not valid TOML: {exc}", line) from None
+    except RecursionError:
+        # tomllib reads each nested array or inline table with one more call of itself and has no limit of its
+        # own: a file nested a few hundred deep runs out of Python's stack, one of thousands would not stop
+        # sooner. The stack is back where it was here, so the file is a problem and the reading goes on.
+        raise NativeError(f"not valid TOML here: arrays or tables nested deeper than {_MAX_DEPTH} levels",
+                          _deep_line(text)) from None
     body = table.get("prompt")
     if body is None:
         raise NativeError("a Gemini command needs a prompt = \"...\"")
