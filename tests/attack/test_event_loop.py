@@ -146,3 +146,45 @@ def test_a_stored_dotprompt_renders_over_http(tmp_path: Path) -> None:
     assert texts == ["Be brief.", "Tell me about cats in 3 lines."], texts
     assert again["result"]["messages"][1]["content"]["text"] == "Tell me about dogs in 2 lines."
     assert log.read_text().count("parsed brief on promptdeck-render") == 1, log.read_text()
+
+
+def test_a_large_templates_code_is_compiled_by_a_child_process(monkeypatch: Any) -> None:
+    """CPython's ``compile`` holds the GIL for its whole run (about 1 s for this template's code): done on a
+    server thread it stalled every other request, so code that large is compiled by a child process."""
+    from promptdeck.prompts import render
+
+    apart: list[int] = []
+    compile_apart = render._compile_apart
+
+    def counted(source: str, filename: str) -> Any:
+        apart.append(len(source))
+        return compile_apart(source, filename)
+
+    monkeypatch.setattr(render, "_compile_apart", counted)
+    env = render.make_environment()
+    body = BIG[len(HEAD):]
+    text = render.TemplateText(body, _Envs(env))
+    assert text.compile() == frozenset({"topic"})
+    assert apart and apart[0] > render.COMPILE_APART_BYTES
+    assert text.render({"topic": "x"}).startswith("Line about X.\nLine about X.")
+    small = render.TemplateText(UNIT, _Envs(env))
+    small.compile()
+    assert len(apart) == 1  # small templates compile in place, as they always did
+
+
+def test_compiling_a_template_is_bounded_in_time(monkeypatch: Any) -> None:
+    from promptdeck.prompts import render
+
+    monkeypatch.setattr(render, "MAX_COMPILE_SECONDS", 0.0)
+    text = render.TemplateText(BIG[len(HEAD):], _Envs(render.make_environment()))
+    try:
+        text.compile()
+    except render.TemplateSyntax as exc:
+        assert exc.message == "compiling the template took longer than 0 s"
+    else:
+        raise AssertionError("a compile past its time limit was not refused")
+
+
+class _Envs:
+    def __init__(self, env: Any) -> None:
+        self.env = env

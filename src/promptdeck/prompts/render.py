@@ -8,6 +8,7 @@ use (or at load, when asked to validate) and is cached on the template.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -93,6 +94,12 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
             def _parse(self, source: str, name: str | None, filename: str | None) -> Any:
                 return GuardTree().visit(super()._parse(source, name, filename))
 
+            def _compile(self, source: str, filename: str) -> Any:
+                # Jinja's hook for turning its generated Python into code; see ``_compile_apart``.
+                if len(source) <= COMPILE_APART_BYTES:
+                    return super()._compile(source, filename)
+                return _compile_apart(source, filename)
+
             def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
                 _check_deadline()
                 args = check_call(__obj, args, kwargs)
@@ -130,7 +137,7 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
     # optimized=False: Jinja would otherwise fold constant expressions (a huge format, a long
     # repetition) while compiling, where none of the checks above run.
     env = _environment_class(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False,
-                             optimized=False)
+                             optimized=False, extensions=[_clocked_lexing()])
     guard_filters(env.filters)
     env.globals.pop("lipsum", None)  # lorem ipsum of any length, made in one call
     env.globals[_LOOP_GUARD] = _guarded
@@ -142,6 +149,76 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
 
 _LOOP_GUARD = "_promptdeck_loop"
 _CONCAT_GUARD = "_promptdeck_concat"
+
+#: How long compiling one template may take: lexing, parsing and generating code run in Python on
+#: whatever thread compiles (a render thread on a server), and a 1 MiB template takes about 6 s here.
+MAX_COMPILE_SECONDS = 20.0
+#: Generated code larger than this is compiled by a child process (``_compile_apart``).
+COMPILE_APART_BYTES = 256 * 1024
+_compiling = threading.local()
+
+#: The child's whole program: Python source in, its code object out (marshal: the same interpreter reads it).
+_COMPILER = ("import marshal, sys; name = sys.argv[1]; "
+             "sys.stdout.buffer.write(marshal.dumps(compile(sys.stdin.buffer.read(), name, 'exec')))")
+
+
+@functools.cache
+def _clocked_lexing() -> type:
+    """A Jinja extension that looks at the compile deadline as the lexer hands out tokens. The parser
+    pulls tokens one by one, so this bounds lexing and parsing, the bulk of a compile, in time."""
+    from jinja2.ext import Extension
+
+    class ClockedLexing(Extension):
+        def filter_stream(self, stream: Any) -> Any:
+            for n, token in enumerate(stream):
+                if not n & 1023:
+                    _check_compile_deadline()
+                yield token
+
+    return ClockedLexing
+
+
+def _check_compile_deadline() -> None:
+    limit = getattr(_compiling, "at", None)
+    if limit is not None and time.monotonic() > limit:
+        raise RenderLimitError(f"compiling the template took longer than {MAX_COMPILE_SECONDS:g} s")
+
+
+def _compile_apart(source: str, filename: str) -> Any:
+    """``compile(source)`` in a child process of this interpreter, within what is left of the deadline.
+
+    CPython's ``compile`` holds the GIL for its whole run, 0.9 s for a 1 MB template's generated code
+    here, and a thread cannot be stopped: on a server that stalled every other request meanwhile. A
+    child compiles without holding our GIL and can be stopped; it runs nothing but ``compile``, isolated
+    (``-I -S``) from the environment and site packages.
+    """
+    import marshal
+    import subprocess
+    import sys
+
+    limit = getattr(_compiling, "at", None)
+    seconds = MAX_COMPILE_SECONDS if limit is None else max(0.1, limit - time.monotonic())
+    try:
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", _COMPILER, filename], input=source.encode(),
+                              capture_output=True, timeout=seconds, check=False)
+    except subprocess.TimeoutExpired:
+        raise RenderLimitError(f"compiling the template took longer than {MAX_COMPILE_SECONDS:g} s") from None
+    if done.returncode != 0:
+        last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise RenderLimitError(f"compiling the template failed: {last[0][:200]}")
+    return marshal.loads(done.stdout)
+
+
+def _with_compile_deadline(compile_: Callable[[], Any]) -> Any:
+    """``compile_()`` with the compile deadline set on this thread (a template compiled inside another
+    one's compile keeps the outer deadline)."""
+    if getattr(_compiling, "at", None) is not None:
+        return compile_()
+    _compiling.at = time.monotonic() + MAX_COMPILE_SECONDS
+    try:
+        return compile_()
+    finally:
+        _compiling.at = None
 
 
 def literal_calls(tree: Any) -> tuple[tuple[str, str, int], ...]:
@@ -226,7 +303,8 @@ class TemplateText:
         from jinja2 import TemplateSyntaxError, meta
 
         env = self._envs.env
-        try:
+
+        def compile_() -> frozenset[str]:
             tree = env.parse(self.source)
             bomb = constant_bombs(tree)
             if bomb is not None:
@@ -235,10 +313,16 @@ class TemplateText:
             names = frozenset(meta.find_undeclared_variables(tree)) - set(env.globals)
             if self._compiled is None:
                 self._compiled = env.from_string(tree)
+            return names
+
+        try:
+            names: frozenset[str] = _with_compile_deadline(compile_)
         except TemplateSyntaxError as exc:
             raise TemplateSyntax(exc.message or str(exc), exc.lineno or 1) from None
         except TemplateSyntax:
             raise
+        except RenderLimitError as exc:
+            raise TemplateSyntax(str(exc), 1) from None
         except Exception as exc:  # unknown filters, bad constants, ...: the author's mistake, not a crash
             raise TemplateSyntax(f"{type(exc).__name__}: {exc}", getattr(exc, "lineno", None) or 1) from None
         return names
@@ -259,7 +343,7 @@ class TemplateText:
                 raise RenderLimitError(f"rendered text is longer than {MAX_OUTPUT_CHARS} characters")
             return "".join(parts)
         if self._compiled is None:
-            self._compiled = self._envs.env.from_string(self.source)
+            self._compiled = _with_compile_deadline(lambda: self._envs.env.from_string(self.source))
         chunks: list[str] = []
         size = 0
         for chunk in self._compiled.generate(values):
