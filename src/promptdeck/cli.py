@@ -245,7 +245,7 @@ def check(folders: tuple[str, ...]) -> None:
     problems, prompts, files = library_problems(folders)
     for problem in problems:
         click.echo(problem)
-    summary = f"{len(prompts)} prompts ok"
+    summary = f"{len(prompts)} prompt{'s' * (len(prompts) != 1)} ok"
     if problems:
         summary += f"; {len(problems)} problem{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}"
     click.echo(summary, err=bool(problems))
