@@ -76,6 +76,11 @@ def test_check_of_a_clean_tmp_library(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "2 prompts ok\n", "")
 
 
+def test_check_of_one_prompt_uses_the_singular(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": "x"})
+    assert cli("check", str(tmp_path)).stdout == "1 prompt ok\n"
+
+
 def test_check_of_one_problem_uses_the_singular(tmp_path: Path) -> None:
     write(tmp_path, {"a.md": "{{ nobody }}"})
     done = cli("check", str(tmp_path))

@@ -1,11 +1,13 @@
-"""The README's MCP client configurations, so that none of them can rot unseen.
+"""The MCP client configurations the README gives, so that none of them can rot unseen.
 
-Each snippet in "Use it from an MCP client" is taken from the README, parsed as its client reads it (JSON,
-TOML, or a shell command line), checked against the keys that client documents, and then run: the command it
-names is started as the client would start it and asked, by the official MCP SDK's client, to initialize
-and list its prompts, which must be the example library's. ``uvx promptdeck`` (the command for users, which
-tests/test_packaging.py runs from the built wheel) is mapped to this venv's ``promptdeck`` entry point, the
-placeholder library path to the examples, and the HTTP port to a free one; nothing else is changed.
+Each snippet in the README's "Use it from an MCP client" is a shell command, run as written from a
+promptdeck folder (one whose ``.venv/bin/promptdeck`` is this venv's) with a home folder whose ``prompts``
+is the example library: a heredoc prints the client's configuration with the real paths filled in, and
+``claude mcp add`` is given to a stand-in ``claude`` that hands back its words. What comes out is parsed
+as its client reads it (JSON, TOML, or a command line), checked against the keys that client documents,
+and then run: the command it names is started as the client would start it and asked, by the official
+MCP SDK's client, to initialize and list its prompts, which must be the example library's. Nothing in
+between is changed. docs/http.md's Gemini CLI over HTTP is checked the same way, its port made a free one.
 
 The client documentation each shape follows: Claude Desktop, modelcontextprotocol.io's guide to local
 servers (``mcpServers`` with ``command``/``args``); Claude Code, code.claude.com/docs/en/mcp (``claude mcp
@@ -19,6 +21,7 @@ developers.openai.com/codex/mcp (``[mcp_servers.<name>]`` with ``command``/``arg
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -26,6 +29,7 @@ import sys
 import time
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,22 +44,55 @@ from promptdeck.server.app import PromptServer
 from tests.support.http_server import free_port, stop
 from tests.support.libraries import EXAMPLES
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+HTTP_PAGE = REPO / "docs" / "http.md"
 PROMPTDECK = str(Path(sys.executable).parent / "promptdeck")
-PLACEHOLDER = "/absolute/path/to/prompts"
-PORT = 8000  # the port the README's HTTP snippets use
+PORT = 8000  # the port the HTTP snippet uses
 
 
-def snippets() -> dict[str, tuple[str, str]]:
-    """``{client: (language, text)}`` for each ``**Client**`` label in the section and the block after it."""
+def snippets() -> dict[str, str]:
+    """``{label: shell block}`` for each ``**Label**`` in the README's client section and the block after it."""
     text = README.read_text()
     section = text.split("## Use it from an MCP client\n", 1)[1].split("\n## ", 1)[0]
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, str] = {}
     for label, body in re.findall(r"^\*\*([^*]+)\*\*(.*?)(?=^\*\*|\Z)", section, re.S | re.M):
-        blocks = re.findall(r"^```(\w+)\n(.*?)^```", body, re.S | re.M)
-        for index, (language, block) in enumerate(blocks):
-            found[label if index == 0 else f"{label} #{index + 1}"] = (language, block)
+        (block,) = re.findall(r"^```sh\n(.*?)^```", body, re.S | re.M)
+        found[label] = block
     return found
+
+
+@dataclass
+class Reader:
+    """A reader's machine: the promptdeck folder (with its venv's command) and a home holding ``prompts``."""
+
+    repo: Path
+    home: Path
+
+    @classmethod
+    def at(cls, tmp_path: Path) -> Reader:
+        repo, home = tmp_path / "promptdeck", tmp_path / "home"
+        (repo / ".venv" / "bin").mkdir(parents=True)
+        (repo / ".venv" / "bin" / "promptdeck").symlink_to(PROMPTDECK)
+        home.mkdir()
+        (home / "prompts").symlink_to(EXAMPLES)
+        return cls(repo, home)
+
+    @property
+    def command(self) -> str:
+        return str(self.repo / ".venv" / "bin" / "promptdeck")
+
+    @property
+    def library(self) -> str:
+        return str(self.home / "prompts")
+
+    def run(self, snippet: str) -> str:
+        """The snippet's output, run by bash in the promptdeck folder; ``claude`` prints its words, NUL-ended."""
+        script = "claude() { printf '%s\\0' \"$@\"; }\n" + snippet
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=self.repo, capture_output=True,
+                              text=True, timeout=30, env={**os.environ, "HOME": str(self.home)})
+        assert done.returncode == 0, done.stderr
+        return done.stdout
 
 
 Launch = tuple[str, list[str]]  # (command, args) as the client would spawn them
@@ -94,12 +131,14 @@ def codex_toml(text: str) -> Launch:
 
 
 def claude_code_add(text: str) -> Launch:
-    """``claude mcp add [--transport stdio] [--scope S] NAME -- COMMAND [ARGS...]``, options before the name."""
-    (line,) = [line for line in text.splitlines() if line.strip()]
-    words = shlex.split(line)
-    assert words[:3] == ["claude", "mcp", "add"], words
+    """``claude mcp add [--transport stdio] [--scope S] NAME -- COMMAND [ARGS...]``, options before the name;
+    ``text`` is the words the shell gave ``claude``, each ended by a NUL."""
+    words = text.split("\0")
+    assert words[-1] == "", words
+    words = words[:-1]
+    assert words[:2] == ["mcp", "add"], words
     split = words.index("--")
-    options, (name,) = words[3:split - 1], words[split - 1:split]
+    options, (name,) = words[2:split - 1], words[split - 1:split]
     assert name == "promptdeck" and not name.startswith("-")
     pairs = dict(zip(options[::2], options[1::2], strict=True))
     assert set(pairs) <= {"--transport", "--scope", "-s", "-t"}, options
@@ -109,32 +148,27 @@ def claude_code_add(text: str) -> Launch:
     return command, args
 
 
-STDIO: dict[str, Callable[[str], Launch]] = {
-    "Claude Desktop": mcp_servers_json,
-    "Claude Code": claude_code_add,
-    "VS Code": vscode_json,
-    "Cursor": mcp_servers_json,
-    "Gemini CLI": mcp_servers_json,
-    "Codex": codex_toml,
+SHARED = "Claude Desktop, Cursor and Gemini CLI"  # one mcpServers entry, one snippet
+STDIO: dict[str, tuple[str, Callable[[str], Launch]]] = {
+    "Claude Desktop": (SHARED, mcp_servers_json),
+    "Claude Code": ("Claude Code", claude_code_add),
+    "VS Code": ("VS Code", vscode_json),
+    "Cursor": (SHARED, mcp_servers_json),
+    "Gemini CLI": (SHARED, mcp_servers_json),
+    "Codex": ("Codex", codex_toml),
 }
-LANGUAGES = {"Claude Desktop": "json", "Claude Code": "sh", "VS Code": "json", "Cursor": "json",
-             "Gemini CLI": "json", "Codex": "toml"}
 
 
 def test_the_readme_has_a_snippet_for_each_client() -> None:
     found = snippets()
-    for client, language in LANGUAGES.items():
-        assert found[client][0] == language, client
-    assert found["Gemini CLI over HTTP"][0] == "sh" and found["Gemini CLI over HTTP #2"][0] == "json"
+    assert sorted(found) == sorted({label for label, _ in STDIO.values()}), sorted(found)
+    for client, (label, _) in STDIO.items():
+        assert client in label, client
 
 
-def as_run_here(launch: Launch, workspace: Path) -> Launch:
-    """``uvx promptdeck ...`` as this venv runs it, with the placeholder library and VS Code's workspace."""
-    command, args = launch
-    assert command == "uvx" and args[:2] == ["promptdeck", "serve"], launch
-    folders = [a.replace(PLACEHOLDER, str(EXAMPLES)).replace("${workspaceFolder}", str(workspace))
-               for a in args[2:]]
-    return PROMPTDECK, ["serve", *folders]
+def launch_of(client: str, reader: Reader, spoil: Callable[[str], str] = lambda text: text) -> Launch:
+    label, parse = STDIO[client]
+    return parse(reader.run(spoil(snippets()[label])))
 
 
 def example_names() -> list[str]:
@@ -151,13 +185,14 @@ async def listed(session: ClientSession) -> list[str]:
 
 @pytest.mark.parametrize("client", sorted(STDIO))
 def test_the_snippet_starts_a_server_that_lists_the_examples(client: str, tmp_path: Path) -> None:
-    language, text = snippets()[client]
-    launch = STDIO[client](text)
-    (tmp_path / "prompts").symlink_to(EXAMPLES)  # ${workspaceFolder}/prompts
-    command, args = as_run_here(launch, tmp_path)
+    reader = Reader.at(tmp_path)
+    command, args = launch_of(client, reader)
+    assert command == reader.command, command  # the venv's promptdeck, by its absolute path
+    assert args == ["serve", *(["--tools"] if client == "Codex" else []), reader.library], args
     names: list[str] = []
 
     async def run() -> None:
+        # A client starts its servers from a folder of its own choosing: not the promptdeck folder.
         async with stdio_client(StdioServerParameters(command=command, args=args, cwd=tmp_path)) as (read, write):
             async with ClientSession(read, write) as session:
                 names.extend(await listed(session))
@@ -167,7 +202,6 @@ def test_the_snippet_starts_a_server_that_lists_the_examples(client: str, tmp_pa
 
     anyio.run(run)
     assert names == example_names()
-    assert ("--tools" in args) is (client == "Codex"), args
 
 
 # Another client's shape (or a plain mistake) in a snippet: each must fail its client's check.
@@ -177,35 +211,45 @@ WRONG: dict[str, tuple[str, Callable[[str], str]]] = {
     "Cursor under VS Code's key": ("Cursor", lambda t: t.replace('"mcpServers"', '"servers"')),
     "Codex in Claude's spelling": ("Codex", lambda t: t.replace("mcp_servers", "mcpServers")),
     "Claude Code with the name after --": ("Claude Code",
-                                           lambda t: t.replace("promptdeck -- uvx", "-- promptdeck uvx")),
+                                           lambda t: t.replace('promptdeck -- "$PWD', '-- promptdeck "$PWD')),
     "Claude Code with an unknown scope": ("Claude Code", lambda t: re.sub(r"--scope \w+", "--scope team", t)),
     "Gemini CLI with a stray key": ("Gemini CLI", lambda t: t.replace('"command"', '"cmd"')),
 }
 
 
 @pytest.mark.parametrize("case", sorted(WRONG))
-def test_the_shape_checks_refuse_another_clients_shape(case: str) -> None:
+def test_the_shape_checks_refuse_another_clients_shape(case: str, tmp_path: Path) -> None:
     client, spoil = WRONG[case]
-    text = snippets()[client][1]
-    spoiled = spoil(text)
-    assert spoiled != text, case
+    text = snippets()[STDIO[client][0]]
+    assert spoil(text) != text, case
+    reader = Reader.at(tmp_path)
     with pytest.raises((AssertionError, ValueError, KeyError)):
-        STDIO[client](spoiled)
+        launch_of(client, reader, spoil)
+
+
+def http_snippets() -> tuple[str, str]:
+    """docs/http.md's command that starts the server, and the Gemini CLI entry that reaches it."""
+    section = HTTP_PAGE.read_text().split("## A client over HTTP\n", 1)[1].split("\n## ", 1)[0]
+    (command,) = re.findall(r"^```sh\n(.*?)^```", section, re.S | re.M)
+    (entry,) = re.findall(r"^```json\n(.*?)^```", section, re.S | re.M)
+    return command.strip(), entry
 
 
 def test_gemini_over_http_reaches_the_server_its_command_starts(tmp_path: Path) -> None:
-    found = snippets()
-    words = shlex.split(found["Gemini CLI over HTTP"][1].strip())
-    # ``uvx --from 'promptdeck[http]' promptdeck``: the package with the extra that serves HTTP.
-    assert words[:4] == ["uvx", "--from", "promptdeck[http]", "promptdeck"] and words[4] == "serve", words
+    line, entry_text = http_snippets()
+    words = shlex.split(line)
+    # The venv's promptdeck (its dev install has the http extra) serving the reader's library over HTTP.
+    assert words[:2] == [".venv/bin/promptdeck", "serve"] and words[words.index("--http") + 1] == str(PORT), words
     port = free_port()
-    command = [PROMPTDECK, *(w.replace(PLACEHOLDER, str(EXAMPLES)) for w in words[4:])]
-    command[command.index("--http") + 1] = command[command.index("--http") + 1].replace(str(PORT), str(port))
-    config = json.loads(found["Gemini CLI over HTTP #2"][1])
+    reader = Reader.at(tmp_path)
+    config = json.loads(entry_text)
     entry = one_server(config["mcpServers"], {"httpUrl", "headers", "timeout", "trust"})
     url = entry["httpUrl"].replace(f":{PORT}/", f":{port}/")
     assert url == f"http://localhost:{port}/mcp", entry
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    # As written but for the port; ``exec`` so that stopping bash stops the server.
+    script = "exec " + line.replace(f"--http {PORT}", f"--http {port}")
+    server = subprocess.Popen(["bash", "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              cwd=reader.repo, env={**os.environ, "HOME": str(reader.home)})
     try:
         deadline = time.monotonic() + 30  # a bound on start-up, not a measurement
         while True:
@@ -226,4 +270,3 @@ def test_gemini_over_http_reaches_the_server_its_command_starts(tmp_path: Path) 
         assert names == example_names()
     finally:
         stop(server)
-

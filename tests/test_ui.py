@@ -136,14 +136,15 @@ def test_pages_need_no_token_but_the_endpoint_does(tmp_path: Path) -> None:
         assert listed.status_code == 401
 
 
-def test_the_readme_section_shows_screenshots_that_exist() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("## Web catalog and playground", 1)[1].split("\n## ", 1)[0]
-    images = re.findall(r"!\[[^\]]+\]\((docs/ui/[^)]+\.png)\)", section)
-    assert sorted(images) == ["docs/ui/catalog-dark-phone.png", "docs/ui/catalog.png", "docs/ui/editor.png",
-                              "docs/ui/form.png", "docs/ui/messages.png", "docs/ui/versions.png"]
+def test_the_web_page_shows_screenshots_that_exist() -> None:
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    page = (docs / "web.md").read_text()
+    section = page.split("# The web catalog and playground", 1)[1].split("\n## ", 1)[0]
+    images = re.findall(r"!\[[^\]]+\]\((ui/[^)]+\.png)\)", section)
+    assert sorted(images) == ["ui/catalog-dark-phone.png", "ui/catalog.png", "ui/editor.png",
+                              "ui/form.png", "ui/messages.png", "ui/versions.png"]
     for image in images:
-        data = (Path(__file__).resolve().parents[1] / image).read_bytes()
+        data = (docs / image).read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) < 200_000, image
     assert "python -m tests.support.screenshots docs/ui" in section
 

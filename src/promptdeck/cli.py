@@ -125,7 +125,7 @@ def _tool_options(context: click.Context, tools: bool, per_prompt: int, names: t
 @click.option("--keep-alive", type=click.FloatRange(0.1), default=5.0, show_default=True, metavar="SECONDS",
               help="HTTP: an idle connection is closed after this long.")
 @click.option("--no-ui", is_flag=True, help="HTTP: do not serve the web catalog and playground on / "
-              "(README: Web catalog and playground).")
+              "(docs/web.md).")
 @click.option("--write-scope", default="store:write", show_default=True, metavar="SCOPE",
               help="HTTP with --store: the scope a principal needs to save versions, move labels and roll back "
               "from the web page (without authentication the page is read-only).")
@@ -245,7 +245,7 @@ def check(folders: tuple[str, ...]) -> None:
     problems, prompts, files = library_problems(folders)
     for problem in problems:
         click.echo(problem)
-    summary = f"{len(prompts)} prompts ok"
+    summary = f"{len(prompts)} prompt{'s' * (len(prompts) != 1)} ok"
     if problems:
         summary += f"; {len(problems)} problem{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}"
     click.echo(summary, err=bool(problems))

@@ -93,7 +93,7 @@ def test_check_reports_yaml_bombs_at_their_line(tmp_path: Path) -> None:
         assert words in report, report
         if line is not None:
             assert report.startswith(f"{name}:{line}: "), report
-    assert done.stderr.decode().startswith("1 prompts ok; 5 problems in 5 files")
+    assert done.stderr.decode().startswith("1 prompt ok; 5 problems in 5 files")
 
 
 def test_check_reports_constant_template_bombs(tmp_path: Path) -> None:
