@@ -65,8 +65,8 @@ def floor_app(kind: str, library: Path) -> Any:
     from promptdeck.prompts.spec import RenderContext
     from promptdeck.protocol import jsonrpc
     from promptdeck.protocol.revisions import MODERN
-    from promptdeck.server._asgi import read_body
     from promptdeck.server.app import PromptServer
+    from promptdeck.server.asgi import read_body
     from promptdeck.server.handlers import get_result
 
     server = PromptServer("floor")
@@ -106,7 +106,7 @@ def floor_app(kind: str, library: Path) -> Any:
 
 
 def serve_floor(kind: str, library: Path, port: int) -> None:
-    from promptdeck.server import serving
+    from promptdeck.server.http import runner as serving
 
     serving.run(floor_app(kind, library), HOST, port, lifespan="off")
 

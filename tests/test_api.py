@@ -108,7 +108,7 @@ def test_the_protocol_layer_is_sans_io() -> None:
 
 
 def test_the_stdio_path_does_not_import_http_libraries() -> None:
-    out = python("import promptdeck.cli, promptdeck.server.stdio, sys; "
+    out = python("import promptdeck.cli.main, promptdeck.server.stdio, sys; "
                  f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HTTP!r}))")
     assert out == "[]\n"
 

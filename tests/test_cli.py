@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from promptdeck.sources.files import FileSource
+from promptdeck.sources.files.source import FileSource
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "prompts"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8

@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 import yaml
 
+from promptdeck.export.shapes import shape_of
+from promptdeck.export.writers import TARGETS, export
 from promptdeck.prompts.arguments import Argument
 from promptdeck.prompts.content import Message, assistant, user
 from promptdeck.prompts.spec import Prompt, RenderContext
-from promptdeck.sources.exporters import TARGETS, export
-from promptdeck.sources.files import FileSource
-from promptdeck.sources.shapes import shape_of
+from promptdeck.sources.files.source import FileSource
 from tests.support.libraries import EXAMPLES
 
 #: Where each target writes the prompt ``git.commit``.
@@ -183,7 +183,7 @@ def _values(prompt: Prompt, fixed: dict[str, Any], holes: list[Argument]) -> dic
 
 
 def _texts(messages: list[Message]) -> list[tuple[str, str]]:
-    from promptdeck.sources.shapes import _split
+    from promptdeck.export.shapes import _split
 
     parts, _ = _split(messages, {})
     return [(role, "".join(p for p in ps if isinstance(p, str)).strip()) for role, ps in parts]
@@ -239,7 +239,7 @@ def test_text_a_format_would_take_for_a_placeholder_is_reported() -> None:
 
 
 def _raw_texts(messages: list[Message]) -> list[str]:
-    from promptdeck.sources.shapes import _split
+    from promptdeck.export.shapes import _split
 
     parts, _ = _split(messages, {})
     return ["".join(p for p in ps if isinstance(p, str)) for _, ps in parts]

@@ -21,14 +21,14 @@ from hypothesis import strategies as st
 from promptdeck.prompts import render as render_module
 from promptdeck.prompts.arguments import bind
 from promptdeck.prompts.content import Audio, Image, Message, Resource, ResourceLink, Text
-from promptdeck.prompts.paths import LibraryRoot, guess_mime, is_prompt_path, is_text_mime, read_confined
 from promptdeck.prompts.render import TemplateText
 from promptdeck.prompts.spec import Prompt, RenderContext
 from promptdeck.protocol.errors import InternalError, InvalidParams, LibraryError
-from promptdeck.sources import _library as library_module
-from promptdeck.sources import files as files_module
-from promptdeck.sources._library import Library
-from promptdeck.sources.files import FileSource, prompt_name_for
+from promptdeck.sources.files import library as library_module
+from promptdeck.sources.files import source as files_module
+from promptdeck.sources.files.library import Library
+from promptdeck.sources.files.paths import LibraryRoot, guess_mime, is_prompt_path, is_text_mime, read_confined
+from promptdeck.sources.files.source import FileSource, prompt_name_for
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "
@@ -738,7 +738,7 @@ CHILD = textwrap.dedent("""
     import sys
     from promptdeck.prompts import render
     from promptdeck.prompts.spec import RenderContext
-    from promptdeck.sources.files import FileSource
+    from promptdeck.sources.files.source import FileSource
     render.MAX_RENDER_SECONDS = 0.3
     source = FileSource(sys.argv[1])
     source.load(compile_all=True)

@@ -8,7 +8,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptdeck.sources._frontmatter import fast_load
+from promptdeck.sources.files.frontmatter import fast_load
 
 # Scalars chosen to hit YAML 1.1's corners: booleans, nulls, octal-looking and sexagesimal numbers,
 # dates, floats without a dot, indicators, quotes and colons.

@@ -12,7 +12,7 @@ import pytest
 from promptdeck.logs import JsonFormatter, TextFormatter, escape, field
 from promptdeck.prompts.access import grants
 from promptdeck.protocol.errors import AuthError, LibraryError
-from promptdeck.server.guard import BearerTokens, Metrics, Principal, RateLimiter, log_get, missing_scopes
+from promptdeck.server.security.guard import BearerTokens, Metrics, Principal, RateLimiter, log_get, missing_scopes
 
 
 def test_tokens_from_a_file_and_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

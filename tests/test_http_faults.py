@@ -29,8 +29,8 @@ import httpx
 import pytest
 
 from promptdeck import Prompt, PromptServer
-from promptdeck.server.http import REPLAY_EVENTS, StreamableHttpApp
-from promptdeck.server.legacy_sse import LegacySseTransport
+from promptdeck.server.http.app import REPLAY_EVENTS, StreamableHttpApp
+from promptdeck.server.http.legacy_sse import LegacySseTransport
 from tests.support.http_server import http_server
 from tests.support.libraries import write_prompts
 from tests.test_http_protocol import (

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 
 from promptdeck import PromptServer, RenderContext
-from promptdeck.server import serving as served
-from promptdeck.server.http import create_app
+from promptdeck.server.http import runner as served
+from promptdeck.server.http.app import create_app
 
 BOTH = "application/json, text/event-stream"
 POST_HEADERS = {"accept": BOTH, "content-type": "application/json"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from promptdeck.server.limits import Quota, Refusal
+from promptdeck.server.http.limits import Quota, Refusal
 
 
 def test_a_quota_caps_each_principal_and_the_total_and_frees_on_exit() -> None:

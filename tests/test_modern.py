@@ -28,7 +28,7 @@ import httpx
 import pytest
 
 from promptdeck import PromptServer
-from promptdeck.server.http_modern import end_subscriptions
+from promptdeck.server.http.modern import end_subscriptions
 from promptdeck.server.modern import META_CAPABILITIES as CAPABILITIES_KEY
 from promptdeck.server.modern import META_LOG_LEVEL as LOG_LEVEL_KEY
 from promptdeck.server.modern import META_SUBSCRIPTION as SUBSCRIPTION_KEY

@@ -16,12 +16,12 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from promptdeck.prompts.arguments import bind
 from promptdeck.prompts.content import Text
-from promptdeck.prompts.paths import is_prompt_path, may_hold_prompts, prompt_format
 from promptdeck.prompts.sandbox import MAX_OUTPUT_CHARS
 from promptdeck.prompts.spec import Prompt, RenderContext
 from promptdeck.protocol.errors import InternalError, InvalidParams
-from promptdeck.sources.files import MAX_PROMPT_FILE_BYTES, FileSource
-from promptdeck.sources.native import META_FORMAT, META_MODEL
+from promptdeck.sources.files.native import META_FORMAT, META_MODEL
+from promptdeck.sources.files.paths import is_prompt_path, may_hold_prompts, prompt_format
+from promptdeck.sources.files.source import MAX_PROMPT_FILE_BYTES, FileSource
 from tests.test_files import Files, load, prompts, write
 
 

@@ -21,8 +21,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from promptdeck.protocol.errors import AuthError, LibraryError
-from promptdeck.server import oauth
-from promptdeck.server.oauth import OAuthResource
+from promptdeck.server.security import oauth
+from promptdeck.server.security.oauth import OAuthResource
 from tests.support.http_server import http_server
 from tests.support.issuer import Issuer
 

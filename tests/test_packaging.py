@@ -50,12 +50,12 @@ def test_the_wheel_holds_the_package_its_types_and_its_command(dist: Path) -> No
     with zipfile.ZipFile(wheel_of(dist)) as wheel:
         names = set(wheel.namelist())
         entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-        assert "promptdeck = promptdeck._entry:main" in wheel.read(entry_points).decode()
+        assert "promptdeck = promptdeck.cli.entry:main" in wheel.read(entry_points).decode()
     assert {"promptdeck/py.typed", "promptdeck/cli.py", "promptdeck/sources/stored.py"} <= names
     # The web UI's files are package data, served from the installed package (server/ui.py).
-    from promptdeck.server.ui import ASSETS
+    from promptdeck.server.web.page import ASSETS
 
-    assert {f"promptdeck/server/static/{name}" for name in [*ASSETS, "index.html"]} <= names
+    assert {f"promptdeck/server/web/static/{name}" for name in [*ASSETS, "index.html"]} <= names
     assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)
 
 

@@ -415,7 +415,7 @@ def test_without_a_terminal_it_says_so() -> None:
 
 def test_without_prompt_toolkit_it_says_what_to_install() -> None:
     code = ("import sys; sys.modules['prompt_toolkit'] = None\n"
-            "from promptdeck.cli import main; main(['pick', 'x'])")
+            "from promptdeck.cli.main import main; main(['pick', 'x'])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 1
     assert done.stderr == "promptdeck: pick needs prompt_toolkit: pip install 'promptdeck[pick]'\n"
@@ -425,7 +425,7 @@ def test_without_prompt_toolkit_it_says_what_to_install() -> None:
 
 
 def test_rank_orders_exact_prefix_word_substring_then_fuzzy() -> None:
-    from promptdeck._picker import rank
+    from promptdeck.cli.picker import rank
     from promptdeck.client.types import PromptInfo
 
     prompts = [PromptInfo(name=n, title=t) for n, t in [
@@ -444,7 +444,7 @@ def test_rank_orders_exact_prefix_word_substring_then_fuzzy() -> None:
 
 
 def test_clipboard_text_is_the_lone_text_or_readable_messages() -> None:
-    from promptdeck._picker import clipboard_text
+    from promptdeck.cli.picker import clipboard_text
     from promptdeck.client.types import ImageContent, PromptMessage, RenderedPrompt, TextContent
 
     one = RenderedPrompt(messages=(PromptMessage(role="user", content=TextContent(text="Hi.")),))
@@ -457,7 +457,7 @@ def test_clipboard_text_is_the_lone_text_or_readable_messages() -> None:
 
 
 def test_copy_uses_the_first_program_that_works_else_osc52(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from promptdeck._picker import copy_to_clipboard, osc52
+    from promptdeck.cli.picker import copy_to_clipboard, osc52
 
     copied = tmp_path / "copied"
     (tmp_path / "broken").write_text("#!/bin/sh\nexit 1\n")

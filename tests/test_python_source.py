@@ -411,7 +411,7 @@ def test_a_pending_async_completer_holds_up_no_other_request() -> None:
     completer get what it waits for (ordering alone: a completer that held the loop would never answer)."""
     import httpx
 
-    from promptdeck.server.http import create_app
+    from promptdeck.server.http.app import create_app
     from tests.support.modern import BOTH, headers_for, request
 
     server = PromptServer()

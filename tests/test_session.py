@@ -11,9 +11,9 @@ import pytest
 from promptdeck import PromptServer, RenderContext
 from promptdeck.protocol import jsonrpc
 from promptdeck.protocol.lifecycle import State
+from promptdeck.server.legacy import LegacySession
 from promptdeck.server.local import LocalClient
 from promptdeck.server.outcome import Answer, Pending, assemble
-from promptdeck.server.session import LegacySession
 
 
 def make_server() -> PromptServer:

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from promptdeck.protocol.errors import AuthError, LibraryError
-from promptdeck.server.signin import PRINCIPAL, SignIn
+from promptdeck.server.web.signin import PRINCIPAL, SignIn
 
 SECRET = "the-runs-own-token-0123"
 

@@ -127,7 +127,7 @@ def test_a_bad_first_publish_makes_no_store_and_an_unchanged_one_is_not_checked_
     pd("publish", str(folder), "--store", url, "--label", "production")
     # The same bytes again: the store says so (publish then skips the check), nothing is published,
     # and the label moves.
-    from promptdeck.sources.store import Store, to_check
+    from promptdeck.sources.store.database import Store, to_check
 
     with Store(url) as store:
         files = {path: data for path, (_, data) in store.snapshot("production").items()}
@@ -320,8 +320,8 @@ def test_a_bad_version_in_the_store_keeps_the_good_one_served(tmp_path: Path) ->
     url = f"sqlite:///{tmp_path}/s.db"
     folder = library(tmp_path)
     pd("publish", str(folder), "--store", url, "--label", "production")
-    from promptdeck.sources.store import Store
-    from promptdeck.sources.stored import StoreSource
+    from promptdeck.sources.store.database import Store
+    from promptdeck.sources.store.source import StoreSource
 
     source = StoreSource(url)
     try:
@@ -452,7 +452,7 @@ def test_forged_paths_in_the_store_never_leave_the_folder(tmp_path: Path) -> Non
             conn.execute("INSERT INTO files (path, version, publish, prompt, digest) VALUES (?, 1, 1, NULL, "
                          "'forged')", (path,))
             conn.execute("INSERT INTO position_files (position, path, version) VALUES (?, ?, 1)", (position, path))
-    from promptdeck.sources.store import Store, StoreError
+    from promptdeck.sources.store.database import Store, StoreError
 
     with Store(url) as store, pytest.raises(StoreError, match="is not a library path"):
         store.publish({"../up.md": b"x"}, {}, author="a", message="m")
@@ -477,7 +477,7 @@ def test_forged_paths_in_the_store_never_leave_the_folder(tmp_path: Path) -> Non
 
 
 def _folder_prompt_names() -> set[str]:
-    from promptdeck.sources.files import FileSource
+    from promptdeck.sources.files.source import FileSource
 
     source = FileSource(EXAMPLES)
     source.load()

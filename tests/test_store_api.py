@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from promptdeck.sources.versions import MAX_DIFF_LINES, TooLargeToDiff, side_by_side
+from promptdeck.sources.store.versions import MAX_DIFF_LINES, TooLargeToDiff, side_by_side
 from tests.support import modern
 from tests.support.http_server import http_server
 

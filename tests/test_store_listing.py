@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from promptdeck.prompts.catalog import Catalog
-from promptdeck.prompts.paths import is_prompt_path
 from promptdeck.prompts.spec import RenderContext
 from promptdeck.protocol.errors import InternalError, InvalidParams
 from promptdeck.protocol.revisions import LATEST, LEGACY, MODERN, Revision
 from promptdeck.server.app import PromptServer
-from promptdeck.sources.stored import StoredCatalog, StoreSource
+from promptdeck.sources.files.paths import is_prompt_path
+from promptdeck.sources.store.source import StoredCatalog, StoreSource
 from tests.test_store import library, pd, postgres, store_url  # noqa: F401 - fixtures
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from promptdeck.prompts.paths import is_prompt_path
+from promptdeck.sources.files.paths import is_prompt_path
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 from tests.support.modern import ELICITS, get_prompt, http_listen, is_list_changed, post, request, subscription_of
@@ -187,7 +187,7 @@ def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, 
 
 
 def test_the_state_ledger_is_bounded_per_principal_and_fails_closed(postgres: str) -> None:
-    from promptdeck.sources.store import StateLedger, Store
+    from promptdeck.sources.store.database import StateLedger, Store
     from tests.support.http_server import free_port
 
     url = new_database(postgres)

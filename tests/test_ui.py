@@ -16,14 +16,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from promptdeck.server.ui import ASSETS, CSP
+from promptdeck.server.web.page import ASSETS, CSP
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 
 EXPECTED_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                 "media-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'; "
                 "form-action 'self'; object-src 'none'")
-STATIC = Path(str(resources.files("promptdeck.server") / "static"))
+STATIC = Path(str(resources.files("promptdeck.server.web") / "static"))
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +151,7 @@ def test_the_web_page_shows_screenshots_that_exist() -> None:
 
 def test_with_several_endpoints_only_the_default_serves_the_page() -> None:
     from promptdeck.server.app import PromptServer
-    from promptdeck.server.endpoints import Endpoints
+    from promptdeck.server.http.endpoints import Endpoints
 
     endpoints = Endpoints.create({"/mcp": PromptServer(), "/mcp/staging": PromptServer()}, ui=True)
     default, staging = endpoints.apps["/mcp"], endpoints.apps["/mcp/staging"]

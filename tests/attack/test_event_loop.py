@@ -46,7 +46,7 @@ Tell me about {{topic}} in {{count}} lines.
 #: ``promptdeck serve``, telling on stderr which thread parsed each stored prompt file.
 SERVER = """
 import sys, threading
-from promptdeck.sources import stored
+from promptdeck.sources.store import source as stored
 
 load = stored.StoreSource._load
 
@@ -56,7 +56,7 @@ def told(self, prompt):
 
 stored.StoreSource._load = told
 sys.argv = ["promptdeck", *sys.argv[1:]]
-from promptdeck._entry import main
+from promptdeck.cli.entry import main
 main()
 """
 

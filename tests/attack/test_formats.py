@@ -21,7 +21,7 @@ import pytest
 from promptdeck.prompts.arguments import bind
 from promptdeck.prompts.spec import RenderContext
 from promptdeck.protocol.errors import InternalError
-from promptdeck.sources.native import Native, build
+from promptdeck.sources.files.native import Native, build
 from tests.support.http_server import http_server
 from tests.test_files import load, prompts
 

@@ -23,8 +23,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from promptdeck.server import serving as served
-from promptdeck.server._asgi import Receive, Scope, Send
+from promptdeck.server.asgi import Receive, Scope, Send
+from promptdeck.server.http import runner as served
 from tests.support.http_server import free_port
 from tests.support.libraries import EXAMPLES
 from tests.test_http_faults import connect, parse_head, read_response, read_until, request_head

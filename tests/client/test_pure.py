@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from promptdeck.client.channel import decode
+from promptdeck.client.fetch import text_lines
 from promptdeck.client.http import Event, header_safe, sse_events
-from promptdeck.client.web import text_lines
 from promptdeck.protocol.errors import (
     HeaderMismatch,
     InternalError,

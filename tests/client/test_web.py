@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from promptdeck.client.web import HttpClient, HttpError, proxy_for
+from promptdeck.client.fetch import HttpClient, HttpError, proxy_for
 
 from .helpers import run
 

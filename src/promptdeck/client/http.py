@@ -21,7 +21,7 @@ from ..protocol import jsonrpc
 from ..protocol.errors import ClientError, ConnectionFailed, ProtocolViolation, RequestTimeout, from_wire
 from ..protocol.revisions import NEWEST_MODERN
 from .channel import Channel, Envelope, Multiplexed, RequestId, SessionExpired, decode, log, result_of
-from .web import MAX_EVENT, HttpClient, HttpError, Response
+from .fetch import MAX_EVENT, HttpClient, HttpError, Response
 
 #: How often a dropped stream is reopened before giving up.
 RECONNECTS = 5

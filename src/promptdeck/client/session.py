@@ -36,7 +36,7 @@ from .channel import Channel, Multiplexed, RequestId, SessionExpired
 from .types import Completion, ListChange, PromptInfo, PromptMessage, RenderedPrompt
 
 if TYPE_CHECKING:
-    from .web import HttpClient
+    from .fetch import HttpClient
 
 __all__ = ["Client", "Elicit", "Era", "connect"]
 
@@ -511,8 +511,8 @@ async def _start(client: Client, era: Era, probe_timeout: float, fallback: Calla
 async def _open_http(url: str, era: Era, token: str | None, headers: Mapping[str, str] | None, timeout: float,
                      probe_timeout: float, elicit: Elicit | None, max_pages: int) -> Client:
     try:
+        from .fetch import HttpClient
         from .http import HttpChannel, LegacySseChannel
-        from .web import HttpClient
     except ImportError:
         raise ClientError("HTTP servers need aiohttp: pip install 'promptdeck[http]'") from None
     sent = dict(headers or {})

@@ -25,9 +25,9 @@ from ..sources.python import PythonSource
 from .tools import TOOLS_LIST_CHANGED, PromptTools, ToolOptions
 
 if TYPE_CHECKING:
+    from .legacy import LegacySession
     from .modern import ModernEndpoint, Subscription
     from .request_state import Ledger
-    from .session import LegacySession
 
 log = logging.getLogger("promptdeck.server")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -90,7 +90,7 @@ class PromptServer:
             raise LibraryError(f"prompt library {str(path)!r} is not a folder")
 
         def make() -> Source:
-            from ..sources.files import FileSource  # parsing and templates: imported once prompts are read
+            from ..sources.files.source import FileSource  # parsing and templates: imported once prompts are read
 
             return FileSource(path, compile_all=compile_all)
 
@@ -101,8 +101,8 @@ class PromptServer:
     def add_store(self, url: str, *, label: str = "production") -> None:
         """Serve the prompts ``label`` points at in the versioned store at ``url`` (``sqlite:///path.db``,
         a path ending in ``.db``, or ``postgresql://…``), following the label as it moves."""
-        from ..sources.store import StateLedger, is_postgres_url
-        from ..sources.stored import StoreSource
+        from ..sources.store.database import StateLedger, is_postgres_url
+        from ..sources.store.source import StoreSource
         from .request_state import MAX_PER_PRINCIPAL, RequestStates
 
         self.add_source(StoreSource(url, label))

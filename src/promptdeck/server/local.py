@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ..protocol import jsonrpc
+from .legacy import LegacySession
 from .outcome import Answer, Pending
-from .session import LegacySession
 
 if TYPE_CHECKING:
     from .app import PromptServer

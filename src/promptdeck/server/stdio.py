@@ -20,8 +20,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest
+from .legacy import LegacySession
 from .outcome import Answer, assemble
-from .session import LegacySession
 from .watch import WatchThread, watch_folders
 
 if TYPE_CHECKING:

@@ -1,0 +1,36 @@
+"""``promptdeck serve`` over stdio, shared by the click command and the fast front door."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from ..logs import setup_logging
+
+if TYPE_CHECKING:
+    from ..server.tools import ToolOptions
+
+
+def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bool, verbose: int,
+                        list_ttl_ms: int = 60_000, log_format: str = "text", store: str | None = None,
+                        label: str = "production", tools: ToolOptions | None = None) -> int:
+    """Serve FOLDERS (and the ``label`` of ``store``) on stdin/stdout; returns the exit code (1 when a
+    folder or the store cannot be served)."""
+    setup_logging(verbose, log_format)
+    from ..protocol.errors import PromptdeckError
+    from ..server.app import PromptServer
+
+    server = PromptServer(name, page_size=page_size, list_ttl_ms=list_ttl_ms, tools=tools or False)
+    try:
+        for folder in folders:
+            server.add_folder(folder, defer=True)
+        if store is not None:
+            server.add_store(store, label=label)
+    except PromptdeckError as exc:
+        sys.stderr.write(f"promptdeck: {exc}\n")
+        return 1
+    try:
+        server.serve(watch=watch)
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,350 @@
+"""The store commands of the ``promptdeck`` command: publish, label, rollback, history, diff, export, store.
+
+Part of the cli layer (``cli.py`` registers them). Each is one transaction in
+the store, and every failure is one line naming what is at fault, exit 1,
+nothing changed.
+"""
+
+from __future__ import annotations
+
+import datetime
+import getpass
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from ..export.writers import TARGETS
+from ..protocol.errors import PromptdeckError, PromptFileError
+from .main import fail, library_problems, main
+
+if TYPE_CHECKING:
+    from ..prompts.spec import Prompt
+    from ..sources.store.database import Latest, Store
+
+_STORE = click.option("--store", "url", required=True, envvar="PROMPTDECK_STORE", metavar="URL",
+                      help="sqlite:///path.db, a path ending in .db, or postgresql://… (default: $PROMPTDECK_STORE).")
+_AUTHOR = click.option("--author", default=None, metavar="NAME", help="Who made the change (default: your user name).")
+
+
+def _author(given: str | None) -> str:
+    if given:
+        return given
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def valid_label(value: str) -> str:
+    """``value`` if it is a valid label name; else exit 2 with a clear line."""
+    from ..sources.store.database import is_label
+
+    if not is_label(value):
+        fail(f"label {value!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'", 2)
+    return value
+
+
+@contextmanager
+def _opened(url: str, *, create: bool = False) -> Iterator[Store]:
+    from ..sources.store.database import Store
+
+    try:
+        with Store(url, create=create) as opened:
+            yield opened
+    except PromptdeckError as exc:
+        fail(str(exc))
+
+
+def _when(seconds: float) -> str:
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False))
+@_STORE
+@click.option("--label", default=None, metavar="LABEL", help="Move this label to the published library.")
+@click.option("-m", "--message", default="", help="What changed and why.")
+@_AUTHOR
+def publish(folder: str, url: str, label: str | None, message: str, author: str | None) -> None:
+    """Record a new version of every prompt and file in FOLDER that changed, deletions included.
+
+    FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
+    """
+    from ..sources.store.database import Listed, Store, listing_of, read_library, to_check
+
+    if label is not None:
+        valid_label(label)
+    try:
+        content = read_library(folder)
+    except PromptdeckError as exc:
+        fail(str(exc))
+    # What the store has was checked when it was published: only what changed is checked again (see
+    # ``to_check``), the slow part of a large publish. A store that does not exist yet has nothing, and
+    # is made only after the check.
+    latest: dict[str, Latest] = {}
+    with suppress(PromptdeckError):
+        with Store(url) as existing:
+            latest = existing.latest()
+    some = to_check(content, latest)
+    if some is None:
+        problems, prompts, files = library_problems((folder,))
+    elif some:
+        problems, prompts, files = _check_some(folder, some, content, latest)
+    else:
+        problems, prompts, files = [], {}, 0
+    if problems:
+        for problem in problems:
+            click.echo(problem)
+        fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
+             f"file{'s' * (files != 1)}")
+    if some == set() and label is None:
+        # The store's newest versions are these bytes, listed: a publish would record nothing. (One made
+        # meanwhile by someone else comes after this one, which changed nothing when it looked.)
+        click.echo(f"nothing changed in {len(content)} files")
+        return
+    listed: dict[str, Listed] = {prompt.source: listing_of(prompt) for prompt in prompts.values()}
+    with _opened(url, create=True) as opened:
+        try:
+            number, changed = opened.publish(content, listed, author=_author(author), message=message, label=label)
+        except PromptdeckError as exc:
+            fail(str(exc))
+    moved = f"; label {label} points at it" if label else ""
+    if number is None:
+        click.echo(f"nothing changed in {len(content)} files{moved}")
+        return
+    click.echo(f"publish {number}: {len(changed)} file{'s' * (len(changed) != 1)} changed{moved}")
+    for path in changed[:20]:
+        click.echo(f"  {path}")
+    if len(changed) > 20:
+        click.echo(f"  … and {len(changed) - 20} more")
+
+
+def _check_some(folder: str, paths: set[str], content: dict[str, bytes],
+                latest: dict[str, Latest]) -> tuple[list[str], dict[str, Prompt], int]:
+    """``library_problems`` for a folder of which only ``paths`` (prompt files) differ from what the store
+    checked: those are parsed, every other prompt file's name comes from its listing, and a name used
+    twice is a problem of the later path, as ``check`` has it."""
+    from ..sources.files.paths import is_prompt_path
+    from ..sources.files.source import FileSource
+
+    source = FileSource(folder)
+    source.load_paths(sorted(paths))
+    parsed = {prompt.source: prompt for prompt in source.prompts()}
+    errors = {rel: [str(e) for e in found] for rel, found in source.errors.items()}
+    owner: dict[str, str] = {}
+    for path in sorted(p for p in content if is_prompt_path(p)):
+        name = parsed[path].name if path in parsed else None if path in paths else latest[path].prompt
+        if name is None:
+            continue
+        if name in owner:
+            clash = PromptFileError(path, f"prompt name {name!r} is already used by {owner[name]}")
+            errors.setdefault(path, []).append(str(clash))
+            parsed.pop(path, None)
+        else:
+            owner[name] = path
+    problems = [problem for rel in sorted(errors) for problem in errors[rel]]
+    return problems, {prompt.name: prompt for prompt in parsed.values()}, len(errors)
+
+
+@main.command(name="label")
+@click.argument("prompt", metavar="NAME[@VERSION]")
+@click.argument("label")
+@_STORE
+@_AUTHOR
+def label_command(prompt: str, label: str, url: str, author: str | None) -> None:
+    """Point LABEL at one version of one prompt (its newest without @VERSION); the rest stay."""
+    name, _, version_text = prompt.partition("@")
+    if version_text and not version_text.isdigit():
+        fail(f"{prompt!r}: the version after @ is a number", 2)
+    with _opened(url) as opened:
+        try:
+            version = opened.label(name, int(version_text) if version_text else None, valid_label(label),
+                                   author=_author(author))
+        except PromptdeckError as exc:
+            fail(str(exc))
+    click.echo(f"label {label}: {name} is at version {version}")
+
+
+@main.command()
+@click.argument("label")
+@_STORE
+@_AUTHOR
+def rollback(label: str, url: str, author: str | None) -> None:
+    """Point LABEL back where it pointed before its last move."""
+    with _opened(url) as opened:
+        try:
+            before = opened.rollback(label, author=_author(author))
+        except PromptdeckError as exc:
+            fail(str(exc))
+    click.echo(f"label {label} is back at position {before.id} ({before.reason}, {_when(before.created)})")
+
+
+@main.command()
+@click.argument("prompt", required=False, metavar="[NAME]")
+@_STORE
+def history(prompt: str | None, url: str) -> None:
+    """Versions, newest first: of one prompt, or of every file in the store."""
+    with _opened(url) as opened:
+        try:
+            versions = opened.history(prompt)
+        except PromptdeckError as exc:
+            fail(str(exc))
+        labels = {label: opened.position(label) for label in opened.labels()}
+    for v in versions:
+        at = sorted(name for name, p in labels.items() if p is not None and p.files.get(v.path) == v.version)
+        what = "deleted" if v.digest is None else (v.prompt or "file")
+        tags = f"  [{', '.join(at)}]" if at else ""
+        message = f"  {v.message}" if v.message else ""
+        click.echo(f"{v.path} v{v.version}  {what}  publish {v.publish}  {_when(v.created)}  {v.author}"
+                   f"{message}{tags}")
+
+
+@main.command()
+@click.argument("prompt", metavar="NAME")
+@click.argument("first", type=int, metavar="V1")
+@click.argument("second", type=int, required=False, metavar="[V2]")
+@_STORE
+def diff(prompt: str, first: int, second: int | None, url: str) -> None:
+    """Unified diff of a prompt between two versions (V2: its newest), of its file and of its arguments."""
+    with _opened(url) as opened:
+        try:
+            path, older, old_data = opened.version_of(prompt, first)
+            _, newer, new_data = opened.version_of(prompt, second)
+        except PromptdeckError as exc:
+            fail(str(exc))
+    from ..sources.store.versions import argument_schema, schema_text, text_of, unified
+
+    def arguments(data: bytes | None) -> str:
+        if data is None:
+            return ""
+        return schema_text(argument_schema(path, data)) or "(the file does not parse on its own)\n"
+
+    lines = unified(text_of(old_data), text_of(new_data), f"{path}@{older}", f"{path}@{newer}")
+    old_args, new_args = arguments(old_data), arguments(new_data)
+    lines += unified(old_args, new_args, f"{path}@{older} arguments", f"{path}@{newer} arguments")
+    click.echo("".join(lines), nl=False)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="[LIBRARY] OUTDIR")
+@click.option("--store", "url", envvar="PROMPTDECK_STORE", metavar="URL",
+              help="Export a label of this store (sqlite:///path.db, a path ending in .db, or postgresql://…; "
+              "default: $PROMPTDECK_STORE) instead of a LIBRARY folder.")
+@click.option("--label", default=None, metavar="LABEL", help="With --store: the label whose library to write.")
+@click.option("--to", "target", type=click.Choice(TARGETS), default=None,
+              help="Write the prompts in this tool's format (default, from a store: the files as published).")
+@click.option("--force", is_flag=True, help="Write into OUTDIR even if it is not empty (files of the same "
+              "name are replaced; others are left alone).")
+def export(paths: tuple[str, ...], url: str | None, label: str | None, target: str | None, force: bool) -> None:
+    """Write a library to OUTDIR: a store's LABEL byte for byte as published, or a LIBRARY folder or a
+    label in another tool's format (--to)."""
+    context = click.get_current_context()
+    store_given = context.get_parameter_source("url") is not click.core.ParameterSource.DEFAULT
+    if len(paths) == 2:
+        library, outdir = paths
+        if store_given or label is not None:
+            fail("give a LIBRARY folder or --store with --label, not both", 2)
+        if target is None:
+            fail("exporting a folder needs --to FORMAT (a folder is already a folder)", 2)
+    elif len(paths) == 1:
+        library, outdir = None, paths[0]
+        if url is None or label is None:
+            fail("export takes LIBRARY OUTDIR, or OUTDIR with --store URL and --label LABEL", 2)
+    else:
+        fail("export takes LIBRARY OUTDIR, or OUTDIR with --store URL and --label LABEL", 2)
+    if os.path.exists(outdir) and (not os.path.isdir(outdir) or (os.listdir(outdir) and not force)):
+        fail(f"{outdir!r} is not an empty folder; export writes into a new or empty one (or use --force)")
+    if library is not None:
+        assert target is not None
+        _export_as(library, target, outdir, f"library {library}")
+        return
+    assert url is not None and label is not None
+    with _opened(url) as opened:
+        try:
+            files = opened.snapshot(label)
+        except PromptdeckError as exc:
+            fail(str(exc))
+    if target is not None:
+        with tempfile.TemporaryDirectory(prefix="promptdeck-export-") as staged:
+            _write_files(files, Path(staged), label)
+            _export_as(staged, target, outdir, f"label {label}")
+        return
+    _write_files(files, Path(outdir), label)
+    click.echo(f"wrote {len(files)} files of label {label} to {outdir}")
+
+
+def _write_files(files: dict[str, tuple[int, bytes]], root: Path, label: str) -> None:
+    root = root.resolve()
+    left_out = 0
+    for path, (_, data) in sorted(files.items()):
+        target = (root / path).resolve()
+        if not target.is_relative_to(root):  # a stored path is never trusted to stay inside
+            fail(f"the store holds a path that leads outside the folder: {path!r}")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        except OSError as exc:  # the store names "a" as a file and "a/b" too: written by another tool
+            click.echo(f"promptdeck: cannot write {path!r}: {exc.strerror}", err=True)
+            left_out += 1
+    if left_out:
+        fail(f"wrote {len(files) - left_out} of the {len(files)} files of label {label} to {root}; "
+             f"{left_out} could not be written")
+
+
+def _export_as(library: str, target: str, outdir: str, what: str) -> None:
+    """Write the prompts of the folder ``library`` in ``target``'s format; a library with problems is
+    refused whole, as a half-exported library would pass for a whole one."""
+    from ..export.shapes import ShapeError
+    from ..export.writers import export as export_prompts
+
+    problems, prompts, _ = library_problems((library,))
+    if problems:
+        for problem in problems:
+            click.echo(problem, err=True)
+        fail(f"{what} has {len(problems)} problem{'s' * (len(problems) != 1)}; fix them first (promptdeck check)")
+    try:
+        written = export_prompts(prompts.values(), target)
+    except ShapeError as exc:
+        fail(str(exc))
+    root = Path(outdir).resolve()
+    paths = [w.path for w in written]
+    for path in {p for p in paths if paths.count(p) > 1}:
+        clashing = ", ".join(repr(w.prompt) for w in written if w.path == path)
+        fail(f"prompts {clashing} would all be written to {path}; nothing was written")
+    for item in written:
+        file = (root / item.path).resolve()
+        if not file.is_relative_to(root):
+            fail(f"prompt {item.prompt!r} would be written outside {outdir}: {item.path!r}")
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(item.text, encoding="utf-8")
+        if item.warnings:
+            click.echo(f"{item.path}: warning: " + "; ".join(item.warnings), err=True)
+    warned = sum(1 for w in written if w.warnings)
+    click.echo(f"wrote {len(written)} prompts of {what} as {target} to {outdir}"
+               + (f" ({warned} with warnings)" if warned else ""))
+
+
+@main.group()
+def store() -> None:
+    """Look after a store itself."""
+
+
+@store.command()
+@click.argument("url")
+def upgrade(url: str) -> None:
+    """Create the store's schema, or bring it to this promptdeck's version."""
+    from ..sources.store.database import SCHEMA_VERSION
+
+    with _opened(url, create=True) as opened:
+        found = opened.upgraded_from
+    if found is None:
+        click.echo(f"the store is at schema {SCHEMA_VERSION} already")
+    elif found == 0:
+        click.echo(f"created the store's schema (version {SCHEMA_VERSION})")
+    else:
+        click.echo(f"upgraded the store from schema {found} to {SCHEMA_VERSION}")

@@ -1,0 +1,150 @@
+"""2026-07-28 requests over Streamable HTTP: one POST, one message, no session.
+
+The headers must agree with the body (``MCP-Protocol-Version`` with the
+``_meta`` version, ``Mcp-Method`` with the method, ``Mcp-Name`` with the prompt
+of a ``prompts/get``), else 400 with -32020. Errors in ``_meta`` are 400, an
+unknown method 404. A request is answered with JSON, or with SSE when progress
+notifications come first. ``subscriptions/listen`` holds its response open as
+an SSE stream: the acknowledgement, then list_changed as it happens. Closing a
+response stream cancels the request (2026-07-28 reverses the older rule).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import time
+from typing import TYPE_CHECKING, Any
+
+from ...protocol import jsonrpc
+from ...protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError
+from ...protocol.jsonrpc import Notification, Request
+from .. import asgi
+from ..modern import META_VERSION, Subscription
+from ..outcome import Answer, Pending, failed
+from ..security.guard import Principal
+from . import limits
+
+if TYPE_CHECKING:
+    from .app import StreamableHttpApp
+
+#: Methods whose ``Mcp-Name`` header must repeat a member of their params, and which member.
+NAMED = {"prompts/get": "name", "tools/call": "name", "resources/read": "uri"}
+
+
+def header_value(scope: asgi.Scope, name: bytes) -> str | None:
+    """A header's value, with the ``=?base64?...?=`` wrapping for unsafe values undone."""
+    raw = asgi.headers_of(scope).get(name)
+    if raw is None:
+        return None
+    text = raw.decode("latin-1").strip()
+    if text.startswith("=?base64?") and text.endswith("?="):
+        try:
+            decoded: str = base64.b64decode(text[9:-2], validate=True).decode("utf-8")
+            return decoded
+        except (binascii.Error, UnicodeDecodeError):
+            raise HeaderMismatch(f"header {name.decode()} is not valid base64-wrapped UTF-8") from None
+    return text
+
+
+def _check_headers(scope: asgi.Scope, message: Request | Notification, version: object) -> None:
+    for name, expected in ((b"mcp-protocol-version", version), (b"mcp-method", message.method)):
+        value = header_value(scope, name)
+        if value is None:
+            raise HeaderMismatch(f"the {name.decode()} header is required")
+        if value != expected:
+            raise HeaderMismatch(f"the {name.decode()} header says {value!r} but the body says {expected!r}")
+    key = NAMED.get(message.method)
+    if key is not None:
+        value = header_value(scope, b"mcp-name")
+        expected = (message.params or {}).get(key)
+        if value is None:
+            raise HeaderMismatch("the mcp-name header is required for " + message.method)
+        if value != expected:
+            raise HeaderMismatch(f"the mcp-name header says {value!r} but the body names {expected!r}")
+
+
+async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send,
+                       principal: Principal, message: Request | Notification, meta: dict[str, Any] | None) -> None:
+    """Answer one 2026-07-28 message; ``meta`` is its ``_meta`` (``modern_meta``), None when it names no version."""
+    request_id = message.id if isinstance(message, Request) else None
+    version = meta.get(META_VERSION) if meta is not None else None
+    try:
+        if version is None and isinstance(message, Request):
+            raise InvalidParams(f'params._meta must carry "{META_VERSION}"', http_status=400)
+        _check_headers(scope, message, version or header_value(scope, b"mcp-protocol-version"))
+        if isinstance(message, Notification):
+            await asgi.respond(send, 202, b"", None)  # cancellation is the closing of a stream here
+            return
+        endpoint = app.server.modern
+        ctx = endpoint.open(message, meta, principal.name, principal.scopes)
+    except McpError as exc:
+        refused = failed(request_id, message.method, exc)
+        await asgi.respond(send, refused.status if refused.status != 200 else 400, refused.data)
+        return
+    if message.method == "subscriptions/listen":
+        refusal = limits.stream_refusal(app, principal.name)
+        if refusal is not None:
+            await asgi.respond(send, refusal.status, jsonrpc.encode_error(request_id, InvalidRequest(refusal.message)),
+                               headers=refusal.headers())
+            return
+        with app.streams.hold(principal.name):
+            await _listen(app, message, ctx, receive, send)
+        return
+    related: list[bytes] = []
+    started = time.perf_counter()
+    outcome = endpoint.handle(message, ctx, related.append)
+    answer = await _unless_closed(outcome, receive) if type(outcome) is Pending else outcome
+    if answer is None:
+        return  # the client closed the stream: the request is cancelled and gets nothing more
+    assert isinstance(answer, Answer)  # listen was served above
+    app.observe([message], answer, time.perf_counter() - started, principal)
+    await asgi.respond_messages(send, related, answer.data, status=answer.status)
+
+
+async def _unless_closed(pending: Pending, receive: asgi.Receive) -> Answer | None:
+    """Await a render, cancelling it if the client goes away first."""
+    work = asyncio.ensure_future(pending)
+    gone = asyncio.ensure_future(asgi.disconnected(receive))
+    try:
+        done, _ = await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if work in done:
+            return work.result()
+        work.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await work
+        return None
+    finally:
+        gone.cancel()
+
+
+async def _listen(app: StreamableHttpApp, message: Request, ctx: Any, receive: asgi.Receive,
+                  send: asgi.Send) -> None:
+    queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+    push = asgi.from_any_thread(queue.put_nowait)
+    outcome = app.server.modern.handle(message, ctx, push, push)
+    if not isinstance(outcome, Subscription):
+        assert isinstance(outcome, Answer)  # listen is answered at once: a subscription or its error
+        await asgi.respond(send, outcome.status, outcome.data)
+        return
+    app.server.subscriptions.add(outcome)
+    app.listeners[outcome] = queue
+    try:
+        await send({"type": "http.response.start", "status": 200, "headers": asgi.SSE_HEADERS})
+        await send({"type": "http.response.body", "body": asgi.sse_event(outcome.acknowledgement()),
+                    "more_body": True})
+        await asgi.stream_queue(send, receive, queue, asgi.sse_event)
+    except OSError:
+        return
+    finally:
+        app.server.subscriptions.discard(outcome)
+        app.listeners.pop(outcome, None)
+
+
+def end_subscriptions(app: StreamableHttpApp) -> None:
+    """Server shutdown: end every open subscription gracefully with its listen result."""
+    for subscription, queue in list(app.listeners.items()):
+        queue.put_nowait(subscription.ending())
+        queue.put_nowait(None)

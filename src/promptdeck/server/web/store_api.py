@@ -1,0 +1,469 @@
+"""The web page's window on the versioned store: history, diffs, checks, and (with the write scope) new
+versions, label moves and rollbacks of the label the server serves.
+
+Served on ``/api/store`` by ``serve --http`` when it serves a store label and the page is on. Requests
+pass the same Host/Origin checks, authentication and rate limit as ``/mcp`` (``StreamableHttpApp`` does
+them before a request reaches this module), so the page has exactly its principal's rights:
+
+- reading needs nothing more than seeing the prompt, and each version is seen by its own scopes
+  (``prompts.access``, applied by ``_Sight``): a prompt or a version that scopes hide from the principal
+  is answered exactly as an unknown one (404), a history lists only the versions it may see, a label
+  move that changed only what it may not see is shown without its reason or author, and a check of its
+  text treats the files it may not see as absent;
+- writing needs the write scope (``store:write`` unless ``--write-scope`` says otherwise). A server
+  without authentication has anonymous principals, which hold no scope: it serves the store read-only.
+  A writer saves only versions it may see, and moves a label (a save's, a pointing, a rollback) only
+  through changes it may see.
+
+A POST must be ``application/json``, which a cross-site form cannot send without a preflight this
+server never grants. Every store call runs in a thread under a small quota per principal and in total,
+on a connection of its own, and every answer is JSON: ``{"error": …}`` beside the HTTP status that fits.
+docs/store-api.md has the whole contract.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import msgspec
+
+from ...prompts.access import EVERYONE, may_see, parse_scopes, shown_scopes, viewing
+from ...protocol.errors import PromptFileError
+from ...protocol.jsonrpc import encode_json
+from ...sources.files.frontmatter import line_of_key, split_front_matter
+from ...sources.files.library import file_scopes
+from ...sources.files.paths import is_prompt_path
+from ...sources.files.source import MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
+from ...sources.store.database import (
+    Position,
+    Recorded,
+    Store,
+    StoreConflict,
+    StoreError,
+    StoreMissing,
+    is_label,
+    listing_of,
+    no_version,
+)
+from ...sources.store.source import META_LABEL, StoreSource
+from ...sources.store.versions import TooLargeToDiff, argument_schema, schema_text, side_by_side, text_of
+from ..asgi import (
+    BodyTooLarge,
+    BodyTooSlow,
+    Disconnected,
+    Headers,
+    Receive,
+    Scope,
+    Send,
+    headers_of,
+    media_type,
+    read_body,
+)
+from ..asgi import respond as _respond
+from ..http.limits import Quota
+from ..security.guard import DEFAULT_WRITE_SCOPE, Principal, missing_scopes
+
+if TYPE_CHECKING:
+    from ...prompts.spec import Prompt
+    from ..app import PromptServer
+
+log = logging.getLogger("promptdeck.store")
+T = TypeVar("T")
+
+PREFIX = "/api/store"
+#: A request body: a prompt file's largest text, JSON-escaped (a quote or backslash takes two bytes).
+MAX_BODY_BYTES = 2 * MAX_PROMPT_FILE_BYTES + 64 * 1024
+MAX_MESSAGE_CHARS = 2000
+_GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET"}
+_POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST"}
+
+
+class _Edit(msgspec.Struct, forbid_unknown_fields=True):
+    prompt: str
+    text: str
+    message: str = ""
+    label: str | None = None
+    #: the version the edit started from: a newer one in the store refuses the save (409)
+    base: Version | None = None
+
+
+#: A version number as the API takes it: what the databases' integers hold, and no more.
+Version = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
+
+
+class _Point(msgspec.Struct, forbid_unknown_fields=True):
+    prompt: str
+    version: Version
+    label: str
+
+
+class _Back(msgspec.Struct, forbid_unknown_fields=True):
+    label: str
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.extra = extra
+
+
+class StoreApi:
+    """``/api/store`` for the label ``source`` serves (see the module docstring)."""
+
+    def __init__(self, server: PromptServer, source: StoreSource, write_scope: str = DEFAULT_WRITE_SCOPE,
+                 total: int = 4, per_principal: int = 2) -> None:
+        self.server = server
+        self.source = source
+        self.write_scope = write_scope
+        #: store calls running: each holds a thread and a store connection
+        self.calls = Quota("store requests", total, per_principal)
+
+    @staticmethod
+    def serves(path: str) -> bool:
+        return path == PREFIX or path.startswith(PREFIX + "/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+        route, method = scope["path"][len(PREFIX):], scope["method"]
+        allowed = _GETS.get(route) or _POSTS.get(route)
+        try:
+            if allowed is None:
+                raise ApiError(404, f"no such store call: {scope['path']}")
+            if method != allowed:
+                await _send(send, 405, {"error": f"{scope['path']} takes {allowed}"}, [(b"allow", allowed.encode())])
+                return
+            if method == "POST":
+                body = await self._body(scope, receive)
+                answer = await self._post(route, body, principal)
+            else:
+                answer = await self._get(route, _query(scope), principal)
+        except ApiError as exc:
+            await _send(send, exc.status, {"error": str(exc), **exc.extra})
+            return
+        except Disconnected:
+            return
+        except Exception:  # a fault of ours: JSON like every other answer, the details in the log only
+            log.exception("store call %s failed", scope["path"])
+            await _send(send, 500, {"error": "internal error"})
+            return
+        await _send(send, 200, answer)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    async def _get(self, route: str, query: dict[str, str], principal: Principal) -> dict[str, Any]:
+        if route == "":
+            return await self._run(principal, self._overview, principal)
+        prompt = self._visible(principal, _field(query, "prompt"))
+        if route == "/history":
+            return await self._run(principal, self._history, prompt)
+        if route == "/version":
+            return await self._run(principal, self._version, prompt, _number(query, "version"))
+        return await self._run(principal, self._diff, prompt, _number(query, "from"), _number(query, "to"))
+
+    def _overview(self, sight: _Sight, principal: Principal) -> dict[str, Any]:
+        labels = []
+        for now, before in sight.store.label_moves():
+            # Each move is shown as its change allows: the positions before it say what it changed.
+            at = [sight.store.position(now.label, back) for back in range(3)]
+            labels.append({**sight.move(now, at[1], at[0]), "name": now.label,
+                           "previous": sight.move(before, at[2], at[1]) if before else None})
+        return {"label": self.source.label, "write": self._may_write(principal), "writeScope": self.write_scope,
+                "labels": labels}
+
+    def _history(self, sight: _Sight, prompt: Prompt) -> dict[str, Any]:
+        path = prompt.source
+        labels = sight.store.labels_at(path)
+        versions = [{"version": v.version, "publish": v.publish, "author": v.author, "message": v.message,
+                     "created": v.created, "deleted": v.digest is None, "labels": labels.get(v.version, [])}
+                    for v in sight.store.history(path)
+                    if sight.version(path, v.version, Recorded(v.prompt, v.digest, v.scopes))]
+        return {"prompt": prompt.name, "path": path, "versions": versions}
+
+    def _version(self, sight: _Sight, prompt: Prompt, version: int) -> dict[str, Any]:
+        found, data = sight.content(prompt, version)
+        with viewing(sight.held):
+            arguments = argument_schema(prompt.source, data, self.source.library)
+        return {"prompt": prompt.name, "path": prompt.source, "version": found,
+                "text": None if data is None else text_of(data), "arguments": arguments}
+
+    def _diff(self, sight: _Sight, prompt: Prompt, first: int, second: int) -> dict[str, Any]:
+        path = prompt.source
+        _, old = sight.content(prompt, first)
+        _, new = sight.content(prompt, second)
+        library = self.source.library
+        with viewing(sight.held):
+            old_args, new_args = (schema_text(argument_schema(path, data, library)) for data in (old, new))
+        try:
+            rows = side_by_side(text_of(old), text_of(new))
+            argument_rows = side_by_side(old_args, new_args)
+        except TooLargeToDiff as exc:
+            raise ApiError(413, str(exc)) from None
+        return {"prompt": prompt.name, "path": path, "from": first, "to": second, "source": rows,
+                "arguments": argument_rows, "same": old == new}
+
+    # -- checking and writing --------------------------------------------------------------------
+
+    async def _post(self, route: str, body: bytes, principal: Principal) -> dict[str, Any]:
+        if route == "/check":
+            edit = _decode(body, _Edit)
+            prompt = self._visible(principal, edit.prompt)
+            problems = await self._run(principal, self._problems, prompt, _text(edit))
+            return {"problems": problems}
+        if not self._may_write(principal):
+            raise ApiError(403, f"writing to the store needs the scope {self.write_scope}", scope=self.write_scope)
+        if route == "/publish":
+            edit = _decode(body, _Edit)
+            prompt = self._visible(principal, edit.prompt)
+            label = _label(edit.label) if edit.label is not None else None
+            if len(edit.message) > MAX_MESSAGE_CHARS:
+                raise ApiError(400, f"message: at most {MAX_MESSAGE_CHARS} characters")
+            return await self._run(principal, self._publish, prompt, _text(edit), edit, label, principal.name)
+        if route == "/label":
+            point = _decode(body, _Point)
+            prompt = self._visible(principal, point.prompt)
+            return await self._run(principal, self._point, prompt, point.version, _label(point.label),
+                                   principal.name)
+        back = _decode(body, _Back)
+        return await self._run(principal, self._rollback, _label(back.label), principal.name)
+
+    def _problems(self, sight: _Sight, prompt: Prompt, data: bytes) -> list[dict[str, Any]]:
+        return _shown(self._check(sight, prompt, data)[1])
+
+    def _check(self, sight: _Sight, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
+        """What ``check`` finds in ``data`` as ``prompt``'s file in the served label, as its principal may
+        know it: the file's own problems (its material read from the label; a file the principal may not
+        see is absent), a version the principal could not see, and its name taken by another prompt."""
+        library = self.source.library
+        if library is None:
+            raise ApiError(503, "the label is not loaded yet; try again")
+        path = prompt.source
+        with viewing(sight.held):
+            parsed = build_prompt(library, path, stage_file(path, data), compile_now=True)
+        checked = parsed.prompt
+        if checked is None:
+            return None, parsed.errors
+        if not may_see(sight.held, checked.scopes):
+            front = split_front_matter(data.decode("utf-8"))[0] or ""  # it parsed: it has front matter
+            return None, [PromptFileError(path, f"scopes: {shown_scopes(checked.scopes)}: you could not see this "
+                                                "version; save only versions your own scopes show you",
+                                          line_of_key(front, "scopes"))]
+        if checked.name == prompt.name:
+            return checked, parsed.errors
+        position = sight.store.require_position(self.source.label)
+        for other in sight.store.listed(position, name=checked.name):
+            if other.path != path:
+                # A name is one namespace for everyone: a hidden prompt's is refused too, but never named.
+                where = other.path if may_see(sight.held, parse_scopes(other.scopes)) else None
+                reason = f"is already used by {where}" if where else "cannot be used here; choose another"
+                return None, [PromptFileError(path, f"prompt name {checked.name!r} {reason}")]
+        return checked, parsed.errors
+
+    def _publish(self, sight: _Sight, prompt: Prompt, data: bytes, edit: _Edit, label: str | None,
+                 author: str) -> dict[str, Any]:
+        checked, problems = self._check(sight, prompt, data)
+        if problems:
+            raise ApiError(422, f"nothing saved: {len(problems)} problem{'s' * (len(problems) != 1)} in "
+                                f"{prompt.source}", problems=_shown(problems))
+        listed = listing_of(checked) if checked is not None else None
+        path = prompt.source
+        version, publish = sight.store.publish_file(
+            path, data, listed, author=author, message=edit.message, base=edit.base, label=label,
+            seen=lambda number: sight.version(path, number), allow=sight.allow_move)
+        log.info("%s saved %s version %d%s", author, path, version, f" (label {label})" if label else "")
+        return {"prompt": prompt.name, "path": path, "version": version, "publish": publish,
+                "changed": publish is not None}
+
+    def _point(self, sight: _Sight, prompt: Prompt, version: int, label: str, author: str) -> dict[str, Any]:
+        if not sight.version(prompt.source, version):
+            raise no_version(prompt.source, version)
+        found = sight.store.label(prompt.source, version, label, author=author, allow=sight.allow_move)
+        log.info("%s pointed label %s at %s version %d", author, label, prompt.source, found)
+        return {"label": label, "prompt": prompt.name, "version": found}
+
+    def _rollback(self, sight: _Sight, label: str, author: str) -> dict[str, Any]:
+        before = sight.store.rollback(label, author=author, allow=sight.allow_move)
+        log.info("%s rolled label %s back to position %d", author, label, before.id)
+        return {"label": label, "position": before.id, "reason": before.reason}
+
+    # -- shared ----------------------------------------------------------------------------------
+
+    def _may_write(self, principal: Principal) -> bool:
+        # Anonymous principals (no authentication) hold no scope, so they never write. ``None`` (trusted with
+        # everything) is the stdio client's, which never reaches HTTP.
+        return principal.scopes is not None and not missing_scopes(principal.scopes, (self.write_scope,))
+
+    def _visible(self, principal: Principal, name: str) -> Prompt:
+        """The served prompt ``name`` from this label, if the principal may see it; else 404, the same answer
+        for a prompt hidden by scopes as for one that does not exist."""
+        prompt = self.server.catalog.view(principal.scopes).get(name)
+        if prompt is None or prompt.meta.get(META_LABEL) != self.source.label:
+            raise ApiError(404, f"no prompt {name!r} in label {self.source.label}")
+        return prompt
+
+    async def _run(self, principal: Principal, call: Callable[..., T], *args: Any) -> T:
+        """``call(store, *args)`` in a thread, on a connection of its own, within the quota."""
+        refusal = self.calls.refusal(principal.name)
+        if refusal is not None:
+            raise ApiError(refusal.status, refusal.message)
+
+        def opened() -> T:
+            with Store(self.source.url) as store:
+                return call(_Sight(store, principal.scopes), *args)
+
+        with self.calls.hold(principal.name):
+            try:
+                return await asyncio.to_thread(opened)
+            except StoreMissing as exc:
+                raise ApiError(404, str(exc)) from None
+            except StoreConflict as exc:
+                raise ApiError(409, str(exc)) from None
+            except StoreError as exc:
+                # Readers learn only that it failed: the details (which host, which driver error) are the
+                # operator's, in the server log, with the URL's secrets masked by ``Store``.
+                log.error("store call failed: %s", exc)
+                raise ApiError(503, "store unavailable") from None
+
+    async def _body(self, scope: Scope, receive: Receive) -> bytes:
+        if media_type(headers_of(scope).get(b"content-type")) != b"application/json":
+            raise ApiError(415, "send the body as application/json")
+        try:
+            return await read_body(receive, MAX_BODY_BYTES, headers_of(scope).get(b"content-length"))
+        except BodyTooLarge:
+            raise ApiError(413, f"the body is larger than {MAX_BODY_BYTES} bytes") from None
+        except BodyTooSlow:
+            raise ApiError(408, "the body did not arrive in time") from None
+
+
+class _Sight:
+    """One store call's view of the store, as one principal may see it: the access rule
+    (``prompts.access.may_see``) applied to each version by its own scopes."""
+
+    __slots__ = ("store", "held", "_seen")
+
+    def __init__(self, store: Store, held: frozenset[str] | None) -> None:
+        self.store = store
+        self.held = held
+        self._seen: dict[tuple[str, int], bool] = {}
+
+    def version(self, path: str, version: int, recorded: Recorded | None = None) -> bool:
+        """Whether the principal may see ``version`` of ``path``: material and deletions as their prompt,
+        a prompt file's version by the scopes recorded for it, or its own front matter's when none were."""
+        key = (path, version)
+        if key not in self._seen:
+            if recorded is None:
+                recorded = self.store.recorded([key]).get(key)
+            self._seen[key] = recorded is not None and may_see(self.held, self._scopes(path, version, recorded))
+        return self._seen[key]
+
+    def _scopes(self, path: str, version: int, recorded: Recorded) -> frozenset[str]:
+        if recorded.digest is None or not is_prompt_path(path):
+            return EVERYONE
+        if recorded.prompt is not None and recorded.scopes is not None:
+            return parse_scopes(recorded.scopes)
+        # Published before listings (or forged): the version's own bytes say; unreadable ones hide it.
+        found = file_scopes(path, self.store.content(path, version))
+        return found if found is not None else frozenset({"\0unreadable"})
+
+    def content(self, prompt: Prompt, version: int) -> tuple[int, bytes | None]:
+        """(version, bytes) of a version of ``prompt`` the principal may see; a hidden one is unknown. The
+        bytes must agree with the recorded scopes, so a forged row cannot show a hidden version."""
+        path = prompt.source
+        if not self.version(path, version):
+            raise no_version(prompt.name, version)
+        found, data = self.store.file_version(path, version, prompt.name)
+        if data is not None and is_prompt_path(path):
+            own = file_scopes(path, data)
+            if own is None or not may_see(self.held, own):
+                raise no_version(prompt.name, version)
+        return found, data
+
+    def _changed(self, before: dict[str, int], after: dict[str, int]) -> tuple[int, int]:
+        """(visible, hidden): the paths whose version differs between two positions' files, counted by
+        whether the principal may see both their versions."""
+        pairs = {(path, version) for path, version in before.items() if after.get(path) != version}
+        pairs |= {(path, version) for path, version in after.items() if before.get(path) != version}
+        recorded = self.store.recorded(pairs)
+        hidden = {path for path, version in pairs if not self.version(path, version, recorded.get((path, version)))}
+        return len({path for path, _ in pairs} - hidden), len(hidden)
+
+    def allow_move(self, before: dict[str, int], after: dict[str, int]) -> None:
+        """A label move's rule (``Store.MoveRule``): never through a change the principal cannot see."""
+        if self._changed(before, after)[1]:
+            raise ApiError(403, "this label move would change versions outside your scopes; nothing changed. "
+                                "Someone who holds their scopes must make it")
+
+    def move(self, move: Any, before: Position | None, after: Position | None) -> dict[str, Any]:
+        """A label move as the overview shows it. One that changed only what the principal may not see
+        keeps only its position and time: its reason may name what it changed, its author is its history.
+        (A move of several files names none of them.)"""
+        shown = _move(move)
+        if after is not None:
+            visible, hidden = self._changed(before.files if before is not None else {}, after.files)
+            if hidden and not visible:
+                shown.update(reason="label moved", author=None)
+        return shown
+
+
+def _query(scope: Scope) -> dict[str, str]:
+    from urllib.parse import parse_qsl
+
+    try:
+        pairs = parse_qsl(scope.get("query_string", b"").decode("utf-8"), keep_blank_values=True,
+                          strict_parsing=False, max_num_fields=8)
+    except (UnicodeDecodeError, ValueError):
+        raise ApiError(400, "the query string is not valid") from None
+    return dict(pairs)
+
+
+def _field(query: dict[str, str], name: str) -> str:
+    value = query.get(name)
+    if not value:
+        raise ApiError(400, f"the query needs {name}=…")
+    return value
+
+
+def _number(query: dict[str, str], name: str) -> int:
+    value = _field(query, name)
+    if not value.isdigit() or len(value) > 12:
+        raise ApiError(400, f"{name} must be a version number, not {value[:40]!r}")
+    return int(value)
+
+
+def _decode(body: bytes, kind: type[T]) -> T:
+    try:
+        return msgspec.json.decode(body, type=kind)
+    except msgspec.ValidationError as exc:
+        raise ApiError(400, f"the body is not what this call takes: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise ApiError(400, f"the body is not JSON: {exc}") from None
+
+
+def _text(edit: _Edit) -> bytes:
+    data = edit.text.encode("utf-8")  # msgspec refuses a lone surrogate (\ud800) as not JSON
+    if len(data) > MAX_PROMPT_FILE_BYTES:
+        raise ApiError(413, f"text: a prompt file is at most {MAX_PROMPT_FILE_BYTES} bytes")
+    return data
+
+
+def _label(value: str) -> str:
+    if not is_label(value):
+        raise ApiError(400, f"label {value[:80]!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'")
+    return value
+
+
+def _shown(problems: list[PromptFileError]) -> list[dict[str, Any]]:
+    """Problems as the API gives them: the line in the text sent (None: the whole file) and the reason."""
+    return [{"line": problem.line, "message": problem.reason} for problem in problems]
+
+
+def _move(move: Any) -> dict[str, Any]:
+    return {"position": move.position, "reason": move.reason, "author": move.author, "created": move.created}
+
+
+async def _send(send: Send, status: int, body: dict[str, Any], headers: Headers | None = None) -> None:
+    # The answers carry prompt text: never cached by a shared cache, never sniffed as something else.
+    extra = [(b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"), *(headers or ())]
+    await _respond(send, status, encode_json(body), headers=extra)

@@ -1,0 +1,341 @@
+"""Message blocks of a prompt file: the role line's mapping and the text below it, as templates."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ...prompts.access import reading_as
+from ...prompts.arguments import Argument
+from ...prompts.content import ROLES, Annotations, Audio, Content, Image, Message, Resource, ResourceLink, Text
+from ...prompts.execution import LIGHT, TEMPLATE
+from ...prompts.render import TemplateSyntax, TemplateText, run_bounded
+from ...prompts.spec import RenderContext, RenderFn
+from ...protocol.errors import InvalidParams
+from .frontmatter import YamlRefused, safe_yaml
+from .library import Library
+from .paths import guess_mime, is_text_mime
+
+log = logging.getLogger("promptdeck.render")
+
+_KINDS = ("image", "audio", "resource", "resource_link")
+_SPEC_KEYS = (*_KINDS, "annotations", "mimeType")
+_LINK_KEYS = ("uri", "name", "title", "description", "mimeType", "size")
+_RESOURCE_KEYS = ("uri", "mimeType", "text")
+_ICON_KEYS = ("src", "mimeType", "sizes", "theme")
+
+
+class BlockError(ValueError):
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+Tmpl = TemplateText | dict[str, "Tmpl"] | str | int | float | None
+
+
+class Block:
+    """One message: role, kind, templated fields and the templated text below the role line."""
+
+    __slots__ = ("role", "kind", "fields", "body", "annotations", "line")
+
+    def __init__(self, role: str, kind: str, fields: Tmpl, body: TemplateText | None,
+                 annotations: Annotations | None, line: int) -> None:
+        self.role = role
+        self.kind = kind
+        self.fields = fields
+        self.body = body
+        self.annotations = annotations
+        self.line = line
+
+
+def validate_icons(raw: object) -> tuple[dict[str, Any], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise BlockError("icons must be a list of {src, mimeType, sizes, theme}")
+    icons = []
+    for icon in raw:
+        if not isinstance(icon, dict) or not isinstance(icon.get("src"), str):
+            raise BlockError(f"each icon needs a src, got {icon!r}")
+        unknown = set(icon) - set(_ICON_KEYS)
+        if unknown:
+            raise BlockError(f"icon has unknown key {sorted(unknown)[0]!r} (known: {', '.join(_ICON_KEYS)})")
+        if not icon["src"].startswith(("https://", "data:")):
+            raise BlockError(f"icon src {icon['src']!r} must be an https: or data: URI")
+        sizes = icon.get("sizes")
+        if sizes is not None and (not isinstance(sizes, list) or not all(isinstance(s, str) for s in sizes)):
+            raise BlockError('icon sizes must be a list like ["48x48", "any"]')
+        if icon.get("theme") not in (None, "light", "dark"):
+            raise BlockError("icon theme must be light or dark")
+        icons.append(dict(icon))
+    return tuple(icons)
+
+
+def _annotations(raw: object, line: int) -> Annotations | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise BlockError("annotations must be a mapping {audience, priority, lastModified}", line)
+    unknown = set(raw) - {"audience", "priority", "lastModified"}
+    if unknown:
+        raise BlockError(f"annotations have unknown key {sorted(unknown)[0]!r}", line)
+    audience = raw.get("audience")
+    if audience is not None:
+        if isinstance(audience, str):
+            audience = [audience]
+        if not isinstance(audience, list) or not all(a in ROLES for a in audience):
+            raise BlockError("annotations audience must be a list of user and/or assistant", line)
+        audience = tuple(audience)
+    priority = raw.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int | float)
+                                 or not 0 <= priority <= 1):
+        raise BlockError(f"annotations priority must be a number from 0 to 1, got {priority!r}", line)
+    modified = raw.get("lastModified")
+    if modified is not None:
+        modified = modified.isoformat() if hasattr(modified, "isoformat") else modified
+        if not isinstance(modified, str):
+            raise BlockError("annotations lastModified must be an ISO 8601 date-time", line)
+    return Annotations(audience, None if priority is None else float(priority), modified)
+
+
+def _template(library: Library, value: object, line: int, compile_now: bool, known: frozenset[str]) -> Tmpl:
+    if isinstance(value, str):
+        tmpl = TemplateText(value, library, line)
+        _compile(library, tmpl, compile_now, known)
+        return tmpl
+    if isinstance(value, dict):
+        return {str(k): _template(library, v, line, compile_now, known) for k, v in value.items()}
+    if value is None or isinstance(value, int | float):
+        return value
+    raise BlockError(f"unexpected value {value!r} in the role line", line)
+
+
+def _compile(library: Library, tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> None:
+    if not compile_now:
+        return
+    try:
+        used = tmpl.compile()
+    except TemplateSyntax as exc:
+        raise BlockError(f"template error: {exc.message}", tmpl.line + exc.lineno - 1) from None
+    for function, path, line in tmpl.literal_calls:
+        if function == "read":  # the author named the file: it must be there (a render would fail)
+            try:
+                library.root.resolve(path)
+            except InvalidParams as exc:
+                raise BlockError(f"read({path!r}): {_refusal(exc)}", tmpl.line + line - 1) from None
+    unknown = sorted(used - known)
+    if unknown:
+        declared = ", ".join(sorted(known)) or "none"
+        raise BlockError(f"template uses {', '.join(repr(n) for n in unknown)}, which is not an argument "
+                         f"(arguments: {declared})", tmpl.line)
+
+
+def _refusal(exc: InvalidParams) -> str:
+    """What a check says of a file it may not use: the access rule's reason where the author may hear it
+    (``detail``), else the error's own words (for a file hidden from whom the check answers, the same as
+    for a file that is not there)."""
+    return exc.detail or exc.message
+
+
+def _is_static(value: object) -> bool:
+    return isinstance(value, str) and "{" not in value
+
+
+def build_block(library: Library, role: str, spec_text: str | None, body: str, spec_line: int,
+                text_line: int, arguments: tuple[Argument, ...], *, compile_now: bool) -> Block:
+    spec: dict[str, Any] = {}
+    if spec_text is not None:
+        import yaml  # role-line mappings are rare: PyYAML loads only for files that have them
+
+        try:
+            loaded = safe_yaml(spec_text)
+        except YamlRefused as exc:
+            raise BlockError(f"the mapping after '{role}:': {exc}", spec_line) from None
+        except yaml.YAMLError as exc:
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise BlockError(f"the mapping after '{role}:' is not valid YAML: {problem}", spec_line) from None
+        if not isinstance(loaded, dict):
+            raise BlockError(f"after '{role}:' put a mapping like {{image: path.png}}", spec_line)
+        spec = loaded
+    unknown = [k for k in spec if k not in _SPEC_KEYS]
+    if unknown:
+        raise BlockError(f"unknown key {unknown[0]!r} after '{role}:' (known: {', '.join(_SPEC_KEYS)})",
+                         spec_line)
+    kinds = [k for k in _KINDS if k in spec]
+    if len(kinds) > 1:
+        raise BlockError(f"a message holds one block; got both {kinds[0]!r} and {kinds[1]!r}", spec_line)
+    kind = kinds[0] if kinds else "text"
+    annotations = _annotations(spec.get("annotations"), spec_line)
+    if "mimeType" in spec and kind not in ("image", "audio"):
+        raise BlockError("mimeType goes inside the resource or resource_link mapping", spec_line)
+    value = spec.get(kind)
+    # Blank lines under the role line are not part of the text: lines are counted from the first one that is.
+    text_line += len(body) - len(body.lstrip("\n"))
+    takes_body = kind == "text" or (kind == "resource" and isinstance(value, dict) and "text" not in value)
+    if not takes_body and body.strip():
+        raise BlockError(f"a {kind} message takes no text below its role line; start a new message "
+                         f"with 'user:' or 'assistant:'", text_line)
+    if kind in ("image", "audio", "resource", "resource_link") and isinstance(value, str):
+        if _is_static(value):
+            try:
+                library.root.resolve(value)
+            except InvalidParams as exc:
+                raise BlockError(_refusal(exc), spec_line) from None
+            if kind in ("image", "audio") and "mimeType" not in spec and not guess_mime(value).startswith(kind):
+                raise BlockError(f"{value!r} does not look like {kind} ({guess_mime(value)}); "
+                                 f"set mimeType", spec_line)
+    elif kind == "resource":
+        if not isinstance(value, dict) or "uri" not in value:
+            raise BlockError("resource needs a library file or a mapping with a uri", spec_line)
+        bad = set(value) - set(_RESOURCE_KEYS)
+        if bad:
+            raise BlockError(f"resource has unknown key {sorted(bad)[0]!r} (known: "
+                             f"{', '.join(_RESOURCE_KEYS)})", spec_line)
+    elif kind == "resource_link":
+        if not isinstance(value, dict) or "uri" not in value or "name" not in value:
+            raise BlockError("resource_link needs a library file or a mapping with uri and name", spec_line)
+        bad = set(value) - set(_LINK_KEYS)
+        if bad:
+            raise BlockError(f"resource_link has unknown key {sorted(bad)[0]!r} (known: "
+                             f"{', '.join(_LINK_KEYS)})", spec_line)
+        if "size" in value and (not isinstance(value["size"], int) or value["size"] < 0):
+            raise BlockError("resource_link size must be a whole number of bytes", spec_line)
+    elif kind in ("image", "audio"):
+        raise BlockError(f"{kind} must name a library file", spec_line)
+    known = frozenset(a.name for a in arguments)
+    fields = _template(library, {k: v for k, v in spec.items() if k != "annotations"}, spec_line, compile_now,
+                       known)
+    body_tmpl = None
+    if takes_body:
+        body_tmpl = TemplateText(body.strip("\n").rstrip(), library, text_line)
+        _compile(library, body_tmpl, compile_now, known)
+    return Block(role, kind, fields, body_tmpl, annotations, spec_line)
+
+
+#: What an undefined name says when read, in Jinja's StrictUndefined and in the fast path alike.
+_UNDEFINED = re.compile(r"'([^']+)' is undefined\Z")
+
+
+def _refuse_if_left_out(exc: Exception, prompt: str, optional: frozenset[str], values: Mapping[str, Any]) -> None:
+    """A template read an optional argument that has no default and that the client left out: a -32602
+    naming it, which a client can act on (give the value), rather than a bare -32603. The author's fix
+    (a guard, or a default) is in docs/prompt-files.md."""
+    found = _UNDEFINED.match(str(exc))
+    if found and found.group(1) in optional and found.group(1) not in values:
+        name = found.group(1)
+        raise InvalidParams(f"prompt {prompt!r} needs argument {name!r} for this render: it is declared optional, "
+                            "but its template uses it", {"prompt": prompt, "argument": name}) from None
+
+
+def _render(value: Tmpl, values: Mapping[str, Any]) -> Any:
+    if isinstance(value, TemplateText):
+        return value.render(values)
+    if isinstance(value, dict):
+        return {k: _render(v, values) for k, v in value.items()}
+    return value
+
+
+def _file_content(library: Library, kind: str, path: str, fields: dict[str, Any],
+                  ann: Annotations | None) -> Content:
+    root = library.root
+    if kind in ("image", "audio"):
+        mime = fields.get("mimeType") or guess_mime(path)
+        if not mime.startswith(kind + "/"):
+            # Only a templated path gets here (static ones are checked at load): the argument is at fault.
+            raise InvalidParams(f"file {path!r} is not {'an image' if kind == 'image' else 'audio'} ({mime})")
+        data = root.read_bytes(path)
+        return Image(data, mime, ann) if kind == "image" else Audio(data, mime, ann)
+    mime = guess_mime(path)
+    if kind == "resource":
+        data = root.read_bytes(path)
+        if is_text_mime(mime) or b"\x00" not in data[:8192]:
+            try:
+                text = data.decode("utf-8")
+                return Resource(root.uri(path), mime if is_text_mime(mime) else "text/plain", text=text,
+                                annotations=ann)
+            except UnicodeDecodeError:
+                pass
+        return Resource(root.uri(path), mime, blob=data, annotations=ann)
+    real = root.resolve(path)
+    return ResourceLink(root.uri(path), os.path.basename(path), mime_type=mime,
+                        size=real.stat().st_size, annotations=ann)
+
+
+def _content(library: Library, block: Block, values: Mapping[str, Any]) -> Content | None:
+    ann = block.annotations
+    if block.kind == "text":
+        assert block.body is not None
+        text = block.body.render(values)
+        # A message whose text renders empty is left out, so `{% if %}` can drop whole messages.
+        return Text(text, ann) if text.strip() else None
+    fields = _render(block.fields, values)
+    assert isinstance(fields, dict)
+    value = fields[block.kind]
+    if isinstance(value, str):
+        return _file_content(library, block.kind, value, fields, ann)
+    if block.kind == "resource":
+        text = value.get("text")
+        if text is None:
+            assert block.body is not None
+            text = block.body.render(values)
+        return Resource(str(value["uri"]), str(value.get("mimeType") or "text/plain"), text=text,
+                        annotations=ann)
+    size = value.get("size")
+    return ResourceLink(str(value["uri"]), str(value["name"]), title=value.get("title"),
+                        description=value.get("description"), mime_type=value.get("mimeType"),
+                        size=int(size) if size is not None else None, annotations=ann)
+
+
+def work_of(blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None]) -> str:
+    """``LIGHT`` when every block is text that only substitutes names; ``TEMPLATE`` otherwise."""
+    light = not path_args and all(block.kind == "text" and block.body is not None and block.body.simple
+                                  for block in blocks)
+    return LIGHT if light else TEMPLATE
+
+
+def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None],
+                  optional: frozenset[str] = frozenset(), scopes: frozenset[str] = frozenset()) -> RenderFn:
+    """The render function of a file prompt. ``path_args``: each path argument and its pattern;
+    ``optional``: the arguments a client may leave out that have no default; ``scopes``: the prompt's,
+    which decide the prompt files it may read (``prompts.access.covers``)."""
+
+    def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
+        with reading_as(scopes):
+            try:
+                return _render_all(values, ctx)
+            except InvalidParams as exc:
+                if exc.detail is not None:  # refused by the access rule: the client hears "no such file"
+                    log.warning("prompt %r: %s", ctx.prompt, exc.detail)
+                raise
+
+    def _render_all(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
+        for name, pattern in path_args.items():
+            if name in values:
+                try:
+                    library.root.readable(values[name], pattern)
+                except InvalidParams as exc:
+                    raise InvalidParams(f"prompt {ctx.prompt!r}: argument {name!r}: {exc.message}",
+                                        {"argument": name}) from None
+
+        def run() -> list[Message]:
+            out: list[Message] = []
+            total = len(blocks)
+            for i, block in enumerate(blocks):
+                try:
+                    content = _content(library, block, values)
+                except Exception as exc:
+                    _refuse_if_left_out(exc, ctx.prompt, optional, values)
+                    raise
+                if content is not None:
+                    out.append(Message(block.role, content))  # type: ignore[arg-type]
+                if total > 1:
+                    ctx.progress(i + 1, total, None)
+            return out
+
+        return run_bounded(run, ctx.prompt)  # type: ignore[no-any-return]
+
+    return render

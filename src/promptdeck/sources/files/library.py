@@ -1,0 +1,86 @@
+"""A library folder as templates see it: confined file access and one sandboxed Jinja environment."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...prompts.access import covers, may_see, reader_scopes, shown_scopes, viewer
+from ...prompts.arguments import Argument
+from ...prompts.render import make_environment
+from ...prompts.spec import SyncCompleter
+from ...protocol.errors import InvalidParams
+from .frontmatter import FrontMatterError, read_front_matter, scopes_in, split_front_matter
+from .paths import LibraryRoot, prompt_format
+
+if TYPE_CHECKING:
+    from jinja2.sandbox import SandboxedEnvironment
+
+#: A file that ``read()`` may pull into a template.
+MAX_READ_BYTES = 1024 * 1024
+
+
+class Library:
+    def __init__(self, root: Path, missing: Callable[[str], bool] | None = None) -> None:
+        self.root = LibraryRoot(root, missing, self.may_use)
+        self._env: SandboxedEnvironment | None = None
+
+    @staticmethod
+    def may_use(rel: str, source: str, data: bytes) -> None:
+        """The access rule (``prompts.access``) for a prompt file that a template reads or a block embeds:
+        ``source`` (reached as ``rel``) holding ``data``, which is the version whose scopes count.
+
+        Refused, as a file that is not there, when the reading prompt's readers may not all see it
+        (``covers``), or when it is hidden from the principal a check answers (``viewing``). Only the
+        first says why, in ``detail``, for the author's check and the server log, never to a client.
+        """
+        scopes = file_scopes(source, data)
+        absent = f"file {rel!r} does not exist in the library"
+        checking, held = viewer()
+        if checking and (scopes is None or not may_see(held, scopes)):
+            raise InvalidParams(absent)
+        reader = reader_scopes()
+        if scopes is None:
+            raise InvalidParams(absent, detail=f"{source} is a prompt file whose scopes cannot be read; "
+                                               "a template may not read it")
+        if not covers(reader, scopes):
+            raise InvalidParams(absent, detail=(
+                f"{source} is a prompt restricted to {shown_scopes(scopes)}; a prompt seen by "
+                f"{shown_scopes(reader)} may not read it, as its readers could not all see it"))
+
+    @property
+    def env(self) -> SandboxedEnvironment:
+        """The library's sandboxed Jinja environment, made (and Jinja imported) on first need."""
+        if self._env is None:
+            self._env = make_environment({"read": self.read})
+        return self._env
+
+    def read(self, path: str) -> str:
+        """``read(path)`` in templates: the text of a library file."""
+        return self.root.read_text(path, MAX_READ_BYTES)
+
+    def path_completer(self, argument: Argument) -> SyncCompleter:
+        """Library files below the typed prefix that the argument's pattern accepts."""
+        pattern = argument.pattern
+
+        def complete(value: str, _context: Mapping[str, str]) -> Iterable[str]:
+            files = self.root.files(prefix=value, limit=5000, material_only=pattern is None)
+            return [f for f in files if pattern.fullmatch(f)] if pattern is not None else files
+
+        return complete
+
+    def path_completers(self, arguments: tuple[Argument, ...]) -> dict[str, SyncCompleter]:
+        return {a.name: self.path_completer(a) for a in arguments if a.type == "path" and not a.enum}
+
+
+def file_scopes(source: str, data: bytes) -> frozenset[str] | None:
+    """The scopes of the prompt file ``source`` holding ``data``: its own front matter's, for promptdeck's
+    format (the only one that has them); None when they cannot be read from it."""
+    if prompt_format(source) != "promptdeck":
+        return frozenset()
+    try:
+        front, _, _ = split_front_matter(data.decode("utf-8"))
+        return scopes_in(read_front_matter(front)) if front is not None else frozenset()
+    except (UnicodeDecodeError, FrontMatterError):
+        return None

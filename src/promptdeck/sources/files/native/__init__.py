@@ -1,0 +1,64 @@
+"""Prompt files in other tools' formats, read natively: one module per family, one dispatch by path.
+
+``prompts.paths.prompt_format`` says which format a path holds; ``stage_file`` hands such a file over
+as ``Native`` (plain data, so worker processes can make it) and ``build`` reads it with its format's
+reader. Every reader gives a ``Prompt`` or raises ``NativeError`` with the line at fault. The formats and
+how each maps to MCP are in docs/native-formats.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
+
+from ....prompts.spec import Prompt
+from ....protocol.errors import PromptFileError
+from . import claude, codex, copilot, dotprompt, gemini, plain, prompty
+
+if TYPE_CHECKING:
+    from ..library import Library
+
+from ._common import META_FORMAT, META_MODEL, NativeError, json_safe
+
+#: format (``prompt_format``) -> reader of (relative path, text); a reader's None: a file of that format that
+#: its tool does not offer as a prompt (a Continue prompt that is not ``invokable``)
+READERS: dict[str, Callable[[str, str], Prompt | None]] = {
+    "claude-command": claude.read_command,
+    "claude-skill": claude.read_skill,
+    "copilot": copilot.read,
+    "cursor": plain.read_cursor,
+    "continue": plain.read_continue,
+    "codex": codex.read,
+    "gemini": gemini.read,
+    "dotprompt": dotprompt.read,
+}
+
+
+#: formats whose bodies are templates, run in the library's sandboxed environment: their readers take it
+TEMPLATED: dict[str, Callable[[Library, str, str], Prompt]] = {
+    "prompty": prompty.read,
+}
+
+
+class Native(NamedTuple):
+    """A decoded file of another tool's format, waiting for its reader."""
+
+    kind: str
+    text: str
+
+
+def build(library: Library, rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
+    """The prompt of a native file, or the problems that keep it from being one; (None, []) for a file that
+    is no prompt in its own tool."""
+    try:
+        if staged.kind in TEMPLATED:
+            return TEMPLATED[staged.kind](library, rel, staged.text), []
+        reader = READERS.get(staged.kind)
+        if reader is None:
+            return None, [PromptFileError(rel, f"the {staged.kind} format is not read yet")]
+        return reader(rel, staged.text), []
+    except NativeError as exc:
+        return None, [PromptFileError(rel, str(exc), exc.line)]
+
+
+__all__ = ["META_FORMAT", "META_MODEL", "READERS", "Native", "NativeError", "build", "json_safe"]

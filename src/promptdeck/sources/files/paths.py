@@ -1,0 +1,292 @@
+"""Reading files of a prompt library without ever leaving its root.
+
+Every path a template or an argument names goes through ``LibraryRoot.resolve``:
+relative only, no ``..``, and after symlinks are followed it must still lie
+below the root. Every read, of a prompt file or of material, goes through
+``read_confined``: the file is opened once, and the open descriptor is checked
+to be a regular file within the size limit before a byte is read, so a symlink
+to ``/proc/self/environ``, a device or a FIFO is refused, never read or waited on.
+
+A ``path`` argument names a file by the client's choice, so it may reach less
+than a template's own ``read("…")``: material only (see ``readable``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+from ...protocol.errors import InvalidParams
+
+MAX_EMBED_BYTES = 10 * 1024 * 1024
+_ANYTHING = re.compile(".*")
+
+_EXTRA_TYPES = {
+    ".md": "text/markdown", ".log": "text/plain", ".txt": "text/plain", ".py": "text/x-python",
+    ".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
+    ".m4a": "audio/mp4", ".webp": "image/webp", ".svg": "image/svg+xml", ".json": "application/json",
+    ".yaml": "application/yaml", ".yml": "application/yaml", ".toml": "application/toml",
+    ".ts": "text/x-typescript", ".go": "text/x-go", ".rs": "text/x-rust", ".sh": "text/x-shellscript",
+    ".csv": "text/csv", ".html": "text/html", ".css": "text/css", ".js": "text/javascript",
+}
+
+
+def guess_mime(path: str) -> str:
+    ext = os.path.splitext(path)[1].lower()
+    known = _EXTRA_TYPES.get(ext)
+    if known is not None:
+        return known
+    import mimetypes  # reads the system's type tables: only for extensions we do not know
+
+    return mimetypes.guess_type(path)[0] or "application/octet-stream"
+
+
+def is_text_mime(mime: str) -> bool:
+    return mime.startswith("text/") or mime in (
+        "application/json", "application/yaml", "application/toml", "application/xml", "image/svg+xml")
+
+
+#: The hidden folders (at the library root) where other tools keep prompts, each with the format of the
+#: files it holds, the ending they have, and whether subfolders count (docs/native-formats.md).
+#: ``*`` is one folder of any name: a skill's.
+NATIVE_FOLDERS: tuple[tuple[str, str, str, bool], ...] = (
+    (".claude/commands/", "claude-command", ".md", True),
+    (".claude/skills/*/", "claude-skill", "/SKILL.md", False),
+    (".github/prompts/", "copilot", ".prompt.md", True),
+    (".cursor/commands/", "cursor", ".md", False),
+    (".continue/prompts/", "continue", ".md", False),
+    (".codex/prompts/", "codex", ".md", False),
+    (".gemini/commands/", "gemini", ".toml", True),
+)
+#: Every folder a scan must enter to reach the native folders: ``.claude``, ``.claude/commands``, ...
+_NATIVE_PARENTS = frozenset(
+    "/".join(folder.rstrip("/").split("/")[:i]) for folder, *_ in NATIVE_FOLDERS
+    for i in range(1, folder.count("/") + 1) if "*" not in folder.split("/")[i - 1])
+
+
+def prompt_format(rel: str) -> str | None:
+    """The format of the prompt file at ``rel`` (relative, '/'-separated), or None if it is no prompt file.
+
+    ``promptdeck``: a ``.md`` outside hidden and ``_`` folders; ``copilot``: a ``.prompt.md`` there or in
+    ``.github/prompts/``; ``prompty``: a ``.prompty`` there;
+    ``dotprompt``: a ``.prompt`` there; and the other tools' files in their own folders
+    (``NATIVE_FOLDERS``). Below those, a hidden or ``_`` part still hides a file.
+    """
+    # Substring tests rather than a split: this runs for every file of a library, and a store's label.
+    if rel[:1] not in ("", ".", "_") and "/." not in rel:
+        if "/_" in rel:
+            return None
+        if rel.endswith(".md"):
+            return "copilot" if rel.endswith(".prompt.md") else "promptdeck"
+        if rel.endswith(".prompty"):
+            return "prompty"
+        return "dotprompt" if rel.endswith(".prompt") else None
+    if rel[:1] != ".":
+        return None
+    for folder, kind, ending, nested in NATIVE_FOLDERS:
+        head, star, tail = folder.partition("*")
+        if not rel.startswith(head):
+            continue
+        rest = rel[len(head):]
+        if star:  # one folder of any name, then exactly the ending: ``.claude/skills/NAME/SKILL.md``
+            cut = rest.find("/")
+            if cut <= 0 or rest[cut:] != ending or rest[:1] in (".", "_"):
+                return None
+            return kind
+        if (rest.endswith(ending) and rest[:1] not in ("", ".", "_") and "/." not in rest and "/_" not in rest
+                and (nested or "/" not in rest)):
+            return kind
+        return None
+    return None
+
+
+def is_prompt_path(rel: str) -> bool:
+    """Whether ``rel`` (relative, '/'-separated) is where a prompt file lives, in any format it reads."""
+    return prompt_format(rel) is not None
+
+
+def may_hold_prompts(rel_dir: str) -> bool:
+    """Whether a scan must enter the folder ``rel_dir`` (relative, '/'-separated): not hidden nor ``_``,
+    or on the way to or inside a native folder (``NATIVE_FOLDERS``)."""
+    if rel_dir[:1] not in (".", "_") and "/." not in rel_dir and "/_" not in rel_dir:
+        return True
+    if rel_dir in _NATIVE_PARENTS:
+        return True
+    probe = rel_dir + "/x"
+    for folder, _kind, _ending, nested in NATIVE_FOLDERS:
+        head, star, _ = folder.partition("*")
+        if star:
+            rest = probe[len(head):] if probe.startswith(head) else ""
+            if rest.count("/") == 1 and rest[:1] not in (".", "_"):
+                return True
+        elif probe.startswith(head):
+            rest = probe[len(head):]
+            if (nested or "/" not in rest) and rest[:1] not in (".", "_") and "/." not in rest \
+                    and "/_" not in rest:
+                return True
+    return False
+
+
+def _is_hidden(rel: str) -> bool:
+    return any(p.startswith(".") for p in rel.split("/"))
+
+
+def read_confined(root: str, rel: str, limit: int) -> bytes:
+    """The bytes of ``root/rel``: a regular file, inside ``root`` once symlinks are followed, of at
+    most ``limit`` bytes. ``InvalidParams`` otherwise, saying which."""
+    real = os.path.realpath(os.path.join(root, rel))
+    if not real.startswith(root.rstrip(os.sep) + os.sep):
+        raise InvalidParams(f"file {rel!r} is a link that leads out of the library")
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the checked path is the one opened.
+        fd = os.open(real, READ_FLAGS)
+    except OSError as exc:
+        raise InvalidParams(f"file {rel!r} cannot be read: {exc.strerror}") from None
+    return read_opened(fd, rel, limit)
+
+
+#: How library files are opened: never following a symlink, never waiting on a FIFO.
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_opened(fd: int, rel: str, limit: int) -> bytes:
+    """The bytes of the file open at ``fd`` (closed here), named ``rel`` in errors: a regular file of at
+    most ``limit`` bytes, or ``InvalidParams``."""
+    with open(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidParams(f"file {rel!r} is not a regular file")
+        if info.st_size > limit:
+            raise InvalidParams(f"file {rel!r} is larger than {limit} bytes")
+        # Ask for what fstat said, not for ``limit``: a buffer of ``limit`` bytes per read is mapped
+        # and then shrunk, and 100,000 small files left 100,000 mappings, past the kernel's cap.
+        data = fh.read(min(info.st_size, limit) + 1)
+        if len(data) > info.st_size:  # it grew after fstat: read on, up to just past the limit
+            data += fh.read(limit + 1 - len(data))
+    if len(data) > limit:
+        raise InvalidParams(f"file {rel!r} is larger than {limit} bytes")
+    return data
+
+
+class LibraryRoot:
+    """The folder a library lives in; the only way templates reach files."""
+
+    def __init__(self, root: str | os.PathLike[str], missing: Callable[[str], bool] | None = None,
+                 guard: Callable[[str, str, bytes], None] | None = None) -> None:
+        self.root = Path(root).resolve()
+        #: asked for a file that is not there (its relative path): whether it has put it there now. A
+        #: stored library writes its prompt files on first need (``sources.stored``).
+        self.missing = missing
+        #: shown every prompt file a template or a block touches, before its bytes are used: (the name
+        #: given, the prompt path it is, its bytes); it raises ``InvalidParams`` to refuse it. The
+        #: library's access rule (``sources._library``): another prompt's source may be restricted.
+        self.guard = guard
+
+    def resolve(self, rel: str) -> Path:
+        """The real path of ``rel``, or ``InvalidParams`` if it would leave the root, does not exist, or is a
+        prompt file that ``guard`` refuses."""
+        real = self._resolve(rel)
+        if self.guard is not None:
+            source = self._prompt_path(rel, real)
+            if source is not None:
+                self.guard(rel, source, read_confined(str(self.root), source, MAX_EMBED_BYTES))
+        return real
+
+    def _prompt_path(self, rel: str, real: Path) -> str | None:
+        """The prompt file that reading ``rel`` (which leads to ``real``) reads, if it is one: where a
+        symlink leads decides, and a prompt path that links to material is the prompt path."""
+        target = real.relative_to(self.root).as_posix()
+        if is_prompt_path(target):
+            return target
+        name = Path(rel).as_posix()
+        return name if is_prompt_path(name) else None
+
+    def _resolve(self, rel: str) -> Path:
+        if not isinstance(rel, str) or not rel or "\x00" in rel:
+            raise InvalidParams(f"file path {rel!r} is not valid")
+        candidate = Path(rel)
+        if candidate.is_absolute() or ".." in candidate.parts:
+            raise InvalidParams(f"file path {rel!r} must be relative and stay inside the library")
+        real = (self.root / candidate).resolve()
+        if real != self.root and self.root not in real.parents:
+            raise InvalidParams(f"file path {rel!r} leaves the library")
+        if not real.exists() and not (self.missing is not None and self.missing(real.relative_to(self.root).as_posix())
+                                      and real.exists()):
+            raise InvalidParams(f"file {rel!r} does not exist in the library")
+        if not real.is_file():
+            raise InvalidParams(f"file {rel!r} is not a regular file")
+        return real
+
+    def readable(self, rel: str, pattern: re.Pattern[str] | None = None) -> Path:
+        """The real path of ``rel`` if a ``path`` argument may name it, else ``InvalidParams``.
+
+        Never a hidden file or a prompt file (another prompt's source may be restricted by
+        ``scopes``). Without a ``pattern`` on the argument, only files in material folders (whose
+        names start with ``_``); with one, any other file the pattern matches (the argument's own
+        validation applies it). Both the name given and where its symlinks lead are held to this.
+        """
+        self._may_name(rel, pattern)
+        real = self._resolve(rel)  # no prompt file passes _may_name, so the guard has nothing to see
+        if real != self.root:
+            try:
+                self._may_name(real.relative_to(self.root).as_posix(), pattern)
+            except InvalidParams:
+                raise InvalidParams(f"file {rel!r} leads to a file that arguments may not name") from None
+        return real
+
+    @staticmethod
+    def _may_name(rel: str, pattern: re.Pattern[str] | None) -> None:
+        name = Path(rel).as_posix() if isinstance(rel, str) else rel
+        if _is_hidden(name):
+            raise InvalidParams(f"file {rel!r} is hidden; arguments may not name hidden files")
+        if is_prompt_path(name):
+            raise InvalidParams(f"file {rel!r} is a prompt file; arguments may name material only")
+        if pattern is None and not any(p.startswith("_") for p in name.split("/")[:-1]):
+            raise InvalidParams(f"file {rel!r} is not in a material folder (one whose name starts with '_'); "
+                                f"a pattern on the argument can allow other files")
+
+    def read_bytes(self, rel: str, limit: int = MAX_EMBED_BYTES) -> bytes:
+        real = self._resolve(rel)  # the clear messages: relative, no '..', exists
+        data = read_confined(str(self.root), rel, limit)
+        if self.guard is not None:
+            source = self._prompt_path(rel, real)
+            if source is not None:  # the bytes read are the version whose scopes count
+                self.guard(rel, source, data)
+        return data
+
+    def read_text(self, rel: str, limit: int = MAX_EMBED_BYTES) -> str:
+        data = self.read_bytes(rel, limit)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidParams(f"file {rel!r} is not UTF-8 text") from None
+
+    def uri(self, rel: str) -> str:
+        return "promptdeck:///" + Path(rel).as_posix()
+
+    def files(self, prefix: str = "", limit: int = 1000, *, material_only: bool = False) -> list[str]:
+        """Library files (not prompts, not hidden) whose relative path starts with ``prefix``; with
+        ``material_only``, only those in material (``_``) folders."""
+        out: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            rel_dir = os.path.relpath(dirpath, self.root)
+            for name in sorted(filenames):
+                if name.startswith("."):
+                    continue
+                rel = name if rel_dir == "." else f"{Path(rel_dir).as_posix()}/{name}"
+                if material_only and not any(p.startswith("_") for p in rel.split("/")[:-1]):
+                    continue
+                if rel.startswith(prefix) and not is_prompt_path(rel):
+                    if os.path.islink(os.path.join(dirpath, name)):
+                        try:  # offer a link only if where it leads could be named too
+                            self.readable(rel, _ANYTHING)
+                        except InvalidParams:
+                            continue
+                    out.append(rel)
+                    if len(out) >= limit:
+                        return out
+        return out

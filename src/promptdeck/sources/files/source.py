@@ -1,0 +1,365 @@
+"""Prompts from a folder of Markdown files with YAML front matter (format: docs/prompt-files.md), and of
+other tools' prompt files, which ``stage_file`` hands to ``sources.native`` (docs/native-formats.md).
+
+``FileSource`` keeps the last good version of every file: reloading a file that
+no longer parses records its errors and goes on serving the old prompt.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...prompts.access import reading_as
+from ...prompts.arguments import MISSING, Argument, SpecError, parse_arguments
+from ...prompts.spec import NAME_RE, Prompt
+from ...protocol.errors import InvalidParams, LibraryError, PromptFileError
+from .. import Source
+from . import native
+from .blocks import Block, BlockError, build_block, render_blocks, validate_icons, work_of
+from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
+from .library import Library
+from .native import Native
+from .paths import is_prompt_path, may_hold_prompts, prompt_format, read_confined
+
+log = logging.getLogger("promptdeck.files")
+
+MAX_PROMPT_FILE_BYTES = 1024 * 1024
+#: Above this many files, templates compile on first use instead of at start-up (``check`` always compiles).
+EAGER_COMPILE_LIMIT = 2000
+#: From this many files on, reading and front matter run in worker processes.
+PARALLEL_MIN_FILES = 5000
+PARALLEL_BATCH = 1000
+_KEYS = ("name", "title", "description", "icons", "tags", "scopes", "arguments", "model")
+_ROLE_LINE = re.compile(r"^(user|assistant):[ \t]*(\{.*\})?[ \t]*$")
+_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
+
+
+@dataclass
+class ParsedFile:
+    prompt: Prompt | None
+    errors: list[PromptFileError] = field(default_factory=list)
+
+
+def prompt_name_for(rel: str) -> str:
+    return rel[:-3].replace("/", ".")
+
+
+def _argument_line(front: str, name: str, *, last: bool = False) -> int | None:
+    """Line of the argument declaration ``name: NAME`` (block or flow style; the last one if asked)."""
+    declared = re.compile(rf"(?:^|[\s{{,-])name:\s*(?:{re.escape(name)}|\"{re.escape(name)}\"|'{re.escape(name)}')"
+                          rf"\s*(?:$|[,}}])")
+    found = [i + 2 for i, line in enumerate(front.splitlines()) if declared.search(line)]
+    return (found[-1] if last else found[0]) if found else None
+
+
+def _segments(body: str, first_line: int) -> Iterable[tuple[str, str | None, str, int, int]]:
+    """Split a body at role lines outside code fences: (role, spec text, text, role line, text line)."""
+    role, spec, start, spec_line = "user", None, first_line, first_line
+    lines: list[str] = []
+    fence: str | None = None
+    for offset, line in enumerate(body.split("\n")):
+        number = first_line + offset
+        fence_match = _FENCE.match(line)
+        if fence_match:
+            marker = fence_match.group(1)
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence) and not line[fence_match.end():].strip():
+                # A closing fence carries no info string: "```python" inside a block is text.
+                fence = None
+        match = _ROLE_LINE.match(line.rstrip("\r")) if fence is None else None
+        if match:
+            text = "\n".join(lines)
+            if text.strip() or spec is not None or start != first_line:
+                yield role, spec, text, spec_line, start
+            role, spec, spec_line, start, lines = match.group(1), match.group(2), number, number + 1, []
+        else:
+            lines.append(line)
+    text = "\n".join(lines)
+    if text.strip() or spec is not None or start != first_line:
+        yield role, spec, text, spec_line, start
+
+
+#: What the first stage of parsing gives: (front matter text, meta, body segments), or problems as
+#: (message, line). Plain data, so worker processes can produce it for large libraries.
+Staged = tuple[str, dict[str, Any], list[tuple[str, str | None, str, int, int]]] | list[tuple[str, int | None]] \
+    | Native
+
+
+def stage_file(rel: str, data: bytes) -> Staged:
+    """Decode, split and read the front matter of one file; no templates, no arguments yet."""
+    if len(data) > MAX_PROMPT_FILE_BYTES:
+        return [(f"file is larger than {MAX_PROMPT_FILE_BYTES} bytes", None)]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [(f"not UTF-8 text ({exc.reason} at byte {exc.start})", None)]
+    kind = prompt_format(rel)
+    if kind is not None and kind != "promptdeck":
+        return Native(kind, text)
+    try:
+        front, body, body_line = split_front_matter(text)
+        meta = read_front_matter(front) if front is not None else {}
+    except FrontMatterError as exc:
+        return [(str(exc), exc.line)]
+    return front or "", meta, list(_segments(body, body_line))
+
+
+def _stage_files(job: tuple[str, list[str]]) -> list[tuple[str, Staged]]:
+    """Worker: read and stage a batch of files below ``root``."""
+    root, rels = job
+    out: list[tuple[str, Staged]] = []
+    for rel in rels:
+        try:
+            data = read_confined(root, rel, MAX_PROMPT_FILE_BYTES)
+        except InvalidParams as exc:
+            out.append((rel, [(exc.message.replace(f"file {rel!r} ", "file ", 1), None)]))
+            continue
+        out.append((rel, stage_file(rel, data)))
+    return out
+
+
+def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: bool = True) -> ParsedFile:
+    """The second stage: arguments, templates and the ``Prompt``."""
+    errors: list[PromptFileError] = []
+
+    def fail(message: str, line: int | None = None) -> ParsedFile:
+        errors.append(PromptFileError(rel, message, line))
+        return ParsedFile(None, errors)
+
+    if isinstance(staged, list):
+        return ParsedFile(None, [PromptFileError(rel, message, line) for message, line in staged])
+    if isinstance(staged, Native):
+        prompt, problems = native.build(library, rel, staged)
+        return ParsedFile(prompt, problems)
+    front, meta, segments = staged
+    for key in meta:
+        if key not in _KEYS:
+            return fail(f"unknown front matter key {key!r} (known: {', '.join(_KEYS)})",
+                        line_of_key(front, key))
+    name = meta.get("name", prompt_name_for(rel))
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        hint = "" if "name" in meta else "; set a valid `name:` in the front matter"
+        return fail(f"prompt name {name!r} is not valid: use letters, digits, '_', '-' and '.'{hint}",
+                    line_of_key(front, "name"))
+    for key in ("title", "description"):
+        if key in meta and not isinstance(meta[key], str):
+            return fail(f"{key} must be text", line_of_key(front, key))
+    tags = meta.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        return fail("tags must be a list of words", line_of_key(front, "tags"))
+    scopes = scopes_in(meta)
+    if scopes is None:
+        return fail("scopes must be a list of scope names", line_of_key(front, "scopes"))
+    try:
+        icons = validate_icons(meta.get("icons"))
+    except BlockError as exc:
+        return fail(str(exc), line_of_key(front, "icons"))
+    model = meta.get("model")
+    if model is not None and not isinstance(model, dict):
+        return fail("model must be a mapping of settings for the model (model, temperature, tools, ...)",
+                    line_of_key(front, "model"))
+    arguments: tuple[Argument, ...]
+    try:
+        arguments = parse_arguments(meta.get("arguments"))
+    except SpecError as exc:
+        found = re.search(r"argument '([^']+)'", str(exc))
+        line = _argument_line(front, found.group(1), last="declared twice" in str(exc)) if found else None
+        return fail(str(exc), line or line_of_key(front, "arguments"))
+
+    blocks: list[Block] = []
+    with reading_as(scopes):  # the files its blocks name are checked as this prompt's reads
+        for role, spec_text, body_text, spec_line, text_line in segments:
+            try:
+                blocks.append(build_block(library, role, spec_text, body_text, spec_line, text_line,
+                                          arguments, compile_now=compile_now))
+            except BlockError as exc:
+                errors.append(PromptFileError(rel, str(exc), exc.line))
+    if errors:
+        return ParsedFile(None, errors)
+    path_args = {a.name: a.pattern for a in arguments if a.type == "path"}
+    prompt = Prompt(
+        name,
+        render_blocks(library, tuple(blocks), path_args,
+                      frozenset(a.name for a in arguments if not a.required and a.default is MISSING), scopes),
+        title=meta.get("title"),
+        description=meta.get("description"),
+        arguments=arguments,
+        icons=icons,
+        tags=frozenset(tags),
+        scopes=scopes,
+        source=rel,
+        completers=library.path_completers(arguments) if path_args else None,
+        work=work_of(tuple(blocks), path_args),
+        meta={native.META_MODEL: native.json_safe(model)} if model else None,
+    )
+    return ParsedFile(prompt)
+
+
+class FileSource(Source):
+    """A folder of prompt files, loaded once and then updated file by file.
+
+    ``compile_all``: compile every template at load (the default for small libraries) or on first use.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], *, compile_all: bool | None = None) -> None:
+        self.compile_all = compile_all
+        path = Path(root)
+        if not path.is_dir():
+            raise LibraryError(f"prompt library {str(root)!r} is not a folder")
+        self.library = Library(path)
+        self.root = self.library.root.root
+        self._prompts: dict[str, Prompt] = {}
+        self.errors: dict[str, list[PromptFileError]] = {}
+        self._duplicates: set[str] = set()
+        #: when the last full load began (time.time_ns()), or None before one
+        self.loaded_ns: int | None = None
+
+    def scan(self) -> list[str]:
+        """Relative paths of every prompt file, sorted."""
+        found: list[str] = []
+        root = str(self.root)
+        for dirpath, dirnames, filenames in os.walk(root):
+            rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
+            prefix = "" if rel_dir == "." else rel_dir + "/"
+            # Hidden and "_" folders hold no prompts, but for the other tools' own (.claude/commands, ...).
+            dirnames[:] = [d for d in dirnames if not d.startswith((".", "_")) or may_hold_prompts(prefix + d)]
+            found.extend(prefix + f for f in filenames if is_prompt_path(prefix + f))
+        found.sort()
+        return found
+
+    def load(self, *, compile_all: bool | None = None) -> list[PromptFileError]:
+        """Read every file; the problems found. ``compile_all`` overrides the one given at construction."""
+        compile_all = self.compile_all if compile_all is None else compile_all
+        self.loaded_ns = time.time_ns()
+        paths = self.scan()
+        compile_now = len(paths) <= EAGER_COMPILE_LIMIT if compile_all is None else compile_all
+        if not compile_now:
+            log.info("%d prompt files: templates compile on first use (`promptdeck check` compiles all)",
+                     len(paths))
+        self._prompts.clear()
+        self.errors.clear()
+        self.load_paths(paths, compile_now=compile_now)
+        return [error for errors in self.errors.values() for error in errors]
+
+    def load_paths(self, paths: list[str], *, compile_now: bool = True) -> None:
+        """Read the prompt files at ``paths`` (relative), as ``load`` reads all of them: in worker processes
+        when there are many. A publish reads only the files that changed this way."""
+        # Loading only adds objects that live as long as the catalog; the cyclic collector would
+        # re-scan the growing heap again and again (half the time of a 100,000-file load) for nothing.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for rel, staged in self._staged(paths):
+                self._keep(rel, build_prompt(self.library, rel, staged, compile_now=compile_now))
+        finally:
+            if collecting:
+                gc.enable()
+
+    def watch_roots(self) -> list[str]:
+        return [str(self.root)]
+
+    def reload(self, paths: Sequence[str]) -> list[PromptFileError]:
+        """``update`` with the paths below this folder; the problems in them."""
+        root = str(self.root)
+        mine = {os.path.abspath(p) for p in paths if _below(p, root)}
+        self.update(mine)
+        return [error for rel, errors in self.errors.items() if str(self.root / rel) in mine for error in errors]
+
+    def _staged(self, paths: list[str]) -> Iterable[tuple[str, Staged]]:
+        """Read and stage files; a large library is staged by worker processes, one per core."""
+        root = str(self.root)
+        workers = min(os.cpu_count() or 1, 8)
+        if len(paths) < PARALLEL_MIN_FILES or workers < 2:
+            yield from _stage_files((root, paths))
+            return
+        import multiprocessing as mp
+
+        if "fork" not in mp.get_all_start_methods():
+            yield from _stage_files((root, paths))
+            return
+        batches = [(root, paths[i:i + PARALLEL_BATCH]) for i in range(0, len(paths), PARALLEL_BATCH)]
+        # fork: the workers need nothing but this module, which the parent has already imported.
+        with mp.get_context("fork").Pool(workers) as pool:
+            for batch in pool.imap(_stage_files, batches):
+                yield from batch
+
+    def _keep(self, rel: str, parsed: ParsedFile) -> None:
+        if parsed.prompt is None and not parsed.errors:  # a file its own tool offers as no prompt
+            self._prompts.pop(rel, None)
+            self.errors.pop(rel, None)
+        elif parsed.prompt is None:
+            self.errors[rel] = parsed.errors
+            if rel in self._prompts:
+                log.error("%s; still serving its last good version", parsed.errors[0])
+        else:
+            self.errors.pop(rel, None)
+            self._prompts[rel] = parsed.prompt
+
+    def _load_one(self, rel: str, compile_now: bool) -> None:
+        ((_, staged),) = _stage_files((str(self.root), [rel]))
+        self._keep(rel, build_prompt(self.library, rel, staged, compile_now=compile_now))
+
+    def update(self, changed: Iterable[str]) -> None:
+        """Re-read the given files (absolute or relative paths); a deleted file drops its prompt."""
+        for path in changed:
+            rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/") \
+                if os.path.isabs(path) else path
+            if rel.startswith("../") or not is_prompt_path(rel):
+                continue
+            if (self.root / rel).is_file():
+                self._load_one(rel, compile_now=True)
+            else:
+                self._prompts.pop(rel, None)
+                self.errors.pop(rel, None)
+
+    def changed_since_load(self) -> list[str]:
+        """Absolute paths of prompt files added, removed or written since the last full load began.
+
+        A file watcher only sees changes made after it starts watching; this finds the ones made
+        while the library was loading or the watcher was starting.
+        """
+        if self.loaded_ns is None:
+            return []
+        # The file system stamps mtimes from a coarse clock that can lag the one read at load time.
+        since = self.loaded_ns - 100_000_000
+        present = set(self.scan())
+        changed = present.symmetric_difference({*self._prompts, *self.errors})
+        for rel in present - changed:
+            try:
+                if (self.root / rel).stat().st_mtime_ns >= since:
+                    changed.add(rel)
+            except OSError:
+                changed.add(rel)
+        return [str(self.root / rel) for rel in sorted(changed)]
+
+    def prompts(self) -> list[Prompt]:
+        """Current prompts; of two files with one name, the first path wins and the other is an error."""
+        out: list[Prompt] = []
+        owner: dict[str, str] = {}
+        for rel in self._duplicates:  # recomputed below: the other file may be gone by now
+            self.errors.pop(rel, None)
+        self._duplicates = set()
+        for rel in sorted(self._prompts):
+            prompt = self._prompts[rel]
+            first = owner.get(prompt.name)
+            if first is not None:
+                self.errors[rel] = [PromptFileError(rel, f"prompt name {prompt.name!r} is already used by {first}")]
+                self._duplicates.add(rel)
+                continue
+            owner[prompt.name] = rel
+            out.append(prompt)
+        return out
+
+
+def _below(path: str, root: str) -> bool:
+    absolute = os.path.abspath(path)
+    return absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep)

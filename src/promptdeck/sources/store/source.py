@@ -1,0 +1,789 @@
+"""Serving a label of a versioned store (``sources.store``), kept current as the label moves.
+
+A publish records each prompt file's listing entry beside it, so a label is
+listed straight from the store: start-up reads one row per prompt and no file,
+and a ``StoredPrompt`` parses its file only when a request first needs more
+than its listing entry (its arguments, to validate a ``prompts/get``). The
+files themselves go to a private folder, where they are parsed, confined and
+rendered exactly as a folder's: material (every file that is not a prompt
+file) at once, prompt files when first needed and, in the background, all the
+rest, so that the label stays renderable through a store outage.
+
+A prompt file without a listing of this promptdeck's format (published by an
+older one) is read and parsed at once instead, as a folder's files are; a file
+that fails to parse keeps its last good version served.
+
+When the label moves, only what changed is fetched again. A thread follows
+the label: in PostgreSQL it LISTENs on the store's channel (no polling); a
+SQLite store has no notifications, so its thread reads SQLite's
+``data_version`` (a counter of other connections' commits) four times a
+second. A store that goes away is logged once; the last good catalog stays
+served, and the thread reconnects with a growing pause and catches up when it
+is back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+
+from ...prompts.catalog import Catalog, decode_cursor, encode_cursor
+from ...prompts.spec import Prompt
+from ...protocol.errors import INTERNAL_ERROR, InternalError, InvalidParams, McpError, PromptdeckError, PromptFileError
+from ...protocol.jsonrpc import encode_json
+from ...protocol.revisions import Revision
+from .. import Source
+from ..files.library import Library
+from ..files.paths import is_prompt_path, read_confined
+from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
+from .database import (
+    CHANNEL,
+    LISTING_HEAD,
+    Entry,
+    Store,
+    StoreError,
+    is_postgres_url,
+    shown_url,
+    sqlite_path,
+    without_secrets,
+)
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: folders are still removed at exit, but not swept after a crash
+    fcntl = None  # type: ignore[assignment]
+
+log = logging.getLogger("promptdeck.store")
+
+META_VERSION = "promptdeck.dev/version"
+META_LABEL = "promptdeck.dev/label"
+#: How often a SQLite store is looked at for new commits, and the longest pause between reconnects.
+POLL_SECONDS = 0.25
+MAX_BACKOFF_SECONDS = 10.0
+#: How long a request may wait to connect to the store (a page or a prompt not read before).
+READ_TIMEOUT_SECONDS = 3
+#: How long the background writer waits after a label move before it writes the position's files.
+WRITE_PAUSE_SECONDS = 0.5
+#: Files fetched per query when writing a label's files; bounds the memory a large label takes meanwhile.
+PAGE_FILES = 500
+#: What a ``StoredPrompt`` takes from its parsed file on first use.
+_PARSED = ("title", "description", "arguments", "icons", "tags", "render", "completers", "work", "_by_name")
+_decode = msgspec.json.Decoder().decode
+T = TypeVar("T")
+
+
+def _listed(entry: Entry) -> bool:
+    """Whether ``entry`` is a prompt file listed by this promptdeck's format (else it is read at once)."""
+    return entry.listing is not None and entry.listing.startswith(LISTING_HEAD) and is_prompt_path(entry.path)
+
+
+class StoredPrompt(Prompt):
+    """A prompt of a stored label: listed from the store's listing, its file parsed on first use.
+
+    Its name, scopes and listing are known from the start; any other attribute (arguments, render,
+    ...) is an unset slot until then, and reading one parses the file (``__getattr__`` is only
+    reached for an attribute not found). Parsing a large template takes seconds of CPU and may read the
+    store, so a server on an event loop has it done first in a thread (``unprepared``, see
+    ``execution.when_ready``).
+    """
+
+    __slots__ = ("version", "position", "_listing", "_loader", "_ready")
+
+    def __init__(self, entry: Entry, position: int, label: str, loader: Callable[[StoredPrompt], Prompt]) -> None:
+        # Not Prompt.__init__: what it would take (parsed arguments and templates) is what this defers.
+        self.name = entry.prompt or ""
+        self.source = entry.path
+        self.scopes = frozenset(entry.scopes.split()) if entry.scopes else frozenset()
+        self.version = entry.version
+        self.position = position
+        self.meta = {META_VERSION: entry.version, META_LABEL: label}
+        self._listing = entry.listing or ""
+        self._loader = loader
+        self._ready = False
+        self._wire = {}
+
+    def listing(self) -> dict[str, Any]:
+        full: dict[str, Any] = _decode(self._listing)["d"]
+        full["_meta"] = {**full.get("_meta", {}), **self.meta}
+        return full
+
+    def unprepared(self) -> Callable[[], object] | None:
+        return None if self._ready else self._parse
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute not in _PARSED:
+            raise AttributeError(attribute)
+        self._parse()
+        return getattr(self, attribute)
+
+    def _parse(self) -> None:
+        parsed = self._loader(self)
+        for slot in _PARSED:
+            object.__setattr__(self, slot, getattr(parsed, slot))
+        self._ready = True
+
+    def __repr__(self) -> str:
+        return f"StoredPrompt({self.name!r}, source={self.source!r}, version={self.version})"
+
+
+class StoredCatalog(Catalog):
+    """A label position's catalog, paged from the store's listing rather than held: its first page is
+    one indexed query whatever the library's size, and a prompt is a ``StoredPrompt`` (then cached)
+    once a request names it. ``view`` narrows it in the query, by the scope sets a principal may see.
+    """
+
+    __slots__ = ("source", "position", "_allowed", "_count", "_found", "_grouped")
+    #: prompts kept once found (their parsed templates with them); past this the cache starts again
+    MAX_FOUND = 50_000
+
+    def __init__(self, source: StoreSource, position: int, page_size: int, allowed: tuple[str, ...] | None = None,
+                 found: dict[str, StoredPrompt | None] | None = None) -> None:
+        # Not Catalog.__init__: it takes every prompt, which is what this does without.
+        self.source = source
+        self.position = position
+        self.page_size = page_size
+        #: the scope sets (space-separated) this view may see besides unscoped prompts; None: all
+        self._allowed = allowed
+        self._pages = {}
+        self._signature = None
+        self._views = {}
+        self._count: int | None = None
+        #: name -> its prompt, or None when the position has none by that name; shared by the views
+        self._found: dict[str, StoredPrompt | None] = {} if found is None else found
+        self._groups = [frozenset(s.split()) for s in allowed] if allowed is not None else []
+        #: whether ``_groups`` is known (read on first need: making a catalog never touches the store)
+        self._grouped = allowed is not None
+
+    def _scope_groups(self) -> list[frozenset[str]]:
+        if not self._grouped:
+            sets = self._read(lambda store: store.scope_sets(self.position))
+            self._groups = sorted((frozenset(s.split()) for s in sets), key=sorted)
+            self._grouped = True
+        return self._groups
+
+    def _narrowed(self, visible: tuple[frozenset[str], ...]) -> Catalog:
+        return StoredCatalog(self.source, self.position, self.page_size, tuple(" ".join(sorted(g)) for g in visible),
+                             self._found)
+
+    def _read(self, what: Callable[[Store], T]) -> T:
+        try:
+            return self.source.read(what, self.position)
+        except StoreError as exc:
+            log.error("label %s cannot be listed: %s", self.source.label, exc)
+            raise McpError("the prompt list cannot be read from the store now; try again",
+                           code=INTERNAL_ERROR) from None
+
+    def _prompt(self, entry: Entry) -> StoredPrompt:
+        prompt = StoredPrompt(entry, self.position, self.source.label, self.source._load)
+        if len(self._found) >= self.MAX_FOUND:
+            self._found.clear()
+        self._found[prompt.name] = prompt
+        return prompt
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = self._read(lambda store: store.listed_count(self.position, self._allowed))
+        return self._count
+
+    def __iter__(self) -> Iterator[Prompt]:
+        return self.after("")
+
+    def after(self, name: str) -> Iterator[Prompt]:
+        after = name
+        while entries := self._read(functools.partial(_listed_after, self.position, after, self._allowed)):
+            for entry in entries:
+                yield self._found.get(entry.prompt or "") or self._prompt(entry)
+            after = entries[-1].prompt or ""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    @property
+    def names(self) -> list[str]:
+        return [prompt.name for prompt in self]
+
+    def get(self, name: str) -> Prompt | None:
+        if name in self._found:
+            prompt = self._found[name]
+        else:
+            entries = self._read(lambda store: store.listed(self.position, name=name))
+            prompt = self._prompt(entries[0]) if entries else None
+            if prompt is None:
+                self._found[name] = None
+        if prompt is not None and self._allowed is not None and prompt.scopes \
+                and " ".join(sorted(prompt.scopes)) not in self._allowed:
+            return None
+        return prompt
+
+    def require(self, name: object) -> Prompt:
+        if not isinstance(name, str):
+            raise InvalidParams('"name" must be a string naming a prompt')
+        prompt = self.get(name)
+        if prompt is None:
+            raise InvalidParams(f"unknown prompt {name!r}", {"prompt": name})
+        return prompt
+
+    def page(self, rev: Revision, cursor: object = None, extra: dict[str, Any] | None = None,
+             extra_key: str = "") -> bytes:
+        after = "" if cursor is None else decode_cursor(cursor)
+        key = (rev.version, after, extra_key)
+        cached = self._pages.get(key)
+        if cached is None:
+            entries = self._read(lambda store: store.listed(self.position, after=after, limit=self.page_size + 1,
+                                                            scopes=self._allowed))
+            shown = [self._found.get(entry.prompt or "") or self._prompt(entry) for entry in entries[:self.page_size]]
+            result: dict[str, Any] = {"prompts": [prompt.descriptor(rev) for prompt in shown]}
+            if len(entries) > self.page_size:
+                result["nextCursor"] = encode_cursor(shown[-1].name)
+            if len(self._pages) >= 1024:
+                self._pages.clear()
+            cached = self._pages[key] = encode_json({**result, **(extra or {})})
+        return cached
+
+    def signature(self) -> bytes:
+        # A position is immutable: two catalogs of one position list the same.
+        return encode_json(["stored", self.source.url, self.source.label, self.position, self._allowed])
+
+
+def _listed_after(position: int, after: str, scopes: tuple[str, ...] | None, store: Store) -> list[Entry]:
+    return store.listed(position, after=after, limit=1000, scopes=scopes)
+
+
+class StoreSource(Source):
+    """The prompts ``label`` points at in the store at ``url``.
+
+    Two ways to serve, chosen per label position: *listed*, when every prompt file of the position has
+    a listing of this promptdeck's format and the server has no other source (``catalog`` then pages
+    the listing from the database, and nothing is held per prompt until it is used); otherwise *loaded*:
+    one ``StoredPrompt`` per listed file and a parsed prompt per unlisted one, held in memory.
+    """
+
+    def __init__(self, url: str, label: str = "production") -> None:
+        self.url = url
+        self.label = label
+        self._folder = ""
+        self._library: Library | None = None
+        self._position: int | None = None
+        #: served from the database's listing (``StoredCatalog``), rather than loaded
+        self._listed = False
+        self._catalog: StoredCatalog | None = None
+        #: loaded: the files the label points at now, and the prompt served for each prompt file
+        self._entries: dict[str, Entry] = {}
+        self._prompts: dict[str, Prompt] = {}
+        #: loaded: the problems of unlisted prompt files that failed to parse
+        self.errors: dict[str, list[PromptFileError]] = {}
+        #: the version of each file written to the folder
+        self._written: dict[str, int] = {}
+        self._lock = threading.RLock()
+        #: the connection prompts and listing pages are read through (opened on need; again after a failure)
+        self._reader: Store | None = None
+        #: a PostgreSQL store's listing of the position ``_mirrored``, copied to a local SQLite file: pages
+        #: are read there without a network round trip, and through an outage
+        self._mirror: Store | None = None
+        self._mirrored: int | None = None
+        self._mirrors = ""
+        #: removing the private folders (each a ``weakref.finalize``: once, at close or at process end)
+        self._held: list[weakref.finalize[Any, Any]] = []
+        #: the mirror's own lock, so pages never wait behind a connection attempt to the store
+        self._mirroring = threading.Lock()
+        self._reading = threading.Lock()
+        self._changed: Callable[[], object] | None = None
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        #: set when the folder may lack files of the label's position (the background writer's cue)
+        self._unwritten = threading.Event()
+        #: whether the store was unreachable when last tried (logged once, until it is back)
+        self._failing = False
+
+    @property
+    def library(self) -> Library | None:
+        """The label's files as templates see them (material fetched from the store on first need); None
+        before ``load``. What a file being edited for this label is checked against."""
+        with self._lock:
+            return self._library
+
+    # -- Source ----------------------------------------------------------------------------------
+
+    def load(self) -> Sequence[PromptdeckError]:
+        with Store(self.url) as store:
+            position = store.require_position(self.label)
+            self._folder, held = _private_folder()
+            self._held.append(weakref.finalize(self, _release, self._folder, held))  # at close, or process end
+            self._library = Library(Path(self._folder), self._fetch_missing)
+            if store.fully_listed(position):
+                self._move_listed(store, position)
+                return []
+            return self._load_all(store)
+
+    def catalog(self, page_size: int) -> Catalog | None:
+        with self._lock:
+            if not self._listed or self._position is None:
+                return None
+            if self._catalog is None or self._catalog.position != self._position \
+                    or self._catalog.page_size != page_size:
+                self._catalog = StoredCatalog(self, self._position, page_size)
+            return self._catalog
+
+    def prompts(self) -> list[Prompt]:
+        if self._listed:  # another source is served beside this one: every prompt is held from now on
+            with Store(self.url) as store:
+                self._load_all(store)
+        with self._lock:
+            return [self._prompts[path] for path in sorted(self._prompts)]
+
+    def attach(self, changed: Callable[[], object]) -> None:
+        self._changed = changed
+        for target, name in ((self._follow, "follow"), (self._write_rest, "files")):
+            thread = threading.Thread(target=target, name=f"promptdeck-store-{self.label}-{name}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def close(self) -> None:
+        """Stop following the label and remove the private folder."""
+        self._stop.set()
+        self._unwritten.set()
+        for thread in self._threads:
+            thread.join(5)
+        with self._reading, self._mirroring:
+            for reader in (self._reader, self._mirror):
+                if reader is not None:
+                    reader.close()
+            self._reader = self._mirror = None
+        for release in self._held:
+            release()
+
+    # -- a label position ------------------------------------------------------------------------
+
+    def _move_listed(self, store: Store, position: int) -> None:
+        """Serve ``position`` from the database's listing: drop written files it does not have at the
+        same version, and write the material that is new to the folder."""
+        versions = store.versions_at(position) if self._written else None  # at start: nothing written yet
+        with self._lock:
+            for path in [p for p, v in self._written.items() if versions is None or versions.get(p) != v]:
+                self._unwrite(path)
+            self._position = position
+            self._listed = True
+            self._entries, self._prompts = {}, {}
+        new = None if versions is None else \
+            [(p, v) for p, v in versions.items() if not is_prompt_path(p) and self._written.get(p) != v]
+        if new is not None and len(new) <= PAGE_FILES // 10:  # a move: the few that changed, one by one
+            for path, version in new:
+                self._put(path, version, store.content(path, version), position)
+        else:
+            after = ""
+            while page := store.contents(position, after=after, limit=PAGE_FILES, material=True):
+                for path, version, data in page:
+                    self._put(path, version, data, position)
+                after = page[-1][0]
+        self._unwritten.set()
+
+    def _load_all(self, store: Store) -> list[PromptFileError]:
+        position, entries = store.entries(self.label)
+        with self._lock:
+            self._listed = False
+            return self._apply(store, position, entries)
+
+    def _write_unlisted(self, store: Store, position: int, only: set[str]) -> None:
+        """Write the files of ``position`` in ``only`` that have no listing (material; prompt files of
+        older promptdecks)."""
+        after = ""
+        while page := store.contents(position, after=after, limit=PAGE_FILES, unlisted=True):
+            for path, version, data in page:
+                if path in only:
+                    self._put(path, version, data, position)
+            after = page[-1][0]
+
+    def _apply(self, store: Store, position: int, entries: list[Entry]) -> list[PromptFileError]:
+        """Load ``entries``, the files of ``position``: write the unlisted ones that changed, parse the
+        unlisted prompt files among them, and hold a ``StoredPrompt`` per listed one. The problems found."""
+        new = _unshadowed({entry.path: entry for entry in entries}, self.label)
+        with self._lock:
+            old = self._entries
+            changed = [path for path, entry in new.items() if (was := old.get(path)) is None
+                       or was.version != entry.version or was.listing != entry.listing]
+            for path in [p for p in {*old, *self._written} if p not in new]:
+                self._unwrite(path)
+                self._prompts.pop(path, None)
+                self.errors.pop(path, None)
+            for path in changed:
+                if self._written.get(path, new[path].version) != new[path].version:
+                    self._unwrite(path)  # an older version: written again when needed
+            self._entries = new
+            self._position = position
+        unlisted = {path for path in changed if not _listed(new[path])}
+        if unlisted:
+            self._write_unlisted(store, position, unlisted)
+        problems: list[PromptFileError] = []
+        parsed = [path for path in sorted(unlisted) if is_prompt_path(path)]
+        compile_now = len(parsed) <= EAGER_COMPILE_LIMIT
+        with self._lock:
+            for path in sorted(changed):
+                entry = new[path]
+                if _listed(entry):
+                    self._prompts[path] = StoredPrompt(entry, position, self.label, self._load)
+                    self.errors.pop(path, None)
+            for path in parsed:
+                problems += self._parse(new[path], compile_now)
+        if len(parsed) > 100:
+            log.info("label %s: %d prompt files were published without a listing of this promptdeck's; they "
+                     "were read and parsed (publish them again for a start that reads no files)", self.label,
+                     len(parsed))
+        self._unwritten.set()
+        return problems
+
+    def _unwrite(self, path: str) -> None:
+        """(Holding the lock.) Remove ``path`` from the folder."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(self._folder, path))
+        self._written.pop(path, None)
+
+    def _parse(self, entry: Entry, compile_now: bool) -> list[PromptFileError]:
+        """(Holding the lock.) Parse an unlisted prompt file now; on failure its last good version stays."""
+        if self._written.get(entry.path) != entry.version:  # left out when written: nothing new to parse
+            return []
+        assert self._library is not None
+        try:
+            data = read_confined(self._folder, entry.path, MAX_PROMPT_FILE_BYTES)
+        except McpError as exc:
+            return [PromptFileError(entry.path, exc.message)]
+        parsed = build_prompt(self._library, entry.path, stage_file(entry.path, data), compile_now=compile_now)
+        if parsed.prompt is None and not parsed.errors:  # a file its own tool offers as no prompt
+            self._prompts.pop(entry.path, None)
+            self.errors.pop(entry.path, None)
+            return []
+        if parsed.prompt is None:
+            self.errors[entry.path] = parsed.errors
+            if entry.path in self._prompts:
+                log.error("%s; still serving its last good version", parsed.errors[0])
+            return parsed.errors
+        self.errors.pop(entry.path, None)
+        self._prompts[entry.path] = parsed.prompt.with_meta({META_VERSION: entry.version, META_LABEL: self.label})
+        return []
+
+    def _put(self, path: str, version: int, data: bytes, position: int) -> bool:
+        """Write a file of ``position`` to the folder, if the label is still there; whether it is there now."""
+        target = os.path.join(self._folder, path)
+        with self._lock:
+            if position != self._position:
+                return False
+            if self._written.get(path) == version:
+                return True
+            try:
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                if path in self._written or os.path.lexists(target):
+                    temporary = target + ".promptdeck-new"
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(temporary)  # left by a write that failed
+                    _write_new(temporary, data)
+                    os.replace(temporary, target)  # a reader sees the old file or the new one, never half
+                else:
+                    _write_new(target, data)
+            except OSError as exc:  # "a" a file and "a/b" too, say: that file is left out, the rest served
+                log.error("cannot write the stored file %r of label %s (%s); left out", path, self.label,
+                          exc.strerror)
+                return False
+            self._written[path] = version
+            return True
+
+    # -- reading on first need -------------------------------------------------------------------
+
+    def read(self, what: Callable[[Store], T], position: int | None = None) -> T:
+        """``what(store)`` through the reading connection, opened now if need be. A connection that fails
+        is replaced and tried once more: after a database restart the old one is dead, not the store.
+
+        With ``position``, a listing read: answered by the local copy of that position's listing when
+        there is one (a PostgreSQL store's, see ``_write_rest``)."""
+        if position is not None:
+            with self._mirroring:
+                if self._mirror is not None and self._mirrored == position:
+                    return what(self._mirror)
+        with self._reading:
+            for attempt in (1, 2):
+                try:
+                    if self._reader is None:
+                        # Short: this runs on a request's path, and an unreachable store must not hold it long.
+                        self._reader = Store(self.url, timeout=READ_TIMEOUT_SECONDS)
+                    return what(self._reader)
+                except StoreError:
+                    if self._reader is not None:
+                        with contextlib.suppress(Exception):
+                            self._reader.close()
+                        self._reader = None
+                    if attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
+
+    def _load(self, prompt: StoredPrompt) -> Prompt:
+        """Parse the file of ``prompt`` (``StoredPrompt.__getattr__``): from the folder if written there,
+        else from the store, and written to the folder if the label is still where it was."""
+        path, version = prompt.source, prompt.version
+        with self._lock:
+            written = self._written.get(path) == version
+        try:
+            if written:
+                data = read_confined(self._folder, path, MAX_PROMPT_FILE_BYTES)
+            else:
+                data = self.read(lambda store: store.content(path, version))
+                self._put(path, version, data, prompt.position)
+        except (StoreError, McpError) as exc:
+            log.error("prompt %r (%s, version %d of label %s) cannot be read: %s", prompt.name, path, version,
+                      self.label, exc)
+            raise McpError(f"prompt {prompt.name!r} cannot be read from the store now; try again",
+                           code=INTERNAL_ERROR) from None
+        assert self._library is not None
+        parsed = build_prompt(self._library, path, stage_file(path, data), compile_now=True)
+        if parsed.prompt is None:
+            raise InternalError(f"prompt {prompt.name!r} (label {self.label}) no longer parses: {parsed.errors[0]}")
+        if parsed.prompt.name != prompt.name or parsed.prompt.scopes != prompt.scopes:
+            # Scopes decide who sees a prompt: a listing that disagrees with its file is never rendered.
+            raise InternalError(f"the store's listing of {path} (version {version}) disagrees with the file: "
+                                f"{prompt.name!r} {sorted(prompt.scopes)} listed, {parsed.prompt.name!r} "
+                                f"{sorted(parsed.prompt.scopes)} parsed; publish it again")
+        return parsed.prompt
+
+    def _fetch_missing(self, path: str) -> bool:
+        """A template asked for a file not in the folder: write it if the label has it (``LibraryRoot``)."""
+        with self._lock:
+            position, entry = self._position, self._entries.get(path)
+            if position is None:
+                return False
+        try:
+            version = entry.version if entry is not None else \
+                self.read(lambda store: store.version_at(position, path), position) if self._listed else None
+            if version is None or self._written.get(path) == version:
+                return False
+            return self._put(path, version, self.read(lambda store: store.content(path, version)), position)
+        except StoreError as exc:
+            log.error("file %r of label %s cannot be read from the store: %s", path, self.label, exc)
+            return False
+
+    def _write_rest(self) -> None:
+        """Background: write every file of the label's position not yet in the folder, a page at a time,
+        so the label stays renderable if the store goes away."""
+        pause = 0.0  # none at start; after a move, leave the moment to the notifications it causes
+        while not self._stop.is_set():
+            self._unwritten.wait()
+            if self._stop.wait(pause):
+                return
+            pause = WRITE_PAUSE_SECONDS
+            self._unwritten.clear()
+            try:
+                with Store(self.url) as store:
+                    position, after = self._position, ""
+                    while position is not None and position == self._position and not self._stop.is_set():
+                        page = store.contents(position, after=after, limit=PAGE_FILES)
+                        if not page:
+                            break
+                        for path, version, data in page:
+                            self._put(path, version, data, position)
+                        after = page[-1][0]
+                    if self._listed and is_postgres_url(self.url) and position is not None \
+                            and position == self._position:
+                        self._copy_listing(store, position)
+            except StoreError as exc:  # tried again at the next move; the follower logs the outage
+                log.debug("writing the files of label %s stopped: %s", self.label, exc)
+
+    def _copy_listing(self, store: Store, position: int) -> None:
+        """Copy the position's listing to a local SQLite file and read pages there from now on."""
+        if not self._mirrors:
+            self._mirrors, held = _private_folder()
+            self._held.append(weakref.finalize(self, _release, self._mirrors, held))
+        path = os.path.join(self._mirrors, f"listing-{position}.db")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)  # a copy an earlier attempt left half made
+        store.copy_listing(position, path)
+        mirror = Store(f"sqlite:///{path}")
+        with self._mirroring:
+            old, self._mirror, self._mirrored = self._mirror, mirror, position
+        if old is not None:
+            old.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(sqlite_path(old.url))
+        log.info("label %s: the listing of position %d is copied locally", self.label, position)
+
+    # -- following the label ---------------------------------------------------------------------
+
+    def sync(self, store: Store | None = None) -> bool:
+        """Catch up with where the label points now; whether anything changed. ``store``: the follower's
+        connection (a replica told of a move answers it without connecting anew); else one for this."""
+        if store is None:
+            with Store(self.url) as opened:
+                return self.sync(opened)
+        problems: list[PromptFileError] = []
+        head = store.head(self.label)
+        position = head[0] if head is not None else None
+        if position == self._position:
+            return False
+        if self._listed and head is not None and head[1]:
+            self._move_listed(store, head[0])
+        else:
+            problems = self._load_all(store)
+        for problem in problems:
+            log.error("%s (label %s)", problem, self.label)
+        log.info("label %s moved to position %s", self.label, position)
+        if self._changed is not None:
+            self._changed()
+        return True
+
+    def _follow(self) -> None:
+        pause = POLL_SECONDS
+        while not self._stop.is_set():
+            try:
+                if is_postgres_url(self.url):
+                    self._listen()
+                else:
+                    self._poll()
+                pause = POLL_SECONDS
+            except Exception as exc:  # a store can fail in any way; serving goes on regardless
+                if not self._failing:
+                    log.error("the store %s is not reachable (%s); still serving label %s as last loaded",
+                              shown_url(self.url), without_secrets(_reason(exc), self.url), self.label)
+                self._failing = True
+                self._stop.wait(pause)
+                pause = min(pause * 2, MAX_BACKOFF_SECONDS)
+
+    def _caught_up(self) -> None:
+        """Called once connected and synced: the end of an outage, if there was one."""
+        if self._failing:
+            log.warning("the store is reachable again; label %s is current", self.label)
+            self._failing = False
+
+    def _listen(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn, Store(self.url) as store:
+            conn.execute(f"LISTEN {CHANNEL}")
+            self.sync(store)  # whatever moved while we were not listening
+            self._caught_up()
+            while not self._stop.is_set():
+                for note in conn.notifies(timeout=1.0):
+                    if note.payload == self.label:
+                        self.sync(store)
+
+    def _poll(self) -> None:
+
+        with Store(self.url) as store:
+            conn = store.connection
+            seen: Any = None
+            self.sync(store)
+            self._caught_up()
+            while not self._stop.wait(POLL_SECONDS):
+                # Other connections' commits, on the connection that then reads what they wrote.
+                now = conn.execute("PRAGMA data_version").fetchone()[0]
+                if now != seen:
+                    seen = now
+                    self.sync(store)
+
+
+def _unshadowed(entries: dict[str, Entry], label: str) -> dict[str, Entry]:
+    """``entries`` less any file below another file ("a/b" beside "a"; only another tool writes both):
+    whatever order files are written in, "a" is the one served."""
+    folders: set[str] = set()
+    for folder in {path.rpartition("/")[0] for path in entries if "/" in path}:
+        while folder and folder not in folders:
+            folders.add(folder)
+            folder = folder.rpartition("/")[0]
+    clashes = folders & entries.keys()
+    if not clashes:
+        return entries
+    kept = {}
+    for path, entry in entries.items():
+        parts = path.split("/")
+        if any("/".join(parts[:end]) in clashes for end in range(1, len(parts))):
+            log.error("the stored file %r of label %s lies below the file %r; left out", path, label,
+                      next("/".join(parts[:end]) for end in range(1, len(parts)) if "/".join(parts[:end]) in clashes))
+        else:
+            kept[path] = entry
+    return kept
+
+
+_PREFIX = "promptdeck-store-"
+
+
+def _private_folder() -> tuple[str, int]:
+    """A new folder only this process uses, in memory (tmpfs) where there is one; and the descriptor
+    that holds its lock.
+
+    Creating a file costs ~0.8 ms on this machine's disk and ~12 µs in ``/dev/shm``: for a large library
+    that is the difference between seconds and a blink. The memory it takes is the library's size, so
+    a folder must not outlive its server: beside it, FOLDER.lock is held locked (``flock``) for as long
+    as the server lives, and each new folder first removes those whose lock it can take, left by a
+    server killed before it could clean up (kill -9, the OOM killer), whatever pid namespace it ran in.
+    """
+    bases = ["/dev/shm"] if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else []
+    for base in [*bases, tempfile.gettempdir()]:
+        _sweep(base)
+        try:
+            # The lock first: a sweep never finds the folder without its lock held (a lock taken in the
+            # moment between these two calls only loses this folder its sweep, never a live folder).
+            fd, lock = tempfile.mkstemp(prefix=_PREFIX, suffix=".lock", dir=base)
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            os.mkdir(lock[:-len(".lock")], 0o700)
+        except OSError:
+            continue
+        return lock[:-len(".lock")], fd
+    raise StoreError("no folder can be made for the store's files (tried /dev/shm and the temporary folder)")
+
+
+def _sweep(base: str) -> None:
+    """Remove the folders in ``base`` of store servers that are gone (their lock is free)."""
+    if fcntl is None:
+        return
+    try:
+        entries = [e for e in os.scandir(base) if e.name.startswith(_PREFIX) and e.name.endswith(".lock")]
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            fd = os.open(entry.path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: its server lives
+            os.close(fd)
+            continue
+        log.info("removing %s, left by a store server that is gone", entry.path[:-len(".lock")])
+        _release(entry.path[:-len(".lock")], fd)
+
+
+def _release(folder: str, fd: int) -> None:
+    """Remove a private folder and its lock file, and let the lock go."""
+    shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        os.unlink(folder + ".lock")
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
+def _write_new(path: str, data: bytes) -> None:
+    """Create ``path`` (it must not exist) with ``data``; raw calls, as this runs once per stored file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+__all__ = ["META_LABEL", "META_VERSION", "StoreError", "StoreSource"]
