@@ -33,6 +33,7 @@ from promptdeck.server.http.app import REPLAY_EVENTS, StreamableHttpApp
 from promptdeck.server.http.legacy_sse import LegacySseTransport
 from tests.support.http_server import http_server
 from tests.support.libraries import write_prompts
+from tests.support.listeners import sessions as legacy_sessions
 from tests.test_http_protocol import (
     POST_HEADERS,
     _Listener,
@@ -308,7 +309,7 @@ def test_dropped_legacy_sse_stream_ends_its_session() -> None:
         # 2024-11-05: the session lives exactly as long as its stream.
         wait_until(lambda: not sessions, "the SSE session to end")
         assert client.post(messages, json=init("2024-11-05"), headers=POST_HEADERS).status_code == 404
-        assert not app.server.sessions
+        assert not legacy_sessions(app.server)
         assert errors == []
 
 
@@ -548,7 +549,7 @@ def test_expired_session_is_404_for_every_method_while_a_streaming_one_lives() -
         # Once its stream is dropped and it stays quiet, that one expires too.
         wait_until(lambda: streaming["mcp-session-id"] not in app.sessions, "the dropped session to expire")
         assert client.post(url, json=rpc("ping"), headers=streaming).status_code == 404
-        assert not app.server.sessions
+        assert not legacy_sessions(app.server)
         # The client starts over with initialize, as the spec says, and gets a new session.
         assert start_session(client, url)["mcp-session-id"] not in (abandoned["mcp-session-id"],
                                                                     streaming["mcp-session-id"])
@@ -598,7 +599,7 @@ def test_a_thousand_abandoned_sessions_are_freed() -> None:
                 open_get_stream(url, headers).close()
             del session
         server.add_prompt(scratch_prompt("late", "told to every session"))
-        wait_until(lambda: not app.sessions and not server.sessions, "every session to expire", timeout=20)
+        wait_until(lambda: not app.sessions and not legacy_sessions(server), "every session to expire", timeout=20)
         gc.collect()
         alive = [ref() for ref in refs if ref() is not None]
         assert alive == [], f"{len(alive)} session objects outlived their expiry"

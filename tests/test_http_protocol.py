@@ -19,6 +19,7 @@ import httpx
 from promptdeck import PromptServer, RenderContext
 from promptdeck.server.http import runner as served
 from promptdeck.server.http.app import create_app
+from tests.support.listeners import sessions
 
 BOTH = "application/json, text/event-stream"
 POST_HEADERS = {"accept": BOTH, "content-type": "application/json"}
@@ -250,13 +251,13 @@ def test_session_ids_are_random_visible_ascii_and_unique() -> None:
 def test_delete_ends_the_session() -> None:
     with serve() as (url, app), httpx.Client() as client:
         headers = start_session(client, url)
-        assert len(app.server.sessions) == 1
+        assert len(sessions(app.server)) == 1
         ended = client.delete(url, headers=headers)
         assert 200 <= ended.status_code < 300
         assert client.post(url, json=rpc("ping"), headers=headers).status_code == 404
         assert client.get(url, headers={**headers, "accept": "text/event-stream"}).status_code == 404
         assert client.delete(url, headers=headers).status_code == 404
-        assert not app.server.sessions  # LegacySession.close ran: no list_changed goes to it any more
+        assert not sessions(app.server)  # LegacySession.close ran: no list_changed goes to it any more
         # The client starts over with a fresh initialize and gets a new session.
         again = start_session(client, url)
         assert again["mcp-session-id"] != headers["mcp-session-id"]
@@ -281,15 +282,15 @@ def test_idle_sessions_expire_without_leaking() -> None:
         for _ in range(25):
             start_session(client, url)
         kept = start_session(client, url)
-        assert len(app.server.sessions) == 26
+        assert len(sessions(app.server)) == 26
         deadline = time.monotonic() + 5
         while True:
             # One session stays busy; the other 25 are abandoned.
             assert client.post(url, json=rpc("ping"), headers=kept).status_code == 200
-            if len(app.server.sessions) == 1 or time.monotonic() > deadline:
+            if len(sessions(app.server)) == 1 or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
-        assert len(app.server.sessions) == 1 and len(app.sessions) == 1
+        assert len(sessions(app.server)) == 1 and len(app.sessions) == 1
         time.sleep(0.8)
         assert client.post(url, json=rpc("ping"), headers=kept).status_code == 404
 
@@ -486,7 +487,7 @@ def test_stateless_mode() -> None:
         assert client.delete(url, headers=headers).status_code == 405
         # A session id from elsewhere is no reason to refuse: any replica answers any request.
         assert client.post(url, json=rpc("ping"), headers={**headers, "mcp-session-id": "x"}).status_code == 200
-        assert not app.server.sessions and not app.sessions
+        assert not sessions(app.server) and not app.sessions
 
 
 def _python_prompt(server: PromptServer, name: str) -> Any:

@@ -34,6 +34,7 @@ from promptdeck.server.modern import META_LOG_LEVEL as LOG_LEVEL_KEY
 from promptdeck.server.modern import META_SUBSCRIPTION as SUBSCRIPTION_KEY
 from promptdeck.server.modern import META_VERSION as VERSION_KEY
 from tests.support.http_server import http_server
+from tests.support.listeners import subscriptions
 from tests.support.modern import (
     BOTH,
     DEADLINE,
@@ -605,10 +606,10 @@ def test_http_closing_a_listen_stream_ends_that_subscription_only() -> None:
             assert (await kept.next() or {})["method"] == "notifications/subscriptions/acknowledged"
             async with http_listen(client, url, "closed", promptsListChanged=True) as closed:
                 assert (await closed.next() or {})["method"] == "notifications/subscriptions/acknowledged"
-                await eventually(lambda: len(server.subscriptions) == 2, "both subscriptions registered")
-            await eventually(lambda: len(server.subscriptions) == 1 and len(apps[0].listeners) == 1,
+                await eventually(lambda: len(subscriptions(server)) == 2, "both subscriptions registered")
+            await eventually(lambda: len(subscriptions(server)) == 1 and len(apps[0].listeners) == 1,
                              "the closed stream's subscription is still registered")
-            assert [s.id for s in server.subscriptions] == ["kept"]
+            assert [s.id for s in subscriptions(server)] == ["kept"]
             # A prompt registered on another thread reaches the subscription that is left.
             await asyncio.to_thread(server.prompt(description="Added later")(late))
             changed = await kept.next()

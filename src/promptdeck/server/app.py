@@ -17,22 +17,19 @@ from .._version import __version__
 from ..prompts.catalog import DEFAULT_PAGE_SIZE, Catalog
 from ..prompts.execution import CODE_SECONDS
 from ..prompts.spec import Completer, Prompt
-from ..protocol import jsonrpc
 from ..protocol.errors import LibraryError, PromptdeckError
 from ..protocol.revisions import Revision
 from ..sources import Source
 from ..sources.python import PythonSource
-from .tools import TOOLS_LIST_CHANGED, PromptTools, ToolOptions
+from .tools import PromptTools, ToolOptions
 
 if TYPE_CHECKING:
-    from .legacy import LegacySession
-    from .modern import ModernEndpoint, Subscription
+    from .modern import ModernEndpoint
     from .request_state import Ledger
+    from .served import Listener
 
 log = logging.getLogger("promptdeck.server")
 F = TypeVar("F", bound=Callable[..., Any])
-
-LIST_CHANGED = jsonrpc.encode_notification("notifications/prompts/list_changed")
 
 
 class PromptServer:
@@ -66,9 +63,8 @@ class PromptServer:
         self.sources: list[Source] = []
         #: prompts made with ``prompt`` and ``add_prompt``: after every other source
         self.python = PythonSource()
-        self.sessions: set[LegacySession] = set()
-        #: open 2026-07-28 subscriptions (stdio and HTTP), told when the list changes
-        self.subscriptions: set[Subscription] = set()
+        #: open legacy sessions and 2026-07-28 subscriptions (stdio and HTTP), told when the list changes
+        self.listeners: set[Listener] = set()
         self._modern: ModernEndpoint | None = None
         #: where used requestStates are kept when replicas share them (a PostgreSQL store); None: in memory
         self.ledger: Ledger | None = None
@@ -211,20 +207,15 @@ class PromptServer:
         """
         new = self.build_catalog()
         old, self._catalog = self._catalog, new
-        if not notify or not (self.sessions or self.subscriptions):
+        if not notify or not self.listeners:
             return False
         # Comparing signatures encodes every prompt: only worth it when someone is listening.
         if new.signature() == old.signature():
             return False
         # Tools are made of prompts: their list can change only when the prompts' does.
         tools = self.tools is not None and self.tools.changed(old, new)
-        for session in list(self.sessions):
-            if session.lifecycle.revision is not None:
-                session.notify(LIST_CHANGED)
-                if tools:
-                    session.notify(TOOLS_LIST_CHANGED)
-        for subscription in list(self.subscriptions):
-            subscription.list_changed(tools)
+        for listener in list(self.listeners):
+            listener.list_changed(tools)
         return True
 
     def reload_paths(self, paths: Iterable[str]) -> bool:

@@ -3,7 +3,7 @@
 ``prompts/list``, ``prompts/get`` and ``completion/complete`` mean the same in
 every revision; what differs is decided by the ``Revision`` they are given
 (fields, content types, progress messages). Each era wraps these with what is
-its own: a legacy session adds the lifecycle and negotiation (``session.py``),
+its own: a legacy session adds the lifecycle and negotiation (``legacy.py``),
 the 2026-07-28 endpoint adds ``_meta``, ``resultType``, caching hints and
 input_required (``modern.py``). A handler returns a result dict, pre-encoded
 result bytes, or an awaitable of a dict, and raises ``McpError``; turning that
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..prompts.arguments import bind
 from ..prompts.completion import complete as complete_argument
@@ -27,10 +27,24 @@ from ..protocol.revisions import Revision
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
-    from .app import PromptServer
+    from ..prompts.spec import Completer
+
+PROMPTS_LIST_CHANGED = jsonrpc.encode_notification("notifications/prompts/list_changed")
 
 #: Where a request's related notifications (progress) go: before its response, on its stream.
 Send = Callable[[bytes], None]
+
+
+
+class Renders(Protocol):
+    """What the handlers read of the server they render for (``PromptServer`` has it)."""
+
+    #: how long a Python prompt may run before its request is answered with an error
+    prompt_seconds: float
+
+    @property
+    def completers(self) -> dict[tuple[str, str], Completer]: ...
+
 
 #: The levels of logging/setLevel and of the 2026-07-28 ``_meta`` log level, least severe first.
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -51,7 +65,7 @@ def find_prompt(catalog: Catalog, params: dict[str, Any]) -> tuple[Prompt, dict[
     return prompt, given
 
 
-def render(server: PromptServer, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
+def render(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
            rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """The ``prompts/get`` result: arguments bound and checked, the prompt rendered under its limits."""
     result: dict[str, Any] | Awaitable[dict[str, Any]] = \
@@ -59,7 +73,7 @@ def render(server: PromptServer, prompt: Prompt, arguments: dict[str, Any] | Non
     return result
 
 
-def _render(server: PromptServer, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
+def _render(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
             rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     values = bind(prompt.arguments, arguments, prompt.name)
     progress = RenderContext(prompt.name, progress_reporter(params, related, rev.progress_message))
@@ -82,7 +96,7 @@ def get_result(messages: Any, description: str | None, rev: Revision) -> dict[st
     return result
 
 
-def complete(server: PromptServer, catalog: Catalog,
+def complete(server: Renders, catalog: Catalog,
              params: dict[str, Any]) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """The ``completion/complete`` result (awaitable when the argument's completer is async)."""
     ref = params.get("ref")
@@ -99,7 +113,7 @@ def complete(server: PromptServer, catalog: Catalog,
     return result
 
 
-def _complete(server: PromptServer, prompt: Prompt, argument: dict[str, Any],
+def _complete(server: Renders, prompt: Prompt, argument: dict[str, Any],
               params: dict[str, Any]) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     context = params.get("context")
     filled = context.get("arguments") if isinstance(context, dict) else None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, InvalidRequest, McpError, MethodNotFound
@@ -26,18 +26,27 @@ from ..protocol.jsonrpc import Invalid, Notification, Request, RequestId, Respon
 from ..protocol.lifecycle import Lifecycle, State
 from ..protocol.revisions import LATEST, Revision, negotiate
 from . import handlers, tools
-from .handlers import LOG_LEVELS, Send
-from .modern import Subscription, modern_meta
+from .handlers import LOG_LEVELS, PROMPTS_LIST_CHANGED, Send
+from .modern import ModernEndpoint, Subscription, modern_meta
 from .outcome import Outcome, Pending, answer, failed
+from .tools import TOOLS_LIST_CHANGED
 
 if TYPE_CHECKING:
     import asyncio
 
     from ..prompts.catalog import Catalog
-    from .app import PromptServer
+    from .served import Served
     from .tools import PromptTools
 
 log = logging.getLogger("promptdeck.server")
+
+if TYPE_CHECKING:
+    class LegacyServed(Served, Protocol):
+        """What a legacy session reads of its server: a ``Served``, and the 2026-07-28 endpoint that answers
+        the modern requests a stdio connection or a legacy session carries."""
+
+        @property
+        def modern(self) -> ModernEndpoint: ...
 
 _PY_LEVEL = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40, "critical": 50,
              "alert": 50, "emergency": 50}
@@ -46,7 +55,7 @@ _PY_LEVEL = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40, 
 class LegacySession:
     """State of one client that began with ``initialize`` (2024-11-05 … 2025-11-25)."""
 
-    def __init__(self, server: PromptServer, notify: Send, *, announces: bool = True) -> None:
+    def __init__(self, server: LegacyServed, notify: Send, *, announces: bool = True) -> None:
         self.server = server
         self.notify = notify
         #: whether anything the server says on its own can reach this client (a stateless HTTP session
@@ -71,6 +80,14 @@ class LegacySession:
     @property
     def revision(self) -> Revision:
         return self.lifecycle.revision or LATEST
+
+    def list_changed(self, tools: bool) -> None:
+        """(A ``Listener``.) The prompt list changed, and the tool list too when ``tools``: say so, once the
+        session is initialized."""
+        if self.lifecycle.revision is not None:
+            self.notify(PROMPTS_LIST_CHANGED)
+            if tools and self.server.tools is not None:
+                self.notify(TOOLS_LIST_CHANGED)
 
     # -- entry points -------------------------------------------------------------------------
 
@@ -122,14 +139,14 @@ class LegacySession:
 
     def close(self) -> None:
         for subscription in self.subscriptions.values():
-            self.server.subscriptions.discard(subscription)
+            self.server.listeners.discard(subscription)
             # 2026-07-28 on stdio: a subscription the server tears down is ended with notifications/cancelled.
             subscription.send(subscription.cancelled())
         self.subscriptions.clear()
         self.lifecycle.fire("close")
         for task in list(self.in_flight.values()):
             task.get_loop().call_soon_threadsafe(task.cancel)
-        self.server.sessions.discard(self)
+        self.server.listeners.discard(self)
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -159,7 +176,7 @@ class LegacySession:
         if isinstance(outcome, Subscription):
             related(outcome.acknowledgement())  # before anything else on the subscription
             self.subscriptions[req.id] = outcome
-            self.server.subscriptions.add(outcome)
+            self.server.listeners.add(outcome)
             return None  # the listen request is answered only when the subscription ends
         if type(outcome) is Pending:
             outcome.track(self.in_flight)  # notifications/cancelled reaches it on stdio too
@@ -170,7 +187,7 @@ class LegacySession:
         info = params.get("clientInfo")
         self.client_info = info if isinstance(info, dict) else {}
         self.lifecycle.initialize(rev)
-        self.server.sessions.add(self)
+        self.server.listeners.add(self)
         capabilities: dict[str, Any] = {"prompts": {"listChanged": True} if self.announces else {}, "logging": {}}
         if self.server.tools is not None:
             capabilities["tools"] = {"listChanged": True} if self.announces else {}
@@ -233,7 +250,7 @@ class LegacySession:
                 task.get_loop().call_soon_threadsafe(task.cancel)
             subscription = self.subscriptions.pop(request_id, None) if isinstance(request_id, int | str) else None
             if subscription is not None:
-                self.server.subscriptions.discard(subscription)  # the client ended its subscription
+                self.server.listeners.discard(subscription)  # the client ended its subscription
         # Anything else (progress, roots changes, unknown methods) needs no answer and is ignored.
 
     def log_to_client(self, level: int, name: str, data: Any) -> None:

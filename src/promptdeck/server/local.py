@@ -13,11 +13,11 @@ from .legacy import LegacySession
 from .outcome import Answer, Pending
 
 if TYPE_CHECKING:
-    from .app import PromptServer
+    from .legacy import LegacyServed
 
 
 class LocalClient:
-    def __init__(self, server: PromptServer, revision: str) -> None:
+    def __init__(self, server: LegacyServed, revision: str) -> None:
         self.notifications: list[dict[str, Any]] = []
         self.session = LegacySession(server, self._note)
         self._next = 0

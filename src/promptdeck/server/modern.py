@@ -33,7 +33,7 @@ from .request_state import RequestStates, request_digest
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
     from ..prompts.spec import Prompt
-    from .app import PromptServer
+    from .served import Served
     from .tools import PromptTools
 
 PREFIX = "io.modelcontextprotocol/"
@@ -120,9 +120,9 @@ class Subscription:
 
 
 class ModernEndpoint:
-    """Answers modern requests for one ``PromptServer``."""
+    """Answers modern requests for one server (a ``Served``: ``PromptServer``)."""
 
-    def __init__(self, server: PromptServer, *, ttl_ms: int = DEFAULT_TTL_MS,
+    def __init__(self, server: Served, *, ttl_ms: int = DEFAULT_TTL_MS,
                  states: RequestStates | None = None) -> None:
         if ttl_ms < 0:
             raise ValueError("ttl_ms must not be negative")

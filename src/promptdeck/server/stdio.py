@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import Awaitable, Coroutine
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest
@@ -28,7 +28,11 @@ if TYPE_CHECKING:
     import asyncio
     import concurrent.futures
 
-    from .app import PromptServer
+    from .legacy import LegacyServed
+    from .served import Watched
+
+    class StdioServed(LegacyServed, Watched, Protocol):
+        """A server as stdio serves it: its sessions' needs, and its folders' watcher's."""
 
 __all__ = ["StdioConnection", "serve_stdio", "watch_folders"]
 
@@ -91,7 +95,7 @@ class _AsyncRunner:
 class StdioConnection:
     """One client on a byte stream: feed it chunks, it writes answers to ``output``."""
 
-    def __init__(self, server: PromptServer, output: _Output) -> None:
+    def __init__(self, server: StdioServed, output: _Output) -> None:
         self.output = output
         self.session = LegacySession(server, self.notify)
         self.runner = _AsyncRunner()
@@ -159,24 +163,23 @@ class StdioConnection:
 
 
 class _ClientLogHandler(logging.Handler):
-    """Forwards promptdeck's log records to clients that asked for them with logging/setLevel."""
+    """Forwards promptdeck's log records to the client, once it asked for them with logging/setLevel."""
 
-    def __init__(self, server: PromptServer) -> None:
+    def __init__(self, session: LegacySession) -> None:
         super().__init__()
-        self.server = server
+        self.session = session
 
     def emit(self, record: logging.LogRecord) -> None:
-        if not self.server.sessions:
+        if self.session.log_level is None:
             return
         try:
             text = record.getMessage()
         except Exception:  # a bad format string must not take the server down
             return
-        for session in list(self.server.sessions):
-            session.log_to_client(record.levelno, record.name, text)
+        self.session.log_to_client(record.levelno, record.name, text)
 
 
-def serve_stdio(server: PromptServer, *, watch: bool = True,
+def serve_stdio(server: StdioServed, *, watch: bool = True,
                 stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
     """Serve one client on stdin/stdout until stdin closes."""
     in_fd = (stdin or sys.stdin.buffer).fileno()
@@ -188,7 +191,7 @@ def serve_stdio(server: PromptServer, *, watch: bool = True,
     # Re-entrant: a reload holds it while it notifies, and notifying writes.
     lock = threading.RLock()
     connection = StdioConnection(server, _Output(out_fd, lock))
-    handler = _ClientLogHandler(server)
+    handler = _ClientLogHandler(connection.session)
     logging.getLogger("promptdeck").addHandler(handler)
     # The watcher starts once the first answer (initialize, normally) is out: early enough to be
     # watching before a client's first prompts/list loads the library, late enough that importing

@@ -40,7 +40,6 @@ from .handlers import Send
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
-    from .app import PromptServer
 
 #: What most clients accept as a tool name (several model APIs allow no '.' and at most 64 characters):
 #: per-prompt tools are offered only when every name fits, so a name never needs guessing back.
@@ -464,7 +463,7 @@ def prepare(catalog: Catalog, tools: ToolSet, params: dict[str, Any]) -> Call | 
         return fault(exc)
 
 
-def run(server: PromptServer, catalog: Catalog, call: Call, params: dict[str, Any], rev: Revision,
+def run(server: handlers.Renders, catalog: Catalog, call: Call, params: dict[str, Any], rev: Revision,
         related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """The ``tools/call`` result: a listing, or the prompt rendered as ``prompts/get`` renders it."""
     try:

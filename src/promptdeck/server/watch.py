@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import asyncio
 
-    from .app import PromptServer
+    from .served import Watched
 
 log = logging.getLogger("promptdeck.watch")
 
@@ -25,7 +25,7 @@ log = logging.getLogger("promptdeck.watch")
 CATCH_UP_MS = 500
 
 
-def _catch_up(server: PromptServer) -> bool:
+def _catch_up(server: Watched) -> bool:
     try:
         server.catch_up()
     except Exception:
@@ -33,14 +33,14 @@ def _catch_up(server: PromptServer) -> bool:
     return True
 
 
-def _reload(server: PromptServer, changes: set[tuple[Any, str]]) -> None:
+def _reload(server: Watched, changes: set[tuple[Any, str]]) -> None:
     try:
         server.reload_paths(sorted({path for _, path in changes}))
     except Exception:
         log.exception("reloading the library failed; still serving the previous catalog")
 
 
-async def watch_folders(server: PromptServer, stop: asyncio.Event) -> None:
+async def watch_folders(server: Watched, stop: asyncio.Event) -> None:
     """Reload changed prompt files until ``stop`` is set (inside an asyncio loop)."""
     roots = server.watch_roots()
     if not roots:
@@ -59,7 +59,7 @@ async def watch_folders(server: PromptServer, stop: asyncio.Event) -> None:
 class WatchThread(threading.Thread):
     """Reloads changed prompt files on a thread of its own until ``stop()``."""
 
-    def __init__(self, server: PromptServer, lock: threading.RLock) -> None:
+    def __init__(self, server: Watched, lock: threading.RLock) -> None:
         super().__init__(name="promptdeck-watch", daemon=True)
         self.server = server
         self.lock = lock

@@ -129,7 +129,7 @@ async def _listen(app: StreamableHttpApp, message: Request, ctx: Any, receive: a
         assert isinstance(outcome, Answer)  # listen is answered at once: a subscription or its error
         await asgi.respond(send, outcome.status, outcome.data)
         return
-    app.server.subscriptions.add(outcome)
+    app.server.listeners.add(outcome)
     app.listeners[outcome] = queue
     try:
         await send({"type": "http.response.start", "status": 200, "headers": asgi.SSE_HEADERS})
@@ -139,7 +139,7 @@ async def _listen(app: StreamableHttpApp, message: Request, ctx: Any, receive: a
     except OSError:
         return
     finally:
-        app.server.subscriptions.discard(outcome)
+        app.server.listeners.discard(outcome)
         app.listeners.pop(outcome, None)
 
 

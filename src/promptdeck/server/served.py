@@ -1,0 +1,57 @@
+"""What the protocol core needs of the server it answers for, and how it hears of changes.
+
+The eras (``legacy``, ``modern``), the handlers and the tools answer for a server without knowing
+``PromptServer``: they read the few things below, which ``PromptServer`` has. So the core's modules type
+against these protocols, ``app`` sits above them all, and no import runs back up to it.
+
+A change of what ``prompts/list`` shows reaches whoever listens: a legacy session and a 2026-07-28
+subscription each add themselves to ``listeners`` while they are open, and the server tells each one
+(``Listener.list_changed``) rather than keeping tables of sessions of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..prompts.catalog import Catalog
+    from ..prompts.spec import Completer
+    from ..protocol.revisions import Revision
+    from .tools import PromptTools
+
+
+class Listener(Protocol):
+    """Told when what ``prompts/list`` shows has changed (``tools``: and the tools may have too)."""
+
+    def list_changed(self, tools: bool) -> None: ...
+
+
+class Served(Protocol):
+    """The server a request is answered for, as the handlers and both eras read it."""
+
+    @property
+    def catalog(self) -> Catalog: ...
+
+    @property
+    def completers(self) -> dict[tuple[str, str], Completer]: ...
+
+    #: the prompts offered as tools too, or None
+    tools: PromptTools | None
+    instructions: str | None
+    #: how long a Python prompt may run
+    prompt_seconds: float
+    #: open legacy sessions and 2026-07-28 subscriptions, told of list changes
+    listeners: set[Listener]
+
+    def server_info(self, rev: Revision) -> dict[str, Any]: ...
+
+
+class Watched(Protocol):
+    """A server whose folders a file watcher follows (``watch``)."""
+
+    def watch_roots(self) -> list[str]: ...
+
+    def reload_paths(self, paths: Iterable[str]) -> bool: ...
+
+    def catch_up(self) -> bool: ...
