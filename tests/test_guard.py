@@ -12,7 +12,10 @@ import pytest
 from promptdeck.logs import JsonFormatter, TextFormatter, escape, field
 from promptdeck.prompts.access import grants
 from promptdeck.protocol.errors import AuthError, LibraryError
-from promptdeck.server.security.guard import BearerTokens, Metrics, Principal, RateLimiter, log_get, missing_scopes
+from promptdeck.server.security.audit import Metrics, log_get
+from promptdeck.server.security.principals import Principal, missing_scopes
+from promptdeck.server.security.ratelimit import RateLimiter
+from promptdeck.server.security.tokens import BearerTokens
 
 
 def test_tokens_from_a_file_and_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,8 +29,9 @@ import httpx
 import pytest
 
 from promptdeck import Prompt, PromptServer
-from promptdeck.server.http.app import REPLAY_EVENTS, StreamableHttpApp
+from promptdeck.server.http.app import StreamableHttpApp
 from promptdeck.server.http.legacy_sse import LegacySseTransport
+from promptdeck.server.http.sessions import REPLAY_EVENTS
 from tests.support.http_server import http_server
 from tests.support.libraries import write_prompts
 from tests.support.listeners import sessions as legacy_sessions
@@ -116,7 +117,7 @@ def on_loop(loop: asyncio.AbstractEventLoop, fn: Callable[[], T]) -> T:
 
 def task_count(app: StreamableHttpApp) -> int:
     """Tasks alive on the server's event loop (a session's), not counting the one that asks."""
-    return on_loop(next(iter(app.sessions.values())).loop, lambda: len(asyncio.all_tasks()) - 1)
+    return on_loop(next(iter(app.table.streamable.values())).loop, lambda: len(asyncio.all_tasks()) - 1)
 
 
 def open_get_stream(url: str, headers: dict[str, str]) -> socket.socket:
@@ -170,7 +171,7 @@ def test_dropped_get_stream_is_released_and_the_session_lives_on() -> None:
     server = make_server()
     with serve(server) as (url, app), httpx.Client() as client, logged_errors() as errors:
         headers = start_session(client, url)
-        session = app.sessions[headers["mcp-session-id"]]
+        session = app.table.streamable[headers["mcp-session-id"]]
         idle_tasks = task_count(app)
         for _ in range(3):  # every drop must give its stream back, not just the first
             with closing(open_get_stream(url, headers)):
@@ -198,7 +199,7 @@ def test_notifications_for_a_session_without_a_stream_are_bounded() -> None:
     told = REPLAY_EVENTS + 200
     with serve(server) as (url, app), httpx.Client() as client:
         headers = start_session(client, url)
-        session = app.sessions[headers["mcp-session-id"]]
+        session = app.table.streamable[headers["mcp-session-id"]]
         for n in range(told):  # each version differs, so each swap is a change clients are told about
             server.add_prompt(scratch_prompt("flip", f"version {n}"))
         wait_until(lambda: session.next_event == told, "every list_changed to be queued")
@@ -248,7 +249,7 @@ def test_dropped_post_is_not_cancelled_and_others_are_served() -> None:
     server, entered, release, outcomes = gated_server()
     with serve(server) as (url, app), httpx.Client() as client, logged_errors() as errors:
         headers = start_session(client, url)
-        session = app.sessions[headers["mcp-session-id"]]
+        session = app.table.streamable[headers["mcp-session-id"]]
         idle_tasks = task_count(app)
         get = rpc("prompts/get", {"name": "gated", "arguments": {"name": "Ada"}}, id="slow")
         post_and_drop(url, headers, get, entered)
@@ -271,7 +272,7 @@ def test_cancelled_after_a_dropped_post_ends_the_render() -> None:
     server, entered, release, outcomes = gated_server()
     with serve(server) as (url, app), httpx.Client() as client, logged_errors() as errors:
         headers = start_session(client, url)
-        session = app.sessions[headers["mcp-session-id"]]
+        session = app.table.streamable[headers["mcp-session-id"]]
         post_and_drop(url, headers, rpc("prompts/get", {"name": "gated", "arguments": {"name": "Ada"}}, id=41),
                       entered)
         wait_until(lambda: 41 in session.legacy.in_flight, "the render to be in flight")
@@ -333,7 +334,7 @@ def test_legacy_messages_endpoint_answers_garbage_on_the_stream() -> None:
         [answer] = [json.loads(e["data"]) for e in listener.wait_for(4)[3:]]
         assert answer["id"] == 0 and answer["result"]["protocolVersion"] == "2024-11-05"
         transport = sse_transport(app)
-        on_loop(next(iter(transport.sessions.values())).loop, transport.close)
+        on_loop(next(iter(transport.sessions.values())).loop, app.table.end)
         listener.thread.join(5)
         assert not listener.thread.is_alive()
         assert errors == []
@@ -387,11 +388,11 @@ def test_garbage_body_is_400_with_the_json_rpc_error(
 def test_batched_initialize_opens_no_session(
         shared: tuple[str, StreamableHttpApp, httpx.Client, dict[str, str]]) -> None:
     url, app, client, _ = shared
-    before = set(app.sessions)
+    before = set(app.table.streamable)
     answer = client.post(url, json=[init("2025-06-18")], headers=POST_HEADERS)
     assert answer.status_code == 400 and "mcp-session-id" not in answer.headers
     assert_error_body(answer, -32600)
-    assert set(app.sessions) == before
+    assert set(app.table.streamable) == before
 
 
 def test_hostile_method_names_do_not_grow_the_metrics(
@@ -422,11 +423,11 @@ def test_post_without_a_json_content_type_is_415(
     headers = {"accept": POST_HEADERS["accept"]}
     if content_type is not None:
         headers["content-type"] = content_type
-    before = set(app.sessions)
+    before = set(app.table.streamable)
     refused = client.post(url, content=json.dumps(init()).encode(), headers=headers)
     assert refused.status_code == 415
     assert_error_body(refused, -32600)
-    assert "mcp-session-id" not in refused.headers and set(app.sessions) == before
+    assert "mcp-session-id" not in refused.headers and set(app.table.streamable) == before
 
 
 @pytest.mark.parametrize("accept", ["", "text/html", "application/*", "text/event-stream, text/html",
@@ -435,11 +436,11 @@ def test_post_without_both_media_types_in_accept_is_406(
         accept: str, shared: tuple[str, StreamableHttpApp, httpx.Client, dict[str, str]]) -> None:
     # The client MUST list both; the spec names no status, 406 Not Acceptable is HTTP's.
     url, app, client, _ = shared
-    before = set(app.sessions)
+    before = set(app.table.streamable)
     refused = client.post(url, json=init(), headers={"content-type": "application/json", "accept": accept})
     assert refused.status_code == 406
     assert_error_body(refused, -32600)
-    assert "mcp-session-id" not in refused.headers and set(app.sessions) == before
+    assert "mcp-session-id" not in refused.headers and set(app.table.streamable) == before
 
 
 def test_post_without_accept_is_406(shared: tuple[str, StreamableHttpApp, httpx.Client, dict[str, str]]) -> None:
@@ -540,14 +541,14 @@ def test_expired_session_is_404_for_every_method_while_a_streaming_one_lives() -
         abandoned = start_session(client, url)
         streaming = start_session(client, url)
         with closing(open_get_stream(url, streaming)):
-            wait_until(lambda: abandoned["mcp-session-id"] not in app.sessions, "the idle session to expire")
+            wait_until(lambda: abandoned["mcp-session-id"] not in app.table.streamable, "the idle session to expire")
             # A session whose client holds its GET stream open is not idle, however long it stays quiet.
-            assert streaming["mcp-session-id"] in app.sessions
+            assert streaming["mcp-session-id"] in app.table.streamable
         assert client.post(url, json=rpc("ping"), headers=abandoned).status_code == 404
         assert client.get(url, headers={**abandoned, "accept": "text/event-stream"}).status_code == 404
         assert client.delete(url, headers=abandoned).status_code == 404
         # Once its stream is dropped and it stays quiet, that one expires too.
-        wait_until(lambda: streaming["mcp-session-id"] not in app.sessions, "the dropped session to expire")
+        wait_until(lambda: streaming["mcp-session-id"] not in app.table.streamable, "the dropped session to expire")
         assert client.post(url, json=rpc("ping"), headers=streaming).status_code == 404
         assert not legacy_sessions(app.server)
         # The client starts over with initialize, as the spec says, and gets a new session.
@@ -571,8 +572,8 @@ def test_session_cap_counts_both_transports_and_expiry_makes_room() -> None:
             # Dropped streams leave idle sessions, which expire; the SSE one lives as long as its stream.
             for sock in streams:
                 sock.close()
-            wait_until(lambda: not app.sessions, "the idle sessions to expire")
-            assert app.session_count() == 1
+            wait_until(lambda: not app.table.streamable, "the idle sessions to expire")
+            assert app.table.count() == 1
             start_session(client, url)
 
 
@@ -587,7 +588,7 @@ def test_a_thousand_abandoned_sessions_are_freed() -> None:
         for n in range(1000):
             answer = client.post(url, json=init(), headers=POST_HEADERS)
             assert answer.status_code == 200
-            session = app.sessions.get(answer.headers["mcp-session-id"])
+            session = app.table.streamable.get(answer.headers["mcp-session-id"])
             if session is None:
                 continue  # expired already: only a machine stalled for the whole idle time gets here
             refs += [weakref.ref(session), weakref.ref(session.legacy)]
@@ -599,7 +600,8 @@ def test_a_thousand_abandoned_sessions_are_freed() -> None:
                 open_get_stream(url, headers).close()
             del session
         server.add_prompt(scratch_prompt("late", "told to every session"))
-        wait_until(lambda: not app.sessions and not legacy_sessions(server), "every session to expire", timeout=20)
+        wait_until(lambda: not app.table.streamable and not legacy_sessions(server), "every session to expire",
+                   timeout=20)
         gc.collect()
         alive = [ref() for ref in refs if ref() is not None]
         assert alive == [], f"{len(alive)} session objects outlived their expiry"

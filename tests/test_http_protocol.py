@@ -290,7 +290,7 @@ def test_idle_sessions_expire_without_leaking() -> None:
             if len(sessions(app.server)) == 1 or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
-        assert len(sessions(app.server)) == 1 and len(app.sessions) == 1
+        assert len(sessions(app.server)) == 1 and len(app.table.streamable) == 1
         time.sleep(0.8)
         assert client.post(url, json=rpc("ping"), headers=kept).status_code == 404
 
@@ -487,7 +487,7 @@ def test_stateless_mode() -> None:
         assert client.delete(url, headers=headers).status_code == 405
         # A session id from elsewhere is no reason to refuse: any replica answers any request.
         assert client.post(url, json=rpc("ping"), headers={**headers, "mcp-session-id": "x"}).status_code == 200
-        assert not sessions(app.server) and not app.sessions
+        assert not sessions(app.server) and not app.table.streamable
 
 
 def _python_prompt(server: PromptServer, name: str) -> Any:

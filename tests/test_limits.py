@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from promptdeck.server.http.limits import Quota, Refusal
+from promptdeck.server.security.quotas import Quota, Refusal
 
 
 def test_a_quota_caps_each_principal_and_the_total_and_frees_on_exit() -> None:
@@ -25,6 +25,6 @@ def test_a_quota_caps_each_principal_and_the_total_and_frees_on_exit() -> None:
 
 
 def test_retry_after_is_whole_seconds_rounded_up_and_absent_when_unknown() -> None:
-    assert Refusal(429, "x", 1799.2).headers() == [(b"retry-after", b"1800")]
-    assert Refusal(503, "x", -3.0).headers() == [(b"retry-after", b"1")]
-    assert Refusal(503, "x").headers() == []
+    assert Refusal(429, "x", 1799.2).headers == [(b"retry-after", b"1800")]
+    assert Refusal(503, "x", -3.0).headers == [(b"retry-after", b"1")]
+    assert Refusal(503, "x").headers == []

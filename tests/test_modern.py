@@ -28,7 +28,6 @@ import httpx
 import pytest
 
 from promptdeck import PromptServer
-from promptdeck.server.http.modern import end_subscriptions
 from promptdeck.server.modern import META_CAPABILITIES as CAPABILITIES_KEY
 from promptdeck.server.modern import META_LOG_LEVEL as LOG_LEVEL_KEY
 from promptdeck.server.modern import META_SUBSCRIPTION as SUBSCRIPTION_KEY
@@ -594,7 +593,7 @@ def test_http_closing_a_listen_stream_ends_that_subscription_only() -> None:
 
     @server.prompt(description="Stands in for a server shutdown: ends every subscription")
     async def shut_down() -> str:
-        end_subscriptions(apps[0])  # async renders run on the server's event loop, where the queues live
+        apps[0].table.end_subscriptions()  # async renders run on the server's event loop, where the queues live
         return "ended"
 
     def late() -> str:

@@ -60,7 +60,7 @@ def fine(name: str = "you") -> str:
     return f"Hello {name}"
 
 if sys.argv[1] == "http":
-    from promptdeck.server.http.app import run
+    from promptdeck.server.http.runner import serve as run
     run(server, "127.0.0.1", int(sys.argv[2]))
 else:
     server.serve(watch=False)

@@ -185,9 +185,10 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
     if workers > 1 and not stateless:
         fail("--workers needs --stateless: a session lives in the one process that opened it", 2)
     from ..server.app import PromptServer
-    from ..server.http.app import Authenticator, run
     from ..server.http.runner import bind
-    from ..server.security.guard import BearerTokens
+    from ..server.http.runner import serve as run
+    from ..server.security.principals import Authenticator
+    from ..server.security.tokens import BearerTokens
 
     if oauth_issuer is None and (oauth_jwks or oauth_audience or require_scope):
         fail("--oauth-jwks, --oauth-audience and --require-scope go with --oauth-issuer", 2)
@@ -505,8 +506,8 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
         fail("ui needs the http extra: pip install 'promptdeck[http]'")
     from ..client.remote import RemoteSource
     from ..server.app import PromptServer
-    from ..server.http.app import run
     from ..server.http.runner import bind
+    from ..server.http.runner import serve as run
 
     source = RemoteSource(options["target"], era=options["era"], token=options["token"], headers=headers,
                           timeout=options["timeout"])

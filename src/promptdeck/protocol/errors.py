@@ -13,6 +13,7 @@
     │   ├── MissingCapability       -32021  2026-07-28: the request needs an undeclared client capability
     │   └── UnsupportedVersion      -32022  2026-07-28: a protocol version we do not speak
     ├── AuthError(status, error)    HTTP 401/403 before any JSON-RPC is read
+    ├── HttpError(status, message)  any other HTTP refusal; turned into a response in one place
     ├── ClientError                 promptdeck's client: the server could not be used
     │   ├── ConnectionFailed        could not start or reach the server, or it went away
     │   ├── ProtocolViolation       the server sent what the protocol does not allow
@@ -124,6 +125,25 @@ class AuthError(PromptdeckError):
         self.status = status
         self.error = error
         self.scopes = scopes
+
+
+class HttpError(PromptdeckError):
+    """A request refused at the HTTP level, before or instead of a JSON-RPC answer.
+
+    Routes raise it; the endpoint's boundary (``server.http.app``) turns it into the response, in the
+    shape its path speaks: a JSON-RPC error object (``error``, else -32600 with ``message``) on the MCP
+    paths, ``{"error": message, **extra}`` on the JSON API. ``headers`` go with it (``Retry-After``,
+    ``Allow``, ``Connection: close``).
+    """
+
+    def __init__(self, status: int, message: str, *, headers: list[tuple[bytes, bytes]] | None = None,
+                 error: McpError | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or []
+        self.error = error
+        self.extra = extra
 
 
 class ClientError(PromptdeckError):

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from ..protocol import jsonrpc
-from ..protocol.errors import McpError
+from ..protocol.errors import HttpError, InvalidRequest, McpError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -39,12 +39,18 @@ RETRY_MS = 3000
 BODY_SECONDS = 30.0
 
 
-class BodyTooLarge(Exception):
-    pass
+class BodyTooLarge(HttpError):
+    """The request body is larger than its route takes (413)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the body is larger than {limit} bytes")
 
 
-class BodyTooSlow(Exception):
-    """The request body did not arrive within its deadline."""
+class BodyTooSlow(HttpError):
+    """The request body did not arrive within its deadline (408; the connection is closed)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(408, f"the body did not arrive within {seconds:g} s", headers=[(b"connection", b"close")])
 
 
 class Disconnected(Exception):
@@ -82,12 +88,12 @@ async def read_body(receive: Receive, limit: int, declared: bytes | None, second
     body that has not all arrived within ``seconds`` (``BodyTooSlow``): a client trickling its upload
     would otherwise hold a connection, and a slot under the connection cap, as long as it likes."""
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise BodyTooLarge
+        raise BodyTooLarge(limit)
     try:
         async with asyncio.timeout(seconds):
             return await _read_body(receive, limit)
     except TimeoutError:
-        raise BodyTooSlow from None
+        raise BodyTooSlow(seconds) from None
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes:
@@ -97,7 +103,7 @@ async def _read_body(receive: Receive, limit: int) -> bytes:
     body: bytes = message.get("body", b"")
     if not message.get("more_body", False):
         if len(body) > limit:
-            raise BodyTooLarge
+            raise BodyTooLarge(limit)
         return body
     chunks = [body]
     size = len(body)
@@ -108,7 +114,7 @@ async def _read_body(receive: Receive, limit: int) -> bytes:
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            raise BodyTooLarge
+            raise BodyTooLarge(limit)
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
@@ -224,6 +230,17 @@ async def respond_messages(send: Send, related: list[bytes], final: bytes, *, st
 async def respond_error(send: Send, status: int, error: McpError, headers: Headers | None = None) -> None:
     """An HTTP error whose body is an id-less JSON-RPC error (the spec allows one on every HTTP error)."""
     await respond(send, status, jsonrpc.encode_error(None, error), JSON, headers)
+
+
+async def respond_refusal(send: Send, refusal: HttpError, *, rpc: bool = True) -> None:
+    """The response an ``HttpError`` stands for: on an MCP path (``rpc``) an id-less JSON-RPC error, its own
+    or -32600 with its message; on the JSON API ``{"error": message, **extra}``, never cached."""
+    if rpc:
+        await respond_error(send, refusal.status, refusal.error or InvalidRequest(refusal.message), refusal.headers)
+        return
+    body = jsonrpc.encode_json({"error": refusal.message, **refusal.extra})
+    await respond(send, refusal.status, body, JSON, [(b"cache-control", b"no-store"),
+                                                     (b"x-content-type-options", b"nosniff"), *refusal.headers])
 
 
 def _media_types(value: bytes | None) -> list[bytes]:

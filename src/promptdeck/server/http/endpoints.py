@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..asgi import Receive, Scope, Send
-from .app import StreamableHttpApp
+from .app import StreamableHttpApp, create_app
 
 if TYPE_CHECKING:
     from ..app import PromptServer
@@ -39,16 +39,15 @@ class Endpoints:
 
     @classmethod
     def create(cls, servers: Mapping[str, PromptServer], **options: Any) -> Endpoints:
-        """One app per ``path -> server``, all with the same ``options``; the first is the default."""
+        """One app per ``path -> server``, all with the same ``options`` (``create_app``'s); the first is the
+        default, and the others share its stream quota."""
         apps: dict[str, StreamableHttpApp] = {}
         for number, (path, server) in enumerate(servers.items()):
             # Only the default endpoint speaks 2024-11-05 HTTP+SSE (its /sse and /messages paths are fixed) and
             # serves the web UI, which talks to it.
-            app = StreamableHttpApp(server, path=path,
-                                    **({**options, "legacy_sse": False, "ui": False} if number else options))
-            if apps:
-                app.streams = next(iter(apps.values())).streams
-            apps[path] = app
+            settings = {**options, "legacy_sse": False, "ui": False} if number else options
+            streams = next(iter(apps.values())).table.streams if apps else None
+            apps[path] = create_app(server, path=path, streams=streams, **settings)
         return cls(apps)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -70,6 +69,6 @@ class Endpoints:
                 return
 
     def end_streams(self) -> None:
-        """See ``StreamableHttpApp.end_streams``: called by ``serving`` when shutdown begins."""
+        """See ``StreamableHttpApp.end_streams``: called by ``runner`` when shutdown begins."""
         for app in self.apps.values():
             app.end_streams()

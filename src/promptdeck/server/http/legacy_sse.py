@@ -13,37 +13,55 @@ Host/Origin checks, authentication and rate limits run before either handler
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import parse_qs
 
 from ...protocol import jsonrpc
-from ...protocol.errors import InvalidRequest, ParseError
+from ...protocol.errors import HttpError, McpError, ParseError
+from ...protocol.jsonrpc import Request
 from .. import asgi
 from ..asgi import Receive, Scope, Send
 from ..legacy import LegacySession
 from ..outcome import Answer, assemble
-from ..security.guard import Principal
-from . import limits
+from ..security.principals import Principal
+from .sessions import count_listens
 
 if TYPE_CHECKING:
-    from .app import StreamableHttpApp
+    from ..legacy import LegacyServed
+    from .options import HttpOptions
+    from .sessions import SessionTable
+
+
+class SseHost(Protocol):
+    """What this transport needs of the endpoint that routes to it."""
+
+    @property
+    def server(self) -> LegacyServed: ...
+
+    @property
+    def options(self) -> HttpOptions: ...
+
+    @property
+    def table(self) -> SessionTable: ...
+
+    def admission(self, principal: Principal) -> Callable[[Request], McpError | None] | None: ...
 
 
 class _SseSession:
-    def __init__(self, app: StreamableHttpApp, principal: Principal) -> None:
+    def __init__(self, server: LegacyServed, principal: Principal) -> None:
         self.id = secrets.token_urlsafe(32)
         self.principal = principal.name
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.loop = asyncio.get_running_loop()
         self.push = asgi.from_any_thread(self.queue.put_nowait)
-        self.legacy = LegacySession(app.server, self.push)
+        self.legacy = LegacySession(server, self.push)
         self.legacy.scopes = principal.scopes
         self.tasks: set[asyncio.Task[None]] = set()
 
     def close(self) -> None:
+        self.queue.put_nowait(None)  # its stream ends, and with it the session
         self.legacy.close()
         for task in self.tasks:
             task.cancel()
@@ -52,27 +70,29 @@ class _SseSession:
 class LegacySseTransport:
     """``GET {sse_path}`` and ``POST {messages_path}?session_id=...``; see the module docstring."""
 
-    def __init__(self, app: StreamableHttpApp, sse_path: str = "/sse", messages_path: str = "/messages") -> None:
-        self.app = app
+    def __init__(self, host: SseHost, sse_path: str = "/sse", messages_path: str = "/messages") -> None:
+        self.host = host
         self.sse_path = sse_path
         self.messages_path = messages_path
-        self.sessions: dict[str, _SseSession] = {}
+
+    @property
+    def sessions(self) -> dict[str, _SseSession]:
+        return self.host.table.sse  # type: ignore[return-value]
 
     async def stream(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
         accept = asgi.headers_of(scope).get(b"accept", b"")
         if b"text/event-stream" not in accept and b"*/*" not in accept:
-            await asgi.respond_error(send, 406, InvalidRequest("Accept must list text/event-stream"))
-            return
+            raise HttpError(406, "Accept must list text/event-stream")
         # A 2024-11-05 session is its stream: it counts as both.
-        refusal = limits.session_refusal(self.app, principal.name) or limits.stream_refusal(self.app, principal.name)
+        table = self.host.table
+        refusal = table.session_refusal(principal.name) or table.stream_refusal(principal.name)
         if refusal is not None:
-            await limits.refuse(send, refusal)
-            return
-        with self.app.streams.hold(principal.name):
+            raise refusal
+        with table.streams.hold(principal.name):
             await self._serve(scope, receive, send, principal)
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
-        session = _SseSession(self.app, principal)
+        session = _SseSession(self.host.server, principal)
         self.sessions[session.id] = session
         endpoint = f"{scope.get('root_path', '')}{self.messages_path}?session_id={session.id}"
         try:
@@ -88,36 +108,26 @@ class LegacySseTransport:
 
     async def post(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
         if asgi.media_type(asgi.headers_of(scope).get(b"content-type")) != b"application/json":
-            await asgi.respond_error(send, 415, InvalidRequest("Content-Type must be application/json"))
-            return
+            raise HttpError(415, "Content-Type must be application/json")
         ids = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id", [])
         if not ids:
-            await asgi.respond_error(send, 400, InvalidRequest("the session_id query parameter is required"))
-            return
+            raise HttpError(400, "the session_id query parameter is required")
         session = self.sessions.get(ids[0])
         if session is None or session.principal != principal.name:
-            await asgi.respond_error(send, 404, InvalidRequest("session not found; open a new /sse stream"))
-            return
+            raise HttpError(404, "session not found; open a new /sse stream")
         session.legacy.scopes = principal.scopes
+        options = self.host.options
         try:
-            body = await asgi.read_body(receive, self.app.max_body_bytes,
-                                        asgi.headers_of(scope).get(b"content-length"), self.app.body_seconds)
-        except asgi.BodyTooLarge:
-            await asgi.respond_error(send, 413, InvalidRequest(f"body larger than {self.app.max_body_bytes} bytes"))
-            return
-        except asgi.BodyTooSlow:
-            await asgi.respond_error(send, 408, InvalidRequest("the body did not arrive in time"),
-                                     [(b"connection", b"close")])
-            return
+            body = await asgi.read_body(receive, options.max_body_bytes, asgi.headers_of(scope).get(b"content-length"),
+                                        options.body_seconds)
         except asgi.Disconnected:
             return
         if b"subscriptions/listen" in body:  # a 2026-07-28 subscription inside this session: capped like a stream
             refusal = self._listen_refusal(body, principal)
             if refusal is not None:
-                await limits.refuse(send, refusal)
-                return
-        outcome = session.legacy.handle_bytes(body, session.push, self.app.admission(principal))
-        response = assemble(outcome, self.app.max_batch_response_bytes)
+                raise refusal
+        outcome = session.legacy.handle_bytes(body, session.push, self.host.admission(principal))
+        response = assemble(outcome, options.max_batch_response_bytes)
         if isinstance(response, Answer):
             session.push(response.data)
         elif response is not None:
@@ -126,23 +136,16 @@ class LegacySseTransport:
             task.add_done_callback(session.tasks.discard)
         await asgi.respond(send, 202, b"Accepted", b"text/plain")
 
-    def _listen_refusal(self, body: bytes, principal: Principal) -> limits.Refusal | None:
+    def _listen_refusal(self, body: bytes, principal: Principal) -> HttpError | None:
         try:
             decoded = jsonrpc.decode(body)
         except ParseError:
             return None  # the session answers that
-        listens = limits.count_listens(decoded if isinstance(decoded, list) else [decoded])
-        return limits.stream_refusal(self.app, principal.name, listens) if listens else None
+        listens = count_listens(decoded if isinstance(decoded, list) else [decoded])
+        return self.host.table.stream_refusal(principal.name, listens) if listens else None
 
     @staticmethod
     async def _later(session: _SseSession, pending: Awaitable[Answer | None]) -> None:
         answer = await pending
         if answer is not None:
             session.push(answer.data)
-
-    def close(self) -> None:
-        for session in list(self.sessions.values()):
-            with contextlib.suppress(Exception):
-                session.queue.put_nowait(None)
-            session.close()
-        self.sessions.clear()

@@ -16,7 +16,7 @@ import base64
 import binascii
 import contextlib
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol import jsonrpc
 from ...protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError
@@ -24,11 +24,24 @@ from ...protocol.jsonrpc import Notification, Request
 from .. import asgi
 from ..modern import META_VERSION, Subscription
 from ..outcome import Answer, Pending, failed
-from ..security.guard import Principal
-from . import limits
+from ..security.principals import Principal
 
 if TYPE_CHECKING:
-    from .app import StreamableHttpApp
+    from ..legacy import LegacyServed
+    from .sessions import SessionTable
+
+
+class ModernHost(Protocol):
+    """What 2026-07-28 requests need of the endpoint that routes them here."""
+
+    @property
+    def server(self) -> LegacyServed: ...
+
+    @property
+    def table(self) -> SessionTable: ...
+
+    def observe(self, messages: list[jsonrpc.Message], response: Answer, seconds: float, principal: Principal) -> None:
+        """Count the request in /metrics and write its audit line."""
 
 #: Methods whose ``Mcp-Name`` header must repeat a member of their params, and which member.
 NAMED = {"prompts/get": "name", "tools/call": "name", "resources/read": "uri"}
@@ -66,7 +79,7 @@ def _check_headers(scope: asgi.Scope, message: Request | Notification, version: 
             raise HeaderMismatch(f"the mcp-name header says {value!r} but the body names {expected!r}")
 
 
-async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send,
+async def serve_modern(app: ModernHost, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send,
                        principal: Principal, message: Request | Notification, meta: dict[str, Any] | None) -> None:
     """Answer one 2026-07-28 message; ``meta`` is its ``_meta`` (``modern_meta``), None when it names no version."""
     request_id = message.id if isinstance(message, Request) else None
@@ -85,12 +98,12 @@ async def serve_modern(app: StreamableHttpApp, scope: asgi.Scope, receive: asgi.
         await asgi.respond(send, refused.status if refused.status != 200 else 400, refused.data)
         return
     if message.method == "subscriptions/listen":
-        refusal = limits.stream_refusal(app, principal.name)
+        refusal = app.table.stream_refusal(principal.name)
         if refusal is not None:
             await asgi.respond(send, refusal.status, jsonrpc.encode_error(request_id, InvalidRequest(refusal.message)),
-                               headers=refusal.headers())
+                               headers=refusal.headers)
             return
-        with app.streams.hold(principal.name):
+        with app.table.streams.hold(principal.name):
             await _listen(app, message, ctx, receive, send)
         return
     related: list[bytes] = []
@@ -120,7 +133,7 @@ async def _unless_closed(pending: Pending, receive: asgi.Receive) -> Answer | No
         gone.cancel()
 
 
-async def _listen(app: StreamableHttpApp, message: Request, ctx: Any, receive: asgi.Receive,
+async def _listen(app: ModernHost, message: Request, ctx: Any, receive: asgi.Receive,
                   send: asgi.Send) -> None:
     queue: asyncio.Queue[bytes | None] = asyncio.Queue()
     push = asgi.from_any_thread(queue.put_nowait)
@@ -130,7 +143,7 @@ async def _listen(app: StreamableHttpApp, message: Request, ctx: Any, receive: a
         await asgi.respond(send, outcome.status, outcome.data)
         return
     app.server.listeners.add(outcome)
-    app.listeners[outcome] = queue
+    app.table.subscriptions[outcome] = queue
     try:
         await send({"type": "http.response.start", "status": 200, "headers": asgi.SSE_HEADERS})
         await send({"type": "http.response.body", "body": asgi.sse_event(outcome.acknowledgement()),
@@ -140,11 +153,4 @@ async def _listen(app: StreamableHttpApp, message: Request, ctx: Any, receive: a
         return
     finally:
         app.server.listeners.discard(outcome)
-        app.listeners.pop(outcome, None)
-
-
-def end_subscriptions(app: StreamableHttpApp) -> None:
-    """Server shutdown: end every open subscription gracefully with its listen result."""
-    for subscription, queue in list(app.listeners.items()):
-        queue.put_nowait(subscription.ending())
-        queue.put_nowait(None)
+        app.table.subscriptions.pop(outcome, None)

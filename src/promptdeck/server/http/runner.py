@@ -15,7 +15,8 @@ here as a thin subclass of its httptools protocol, not a fork:
   (uvicorn resumes reading after every answer, so its queue could grow without
   bound for a client that pipelines and never reads).
 
-The request body's deadline is the app's (``_asgi.read_body``).
+The request body's deadline is the app's (``asgi.read_body``). ``serve`` puts it together: the app (or
+one app per endpoint), uvicorn's settings, one process or several.
 """
 
 from __future__ import annotations
@@ -24,9 +25,13 @@ import asyncio
 import contextlib
 import errno
 import socket
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ...protocol.errors import LibraryError
+
+if TYPE_CHECKING:
+    from ..app import PromptServer
 
 #: The most a request head (request line and headers) may hold.
 MAX_HEAD = 64 * 1024
@@ -225,3 +230,31 @@ def run_workers(make_app: Any, host: str, port: int, workers: int, **extra: Any)
                 continue
             except ChildProcessError:
                 break
+
+
+def serve(server: PromptServer | Mapping[str, PromptServer], host: str, port: int, *,
+          tls: tuple[str, str] | None = None, sock: socket.socket | None = None, trusted_proxies: tuple[str, ...] = (),
+          workers: int = 1, connection_limits: dict[str, Any] | None = None, **options: Any) -> None:
+    """Serve over HTTP with uvicorn until SIGINT or SIGTERM. ``server``: one server on ``/mcp``, or servers
+    by endpoint path (see ``endpoints``); ``tls``: (cert, key) files; ``sock``: a socket already bound
+    (``bind``); ``trusted_proxies``: whose X-Forwarded-For to believe; ``workers``: processes (see
+    ``run_workers``); ``connection_limits``: uvicorn settings (``limit_concurrency``,
+    ``timeout_keep_alive``) over this module's defaults; ``options``: ``app.create_app``'s."""
+    from .app import create_app
+    from .endpoints import Endpoints
+
+    extra = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
+    extra |= trusting(trusted_proxies)
+    extra |= connection_limits or {}
+
+    def make_app() -> Any:
+        if isinstance(server, Mapping):
+            return Endpoints.create(server, **options)
+        return create_app(server, **options)
+
+    if workers > 1:
+        if sock is not None:
+            sock.close()  # each worker binds its own
+        run_workers(make_app, host, port, workers, **extra)
+        return
+    run(make_app(), host, port, sock=sock, **extra)

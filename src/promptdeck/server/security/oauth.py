@@ -30,7 +30,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ...protocol.errors import AuthError, LibraryError
-from .guard import Principal, bearer, bearer_challenge, missing_scopes
+from .principals import Principal, missing_scopes
+from .tokens import bearer, bearer_challenge
 
 log = logging.getLogger("promptdeck.oauth")
 

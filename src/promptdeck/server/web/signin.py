@@ -31,10 +31,8 @@ from dataclasses import dataclass
 
 import msgspec
 
-from ...protocol.errors import AuthError, LibraryError
+from ...protocol.errors import AuthError, HttpError, LibraryError
 from ..asgi import (
-    BodyTooLarge,
-    BodyTooSlow,
     Disconnected,
     Receive,
     Scope,
@@ -45,7 +43,8 @@ from ..asgi import (
     read_body,
     respond,
 )
-from ..security.guard import Principal, bearer, bearer_challenge
+from ..security.principals import Principal
+from ..security.tokens import bearer, bearer_challenge
 
 log = logging.getLogger("promptdeck.ui")
 
@@ -134,31 +133,28 @@ class SignIn:
         return bearer_challenge(error, b"")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """``POST /signin`` with ``{"code": …}``: 200 ``{"token": …}``, or an error ``{"error": …}``."""
+        """``POST /signin`` with ``{"code": …}``: 200 ``{"token": …}``; a refusal is an ``HttpError``, which
+        the endpoint answers as ``{"error": …}``."""
         if scope["method"] != "POST":
-            await _answer(send, 405, {"error": "POST a sign-in code here"}, [(b"allow", b"POST")])
-            return
+            raise HttpError(405, "POST a sign-in code here", headers=[(b"allow", b"POST")])
         problem = _cross_site(scope)
         if problem is not None:
-            await _answer(send, 403, {"error": problem})
-            return
+            raise HttpError(403, problem)
         if media_type(headers_of(scope).get(b"content-type")) != b"application/json":
-            await _answer(send, 415, {"error": "send the code as application/json"})
-            return
+            raise HttpError(415, "send the code as application/json")
         try:
             body = await read_body(receive, MAX_BODY_BYTES, headers_of(scope).get(b"content-length"), 10)
             code = msgspec.json.decode(body, type=_Exchange).code
-        except (BodyTooLarge, BodyTooSlow, msgspec.DecodeError, msgspec.ValidationError):
-            await _answer(send, 400, {"error": 'send {"code": "…"}'})
-            return
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            raise HttpError(400, 'send {"code": "…"}') from None
         except Disconnected:
             return
         try:
             token = self.exchange(code)
         except AuthError as exc:
-            await _answer(send, 403, {"error": exc.message})
-            return
-        await _answer(send, 200, {"token": token})
+            raise HttpError(403, exc.message) from None
+        # no-store: the answer holds a token, which no cache may keep.
+        await respond(send, 200, msgspec.json.encode({"token": token}), headers=[(b"cache-control", b"no-store")])
 
 
 def _cross_site(scope: Scope) -> str | None:
@@ -172,10 +168,3 @@ def _cross_site(scope: Scope) -> str | None:
     if site is not None and site != "same-origin":
         return "a sign-in code is exchanged only by the page of this server"
     return None
-
-
-async def _answer(send: Send, status: int, body: dict[str, str], headers: list[tuple[bytes, bytes]] | None = None,
-                  ) -> None:
-    # no-store: the answer holds a token, which no cache may keep.
-    await respond(send, status, msgspec.json.encode(body), headers=[(b"cache-control", b"no-store"),
-                                                                    *(headers or [])])

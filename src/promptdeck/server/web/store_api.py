@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import msgspec
 
 from ...prompts.access import EVERYONE, may_see, parse_scopes, shown_scopes, viewing
-from ...protocol.errors import PromptFileError
+from ...protocol.errors import HttpError, PromptFileError
 from ...protocol.jsonrpc import encode_json
 from ...sources.files.frontmatter import line_of_key, split_front_matter
 from ...sources.files.library import file_scopes
@@ -50,21 +50,9 @@ from ...sources.store.database import (
 )
 from ...sources.store.source import META_LABEL, StoreSource
 from ...sources.store.versions import TooLargeToDiff, argument_schema, schema_text, side_by_side, text_of
-from ..asgi import (
-    BodyTooLarge,
-    BodyTooSlow,
-    Disconnected,
-    Headers,
-    Receive,
-    Scope,
-    Send,
-    headers_of,
-    media_type,
-    read_body,
-)
-from ..asgi import respond as _respond
-from ..http.limits import Quota
-from ..security.guard import DEFAULT_WRITE_SCOPE, Principal, missing_scopes
+from ..asgi import Disconnected, Receive, Scope, Send, headers_of, media_type, read_body, respond
+from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, missing_scopes
+from ..security.quotas import Quota
 
 if TYPE_CHECKING:
     from ...prompts.spec import Prompt
@@ -104,13 +92,6 @@ class _Back(msgspec.Struct, forbid_unknown_fields=True):
     label: str
 
 
-class ApiError(Exception):
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.extra = extra
-
-
 class StoreApi:
     """``/api/store`` for the label ``source`` serves (see the module docstring)."""
 
@@ -127,27 +108,19 @@ class StoreApi:
         return path == PREFIX or path.startswith(PREFIX + "/")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+        """Answer one call; a refusal is an ``HttpError``, which the endpoint answers as ``{"error": …}``."""
         route, method = scope["path"][len(PREFIX):], scope["method"]
         allowed = _GETS.get(route) or _POSTS.get(route)
+        if allowed is None:
+            raise HttpError(404, f"no such store call: {scope['path']}")
+        if method != allowed:
+            raise HttpError(405, f"{scope['path']} takes {allowed}", headers=[(b"allow", allowed.encode())])
         try:
-            if allowed is None:
-                raise ApiError(404, f"no such store call: {scope['path']}")
-            if method != allowed:
-                await _send(send, 405, {"error": f"{scope['path']} takes {allowed}"}, [(b"allow", allowed.encode())])
-                return
             if method == "POST":
-                body = await self._body(scope, receive)
-                answer = await self._post(route, body, principal)
+                answer = await self._post(route, await self._body(scope, receive), principal)
             else:
                 answer = await self._get(route, _query(scope), principal)
-        except ApiError as exc:
-            await _send(send, exc.status, {"error": str(exc), **exc.extra})
-            return
         except Disconnected:
-            return
-        except Exception:  # a fault of ours: JSON like every other answer, the details in the log only
-            log.exception("store call %s failed", scope["path"])
-            await _send(send, 500, {"error": "internal error"})
             return
         await _send(send, 200, answer)
 
@@ -200,7 +173,7 @@ class StoreApi:
             rows = side_by_side(text_of(old), text_of(new))
             argument_rows = side_by_side(old_args, new_args)
         except TooLargeToDiff as exc:
-            raise ApiError(413, str(exc)) from None
+            raise HttpError(413, str(exc)) from None
         return {"prompt": prompt.name, "path": path, "from": first, "to": second, "source": rows,
                 "arguments": argument_rows, "same": old == new}
 
@@ -213,13 +186,13 @@ class StoreApi:
             problems = await self._run(principal, self._problems, prompt, _text(edit))
             return {"problems": problems}
         if not self._may_write(principal):
-            raise ApiError(403, f"writing to the store needs the scope {self.write_scope}", scope=self.write_scope)
+            raise HttpError(403, f"writing to the store needs the scope {self.write_scope}", scope=self.write_scope)
         if route == "/publish":
             edit = _decode(body, _Edit)
             prompt = self._visible(principal, edit.prompt)
             label = _label(edit.label) if edit.label is not None else None
             if len(edit.message) > MAX_MESSAGE_CHARS:
-                raise ApiError(400, f"message: at most {MAX_MESSAGE_CHARS} characters")
+                raise HttpError(400, f"message: at most {MAX_MESSAGE_CHARS} characters")
             return await self._run(principal, self._publish, prompt, _text(edit), edit, label, principal.name)
         if route == "/label":
             point = _decode(body, _Point)
@@ -238,7 +211,7 @@ class StoreApi:
         see is absent), a version the principal could not see, and its name taken by another prompt."""
         library = self.source.library
         if library is None:
-            raise ApiError(503, "the label is not loaded yet; try again")
+            raise HttpError(503, "the label is not loaded yet; try again")
         path = prompt.source
         with viewing(sight.held):
             parsed = build_prompt(library, path, stage_file(path, data), compile_now=True)
@@ -265,7 +238,7 @@ class StoreApi:
                  author: str) -> dict[str, Any]:
         checked, problems = self._check(sight, prompt, data)
         if problems:
-            raise ApiError(422, f"nothing saved: {len(problems)} problem{'s' * (len(problems) != 1)} in "
+            raise HttpError(422, f"nothing saved: {len(problems)} problem{'s' * (len(problems) != 1)} in "
                                 f"{prompt.source}", problems=_shown(problems))
         listed = listing_of(checked) if checked is not None else None
         path = prompt.source
@@ -300,14 +273,14 @@ class StoreApi:
         for a prompt hidden by scopes as for one that does not exist."""
         prompt = self.server.catalog.view(principal.scopes).get(name)
         if prompt is None or prompt.meta.get(META_LABEL) != self.source.label:
-            raise ApiError(404, f"no prompt {name!r} in label {self.source.label}")
+            raise HttpError(404, f"no prompt {name!r} in label {self.source.label}")
         return prompt
 
     async def _run(self, principal: Principal, call: Callable[..., T], *args: Any) -> T:
         """``call(store, *args)`` in a thread, on a connection of its own, within the quota."""
         refusal = self.calls.refusal(principal.name)
         if refusal is not None:
-            raise ApiError(refusal.status, refusal.message)
+            raise refusal
 
         def opened() -> T:
             with Store(self.source.url) as store:
@@ -317,24 +290,19 @@ class StoreApi:
             try:
                 return await asyncio.to_thread(opened)
             except StoreMissing as exc:
-                raise ApiError(404, str(exc)) from None
+                raise HttpError(404, str(exc)) from None
             except StoreConflict as exc:
-                raise ApiError(409, str(exc)) from None
+                raise HttpError(409, str(exc)) from None
             except StoreError as exc:
                 # Readers learn only that it failed: the details (which host, which driver error) are the
                 # operator's, in the server log, with the URL's secrets masked by ``Store``.
                 log.error("store call failed: %s", exc)
-                raise ApiError(503, "store unavailable") from None
+                raise HttpError(503, "store unavailable") from None
 
     async def _body(self, scope: Scope, receive: Receive) -> bytes:
         if media_type(headers_of(scope).get(b"content-type")) != b"application/json":
-            raise ApiError(415, "send the body as application/json")
-        try:
-            return await read_body(receive, MAX_BODY_BYTES, headers_of(scope).get(b"content-length"))
-        except BodyTooLarge:
-            raise ApiError(413, f"the body is larger than {MAX_BODY_BYTES} bytes") from None
-        except BodyTooSlow:
-            raise ApiError(408, "the body did not arrive in time") from None
+            raise HttpError(415, "send the body as application/json")
+        return await read_body(receive, MAX_BODY_BYTES, headers_of(scope).get(b"content-length"))
 
 
 class _Sight:
@@ -392,7 +360,7 @@ class _Sight:
     def allow_move(self, before: dict[str, int], after: dict[str, int]) -> None:
         """A label move's rule (``Store.MoveRule``): never through a change the principal cannot see."""
         if self._changed(before, after)[1]:
-            raise ApiError(403, "this label move would change versions outside your scopes; nothing changed. "
+            raise HttpError(403, "this label move would change versions outside your scopes; nothing changed. "
                                 "Someone who holds their scopes must make it")
 
     def move(self, move: Any, before: Position | None, after: Position | None) -> dict[str, Any]:
@@ -414,21 +382,21 @@ def _query(scope: Scope) -> dict[str, str]:
         pairs = parse_qsl(scope.get("query_string", b"").decode("utf-8"), keep_blank_values=True,
                           strict_parsing=False, max_num_fields=8)
     except (UnicodeDecodeError, ValueError):
-        raise ApiError(400, "the query string is not valid") from None
+        raise HttpError(400, "the query string is not valid") from None
     return dict(pairs)
 
 
 def _field(query: dict[str, str], name: str) -> str:
     value = query.get(name)
     if not value:
-        raise ApiError(400, f"the query needs {name}=…")
+        raise HttpError(400, f"the query needs {name}=…")
     return value
 
 
 def _number(query: dict[str, str], name: str) -> int:
     value = _field(query, name)
     if not value.isdigit() or len(value) > 12:
-        raise ApiError(400, f"{name} must be a version number, not {value[:40]!r}")
+        raise HttpError(400, f"{name} must be a version number, not {value[:40]!r}")
     return int(value)
 
 
@@ -436,21 +404,21 @@ def _decode(body: bytes, kind: type[T]) -> T:
     try:
         return msgspec.json.decode(body, type=kind)
     except msgspec.ValidationError as exc:
-        raise ApiError(400, f"the body is not what this call takes: {exc}") from None
+        raise HttpError(400, f"the body is not what this call takes: {exc}") from None
     except msgspec.DecodeError as exc:
-        raise ApiError(400, f"the body is not JSON: {exc}") from None
+        raise HttpError(400, f"the body is not JSON: {exc}") from None
 
 
 def _text(edit: _Edit) -> bytes:
     data = edit.text.encode("utf-8")  # msgspec refuses a lone surrogate (\ud800) as not JSON
     if len(data) > MAX_PROMPT_FILE_BYTES:
-        raise ApiError(413, f"text: a prompt file is at most {MAX_PROMPT_FILE_BYTES} bytes")
+        raise HttpError(413, f"text: a prompt file is at most {MAX_PROMPT_FILE_BYTES} bytes")
     return data
 
 
 def _label(value: str) -> str:
     if not is_label(value):
-        raise ApiError(400, f"label {value[:80]!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'")
+        raise HttpError(400, f"label {value[:80]!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'")
     return value
 
 
@@ -463,7 +431,8 @@ def _move(move: Any) -> dict[str, Any]:
     return {"position": move.position, "reason": move.reason, "author": move.author, "created": move.created}
 
 
-async def _send(send: Send, status: int, body: dict[str, Any], headers: Headers | None = None) -> None:
-    # The answers carry prompt text: never cached by a shared cache, never sniffed as something else.
-    extra = [(b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"), *(headers or ())]
-    await _respond(send, status, encode_json(body), headers=extra)
+async def _send(send: Send, status: int, body: dict[str, Any]) -> None:
+    # The answers carry prompt text: never cached by a shared cache, never sniffed as something else (the
+    # refusals carry the same headers: ``asgi.respond_refusal``).
+    await respond(send, status, encode_json(body), headers=[(b"cache-control", b"no-store"),
+                                                            (b"x-content-type-options", b"nosniff")])

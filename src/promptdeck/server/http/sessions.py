@@ -1,0 +1,185 @@
+"""What one HTTP endpoint holds between requests, and the caps on it: the session table.
+
+The routes of every transport share one ``SessionTable``: Streamable HTTP's sessions, the 2024-11-05
+``/sse`` sessions, the 2026-07-28 ``subscriptions/listen`` streams, and the open-stream quota. So the
+routes need the table, not the whole app.
+
+Everything a principal keeps open is capped for that principal as well as in total, so that one
+principal filling its own share leaves the rest to everyone else (one principal once opened 1,000
+sessions and locked every other out):
+
+- sessions of both HTTP transports (``session_refusal``), 100 per principal and 1,000 in all by default;
+- open streams (``stream_refusal``): GET streams, 2024-11-05 ``/sse`` streams, 2026-07-28
+  ``subscriptions/listen`` streams, and subscriptions made inside a legacy session, which push on their
+  session's stream.
+
+Past its own share a principal gets 429, past the total 503. ``Retry-After`` tells the truth: the moment
+the first idle session that counts expires, or no header at all when nothing frees a slot at a known
+time (a stream ends when its client closes it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Protocol
+
+from ...protocol.jsonrpc import Message, Request
+from ..asgi import from_any_thread
+from ..legacy import LegacySession
+from ..modern import modern_meta
+from ..security.quotas import Quota, Refusal
+
+if TYPE_CHECKING:
+    from ..legacy import LegacyServed
+    from ..modern import Subscription
+    from ..security.principals import Principal
+    from .options import HttpOptions
+
+#: Events a session keeps for ``Last-Event-ID`` replay, and for a GET stream not yet open.
+REPLAY_EVENTS = 1000
+
+
+class Held(Protocol):
+    """A session of either transport, as the caps count it."""
+
+    principal: str
+    legacy: LegacySession
+
+    def close(self) -> None: ...
+
+
+class HttpSession:
+    """A Streamable HTTP session held between requests, with its GET stream and replay buffer."""
+
+    def __init__(self, server: LegacyServed, session_id: str, principal: Principal) -> None:
+        self.id = session_id
+        self.principal = principal.name
+        #: the event loop this session lives on (its queues belong to it)
+        self.loop = asyncio.get_running_loop()
+        self.notify = from_any_thread(self._push)
+        self.legacy = LegacySession(server, self.notify)
+        self.legacy.scopes = principal.scopes
+        self.last_seen = time.monotonic()
+        self.buffer: deque[tuple[int, bytes]] = deque(maxlen=REPLAY_EVENTS)
+        self.next_event = 0
+        self.stream: asyncio.Queue[tuple[int, bytes] | None] | None = None
+        # Bounded like the replay buffer: a client that never opens a GET stream must not make the
+        # server keep every notification it missed.
+        self.undelivered: deque[tuple[int, bytes]] = deque(maxlen=REPLAY_EVENTS)
+        self.streams = 0
+
+    def _push(self, message: bytes) -> None:
+        self.next_event += 1
+        item = (self.next_event, message)
+        self.buffer.append(item)
+        if self.stream is not None:
+            self.stream.put_nowait(item)
+        else:
+            self.undelivered.append(item)  # sent by the next GET stream that opens
+
+    def stream_id(self) -> int:
+        """A number for a new stream's ids, unique in this session."""
+        self.streams += 1
+        return self.streams
+
+    def close(self) -> None:
+        self.legacy.close()
+        if self.stream is not None:
+            self.stream.put_nowait(None)
+
+
+class SessionTable:
+    """The sessions, subscriptions and streams of one endpoint, and their caps (see the module docstring)."""
+
+    def __init__(self, options: HttpOptions, streams: Quota | None = None) -> None:
+        self.options = options
+        #: Streamable HTTP sessions by ``Mcp-Session-Id``
+        self.streamable: dict[str, HttpSession] = {}
+        #: 2024-11-05 sessions by their ``session_id`` (each lives as long as its ``/sse`` stream)
+        self.sse: dict[str, Held] = {}
+        #: open 2026-07-28 subscriptions and the queues their streams read
+        self.subscriptions: dict[Subscription, asyncio.Queue[bytes | None]] = {}
+        #: open streams; shared by the endpoints of one port (``endpoints``)
+        self.streams = streams or Quota("streams", options.max_streams, options.max_streams_per_principal)
+
+    def count(self) -> int:
+        """Live sessions of both transports."""
+        return len(self.streamable) + len(self.sse)
+
+    def session_for(self, session_id: str | None, principal: Principal) -> HttpSession | Refusal:
+        """The Streamable HTTP session ``session_id`` names, if it is ``principal``'s; else the refusal."""
+        if session_id is None:
+            return Refusal(400, "Mcp-Session-Id header is required")
+        session = self.streamable.get(session_id)
+        if session is None or session.principal != principal.name:
+            # Another principal's session answers like a missing one: ids are not credentials.
+            return Refusal(404, "session not found; initialize again")
+        session.legacy.scopes = principal.scopes  # what this request's token grants, not the first one's
+        return session
+
+    def session_refusal(self, principal: str) -> Refusal | None:
+        """None when ``principal`` may open one more session (of either transport); else why not."""
+        per_principal, total = self.options.max_sessions_per_principal, self.options.max_sessions
+        mine = self._sessions_of(principal)
+        if mine >= per_principal or self.count() >= total:
+            self.expire()  # sessions past their idle time make room first
+            mine = self._sessions_of(principal)
+        if mine >= per_principal:
+            return Refusal(429, f"too many sessions for this principal (at most {per_principal}); "
+                                "end one with DELETE or let one expire", self._next_expiry(principal))
+        if self.count() >= total:
+            return Refusal(503, "too many sessions; try again later", self._next_expiry(None))
+        return None
+
+    def stream_refusal(self, principal: str, adding: int = 1) -> Refusal | None:
+        """None when ``principal`` may open ``adding`` more streams or subscriptions; else why not."""
+        mine = total = 0
+        for session in self._sessions():
+            held = len(session.legacy.subscriptions)
+            total += held
+            if session.principal == principal:
+                mine += held
+        return self.streams.refusal(principal, adding, also_held=mine, also_total=total)
+
+    def expire(self) -> None:
+        """End sessions idle for longer than the limit (their ids then answer 404)."""
+        limit = time.monotonic() - self.options.session_idle_seconds
+        for session_id, session in list(self.streamable.items()):
+            if session.last_seen < limit and session.stream is None:
+                session.close()
+                del self.streamable[session_id]
+
+    def end_subscriptions(self) -> None:
+        """Every open 2026-07-28 subscription ends gracefully, with its listen result."""
+        for subscription, queue in list(self.subscriptions.items()):
+            queue.put_nowait(subscription.ending())
+            queue.put_nowait(None)
+
+    def end(self) -> None:
+        """Server shutdown: every subscription gets its listen result, every session closes."""
+        self.end_subscriptions()
+        for session in [*self.streamable.values(), *self.sse.values()]:
+            session.close()
+        self.streamable.clear()
+        self.sse.clear()
+
+    def _sessions(self) -> list[Held]:
+        return [*self.streamable.values(), *self.sse.values()]
+
+    def _sessions_of(self, principal: str) -> int:
+        return sum(1 for session in self._sessions() if session.principal == principal)
+
+    def _next_expiry(self, principal: str | None) -> float | None:
+        """Seconds until the first idle session (``principal``'s, or anyone's) expires; None if none is idle."""
+        idle = [session.last_seen for session in self.streamable.values()
+                if session.stream is None and (principal is None or session.principal == principal)]
+        return min(idle) + self.options.session_idle_seconds - time.monotonic() if idle else None
+
+
+def count_listens(messages: Iterable[Message]) -> int:
+    """How many 2026-07-28 subscriptions/listen requests are among ``messages`` (each opens a subscription)."""
+    return sum(1 for m in messages if isinstance(m, Request) and m.method == "subscriptions/listen"
+               and modern_meta(m.params) is not None)

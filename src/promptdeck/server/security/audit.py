@@ -1,0 +1,72 @@
+"""What the HTTP endpoint records: Prometheus counters for ``/metrics`` and one audit line per render.
+
+The audit log names the principal (the token's name, or the client address without auth), never the
+token or argument values; every value is escaped by ``logs``.
+"""
+
+from __future__ import annotations
+
+import logging
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+from ...logs import field as log_field
+
+audit = logging.getLogger("promptdeck.audit")
+
+BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+@dataclass
+class Metrics:
+    """Counters in the Prometheus text format, for ``/metrics``."""
+
+    requests: dict[tuple[str, str], int] = field(default_factory=dict)
+    buckets: list[int] = field(default_factory=lambda: [0] * (len(BUCKETS) + 1))
+    duration_sum: float = 0.0
+    duration_count: int = 0
+
+    def observe(self, method: str, outcome: str, seconds: float) -> None:
+        key = (method, outcome)
+        self.requests[key] = self.requests.get(key, 0) + 1
+        self.buckets[bisect_left(BUCKETS, seconds)] += 1
+        self.duration_sum += seconds
+        self.duration_count += 1
+
+    def render(self, sessions: int, prompts: int) -> bytes:
+        lines = ["# HELP promptdeck_requests_total JSON-RPC requests by method and outcome.",
+                 "# TYPE promptdeck_requests_total counter"]
+        for (method, outcome), count in sorted(self.requests.items()):
+            lines.append(f'promptdeck_requests_total{{method="{method}",outcome="{outcome}"}} {count}')
+        lines += ["# HELP promptdeck_request_seconds Time to answer a JSON-RPC request.",
+                  "# TYPE promptdeck_request_seconds histogram"]
+        total = 0
+        for bound, count in zip(BUCKETS, self.buckets, strict=False):
+            total += count
+            lines.append(f'promptdeck_request_seconds_bucket{{le="{bound}"}} {total}')
+        lines.append(f'promptdeck_request_seconds_bucket{{le="+Inf"}} {self.duration_count}')
+        lines.append(f"promptdeck_request_seconds_sum {self.duration_sum:.6f}")
+        lines.append(f"promptdeck_request_seconds_count {self.duration_count}")
+        lines += ["# HELP promptdeck_sessions Live HTTP sessions.", "# TYPE promptdeck_sessions gauge",
+                  f"promptdeck_sessions {sessions}",
+                  "# HELP promptdeck_prompts Prompts the asker may see.", "# TYPE promptdeck_prompts gauge",
+                  f"promptdeck_prompts {prompts}"]
+        return ("\n".join(lines) + "\n").encode()
+
+
+def log_get(principal: str, prompt: object, outcome: str, seconds: float) -> None:
+    """One audit line per prompts/get: who, which prompt, outcome, duration. Never argument values."""
+    name = prompt if isinstance(prompt, str) else None
+    audit.info("prompts/get principal=%s prompt=%r outcome=%s duration_ms=%.2f", log_field(principal), name, outcome,
+               seconds * 1000, extra={"principal": principal, "prompt": name, "outcome": outcome,
+                                      "duration_ms": round(seconds * 1000, 2)})
+
+
+def log_call(principal: str, tool: object, prompt: object, outcome: str, seconds: float) -> None:
+    """One audit line per tools/call, as for prompts/get: who, which tool (and prompt), outcome, duration."""
+    tool = tool if isinstance(tool, str) else None
+    prompt = prompt if isinstance(prompt, str) else None
+    audit.info("tools/call principal=%s tool=%r prompt=%r outcome=%s duration_ms=%.2f", log_field(principal), tool,
+               prompt, outcome, seconds * 1000,
+               extra={"principal": principal, "tool": tool, "prompt": prompt, "outcome": outcome,
+                      "duration_ms": round(seconds * 1000, 2)})

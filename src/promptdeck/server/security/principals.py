@@ -1,0 +1,44 @@
+"""Who sends a request, and what it may do: principals, their scopes, and how a transport learns them.
+
+A principal is the name the authenticator gives (a token's name, an OAuth subject) or, without
+authentication, the client's address; its scopes decide which prompts it sees (``prompts.access``).
+Scopes are hierarchical on ``:``: holding ``prompts`` grants ``prompts:hr`` and ``prompts:hr:payroll``,
+never the reverse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ...prompts.access import grants
+from ...protocol.errors import AuthError
+
+#: The scope that lets a principal write to the store through ``/api/store`` (``serve --write-scope``).
+DEFAULT_WRITE_SCOPE = "store:write"
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who sent a request. ``scopes`` None means trusted with every prompt (a local stdio client)."""
+
+    name: str
+    scopes: frozenset[str] | None = frozenset()
+
+
+LOCAL = Principal("local", None)
+
+
+def missing_scopes(held: frozenset[str] | None, needed: Iterable[str]) -> tuple[str, ...]:
+    return tuple(scope for scope in needed if not grants(held, scope))
+
+
+class Authenticator(Protocol):
+    """Names the principal behind a request's ``Authorization`` header, or raises ``AuthError``."""
+
+    async def authenticate(self, authorization: str | None) -> Principal: ...
+
+    def challenge(self, error: AuthError) -> bytes:
+        """The ``WWW-Authenticate`` value for a 401 or 403."""
+        ...
