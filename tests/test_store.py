@@ -127,7 +127,8 @@ def test_a_bad_first_publish_makes_no_store_and_an_unchanged_one_is_not_checked_
     pd("publish", str(folder), "--store", url, "--label", "production")
     # The same bytes again: the store says so (publish then skips the check), nothing is published,
     # and the label moves.
-    from promptdeck.sources.store.database import Store, to_check
+    from promptdeck.sources.store.database import Store
+    from promptdeck.sources.store.model import to_check
 
     with Store(url) as store:
         files = {path: data for path, (_, data) in store.snapshot("production").items()}
@@ -452,7 +453,8 @@ def test_forged_paths_in_the_store_never_leave_the_folder(tmp_path: Path) -> Non
             conn.execute("INSERT INTO files (path, version, publish, prompt, digest) VALUES (?, 1, 1, NULL, "
                          "'forged')", (path,))
             conn.execute("INSERT INTO position_files (position, path, version) VALUES (?, ?, 1)", (position, path))
-    from promptdeck.sources.store.database import Store, StoreError
+    from promptdeck.sources.store.database import Store
+    from promptdeck.sources.store.model import StoreError
 
     with Store(url) as store, pytest.raises(StoreError, match="is not a library path"):
         store.publish({"../up.md": b"x"}, {}, author="a", message="m")

@@ -23,7 +23,8 @@ from promptdeck.protocol.errors import InternalError, InvalidParams
 from promptdeck.protocol.revisions import LATEST, LEGACY, MODERN, Revision
 from promptdeck.server.app import PromptServer
 from promptdeck.sources.files.paths import is_prompt_path
-from promptdeck.sources.store.source import StoredCatalog, StoreSource
+from promptdeck.sources.store.catalog import StoredCatalog
+from promptdeck.sources.store.source import StoreSource
 from tests.test_store import library, pd, postgres, store_url  # noqa: F401 - fixtures
 
 

@@ -187,7 +187,8 @@ def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, 
 
 
 def test_the_state_ledger_is_bounded_per_principal_and_fails_closed(postgres: str) -> None:
-    from promptdeck.sources.store.database import StateLedger, Store
+    from promptdeck.sources.store.database import Store
+    from promptdeck.sources.store.ledger import StateLedger
     from tests.support.http_server import free_port
 
     url = new_database(postgres)

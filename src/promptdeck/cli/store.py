@@ -24,7 +24,8 @@ from .main import fail, library_problems, main
 
 if TYPE_CHECKING:
     from ..prompts.spec import Prompt
-    from ..sources.store.database import Latest, Store
+    from ..sources.store.database import Store
+    from ..sources.store.model import Latest
 
 _STORE = click.option("--store", "url", required=True, envvar="PROMPTDECK_STORE", metavar="URL",
                       help="sqlite:///path.db, a path ending in .db, or postgresql://… (default: $PROMPTDECK_STORE).")
@@ -42,7 +43,7 @@ def _author(given: str | None) -> str:
 
 def valid_label(value: str) -> str:
     """``value`` if it is a valid label name; else exit 2 with a clear line."""
-    from ..sources.store.database import is_label
+    from ..sources.store.model import is_label
 
     if not is_label(value):
         fail(f"label {value!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'", 2)
@@ -75,7 +76,9 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
 
     FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
     """
-    from ..sources.store.database import Listed, Store, listing_of, read_library, to_check
+    from ..sources.store.database import Store
+    from ..sources.store.folder import read_library
+    from ..sources.store.model import Listed, listing_of, to_check
 
     if label is not None:
         valid_label(label)
@@ -338,7 +341,7 @@ def store() -> None:
 @click.argument("url")
 def upgrade(url: str) -> None:
     """Create the store's schema, or bring it to this promptdeck's version."""
-    from ..sources.store.database import SCHEMA_VERSION
+    from ..sources.store.schema import SCHEMA_VERSION
 
     with _opened(url, create=True) as opened:
         found = opened.upgraded_from

@@ -97,8 +97,9 @@ class PromptServer:
     def add_store(self, url: str, *, label: str = "production") -> None:
         """Serve the prompts ``label`` points at in the versioned store at ``url`` (``sqlite:///path.db``,
         a path ending in ``.db``, or ``postgresql://…``), following the label as it moves."""
-        from ..sources.store.database import StateLedger, is_postgres_url
+        from ..sources.store.ledger import StateLedger
         from ..sources.store.source import StoreSource
+        from ..sources.store.urls import is_postgres_url
         from .request_state import MAX_PER_PRINCIPAL, RequestStates
 
         self.add_source(StoreSource(url, label))

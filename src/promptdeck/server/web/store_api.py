@@ -37,10 +37,11 @@ from ...sources.files.frontmatter import line_of_key, split_front_matter
 from ...sources.files.library import file_scopes
 from ...sources.files.paths import is_prompt_path
 from ...sources.files.source import MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
-from ...sources.store.database import (
+from ...sources.store.catalog import META_LABEL
+from ...sources.store.database import Store
+from ...sources.store.model import (
     Position,
     Recorded,
-    Store,
     StoreConflict,
     StoreError,
     StoreMissing,
@@ -48,7 +49,7 @@ from ...sources.store.database import (
     listing_of,
     no_version,
 )
-from ...sources.store.source import META_LABEL, StoreSource
+from ...sources.store.source import StoreSource
 from ...sources.store.versions import TooLargeToDiff, argument_schema, schema_text, side_by_side, text_of
 from ..asgi import Disconnected, Receive, Scope, Send, headers_of, media_type, read_body, respond
 from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, missing_scopes

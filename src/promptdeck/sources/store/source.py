@@ -25,39 +25,28 @@ is back.
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import os
 import shutil
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-import msgspec
-
-from ...prompts.catalog import Catalog, decode_cursor, encode_cursor
+from ...prompts.catalog import Catalog
 from ...prompts.spec import Prompt
-from ...protocol.errors import INTERNAL_ERROR, InternalError, InvalidParams, McpError, PromptdeckError, PromptFileError
-from ...protocol.jsonrpc import encode_json
-from ...protocol.revisions import Revision
+from ...protocol.errors import INTERNAL_ERROR, InternalError, McpError, PromptdeckError, PromptFileError
 from .. import Source
 from ..files.library import Library
 from ..files.paths import is_prompt_path, read_confined
 from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
-from .database import (
-    CHANNEL,
-    LISTING_HEAD,
-    Entry,
-    Store,
-    StoreError,
-    is_postgres_url,
-    shown_url,
-    sqlite_path,
-    without_secrets,
-)
+from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
+from .database import Store
+from .model import Entry, StoreError
+from .schema import CHANNEL
+from .urls import is_postgres_url, shown_url, sqlite_path, without_secrets
 
 try:
     import fcntl
@@ -66,8 +55,6 @@ except ImportError:  # not POSIX: folders are still removed at exit, but not swe
 
 log = logging.getLogger("promptdeck.store")
 
-META_VERSION = "promptdeck.dev/version"
-META_LABEL = "promptdeck.dev/label"
 #: How often a SQLite store is looked at for new commits, and the longest pause between reconnects.
 POLL_SECONDS = 0.25
 MAX_BACKOFF_SECONDS = 10.0
@@ -78,186 +65,7 @@ WRITE_PAUSE_SECONDS = 0.5
 #: Files fetched per query when writing a label's files; bounds the memory a large label takes meanwhile.
 PAGE_FILES = 500
 #: What a ``StoredPrompt`` takes from its parsed file on first use.
-_PARSED = ("title", "description", "arguments", "icons", "tags", "render", "completers", "work", "_by_name")
-_decode = msgspec.json.Decoder().decode
 T = TypeVar("T")
-
-
-def _listed(entry: Entry) -> bool:
-    """Whether ``entry`` is a prompt file listed by this promptdeck's format (else it is read at once)."""
-    return entry.listing is not None and entry.listing.startswith(LISTING_HEAD) and is_prompt_path(entry.path)
-
-
-class StoredPrompt(Prompt):
-    """A prompt of a stored label: listed from the store's listing, its file parsed on first use.
-
-    Its name, scopes and listing are known from the start; any other attribute (arguments, render,
-    ...) is an unset slot until then, and reading one parses the file (``__getattr__`` is only
-    reached for an attribute not found). Parsing a large template takes seconds of CPU and may read the
-    store, so a server on an event loop has it done first in a thread (``unprepared``, see
-    ``execution.when_ready``).
-    """
-
-    __slots__ = ("version", "position", "_listing", "_loader", "_ready")
-
-    def __init__(self, entry: Entry, position: int, label: str, loader: Callable[[StoredPrompt], Prompt]) -> None:
-        # Not Prompt.__init__: what it would take (parsed arguments and templates) is what this defers.
-        self.name = entry.prompt or ""
-        self.source = entry.path
-        self.scopes = frozenset(entry.scopes.split()) if entry.scopes else frozenset()
-        self.version = entry.version
-        self.position = position
-        self.meta = {META_VERSION: entry.version, META_LABEL: label}
-        self._listing = entry.listing or ""
-        self._loader = loader
-        self._ready = False
-        self._wire = {}
-
-    def listing(self) -> dict[str, Any]:
-        full: dict[str, Any] = _decode(self._listing)["d"]
-        full["_meta"] = {**full.get("_meta", {}), **self.meta}
-        return full
-
-    def unprepared(self) -> Callable[[], object] | None:
-        return None if self._ready else self._parse
-
-    def __getattr__(self, attribute: str) -> Any:
-        if attribute not in _PARSED:
-            raise AttributeError(attribute)
-        self._parse()
-        return getattr(self, attribute)
-
-    def _parse(self) -> None:
-        parsed = self._loader(self)
-        for slot in _PARSED:
-            object.__setattr__(self, slot, getattr(parsed, slot))
-        self._ready = True
-
-    def __repr__(self) -> str:
-        return f"StoredPrompt({self.name!r}, source={self.source!r}, version={self.version})"
-
-
-class StoredCatalog(Catalog):
-    """A label position's catalog, paged from the store's listing rather than held: its first page is
-    one indexed query whatever the library's size, and a prompt is a ``StoredPrompt`` (then cached)
-    once a request names it. ``view`` narrows it in the query, by the scope sets a principal may see.
-    """
-
-    __slots__ = ("source", "position", "_allowed", "_count", "_found", "_grouped")
-    #: prompts kept once found (their parsed templates with them); past this the cache starts again
-    MAX_FOUND = 50_000
-
-    def __init__(self, source: StoreSource, position: int, page_size: int, allowed: tuple[str, ...] | None = None,
-                 found: dict[str, StoredPrompt | None] | None = None) -> None:
-        # Not Catalog.__init__: it takes every prompt, which is what this does without.
-        self.source = source
-        self.position = position
-        self.page_size = page_size
-        #: the scope sets (space-separated) this view may see besides unscoped prompts; None: all
-        self._allowed = allowed
-        self._pages = {}
-        self._signature = None
-        self._views = {}
-        self._count: int | None = None
-        #: name -> its prompt, or None when the position has none by that name; shared by the views
-        self._found: dict[str, StoredPrompt | None] = {} if found is None else found
-        self._groups = [frozenset(s.split()) for s in allowed] if allowed is not None else []
-        #: whether ``_groups`` is known (read on first need: making a catalog never touches the store)
-        self._grouped = allowed is not None
-
-    def _scope_groups(self) -> list[frozenset[str]]:
-        if not self._grouped:
-            sets = self._read(lambda store: store.scope_sets(self.position))
-            self._groups = sorted((frozenset(s.split()) for s in sets), key=sorted)
-            self._grouped = True
-        return self._groups
-
-    def _narrowed(self, visible: tuple[frozenset[str], ...]) -> Catalog:
-        return StoredCatalog(self.source, self.position, self.page_size, tuple(" ".join(sorted(g)) for g in visible),
-                             self._found)
-
-    def _read(self, what: Callable[[Store], T]) -> T:
-        try:
-            return self.source.read(what, self.position)
-        except StoreError as exc:
-            log.error("label %s cannot be listed: %s", self.source.label, exc)
-            raise McpError("the prompt list cannot be read from the store now; try again",
-                           code=INTERNAL_ERROR) from None
-
-    def _prompt(self, entry: Entry) -> StoredPrompt:
-        prompt = StoredPrompt(entry, self.position, self.source.label, self.source._load)
-        if len(self._found) >= self.MAX_FOUND:
-            self._found.clear()
-        self._found[prompt.name] = prompt
-        return prompt
-
-    def __len__(self) -> int:
-        if self._count is None:
-            self._count = self._read(lambda store: store.listed_count(self.position, self._allowed))
-        return self._count
-
-    def __iter__(self) -> Iterator[Prompt]:
-        return self.after("")
-
-    def after(self, name: str) -> Iterator[Prompt]:
-        after = name
-        while entries := self._read(functools.partial(_listed_after, self.position, after, self._allowed)):
-            for entry in entries:
-                yield self._found.get(entry.prompt or "") or self._prompt(entry)
-            after = entries[-1].prompt or ""
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.get(name) is not None
-
-    @property
-    def names(self) -> list[str]:
-        return [prompt.name for prompt in self]
-
-    def get(self, name: str) -> Prompt | None:
-        if name in self._found:
-            prompt = self._found[name]
-        else:
-            entries = self._read(lambda store: store.listed(self.position, name=name))
-            prompt = self._prompt(entries[0]) if entries else None
-            if prompt is None:
-                self._found[name] = None
-        if prompt is not None and self._allowed is not None and prompt.scopes \
-                and " ".join(sorted(prompt.scopes)) not in self._allowed:
-            return None
-        return prompt
-
-    def require(self, name: object) -> Prompt:
-        if not isinstance(name, str):
-            raise InvalidParams('"name" must be a string naming a prompt')
-        prompt = self.get(name)
-        if prompt is None:
-            raise InvalidParams(f"unknown prompt {name!r}", {"prompt": name})
-        return prompt
-
-    def page(self, rev: Revision, cursor: object = None, extra: dict[str, Any] | None = None,
-             extra_key: str = "") -> bytes:
-        after = "" if cursor is None else decode_cursor(cursor)
-        key = (rev.version, after, extra_key)
-        cached = self._pages.get(key)
-        if cached is None:
-            entries = self._read(lambda store: store.listed(self.position, after=after, limit=self.page_size + 1,
-                                                            scopes=self._allowed))
-            shown = [self._found.get(entry.prompt or "") or self._prompt(entry) for entry in entries[:self.page_size]]
-            result: dict[str, Any] = {"prompts": [prompt.descriptor(rev) for prompt in shown]}
-            if len(entries) > self.page_size:
-                result["nextCursor"] = encode_cursor(shown[-1].name)
-            if len(self._pages) >= 1024:
-                self._pages.clear()
-            cached = self._pages[key] = encode_json({**result, **(extra or {})})
-        return cached
-
-    def signature(self) -> bytes:
-        # A position is immutable: two catalogs of one position list the same.
-        return encode_json(["stored", self.source.url, self.source.label, self.position, self._allowed])
-
-
-def _listed_after(position: int, after: str, scopes: tuple[str, ...] | None, store: Store) -> list[Entry]:
-    return store.listed(position, after=after, limit=1000, scopes=scopes)
 
 
 class StoreSource(Source):
@@ -421,7 +229,7 @@ class StoreSource(Source):
                     self._unwrite(path)  # an older version: written again when needed
             self._entries = new
             self._position = position
-        unlisted = {path for path in changed if not _listed(new[path])}
+        unlisted = {path for path in changed if not listed(new[path])}
         if unlisted:
             self._write_unlisted(store, position, unlisted)
         problems: list[PromptFileError] = []
@@ -430,8 +238,8 @@ class StoreSource(Source):
         with self._lock:
             for path in sorted(changed):
                 entry = new[path]
-                if _listed(entry):
-                    self._prompts[path] = StoredPrompt(entry, position, self.label, self._load)
+                if listed(entry):
+                    self._prompts[path] = StoredPrompt(entry, position, self.label, self.load_prompt)
                     self.errors.pop(path, None)
             for path in parsed:
                 problems += self._parse(new[path], compile_now)
@@ -524,7 +332,7 @@ class StoreSource(Source):
                         raise
             raise AssertionError("unreachable")
 
-    def _load(self, prompt: StoredPrompt) -> Prompt:
+    def load_prompt(self, prompt: StoredPrompt) -> Prompt:
         """Parse the file of ``prompt`` (``StoredPrompt.__getattr__``): from the folder if written there,
         else from the store, and written to the folder if the label is still where it was."""
         path, version = prompt.source, prompt.version

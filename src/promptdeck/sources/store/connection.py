@@ -1,0 +1,176 @@
+"""A connection to a store, in either database: one small SQL dialect, one write lock, the schema checked."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from typing import Any, Self
+
+from .model import StoreError, first_line
+from .schema import _MIGRATIONS, SCHEMA_VERSION
+from .urls import _create_private, _warn_if_readable, is_postgres_url, shown_url, sqlite_path, without_secrets
+
+log = logging.getLogger("promptdeck.store")
+
+class Connected:
+    """A store's connection and its one SQL dialect: opening, statements, transactions, the schema."""
+
+    def __init__(self, url: str, *, create: bool = False, timeout: float = 10) -> None:
+        """Open the store; with ``create``, make (or upgrade) its schema where needed. ``timeout``: how long
+        connecting to a PostgreSQL store may take, in seconds."""
+        self.url = url
+        self.timeout = timeout
+        self.postgres = is_postgres_url(url)
+        self._errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
+        self._conn: Any = self._connect(create)
+        #: the schema version ``upgrade`` found (0: none), when this opening upgraded the store
+        self.upgraded_from: int | None = None
+        self._check_schema(create)
+
+    # -- connecting ------------------------------------------------------------------------------
+
+    def _connect(self, create: bool) -> Any:
+        if self.postgres:
+            try:
+                import psycopg
+            except ImportError:
+                raise StoreError("a PostgreSQL store needs the store extra: pip install 'promptdeck[store]'") from None
+            self._errors = (psycopg.Error,)
+            try:
+                return psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, round(self.timeout)))
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot reach the store {shown_url(self.url)}: {self._why(exc)}") from None
+        path = sqlite_path(self.url)
+        if not create and not os.path.exists(path):
+            # shown_url: a mistyped postgresql:// URL is taken for a path, password and all.
+            raise StoreError(f"no store at {shown_url(path)!r} (publish to it first, or run "
+                             "`promptdeck store upgrade`)")
+        try:
+            if create:
+                _create_private(path)
+            else:
+                _warn_if_readable(path)
+            conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the store {shown_url(path)!r}: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot create the store {shown_url(path)!r}: {exc.strerror}") from None
+        return conn
+
+    def _why(self, exc: BaseException) -> str:
+        """The first line of a driver's error, without the secrets of this store's URL."""
+        return without_secrets(first_line(exc), self.url)
+
+    @property
+    def connection(self) -> Any:
+        """The driver's connection (sqlite3 or psycopg), for what the store's methods do not cover."""
+        return self._conn
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _sql(self, statement: str) -> str:
+        return statement.replace("?", "%s") if self.postgres else statement
+
+    def _rows(self, statement: str, *args: Any) -> list[tuple[Any, ...]]:
+        return list(self._run(statement, *args).fetchall())
+
+    def _run(self, statement: str, *args: Any) -> Any:
+        try:
+            return self._conn.execute(self._sql(statement), args)
+        except self._errors as exc:
+            # One line naming the store, never a driver traceback: a full disk, a lost connection.
+            raise StoreError(f"the store {shown_url(self.url)} failed: {self._why(exc)}") from exc
+
+    @contextmanager
+    def _writing(self, lock: str = "LOCK TABLE publishes IN EXCLUSIVE MODE") -> Iterator[None]:
+        """One write transaction, holding the store's lock: publishers and label moves queue here.
+
+        SQLite's ``BEGIN IMMEDIATE`` takes the database's one write lock; in PostgreSQL ``lock`` does.
+        """
+        self._run("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
+        try:
+            if self.postgres:
+                self._run(lock)
+            yield
+        except BaseException:
+            with suppress(StoreError):  # the database may have ended the transaction itself (SQLite I/O errors)
+                self._run("ROLLBACK")
+            raise
+        self._run("COMMIT")
+
+    # -- schema ----------------------------------------------------------------------------------
+
+    def _schema_version(self) -> int | None:
+        """The store's schema version; None when it has no promptdeck schema at all."""
+        if self.postgres:
+            present = self._rows("SELECT to_regclass('promptdeck_schema') IS NOT NULL")[0][0]
+        else:
+            present = bool(self._rows("SELECT 1 FROM sqlite_master WHERE name = 'promptdeck_schema'"))
+        if not present:
+            return None
+        rows = self._rows("SELECT version FROM promptdeck_schema")
+        return int(rows[0][0]) if rows else None
+
+    def _check_schema(self, create: bool) -> None:
+        version = self._schema_version()
+        if version is None:
+            if not create:
+                raise StoreError(f"{shown_url(self.url)} is not a promptdeck store yet (publish to it, or run "
+                                 "`promptdeck store upgrade`)")
+            self.upgrade()
+            return
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"the store {shown_url(self.url)} has schema {version}, made by a newer promptdeck; "
+                             f"this one knows schema {SCHEMA_VERSION} at most: upgrade promptdeck")
+        if version < SCHEMA_VERSION and create:
+            self.upgrade()
+        elif version < SCHEMA_VERSION:
+            raise StoreError(f"the store {shown_url(self.url)} has schema {version}: run `promptdeck store upgrade "
+                             f"{shown_url(self.url)}` first")
+
+    def upgrade(self) -> int:
+        """Bring the schema to ``SCHEMA_VERSION``; the version it had (0: none)."""
+        # Two first publishers at once: one creates the schema, the other waits for it and finds it (no
+        # table exists yet to lock, so an advisory lock).
+        with self._writing("SELECT pg_advisory_xact_lock(7151)"):
+            found = self._schema_version() or 0
+            if found > SCHEMA_VERSION:
+                raise StoreError(f"the store has schema {found}, newer than this promptdeck's {SCHEMA_VERSION}")
+            serial = "BIGSERIAL" if self.postgres else "INTEGER"
+            blob = "BYTEA" if self.postgres else "BLOB"
+            # Names compare byte by byte in both databases (SQLite's default), as Python sorts them: pages
+            # come out in the order cursors assume, whatever the PostgreSQL database's locale.
+            bytewise = ' COLLATE "C"' if self.postgres else ""
+            for version in range(found + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[version]:
+                    self._run(statement.format(serial=serial, blob=blob, bytewise=bytewise))
+                if version == 2:
+                    self._run("INSERT INTO state_key (key) VALUES (?)", secrets.token_urlsafe(32))
+            if found == 0:
+                self._run("INSERT INTO promptdeck_schema (version) VALUES (?)", SCHEMA_VERSION)
+            elif found < SCHEMA_VERSION:
+                self._run("UPDATE promptdeck_schema SET version = ?", SCHEMA_VERSION)
+            self.upgraded_from = found
+            return found
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def _many(self, statement: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        if self.postgres:
+            with self._conn.cursor() as cursor:
+                cursor.executemany(self._sql(statement), rows)
+        else:
+            self._conn.executemany(statement, rows)

@@ -1,0 +1,61 @@
+"""The store's tables, in SQL that SQLite and PostgreSQL both take, and their migrations."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+log = logging.getLogger("promptdeck.store")
+
+#: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
+#: ``promptdeck store upgrade``.
+SCHEMA_VERSION = 3
+#: The PostgreSQL channel a label move is announced on (its payload: the label's name).
+CHANNEL = "promptdeck_labels"
+#: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
+MAX_FILE_BYTES = 10 * 1024 * 1024
+#: A label's name (``is_label``): 1-64 letters, digits, '_', '-' and '.', not starting with '-' or '.'.
+_LABEL_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}\Z")
+
+_SCHEMA = [
+    "CREATE TABLE promptdeck_schema (version INTEGER NOT NULL)",
+    "CREATE TABLE publishes (id {serial} PRIMARY KEY, author TEXT NOT NULL, message TEXT NOT NULL, "
+    "created DOUBLE PRECISION NOT NULL)",
+    "CREATE TABLE blobs (digest TEXT PRIMARY KEY, data {blob} NOT NULL)",
+    # digest NULL: the file was deleted in that version.
+    "CREATE TABLE files (path TEXT NOT NULL, version INTEGER NOT NULL, publish INTEGER NOT NULL "
+    "REFERENCES publishes(id), prompt TEXT, digest TEXT REFERENCES blobs(digest), PRIMARY KEY (path, version))",
+    "CREATE TABLE positions (id {serial} PRIMARY KEY, label TEXT NOT NULL, author TEXT NOT NULL, "
+    "reason TEXT NOT NULL, created DOUBLE PRECISION NOT NULL)",
+    "CREATE INDEX positions_by_label ON positions (label, id)",
+    "CREATE TABLE position_files (position INTEGER NOT NULL REFERENCES positions(id), path TEXT NOT NULL, "
+    "version INTEGER NOT NULL, PRIMARY KEY (position, path))",
+]
+#: What each schema version adds to the one before, applied in order by ``upgrade`` in one transaction.
+_MIGRATIONS: dict[int, list[str]] = {
+    1: _SCHEMA,
+    # 2: requestState single use across replicas (``StateLedger``), and the key replicas sign states with.
+    2: ["CREATE TABLE used_states (nonce TEXT PRIMARY KEY, principal TEXT NOT NULL, "
+        "expires DOUBLE PRECISION NOT NULL)",
+        "CREATE INDEX used_states_by_principal ON used_states (principal, expires)",
+        "CREATE TABLE state_key (key TEXT NOT NULL)"],
+    # 3: each prompt file's listing entry and scopes, written at publish, so a server lists a label
+    # without reading its files (``StoreSource``); NULL where an older promptdeck published.
+    # A position's prompt names and scopes sit beside its files, indexed, so a server pages a label's
+    # listing straight from the database (``StoredCatalog``).
+    3: ["ALTER TABLE files ADD COLUMN listing TEXT",
+        "ALTER TABLE files ADD COLUMN scopes TEXT",
+        "ALTER TABLE position_files ADD COLUMN name TEXT{bytewise}",
+        "ALTER TABLE position_files ADD COLUMN scopes TEXT",
+        "UPDATE position_files SET name = (SELECT f.prompt FROM files f WHERE f.path = position_files.path "
+        "AND f.version = position_files.version)",
+        "CREATE INDEX position_files_by_name ON position_files (position, name)",
+        # Whether every prompt file of the position has a listing (of which format), and the distinct
+        # scope sets its prompts carry (a JSON list): what a server needs before its first page.
+        "ALTER TABLE positions ADD COLUMN listing_format INTEGER",
+        "ALTER TABLE positions ADD COLUMN scope_sets TEXT"],
+}
+#: The shape of ``files.listing``: '{"v":FORMAT,"d":<Prompt.listing()>}'. A listing of another format
+#: (another promptdeck's) is not used; the server reads the files instead.
+LISTING_FORMAT = 1
+LISTING_HEAD = f'{{"v":{LISTING_FORMAT},'

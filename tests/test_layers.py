@@ -1,0 +1,145 @@
+"""The import rule of the package, checked rather than hoped for (docs/architecture.md, "Layers").
+
+Every import counts: at module level, inside functions and under ``TYPE_CHECKING`` (a type-only cycle is
+still a cycle for the reader). A module imports only from its own layer or below, and no two modules
+import each other, however far round.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+PACKAGE = SRC / "promptdeck"
+
+#: The layers, top first. A module belongs to the first entry that names it or a package above it.
+LAYERS = (
+    "promptdeck.__main__",        # python -m promptdeck
+    "promptdeck.cli",             # the only code that prints or exits
+    "promptdeck",                 # the public API (__init__): a facade over what is below
+    "promptdeck.server.http",     # Streamable HTTP, 2024-11-05 SSE, the 2026 routes, uvicorn
+    "promptdeck.server.web",      # the web page, its store API and sign-in
+    "promptdeck.server",          # the MCP core: app, handlers, both eras, outcome, tools, stdio, watch
+    "promptdeck.server.security",  # principals, tokens, OAuth, rate limits, quotas, audit
+    "promptdeck.client",
+    "promptdeck.export",
+    "promptdeck.sources.store",
+    "promptdeck.sources.files",
+    "promptdeck.sources",         # the Source seam, and prompts written in Python
+    "promptdeck.prompts",         # the domain
+    "promptdeck.protocol",        # sans-IO MCP
+    "promptdeck.logs",
+    "promptdeck._version",
+)
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def layer(module: str) -> int:
+    """The index in ``LAYERS`` of ``module``: the most specific entry naming it or a package above it."""
+    best, depth = None, -1
+    for index, name in enumerate(LAYERS):
+        if (module == name or module.startswith(name + ".")) and name.count(".") > depth:
+            best, depth = index, name.count(".")
+    assert best is not None, f"{module} is in no layer: add it to LAYERS"
+    return best
+
+
+def imports(module: str) -> Iterator[tuple[str, int]]:
+    """(module imported, line) for every promptdeck import in ``module``, wherever it stands."""
+    path = MODULES[module]
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
+            if not base.startswith("promptdeck"):
+                continue
+            named = [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in MODULES]
+            for target in named or [base]:
+                yield _known(target), node.lineno
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("promptdeck"):
+                    yield _known(alias.name), node.lineno
+
+
+def _known(name: str) -> str:
+    while name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name
+
+
+GRAPH = {module: {target for target, _ in imports(module) if target != module} for module in MODULES}
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for module in MODULES:
+        layer(module)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_point_down_or_across(module: str) -> None:
+    upward = [f"line {line}: {target} ({LAYERS[layer(target)]})" for target, line in imports(module)
+              if layer(target) < layer(module)]
+    assert not upward, f"{module} ({LAYERS[layer(module)]}) imports from a layer above it: " + "; ".join(upward)
+
+
+def test_no_import_cycles() -> None:
+    """Tarjan's strongly connected components over every import: none holds two modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in GRAPH[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(GRAPH):
+        if module not in index:
+            visit(module)
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_the_checks_see_what_they_must() -> None:
+    """The walker finds imports in functions and under TYPE_CHECKING, and the rule would catch a cycle."""
+    assert "promptdeck.server.stdio" in GRAPH["promptdeck.server.app"]  # imported inside PromptServer.serve
+    assert "promptdeck.server.served" in GRAPH["promptdeck.server.modern"]  # under TYPE_CHECKING only
+    assert layer("promptdeck.server.http.app") < layer("promptdeck.server.app") < layer("promptdeck.prompts.spec")
+
+
+def test_no_module_is_over_600_lines() -> None:
+    long = {module: lines for module, path in MODULES.items() if (lines := len(path.read_text().splitlines())) > 600}
+    assert not long, f"modules over the 600-line rule (split them by concept): {long}"
