@@ -48,13 +48,13 @@ SERVER = """
 import sys, threading
 from promptdeck.sources.store import source as stored
 
-load = stored.StoreSource._load
+load = stored.StoreSource.load_prompt
 
 def told(self, prompt):
     print("parsed", prompt.name, "on", threading.current_thread().name, file=sys.stderr, flush=True)
     return load(self, prompt)
 
-stored.StoreSource._load = told
+stored.StoreSource.load_prompt = told
 sys.argv = ["promptdeck", *sys.argv[1:]]
 from promptdeck.cli.entry import main
 main()
@@ -188,3 +188,31 @@ def test_compiling_a_template_is_bounded_in_time(monkeypatch: Any) -> None:
 class _Envs:
     def __init__(self, env: Any) -> None:
         self.env = env
+
+
+def test_a_preparation_finished_before_it_is_watched_does_not_stop_the_loop(monkeypatch: Any) -> None:
+    """A stored prompt's parse that ended before its done-callback was added ran that callback at once,
+    while the lock it takes was held: the event loop deadlocked, and every request after it waited forever
+    (the conformance suites against a store timed out). Here the render pool finishes every job at once."""
+    import asyncio
+    from concurrent.futures import Future
+
+    from promptdeck.prompts import execution
+
+    class AtOnce:
+        def submit(self, job: Any) -> Future[object]:
+            done: Future[object] = Future()
+            done.set_result(job())
+            return done
+
+    class Unparsed:
+        name = "stored"
+
+    monkeypatch.setattr(execution, "_threads", lambda: AtOnce())
+    answers: list[object] = []
+    loop = threading.Thread(target=lambda: answers.append(
+        asyncio.run(execution._prepared(Unparsed(), lambda: None, lambda: "rendered"))), daemon=True)  # type: ignore[arg-type]
+    loop.start()
+    loop.join(20)
+    assert answers == ["rendered"], "the event loop did not come back from a finished preparation"
+    assert not execution._preparing

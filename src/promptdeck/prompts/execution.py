@@ -219,12 +219,16 @@ async def _prepared(prompt: Prompt, prepare: Callable[[], object], then: Callabl
 
     with _preparing_lock:
         running = _preparing.get(id(prompt))
+        started = running is None
         if running is None:
             work = _threads().submit(prepare)
             _preparing[id(prompt)] = (prompt, work)
-            work.add_done_callback(lambda _: _forget(prompt))
         else:
             work = running[1]
+    if started:
+        # Not under the lock: a preparation already finished runs this callback at once, on this thread, and
+        # _forget takes the lock (under it, that deadlocked the event loop: seen as a get that never answered).
+        work.add_done_callback(lambda done: _forget(prompt, done))
     future = asyncio.wrap_future(work)
     future.add_done_callback(lambda done: done.cancelled() or done.exception())
     try:
@@ -237,6 +241,7 @@ async def _prepared(prompt: Prompt, prepare: Callable[[], object], then: Callabl
     return await result if isinstance(result, Awaitable) else result  # a render may go on in the threads
 
 
-def _forget(prompt: Prompt) -> None:
+def _forget(prompt: Prompt, work: Future[object]) -> None:
     with _preparing_lock:
-        _preparing.pop(id(prompt), None)
+        if _preparing.get(id(prompt), (None, None))[1] is work:
+            del _preparing[id(prompt)]
