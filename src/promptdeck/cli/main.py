@@ -16,6 +16,7 @@ from .._version import __version__
 from ..logs import FORMATS, announce, setup_logging
 from ..protocol.errors import ClientError, McpError, PromptdeckError
 from ..protocol.revisions import LATEST, REVISIONS
+from .folder_format import FORMAT_OPTION
 
 if TYPE_CHECKING:
     from ..client.session import Client
@@ -65,6 +66,7 @@ def _tool_options(context: click.Context, tools: bool, per_prompt: int, names: t
 
 @main.command()
 @click.argument("folders", nargs=-1, type=click.Path(file_okay=False))
+@FORMAT_OPTION
 @click.option("--store", metavar="URL", help="Also serve a label of this versioned store (sqlite:///path.db, "
               "a path ending in .db, or postgresql://…).")
 @click.option("--label", "labels", multiple=True, metavar="LABEL",
@@ -139,7 +141,8 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
           tls_key: str | None, max_connections: int, max_sessions: tuple[int, int], max_streams: tuple[int, int],
           session_idle: int, keep_alive: float, max_body: int, no_ui: bool, write_scope: str, store: str | None,
           labels: tuple[str, ...],
-          tools: bool, tools_per_prompt: int, tool_names: tuple[str, str], tool_prefix: str) -> None:
+          tools: bool, tools_per_prompt: int, tool_names: tuple[str, str], tool_prefix: str,
+          folder_format: str | None) -> None:
     """Serve the prompt library in FOLDERS (and/or a store's label) over stdio (what MCP clients launch),
     or over HTTP."""
     if not folders and store is None:
@@ -168,7 +171,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
         from .serve_stdio import serve_stdio_folders
 
         sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl, log_format,
-                                     store, labels[0], tool_options))
+                                     store, labels[0], tool_options, folder_format))
     host, _, port_text = http.rpartition(":")
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
@@ -214,7 +217,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
             auth = BearerTokens.load(token_file)
         for server, label in zip(servers.values(), labels, strict=True):
             for folder in folders:
-                server.add_folder(folder)
+                server.add_folder(folder, format=folder_format)
             if store is not None:
                 server.add_store(store, label=label)
     except PromptdeckError as exc:
@@ -240,9 +243,10 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
 
 @main.command()
 @click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
-def check(folders: tuple[str, ...]) -> None:
+@FORMAT_OPTION
+def check(folders: tuple[str, ...], folder_format: str | None) -> None:
     """Validate every prompt file in FOLDERS; exit 1 if any has a problem."""
-    problems, prompts, files = library_problems(folders)
+    problems, prompts, files = library_problems(folders, folder_format)
     for problem in problems:
         click.echo(problem)
     summary = f"{len(prompts)} prompt{'s' * (len(prompts) != 1)} ok"
@@ -252,7 +256,8 @@ def check(folders: tuple[str, ...]) -> None:
     sys.exit(1 if problems else 0)
 
 
-def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, Prompt], int]:
+def library_problems(folders: tuple[str, ...], folder_format: str | None = None) \
+        -> tuple[list[str], dict[str, Prompt], int]:
     """What ``check`` finds in FOLDERS: (problems, prompt name -> the prompt served, files with a problem)."""
     from ..sources.files.source import FileSource
 
@@ -262,7 +267,7 @@ def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, Pro
     files = 0
     for folder in folders:
         try:
-            source = FileSource(folder)
+            source = FileSource(folder, format=folder_format)
             source.load(compile_all=True)
             found = source.prompts()  # before reading errors: this is where name clashes are found
         except PromptdeckError as exc:
@@ -273,12 +278,12 @@ def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, Pro
         files += len(source.errors)
         for prompt in found:
             if prompt.name in prompts:  # as served: the first folder's prompt wins
-                problems.append(f"{prefix}{prompt.source}: prompt {prompt.name!r} is hidden by "
+                problems.append(f"{prefix}{source.shown(prompt.source)}: prompt {prompt.name!r} is hidden by "
                                 f"{shown[prompt.name]}, which has the same name")
                 files += 1
             else:
                 prompts[prompt.name] = prompt
-                shown[prompt.name] = f"{prefix}{prompt.source}"
+                shown[prompt.name] = f"{prefix}{source.shown(prompt.source)}"
     return problems, prompts, files
 
 
@@ -289,7 +294,9 @@ def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, Pro
 @click.option("--revision", type=click.Choice(sorted(REVISIONS)), default=LATEST.version, show_default=True,
               help="Protocol revision to shape the output for.")
 @click.option("--json", "as_json", is_flag=True, help="Print the raw prompts/get result.")
-def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_json: bool) -> None:
+@FORMAT_OPTION
+def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_json: bool,
+           folder_format: str | None) -> None:
     """Show the messages a client gets for PROMPT, with the errors a client would get."""
     setup_logging(0)
     from ..server.app import PromptServer
@@ -297,7 +304,7 @@ def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_j
 
     server = PromptServer()
     try:
-        server.add_folder(folder, compile_all=True)
+        server.add_folder(folder, compile_all=True, format=folder_format)
     except PromptdeckError as exc:
         fail(str(exc))
     client = LocalClient(server, revision)
