@@ -333,7 +333,7 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
         if item.warnings:
             click.echo(f"{item.path}: warning: " + "; ".join(item.warnings), err=True)
     warned = sum(1 for w in written if w.warnings)
-    click.echo(f"wrote {len(written)} prompts of {what} as {target} to {outdir}"
+    click.echo(f"wrote {len(written)} prompt{'s' * (len(written) != 1)} of {what} as {target} to {outdir}"
                + (f" ({warned} with warnings)" if warned else ""))
 
 
