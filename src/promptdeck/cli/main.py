@@ -323,7 +323,8 @@ def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_j
 
 # -- the client side: any MCP server's prompts ------------------------------------------------------
 
-_TARGET_HELP = "TARGET is an http(s) URL or one quoted command line that starts a stdio server."
+_TARGET_HELP = ("TARGET is an http(s) URL or one quoted command line that starts a stdio server (a folder's "
+                "prompts: \"promptdeck serve FOLDER\").")
 
 
 def _client_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -344,7 +345,13 @@ def _client_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _headers(options: dict[str, Any]) -> dict[str, str]:
-    """The -H headers of a client command; refused (with --token) for a TARGET that is a command."""
+    """The -H headers of a client command; refused (with --token) for a TARGET that is a command. Called
+    first by every client command: a TARGET that cannot be one is refused here, in one line."""
+    from .targets import target_problem
+
+    problem = target_problem(options["target"], click.get_current_context().info_name or "ls")
+    if problem is not None:
+        fail(*problem)
     headers: dict[str, str] = {}
     for header in options["headers"]:
         name, sep, value = header.partition(":")
