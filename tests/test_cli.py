@@ -156,6 +156,12 @@ def test_render_an_unknown_prompt_is_the_clients_error() -> None:
     assert "promptdeck: error -32602: unknown prompt 'nope'" in done.stderr
 
 
+def test_render_a_mistyped_prompt_says_did_you_mean() -> None:
+    done = cli("render", str(EXAMPLES), "git-commit")
+    assert done.returncode == 1
+    assert done.stderr == "promptdeck: error -32602: unknown prompt 'git-commit'; did you mean 'git.commit'?\n"
+
+
 def test_render_a_missing_required_argument_names_it() -> None:
     done = cli("render", str(EXAMPLES), "code-review")
     assert done.returncode == 1 and done.stdout == ""

@@ -99,6 +99,9 @@ def test_server_errors_are_one_line_and_exit_1() -> None:
     assert only_line(done.stderr) == expected
     unknown = cli("get", stdio(EXAMPLES), "no-such-prompt")
     assert unknown.returncode == 1 and "error -32602" in only_line(unknown.stderr)
+    mistyped = cli("get", stdio(EXAMPLES), "sumarize")
+    assert only_line(mistyped.stderr) == "promptdeck: error -32602: unknown prompt 'sumarize'; did you mean " \
+                                         "'summarize'?"
 
 
 @pytest.mark.parametrize(("target", "message"), [
