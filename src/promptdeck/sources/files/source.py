@@ -104,7 +104,9 @@ def stage_file(rel: str, data: bytes) -> Staged:
         return [(f"not UTF-8 text ({exc.reason} at byte {exc.start})", None)]
     kind = prompt_format(rel)
     if kind is not None and kind != "promptdeck":
-        return Native(kind, text)
+        # As promptdeck's own files: a byte order mark is no text, and a Windows line end is one line end
+        # (a BOM made a Gemini TOML file "not valid TOML"; CRLF reached clients from Claude commands).
+        return Native(kind, text.removeprefix("\ufeff").replace("\r\n", "\n"))
     try:
         front, body, body_line = split_front_matter(text)
         meta = read_front_matter(front) if front is not None else {}
