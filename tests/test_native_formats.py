@@ -711,7 +711,8 @@ def test_a_bom_and_windows_line_ends_are_read_as_in_promptdeck_files(tmp_path: P
     """A BOM made a Gemini command "not valid TOML" and CRLF reached clients from Claude commands; promptdeck's
     own files drop the one and read the other as a line end, and so do the other formats now."""
     source = load(tmp_path, {
-        ".gemini/commands/deploy.toml": "\ufeffdescription = 'Deploy'\r\nprompt = '''\r\nDeploy {{args}}\r\nnow.'''\r\n",
+        ".gemini/commands/deploy.toml": "\ufeffdescription = 'Deploy'\r\n"
+                                        "prompt = '''\r\nDeploy {{args}}\r\nnow.'''\r\n",
         ".claude/commands/review.md": "\ufeff---\r\ndescription: Review\r\nargument-hint: \"[file]\"\r\n---\r\n"
                                       "Review $ARGUMENTS\r\ncarefully.\r\n",
         ".claude/commands/bad.md": "---\r\ndescription: x\r\narguments: [1]\r\n---\r\nx\r\n",
