@@ -17,6 +17,7 @@ from ..logs import FORMATS, announce, setup_logging
 from ..protocol.errors import ClientError, McpError, PromptdeckError
 from ..protocol.revisions import LATEST, REVISIONS
 from .folder_format import FORMAT_OPTION
+from .stopping import INTERRUPTED, run_until_stopped, until_stopped
 
 if TYPE_CHECKING:
     from ..client.session import Client
@@ -229,8 +230,11 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
     scheme = "https" if tls_cert else "http"
     for (path, server), label in zip(servers.items(), labels, strict=True):
         of_label = f" (label {label})" if store is not None else ""
-        announce(f"serving {len(server.catalog)} prompts on {scheme}://{shown}:{port_text}{path}{of_label}")
-    run(servers if len(servers) > 1 else servers["/mcp"], host, int(port_text), sock=listening,
+        prompts = len(server.catalog)
+        announce(f"serving {prompts} prompt{'s' * (prompts != 1)} on {scheme}://{shown}:{port_text}{path}{of_label}")
+    if not no_ui:
+        announce(f"web page: {scheme}://{shown}:{port_text}/ (catalog and playground; --no-ui leaves it out)")
+    run_until_stopped(run, servers if len(servers) > 1 else servers["/mcp"], host, int(port_text), sock=listening,
         tls=(tls_cert, tls_key) if tls_cert and tls_key else None,
         trusted_proxies=trusted_proxy, workers=workers,
         connection_limits={"limit_concurrency": max_connections, "timeout_keep_alive": keep_alive},
@@ -363,8 +367,11 @@ def _headers(options: dict[str, Any]) -> dict[str, str]:
     return headers
 
 
-def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]]) -> T:
-    """Connect to TARGET, run ``work`` with the client, and turn failures into one line and an exit code."""
+def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]], *, runs_until_stopped: bool = False,
+                ) -> T | None:
+    """Connect to TARGET, run ``work`` with the client, and turn failures into one line and an exit code. A
+    command that ``runs_until_stopped`` (watch) ends quietly on Ctrl-C or SIGTERM (None); any other exits
+    130 on Ctrl-C (``stopping``)."""
     from ..client.session import connect
 
     headers = _headers(options)
@@ -376,13 +383,17 @@ def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]])
             return await work(client)
 
     try:
+        if runs_until_stopped:
+            with until_stopped():
+                asyncio.run(session())
+            return None
         return asyncio.run(session())
     except McpError as exc:
         fail(f"error {exc.code}: {exc.message}")
     except PromptdeckError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
 
 
 def _progress(prompts: int, pages: int) -> None:
@@ -480,7 +491,7 @@ def watch(**options: Any) -> None:
             click.echo(f"{stamp} {len(change.prompts)} prompts: {summary}")
         raise ClientError("the server ended the subscription")
 
-    _run_client(options, work)
+    _run_client(options, work, runs_until_stopped=True)
 
 
 @main.command(epilog=_TARGET_HELP)
@@ -549,16 +560,12 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
         # SSH tunnel, say), which signs in on the page's form.
         how = "the token in $PROMPTDECK_UI_TOKEN" if given else f"the token {signin.secret}"
         announce(f"{'' if no_open else 'no graphical browser found: '}open {page} and sign in with {how}")
-    import signal
-
-    # uvicorn ends on SIGTERM, then raises it again: exit through ``finally`` then, so a stdio server started
-    # for TARGET is stopped too rather than left to notice its closed stdin.
-    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))
+    # Ctrl-C and SIGTERM are how this command ends (uvicorn stops serving, then raises the signal again):
+    # through ``finally``, so a stdio server started for TARGET is stopped too rather than left to notice
+    # its closed stdin.
     try:
-        run(server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False, ui=True, auth=signin,
-            signin=signin)
-    except KeyboardInterrupt:
-        pass  # Ctrl-C is how this command ends: uvicorn stopped serving, and raises it again once done
+        run_until_stopped(run, server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False,
+                          ui=True, auth=signin, signin=signin)
     finally:
         source.close()
 

@@ -30,8 +30,8 @@ def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bo
     except PromptdeckError as exc:
         sys.stderr.write(f"promptdeck: {exc}\n")
         return 1
-    try:
+    from .stopping import STOPPED, until_stopped
+
+    with until_stopped():  # Ctrl-C, SIGTERM and the end of stdin are how a stdio server ends: 0
         server.serve(watch=watch)
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return STOPPED
