@@ -19,6 +19,7 @@ from typing import Any
 
 from ...prompts.access import reading_as
 from ...prompts.arguments import MISSING, Argument, SpecError, parse_arguments
+from ...prompts.catalog import close_names
 from ...prompts.spec import NAME_RE, Prompt
 from ...protocol.errors import InvalidParams, LibraryError, PromptFileError
 from .. import Source
@@ -134,9 +135,8 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     """The second stage: arguments, templates and the ``Prompt``."""
     errors: list[PromptFileError] = []
 
-    def fail(message: str, line: int | None = None) -> ParsedFile:
+    def fail(message: str, line: int | None = None) -> None:
         errors.append(PromptFileError(rel, message, line))
-        return ParsedFile(None, errors)
 
     if isinstance(staged, list):
         return ParsedFile(None, [PromptFileError(rel, message, line) for message, line in staged])
@@ -144,39 +144,38 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         prompt, problems = native.build(library, rel, staged)
         return ParsedFile(prompt, problems)
     front, meta, segments = staged
+    # Every independent mistake at once, each at its line: a file is fixed in one round, not one per run.
     for key in meta:
         if key not in _KEYS:
-            return fail(f"unknown front matter key {key!r} (known: {', '.join(_KEYS)})",
-                        line_of_key(front, key))
+            errors.append(PromptFileError(rel, f"unknown front matter key {key!r}{_did_you_mean(key, _KEYS)} "
+                                               f"(known: {', '.join(_KEYS)})", line_of_key(front, key)))
     name = meta.get("name", prompt_name_for(rel))
     if not isinstance(name, str) or not NAME_RE.match(name):
         hint = "" if "name" in meta else "; set a valid `name:` in the front matter"
-        return fail(f"prompt name {name!r} is not valid: use letters, digits, '_', '-' and '.'{hint}",
-                    line_of_key(front, "name"))
+        fail(f"prompt name {name!r} is not valid: use letters, digits, '_', '-' and '.'{hint}",
+             line_of_key(front, "name"))
     for key in ("title", "description"):
         if key in meta and not isinstance(meta[key], str):
-            return fail(f"{key} must be text", line_of_key(front, key))
+            fail(f"{key} must be text", line_of_key(front, key))
     tags = meta.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        return fail("tags must be a list of words", line_of_key(front, "tags"))
+        fail("tags must be a list of words", line_of_key(front, "tags"))
     scopes = scopes_in(meta)
     if scopes is None:
-        return fail("scopes must be a list of scope names", line_of_key(front, "scopes"))
+        fail("scopes must be a list of scope names", line_of_key(front, "scopes"))
+    icons: tuple[dict[str, Any], ...] = ()
     try:
         icons = validate_icons(meta.get("icons"))
     except BlockError as exc:
-        return fail(str(exc), line_of_key(front, "icons"))
+        fail(str(exc), line_of_key(front, "icons"))
     model = meta.get("model")
     if model is not None and not isinstance(model, dict):
-        return fail("model must be a mapping of settings for the model (model, temperature, tools, ...)",
-                    line_of_key(front, "model"))
-    arguments: tuple[Argument, ...]
-    try:
-        arguments = parse_arguments(meta.get("arguments"))
-    except SpecError as exc:
-        found = re.search(r"argument '([^']+)'", str(exc))
-        line = _argument_line(front, found.group(1), last="declared twice" in str(exc)) if found else None
-        return fail(str(exc), line or line_of_key(front, "arguments"))
+        fail("model must be a mapping of settings for the model (model, temperature, tools, ...)",
+             line_of_key(front, "model"))
+    arguments = _arguments(front, meta.get("arguments"), rel, errors)
+    if arguments is None:  # the templates are checked against the arguments: not without them
+        return ParsedFile(None, errors)
+    scopes = scopes or frozenset()
 
     blocks: list[Block] = []
     with reading_as(scopes):  # the files its blocks name are checked as this prompt's reads
@@ -205,6 +204,42 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         meta={native.META_MODEL: native.json_safe(model)} if model else None,
     )
     return ParsedFile(prompt)
+
+
+def _did_you_mean(key: str, known: Sequence[str]) -> str:
+    close = close_names(key, known, limit=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _arguments(front: str, raw: object, rel: str, errors: list[PromptFileError]) -> tuple[Argument, ...] | None:
+    """The arguments of ``raw`` (the front matter's ``arguments``), or None after adding to ``errors`` every
+    argument's problem, each at its line."""
+    def problem(exc: SpecError, last: bool = False) -> None:
+        found = re.search(r"argument '([^']+)'", str(exc))
+        line = _argument_line(front, found.group(1), last=last) if found else None
+        errors.append(PromptFileError(rel, str(exc), line or line_of_key(front, "arguments")))
+
+    try:
+        return parse_arguments(raw)
+    except SpecError as exc:
+        if not isinstance(raw, list):
+            problem(exc)
+            return None
+        first, before = exc, len(errors)
+    seen: set[str] = set()
+    for item in raw:  # one by one, so that each argument's problem is found
+        try:
+            parse_arguments([item])
+        except SpecError as exc:
+            problem(exc)
+        name = item.get("name") if isinstance(item, dict) else None
+        if isinstance(name, str) and name in seen:
+            problem(SpecError(f"argument {name!r} is declared twice"), last=True)
+        if isinstance(name, str):
+            seen.add(name)
+    if len(errors) == before:  # a problem of the list as a whole
+        problem(first)
+    return None
 
 
 class FileSource(Source):
