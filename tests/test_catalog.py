@@ -327,10 +327,36 @@ def test_require_unknown_prompt_is_invalid_params() -> None:
         catalog_of(["a"]).require("nope")
     assert err.value.code == -32602
     assert err.value.message == "unknown prompt 'nope'"
-    assert err.value.data == {"prompt": "nope"}
+    assert err.value.data == {"prompt": "nope", "suggestions": []}
     for bad in (None, 5, ["a"]):
         with pytest.raises(InvalidParams, match='"name" must be a string'):
             catalog_of(["a"]).require(bad)
+
+
+def test_an_unknown_prompt_suggests_close_names_the_asker_may_see() -> None:
+    catalog = Catalog([make("git.commit"), make("code-review"), make("summarize"),
+                       make("payroll-report", scopes=frozenset({"hr"}))])
+    with pytest.raises(InvalidParams) as err:
+        catalog.require("code-reveiw")
+    assert err.value.message == "unknown prompt 'code-reveiw'; did you mean 'code-review'?"
+    assert err.value.data == {"prompt": "code-reveiw", "suggestions": ["code-review"]}
+    with pytest.raises(InvalidParams) as err:
+        catalog.require("Commit")  # case aside, and the namespace left out
+    assert err.value.data["suggestions"] == ["git.commit"]
+    with pytest.raises(InvalidParams) as err:
+        catalog.require("payroll-reprot")
+    assert err.value.data["suggestions"] == ["payroll-report"]
+    with pytest.raises(InvalidParams) as err:  # a principal without "hr" never hears of it
+        catalog.view(frozenset()).require("payroll-reprot")
+    assert err.value.message == "unknown prompt 'payroll-reprot'" and err.value.data["suggestions"] == []
+
+
+def test_suggestions_stay_cheap_for_huge_catalogs() -> None:
+    from promptdeck.prompts.catalog import SUGGEST_LIMIT, close_names
+
+    names = [f"prompt-{i}" for i in range(SUGGEST_LIMIT + 1)]
+    assert close_names("prompt-1x", names) == []
+    assert close_names("prompt-1x", names[:100])[0] == "prompt-1"
 
 
 def test_two_prompts_with_one_name_are_refused() -> None:

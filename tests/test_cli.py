@@ -156,6 +156,12 @@ def test_render_an_unknown_prompt_is_the_clients_error() -> None:
     assert "promptdeck: error -32602: unknown prompt 'nope'" in done.stderr
 
 
+def test_render_a_mistyped_prompt_says_did_you_mean() -> None:
+    done = cli("render", str(EXAMPLES), "git-commit")
+    assert done.returncode == 1
+    assert done.stderr == "promptdeck: error -32602: unknown prompt 'git-commit'; did you mean 'git.commit'?\n"
+
+
 def test_render_a_missing_required_argument_names_it() -> None:
     done = cli("render", str(EXAMPLES), "code-review")
     assert done.returncode == 1 and done.stdout == ""
@@ -233,3 +239,31 @@ def test_make_serve_writes_only_json_rpc_to_stdout() -> None:
     lines = done.stdout.splitlines()
     assert lines and all(json.loads(line)["jsonrpc"] == "2.0" for line in lines), done.stdout[:500]
     assert json.loads(lines[0])["result"]["serverInfo"]["name"] == "promptdeck"
+
+
+def test_check_reports_every_mistake_of_a_file_in_one_run(tmp_path: Path) -> None:
+    """A file stopped at its first front-matter problem; now each independent one is named at its line,
+    with "did you mean" for a key that is close to a known one."""
+    (tmp_path / "bad.md").write_text(
+        "---\ndescripton: Review code\ntitle: 5\ntags: nope\narguments:\n  - name: code\n    requird: true\n"
+        "  - name: lang\n    type: colour\n  - name: code\n---\nReview {{ code }} in {{ lang }}.\n")
+    done = cli("check", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "bad.md:2: unknown front matter key 'descripton'; did you mean 'description'? (known: name, title, "
+        "description, icons, tags, scopes, arguments, model)",
+        "bad.md:3: title must be text",
+        "bad.md:4: tags must be a list of words",
+        "bad.md:6: argument 'code': unknown key 'requird'; did you mean 'required'? (known: default, description, "
+        "enum, examples, max, min, name, pattern, required, title, type)",
+        "bad.md:8: argument 'lang': type must be one of string, integer, number, boolean, path, got 'colour'",
+        "bad.md:10: argument 'code' is declared twice",
+    ]
+    assert done.stderr == "0 prompts ok; 6 problems in 1 file\n"
+
+
+def test_check_names_template_problems_beside_front_matter_ones(tmp_path: Path) -> None:
+    (tmp_path / "two.md").write_text("---\ntags: 3\n---\nHello {{ who }}.\n")
+    done = cli("check", str(tmp_path))
+    assert done.stdout.splitlines() == ["two.md:2: tags must be a list of words",
+                                        "two.md:4: template uses 'who', which is not an argument (arguments: none)"]

@@ -99,10 +99,12 @@ def test_server_errors_are_one_line_and_exit_1() -> None:
     assert only_line(done.stderr) == expected
     unknown = cli("get", stdio(EXAMPLES), "no-such-prompt")
     assert unknown.returncode == 1 and "error -32602" in only_line(unknown.stderr)
+    mistyped = cli("get", stdio(EXAMPLES), "sumarize")
+    assert only_line(mistyped.stderr) == "promptdeck: error -32602: unknown prompt 'sumarize'; did you mean " \
+                                         "'summarize'?"
 
 
 @pytest.mark.parametrize(("target", "message"), [
-    ("no-such-command-here --flag", "could not start 'no-such-command-here'"),
     ("http://127.0.0.1:9/mcp", "cannot reach http://127.0.0.1:9/mcp"),
     (f"{sys.executable} -c 'import sys; sys.stderr.write(\"boom\"); sys.exit(3)'", "exited with code 3: boom"),
 ])
@@ -110,6 +112,47 @@ def test_unusable_targets_are_one_clear_line(target: str, message: str) -> None:
     done = cli("ls", target, "--timeout", "20")
     assert done.returncode == 1
     assert message in only_line(done.stderr)
+
+
+WHAT = "TARGET is a command that starts a stdio MCP server, or an http(s) URL"
+
+
+def test_a_target_that_is_no_server_says_what_target_is(tmp_path: Path) -> None:
+    """A folder gave "Permission denied", a URL without http:// "No such file or directory": now one line
+    saying what TARGET is and what to type, before anything is started; exit 2, a usage mistake."""
+    folder = tmp_path / "my prompts"
+    folder.mkdir()
+    (folder / "a.md").write_text("Hi\n")
+    for command, target, expected in [
+        ("ls", str(folder), f"promptdeck: {str(folder)!r} is a folder: {WHAT}; for its prompts, give the command "
+                            f"that serves it: promptdeck ls \"promptdeck serve {shlex.quote(str(folder))}\""),
+        ("get", str(folder), "promptdeck get \"promptdeck serve"),
+        ("ls", "localhost:8000/mcp", f"'localhost:8000/mcp' is no command: {WHAT}; did you mean "
+                                     "http://localhost:8000/mcp?"),
+        ("ls", "no-such-command-here --flag", f"no command 'no-such-command-here' is found on PATH: {WHAT}"),
+        ("ls", str(folder / "a.md"), "is a file that is not a program"),
+    ]:
+        done = cli(command, target, *(["a"] if command == "get" else []))
+        assert done.returncode == 2 and done.stdout == "", done
+        assert expected in only_line(done.stderr)
+
+
+def test_an_http_target_without_the_http_extra_is_one_line(tmp_path: Path) -> None:
+    import os
+
+    blocker = tmp_path / "site"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(
+        "import sys\nclass _Gone:\n    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'aiohttp':\n"
+        "            raise ImportError(f'No module named {name!r}')\n"
+        "sys.meta_path.insert(0, _Gone())\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocker), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "promptdeck", "ls", "http://127.0.0.1:9/mcp"], capture_output=True,
+                          text=True, timeout=60, env=env)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "promptdeck: reading an HTTP server needs the http extra: pip install 'promptdeck[http]'"]
 
 
 def test_usage_errors_exit_2() -> None:
@@ -191,7 +234,7 @@ def _watch_and_interrupt(process: subprocess.Popen[str], library: Path) -> None:
         (library / "summarize.md").unlink()
         assert "10 prompts: -summarize" in out.until("-summarize")
         process.send_signal(signal.SIGINT)
-        assert process.wait(30) == 130
+        assert process.wait(30) == 0  # Ctrl-C is how watch ends (tests/test_exit_codes.py)
     finally:
         if process.poll() is None:
             process.kill()

@@ -98,7 +98,7 @@ def test_roles_and_content_that_is_not_text() -> None:
                      name)
     shape = shape_of(prompt)
     assert [role for role, _ in shape.messages] == ["user", "assistant"]
-    assert any("image message is left out" in note for note in shape.notes)
+    assert "an image message is left out" in shape.notes
     (written,) = export([prompt], "claude-code")
     assert "the assistant's messages become part of the user's text" in written.warnings
     (prompty,) = export([prompt], "prompty")
@@ -126,6 +126,59 @@ def test_export_writes_every_example_prompt(target: str, tmp_path: Path) -> None
         assert isinstance(front, dict) and front
     assert {"claude-code": "$", "copilot": "${input:diff:", "codex": "$DIFF", "gemini": "Write",
             "prompty": "{{diff}}", "dotprompt": "{{diff}}", "cursor": "Write"}[target] in text
+
+
+REVIEW = """---
+description: Review code
+arguments:
+  - {name: code, required: true}
+  - {name: focus, description: what to look at}
+  - {name: style}
+---
+Review {{ code }} for {{ style }}.{% if focus is defined %} Focus on {{ focus }}.{% endif %}
+"""
+
+
+def test_gemini_leaves_out_an_optional_argument_it_has_no_place_for(tmp_path: Path) -> None:
+    """Gemini takes one text: of the others, an optional one without a default is left out, as the renderer
+    leaves out what depends on it (or is empty text, where the template uses it unguarded), never filled
+    with made-up sample words; and the warnings are one line for the prompt."""
+    from promptdeck.prompts.arguments import bind
+
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib/review.md").write_text(REVIEW)
+    done = pd("export", str(tmp_path / "lib"), str(tmp_path / "out"), "--to", "gemini")
+    assert done.stdout == f"wrote 1 prompt of library {tmp_path / 'lib'} as gemini to {tmp_path / 'out'} (1 with " \
+                          "warnings)\n"
+    command = (tmp_path / "out/.gemini/commands/review.toml").read_text()
+    assert "sample" not in command and "Focus" not in command
+    assert tomllib.loads(command)["prompt"] == "Review {{args}} for ."
+    [line] = done.stderr.splitlines()
+    assert line == (".gemini/commands/review.toml: warning: argument 'focus' is left out: Gemini CLI commands take "
+                    "one text, {{args}}; argument 'style' is fixed to empty text: Gemini CLI commands take one "
+                    "text, {{args}}")
+    # read back, it renders what promptdeck renders with focus left out and style empty
+    back = FileSource(tmp_path / "out")
+    back.load()
+    [theirs] = back.prompts()
+    [ours] = examples_of(tmp_path / "lib")
+    assert _raw_texts(render(theirs, bind(theirs.arguments, {"args": "x.py"}, "review"))) == \
+        _raw_texts(render(ours, {"code": "x.py", "style": ""}))
+
+
+def examples_of(folder: Path) -> list[Prompt]:
+    source = FileSource(folder)
+    source.load()
+    return source.prompts()
+
+
+def test_long_values_in_warnings_are_cut_short() -> None:
+    text = Argument(name="text", required=True)
+    log = Argument(name="log", default="x" * 500)
+    prompt = _python("p", lambda text, log="": [user(f"{text} {log.upper()}")], text, log)
+    (written,) = export([prompt], "gemini")
+    [fixed] = [w for w in written.warnings if "'log'" in w]
+    assert len(fixed) < 140 and "xxx…'" in fixed
 
 
 def test_export_refuses_a_folder_that_is_not_empty_unless_forced(tmp_path: Path) -> None:

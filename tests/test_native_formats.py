@@ -705,3 +705,23 @@ def test_dotprompt_output_is_bounded_before_it_is_rendered(tmp_path: Path) -> No
     huge = bind(prompt.arguments, {"t": "y" * 100_000}, prompt.name)
     with pytest.raises(RenderLimitError, match="could exceed"):
         prompt.render(huge, RenderContext(prompt.name))
+
+
+def test_a_bom_and_windows_line_ends_are_read_as_in_promptdeck_files(tmp_path: Path) -> None:
+    """A BOM made a Gemini command "not valid TOML" and CRLF reached clients from Claude commands; promptdeck's
+    own files drop the one and read the other as a line end, and so do the other formats now."""
+    source = load(tmp_path, {
+        ".gemini/commands/deploy.toml": "\ufeffdescription = 'Deploy'\r\n"
+                                        "prompt = '''\r\nDeploy {{args}}\r\nnow.'''\r\n",
+        ".claude/commands/review.md": "\ufeff---\r\ndescription: Review\r\nargument-hint: \"[file]\"\r\n---\r\n"
+                                      "Review $ARGUMENTS\r\ncarefully.\r\n",
+        ".claude/commands/bad.md": "---\r\ndescription: x\r\narguments: [1]\r\n---\r\nx\r\n",
+        "own.md": "\ufeff---\r\ndescription: Own\r\n---\r\nOwn\r\ntext.\r\n",
+    })
+    assert problems(source) == {".claude/commands/bad.md": [(3, "arguments must be a list of names (letters, "
+                                                               "digits, '_' and '-')")]}  # its line as written
+    found = prompts(source)
+    assert found["deploy"].description == "Deploy" and text(found["deploy"], args="prod") == "Deploy prod\nnow."
+    assert found["review"].description == "Review"
+    assert text(found["review"], arguments="a.py") == "Review a.py\ncarefully.\n"
+    assert text(found["own"]) == "Own\ntext."

@@ -88,3 +88,23 @@ def test_bad_file_is_logged_and_the_rest_is_served(tmp_path: Path) -> None:
     assert code == 0
     assert [p["name"] for p in messages[1]["result"]["prompts"]] == ["good"]
     assert "bad.md:2: arguments must be a list" in stderr
+
+
+def test_an_unknown_prompt_name_gets_did_you_mean_in_its_error() -> None:
+    """prompts/get and completion/complete name close prompts in the -32602's message and data; over the
+    tools (--tools), tools/call does too."""
+    get = msg({"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "sumarize"}})
+    complete = msg({"jsonrpc": "2.0", "id": 2, "method": "completion/complete",
+                    "params": {"ref": {"type": "ref/prompt", "name": "code_review"},
+                               "argument": {"name": "focus", "value": ""}}})
+    call = msg({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "get_prompt", "arguments": {"name": "Summarise"}}})
+    messages, _stderr, code = run_server([INIT, INITIALIZED, get, complete, call], str(EXAMPLES), "--no-watch",
+                                         "--tools", "--tools-per-prompt", "0")
+    assert code == 0
+    got, completed, called = messages[1:]
+    assert got["error"] == {"code": -32602, "message": "unknown prompt 'sumarize'; did you mean 'summarize'?",
+                            "data": {"prompt": "sumarize", "suggestions": ["summarize"]}}
+    assert completed["error"]["data"] == {"prompt": "code_review", "suggestions": ["code-review"]}
+    assert called["result"]["isError"] is True
+    assert "unknown prompt 'Summarise'; did you mean 'summarize'?" in called["result"]["content"][0]["text"]

@@ -16,6 +16,8 @@ from .._version import __version__
 from ..logs import FORMATS, announce, setup_logging
 from ..protocol.errors import ClientError, McpError, PromptdeckError
 from ..protocol.revisions import LATEST, REVISIONS
+from .folder_format import FORMAT_OPTION
+from .stopping import INTERRUPTED, run_until_stopped, until_stopped
 
 if TYPE_CHECKING:
     from ..client.session import Client
@@ -65,6 +67,7 @@ def _tool_options(context: click.Context, tools: bool, per_prompt: int, names: t
 
 @main.command()
 @click.argument("folders", nargs=-1, type=click.Path(file_okay=False))
+@FORMAT_OPTION
 @click.option("--store", metavar="URL", help="Also serve a label of this versioned store (sqlite:///path.db, "
               "a path ending in .db, or postgresql://…).")
 @click.option("--label", "labels", multiple=True, metavar="LABEL",
@@ -139,7 +142,8 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
           tls_key: str | None, max_connections: int, max_sessions: tuple[int, int], max_streams: tuple[int, int],
           session_idle: int, keep_alive: float, max_body: int, no_ui: bool, write_scope: str, store: str | None,
           labels: tuple[str, ...],
-          tools: bool, tools_per_prompt: int, tool_names: tuple[str, str], tool_prefix: str) -> None:
+          tools: bool, tools_per_prompt: int, tool_names: tuple[str, str], tool_prefix: str,
+          folder_format: str | None) -> None:
     """Serve the prompt library in FOLDERS (and/or a store's label) over stdio (what MCP clients launch),
     or over HTTP."""
     if not folders and store is None:
@@ -168,7 +172,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
         from .serve_stdio import serve_stdio_folders
 
         sys.exit(serve_stdio_folders(list(folders), name, page_size, not no_watch, verbose, list_ttl, log_format,
-                                     store, labels[0], tool_options))
+                                     store, labels[0], tool_options, folder_format))
     host, _, port_text = http.rpartition(":")
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         fail(f"--http takes [HOST:]PORT, got {http!r}", 2)
@@ -215,7 +219,7 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
             auth = BearerTokens.load(token_file)
         for server, label in zip(servers.values(), labels, strict=True):
             for folder in folders:
-                server.add_folder(folder)
+                server.add_folder(folder, format=folder_format)
             if store is not None:
                 server.add_store(store, label=label)
     except PromptdeckError as exc:
@@ -227,8 +231,11 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
     scheme = "https" if tls_cert else "http"
     for (path, server), label in zip(servers.items(), labels, strict=True):
         of_label = f" (label {label})" if store is not None else ""
-        announce(f"serving {len(server.catalog)} prompts on {scheme}://{shown}:{port_text}{path}{of_label}")
-    run(servers if len(servers) > 1 else servers["/mcp"], host, int(port_text), sock=listening,
+        prompts = len(server.catalog)
+        announce(f"serving {prompts} prompt{'s' * (prompts != 1)} on {scheme}://{shown}:{port_text}{path}{of_label}")
+    if not no_ui:
+        announce(f"web page: {scheme}://{shown}:{port_text}/ (catalog and playground; --no-ui leaves it out)")
+    run_until_stopped(run, servers if len(servers) > 1 else servers["/mcp"], host, int(port_text), sock=listening,
         tls=(tls_cert, tls_key) if tls_cert and tls_key else None,
         trusted_proxies=trusted_proxy, workers=workers,
         connection_limits={"limit_concurrency": max_connections, "timeout_keep_alive": keep_alive},
@@ -241,9 +248,10 @@ def serve(folders: tuple[str, ...], name: str, page_size: int, list_ttl: int, no
 
 @main.command()
 @click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
-def check(folders: tuple[str, ...]) -> None:
+@FORMAT_OPTION
+def check(folders: tuple[str, ...], folder_format: str | None) -> None:
     """Validate every prompt file in FOLDERS; exit 1 if any has a problem."""
-    problems, prompts, files = library_problems(folders)
+    problems, prompts, files = library_problems(folders, folder_format)
     for problem in problems:
         click.echo(problem)
     summary = f"{len(prompts)} prompt{'s' * (len(prompts) != 1)} ok"
@@ -253,7 +261,8 @@ def check(folders: tuple[str, ...]) -> None:
     sys.exit(1 if problems else 0)
 
 
-def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, Prompt], int]:
+def library_problems(folders: tuple[str, ...], folder_format: str | None = None) \
+        -> tuple[list[str], dict[str, Prompt], int]:
     """What ``check`` finds in FOLDERS: (problems, prompt name -> the prompt served, files with a problem)."""
     from ..sources.files.source import FileSource
 
@@ -263,7 +272,7 @@ def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, Pro
     files = 0
     for folder in folders:
         try:
-            source = FileSource(folder)
+            source = FileSource(folder, format=folder_format)
             source.load(compile_all=True)
             found = source.prompts()  # before reading errors: this is where name clashes are found
         except PromptdeckError as exc:
@@ -274,12 +283,12 @@ def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, Pro
         files += len(source.errors)
         for prompt in found:
             if prompt.name in prompts:  # as served: the first folder's prompt wins
-                problems.append(f"{prefix}{prompt.source}: prompt {prompt.name!r} is hidden by "
+                problems.append(f"{prefix}{source.shown(prompt.source)}: prompt {prompt.name!r} is hidden by "
                                 f"{shown[prompt.name]}, which has the same name")
                 files += 1
             else:
                 prompts[prompt.name] = prompt
-                shown[prompt.name] = f"{prefix}{prompt.source}"
+                shown[prompt.name] = f"{prefix}{source.shown(prompt.source)}"
     return problems, prompts, files
 
 
@@ -290,7 +299,9 @@ def library_problems(folders: tuple[str, ...]) -> tuple[list[str], dict[str, Pro
 @click.option("--revision", type=click.Choice(sorted(REVISIONS)), default=LATEST.version, show_default=True,
               help="Protocol revision to shape the output for.")
 @click.option("--json", "as_json", is_flag=True, help="Print the raw prompts/get result.")
-def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_json: bool) -> None:
+@FORMAT_OPTION
+def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_json: bool,
+           folder_format: str | None) -> None:
     """Show the messages a client gets for PROMPT, with the errors a client would get."""
     setup_logging(0)
     from ..server.app import PromptServer
@@ -298,7 +309,7 @@ def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_j
 
     server = PromptServer()
     try:
-        server.add_folder(folder, compile_all=True)
+        server.add_folder(folder, compile_all=True, format=folder_format)
     except PromptdeckError as exc:
         fail(str(exc))
     client = LocalClient(server, revision)
@@ -317,7 +328,8 @@ def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_j
 
 # -- the client side: any MCP server's prompts ------------------------------------------------------
 
-_TARGET_HELP = "TARGET is an http(s) URL or one quoted command line that starts a stdio server."
+_TARGET_HELP = ("TARGET is an http(s) URL or one quoted command line that starts a stdio server (a folder's "
+                "prompts: \"promptdeck serve FOLDER\").")
 
 
 def _client_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -338,7 +350,13 @@ def _client_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _headers(options: dict[str, Any]) -> dict[str, str]:
-    """The -H headers of a client command; refused (with --token) for a TARGET that is a command."""
+    """The -H headers of a client command; refused (with --token) for a TARGET that is a command. Called
+    first by every client command: a TARGET that cannot be one is refused here, in one line."""
+    from .targets import target_problem
+
+    problem = target_problem(options["target"], click.get_current_context().info_name or "ls")
+    if problem is not None:
+        fail(*problem)
     headers: dict[str, str] = {}
     for header in options["headers"]:
         name, sep, value = header.partition(":")
@@ -350,8 +368,11 @@ def _headers(options: dict[str, Any]) -> dict[str, str]:
     return headers
 
 
-def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]]) -> T:
-    """Connect to TARGET, run ``work`` with the client, and turn failures into one line and an exit code."""
+def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]], *, runs_until_stopped: bool = False,
+                ) -> T | None:
+    """Connect to TARGET, run ``work`` with the client, and turn failures into one line and an exit code. A
+    command that ``runs_until_stopped`` (watch) ends quietly on Ctrl-C or SIGTERM (None); any other exits
+    130 on Ctrl-C (``stopping``)."""
     from ..client.session import connect
 
     headers = _headers(options)
@@ -363,13 +384,17 @@ def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]])
             return await work(client)
 
     try:
+        if runs_until_stopped:
+            with until_stopped():
+                asyncio.run(session())
+            return None
         return asyncio.run(session())
     except McpError as exc:
         fail(f"error {exc.code}: {exc.message}")
     except PromptdeckError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
 
 
 def _progress(prompts: int, pages: int) -> None:
@@ -467,7 +492,7 @@ def watch(**options: Any) -> None:
             click.echo(f"{stamp} {len(change.prompts)} prompts: {summary}")
         raise ClientError("the server ended the subscription")
 
-    _run_client(options, work)
+    _run_client(options, work, runs_until_stopped=True)
 
 
 @main.command(epilog=_TARGET_HELP)
@@ -536,16 +561,12 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
         # SSH tunnel, say), which signs in on the page's form.
         how = "the token in $PROMPTDECK_UI_TOKEN" if given else f"the token {signin.secret}"
         announce(f"{'' if no_open else 'no graphical browser found: '}open {page} and sign in with {how}")
-    import signal
-
-    # uvicorn ends on SIGTERM, then raises it again: exit through ``finally`` then, so a stdio server started
-    # for TARGET is stopped too rather than left to notice its closed stdin.
-    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))
+    # Ctrl-C and SIGTERM are how this command ends (uvicorn stops serving, then raises the signal again):
+    # through ``finally``, so a stdio server started for TARGET is stopped too rather than left to notice
+    # its closed stdin.
     try:
-        run(server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False, ui=True, auth=signin,
-            signin=signin)
-    except KeyboardInterrupt:
-        pass  # Ctrl-C is how this command ends: uvicorn stopped serving, and raises it again once done
+        run_until_stopped(run, server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False,
+                          ui=True, auth=signin, signin=signin)
     finally:
         source.close()
 

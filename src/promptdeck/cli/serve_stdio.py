@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bool, verbose: int,
                         list_ttl_ms: int = 60_000, log_format: str = "text", store: str | None = None,
-                        label: str = "production", tools: ToolOptions | None = None) -> int:
+                        label: str = "production", tools: ToolOptions | None = None,
+                        folder_format: str | None = None) -> int:
     """Serve FOLDERS (and the ``label`` of ``store``) on stdin/stdout; returns the exit code (1 when a
     folder or the store cannot be served)."""
     setup_logging(verbose, log_format)
@@ -23,14 +24,14 @@ def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bo
     server = PromptServer(name, page_size=page_size, list_ttl_ms=list_ttl_ms, tools=tools or False)
     try:
         for folder in folders:
-            server.add_folder(folder, defer=True)
+            server.add_folder(folder, defer=True, format=folder_format)
         if store is not None:
             server.add_store(store, label=label)
     except PromptdeckError as exc:
         sys.stderr.write(f"promptdeck: {exc}\n")
         return 1
-    try:
+    from .stopping import STOPPED, until_stopped
+
+    with until_stopped():  # Ctrl-C, SIGTERM and the end of stdin are how a stdio server ends: 0
         server.serve(watch=watch)
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return STOPPED

@@ -20,6 +20,7 @@ import click
 
 from ..export.writers import TARGETS
 from ..protocol.errors import PromptdeckError, PromptFileError
+from .folder_format import FORMAT_OPTION
 from .main import fail, library_problems, main
 
 if TYPE_CHECKING:
@@ -71,11 +72,14 @@ def _when(seconds: float) -> str:
 @click.option("--label", default=None, metavar="LABEL", help="Move this label to the published library.")
 @click.option("-m", "--message", default="", help="What changed and why.")
 @_AUTHOR
-def publish(folder: str, url: str, label: str | None, message: str, author: str | None) -> None:
+@FORMAT_OPTION
+def publish(folder: str, url: str, label: str | None, message: str, author: str | None,
+            folder_format: str | None) -> None:
     """Record a new version of every prompt and file in FOLDER that changed, deletions included.
 
     FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
     """
+    from ..sources.files.paths import folder_prefix
     from ..sources.store.database import Store
     from ..sources.store.folder import read_library
     from ..sources.store.model import Listed, listing_of, to_check
@@ -83,7 +87,8 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     if label is not None:
         valid_label(label)
     try:
-        content = read_library(folder)
+        # The files of ~/.claude/commands are kept as .claude/commands/..., so the store reads them as served.
+        content = read_library(folder, folder_prefix(folder, folder_format))
     except PromptdeckError as exc:
         fail(str(exc))
     # What the store has was checked when it was published: only what changed is checked again (see
@@ -95,9 +100,9 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
             latest = existing.latest()
     some = to_check(content, latest)
     if some is None:
-        problems, prompts, files = library_problems((folder,))
+        problems, prompts, files = library_problems((folder,), folder_format)
     elif some:
-        problems, prompts, files = _check_some(folder, some, content, latest)
+        problems, prompts, files = _check_some(folder, some, content, latest, folder_format)
     else:
         problems, prompts, files = [], {}, 0
     if problems:
@@ -127,15 +132,15 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
         click.echo(f"  … and {len(changed) - 20} more")
 
 
-def _check_some(folder: str, paths: set[str], content: dict[str, bytes],
-                latest: dict[str, Latest]) -> tuple[list[str], dict[str, Prompt], int]:
+def _check_some(folder: str, paths: set[str], content: dict[str, bytes], latest: dict[str, Latest],
+                folder_format: str | None) -> tuple[list[str], dict[str, Prompt], int]:
     """``library_problems`` for a folder of which only ``paths`` (prompt files) differ from what the store
     checked: those are parsed, every other prompt file's name comes from its listing, and a name used
     twice is a problem of the later path, as ``check`` has it."""
     from ..sources.files.paths import is_prompt_path
     from ..sources.files.source import FileSource
 
-    source = FileSource(folder)
+    source = FileSource(folder, format=folder_format)
     source.load_paths(sorted(paths))
     parsed = {prompt.source: prompt for prompt in source.prompts()}
     errors = {rel: [str(e) for e in found] for rel, found in source.errors.items()}
@@ -145,7 +150,8 @@ def _check_some(folder: str, paths: set[str], content: dict[str, bytes],
         if name is None:
             continue
         if name in owner:
-            clash = PromptFileError(path, f"prompt name {name!r} is already used by {owner[name]}")
+            clash = PromptFileError(source.shown(path), f"prompt name {name!r} is already used by "
+                                    f"{source.shown(owner[name])}")
             errors.setdefault(path, []).append(str(clash))
             parsed.pop(path, None)
         else:
@@ -243,7 +249,9 @@ def diff(prompt: str, first: int, second: int | None, url: str) -> None:
               help="Write the prompts in this tool's format (default, from a store: the files as published).")
 @click.option("--force", is_flag=True, help="Write into OUTDIR even if it is not empty (files of the same "
               "name are replaced; others are left alone).")
-def export(paths: tuple[str, ...], url: str | None, label: str | None, target: str | None, force: bool) -> None:
+@FORMAT_OPTION
+def export(paths: tuple[str, ...], url: str | None, label: str | None, target: str | None, force: bool,
+           folder_format: str | None) -> None:
     """Write a library to OUTDIR: a store's LABEL byte for byte as published, or a LIBRARY folder or a
     label in another tool's format (--to)."""
     context = click.get_current_context()
@@ -264,7 +272,7 @@ def export(paths: tuple[str, ...], url: str | None, label: str | None, target: s
         fail(f"{outdir!r} is not an empty folder; export writes into a new or empty one (or use --force)")
     if library is not None:
         assert target is not None
-        _export_as(library, target, outdir, f"library {library}")
+        _export_as(library, target, outdir, f"library {library}", folder_format)
         return
     assert url is not None and label is not None
     with _opened(url) as opened:
@@ -299,13 +307,13 @@ def _write_files(files: dict[str, tuple[int, bytes]], root: Path, label: str) ->
              f"{left_out} could not be written")
 
 
-def _export_as(library: str, target: str, outdir: str, what: str) -> None:
+def _export_as(library: str, target: str, outdir: str, what: str, folder_format: str | None = None) -> None:
     """Write the prompts of the folder ``library`` in ``target``'s format; a library with problems is
     refused whole, as a half-exported library would pass for a whole one."""
     from ..export.shapes import ShapeError
     from ..export.writers import export as export_prompts
 
-    problems, prompts, _ = library_problems((library,))
+    problems, prompts, _ = library_problems((library,), folder_format)
     if problems:
         for problem in problems:
             click.echo(problem, err=True)
@@ -328,7 +336,7 @@ def _export_as(library: str, target: str, outdir: str, what: str) -> None:
         if item.warnings:
             click.echo(f"{item.path}: warning: " + "; ".join(item.warnings), err=True)
     warned = sum(1 for w in written if w.warnings)
-    click.echo(f"wrote {len(written)} prompts of {what} as {target} to {outdir}"
+    click.echo(f"wrote {len(written)} prompt{'s' * (len(written) != 1)} of {what} as {target} to {outdir}"
                + (f" ({warned} with warnings)" if warned else ""))
 
 

@@ -11,7 +11,10 @@ fixed to one value, and the exporter says so.
 
 Leaving out an optional argument is checked the same way: the other formats
 substitute an empty text for a value not given, and a prompt that renders
-differently without it gets a note.
+differently without it gets a note. An optional argument without a default that
+cannot be a hole is left out (``Shape.left_out``), as rendering without it leaves
+out whatever depends on it; only the others are fixed to a value, never to a
+made-up sample text for one that has none.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ class Shape:
     fixed: dict[str, Any] = field(default_factory=dict)
     #: what the shape changes or leaves out, in words, for the exporter's warning
     notes: list[str] = field(default_factory=list)
+    #: optional arguments without a default that could not be holes: the text is rendered without them
+    left_out: list[str] = field(default_factory=list)
 
     def text(self, fill: Mapping[str, str], *, joiner: str = "\n\n") -> str:
         """Every message's text, joined, with each hole filled by ``fill[name]``."""
@@ -67,14 +72,52 @@ class ShapeError(PromptdeckError):
     """A prompt that cannot be rendered at all, even with every argument fixed."""
 
 
-def shape_of(prompt: Prompt) -> Shape:
-    """The prompt as text with holes (see the module's docstring)."""
-    fixed: dict[str, Any] = {}
+class _LeftOut:
+    def __repr__(self) -> str:
+        return "LEFT_OUT"
+
+
+#: the value in ``shape_of``'s fixed arguments of one that is left out of the render
+LEFT_OUT: Any = _LeftOut()
+
+
+def fixed_value(prompt: Prompt, arg: Argument, others: Mapping[str, Any]) -> Any:
+    """What an argument that cannot be a hole is rendered with, the others being ``others``: for an
+    optional one without a default, ``LEFT_OUT`` (as a client that does not give it) when the prompt
+    renders without it, else empty text (what the other formats put in for it) when that renders; else
+    its default or first sample."""
+    if not arg.required and arg.default is MISSING:
+        for value in (LEFT_OUT, "") if arg.type in ("string", "path") else (LEFT_OUT,):
+            try:
+                _render(prompt, {**others, arg.name: value})
+            except Exception:  # noqa: BLE001 - its template needs it after all (docs/prompt-files.md)
+                continue
+            return value
+    return sample_values(arg)[0]
+
+
+def shown_value(value: Any) -> str:
+    """A value in a warning, which is one line: a long one cut short."""
+    if value == "":
+        return "empty text"
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:36] + "…" + shown[-1]
+
+
+def _values(prompt: Prompt, fixed: Mapping[str, Any]) -> dict[str, Any]:
+    """Every argument's value for a trial render: ``fixed``'s, else its first sample."""
+    return {**{a.name: sample_values(a)[0] for a in prompt.arguments}, **fixed}
+
+
+def shape_of(prompt: Prompt, leave_out: tuple[str, ...] = ()) -> Shape:
+    """The prompt as text with holes (see the module's docstring); the arguments in ``leave_out`` are
+    left out from the start (a format with no place for them), with no note here."""
+    fixed: dict[str, Any] = dict.fromkeys(leave_out, LEFT_OUT)
     candidates = list(prompt.arguments)
     # A path names a file the prompt reads: a marker names no file, so it is fixed from the start.
     for arg in candidates:
-        if arg.type == "path":
-            fixed[arg.name] = sample_values(arg)[0]
+        if arg.type == "path" and arg.name not in fixed:
+            fixed[arg.name] = fixed_value(prompt, arg, _values(prompt, fixed))
     while True:
         holes = [a for a in candidates if a.name not in fixed]
         markers = {a.name: f"PDHOLE{secrets.token_hex(6)}X" for a in holes}
@@ -84,26 +127,30 @@ def shape_of(prompt: Prompt) -> Shape:
             if not holes:
                 raise ShapeError(f"prompt {prompt.name!r} does not render with its arguments' samples") from None
             for culprit in _refusing(prompt, holes, markers, fixed):
-                fixed[culprit.name] = sample_values(culprit)[0]
+                fixed[culprit.name] = fixed_value(prompt, culprit, _values(prompt, fixed))
             continue
         messages, notes = _split(marked, markers)
         wrong = _not_substituted(prompt, messages, holes, fixed)
         if not wrong:
             break
         for arg in wrong:
-            fixed[arg.name] = sample_values(arg)[0]
-    shape = Shape(prompt, messages, holes, fixed, notes)
+            fixed[arg.name] = fixed_value(prompt, arg, _values(prompt, fixed))
+    left_out = [name for name, value in fixed.items() if value is LEFT_OUT]
+    shape = Shape(prompt, messages, holes, {k: v for k, v in fixed.items() if v is not LEFT_OUT}, notes=notes,
+                  left_out=left_out)
     for arg in holes:
         if not arg.required and arg.default is MISSING and not _absence_is_empty(shape, arg):
             shape.notes.append(f"leaving out {arg.name!r} renders differently there (it becomes empty text)")
     for name, value in fixed.items():
-        shape.notes.append(f"argument {name!r} is fixed to {value!r}: the prompt does more with it than "
-                           "put its value in the text")
+        if name not in leave_out:
+            what = "left out" if value is LEFT_OUT else f"fixed to {shown_value(value)}"
+            shape.notes.append(f"argument {name!r} is {what}: the prompt does more with it than put its value "
+                               "in the text")
     return shape
 
 
 def _render(prompt: Prompt, values: Mapping[str, Any]) -> list[Message]:
-    rendered = prompt.render(dict(values), RenderContext(prompt.name))
+    rendered = prompt.render({k: v for k, v in values.items() if v is not LEFT_OUT}, RenderContext(prompt.name))
     if inspect.isawaitable(rendered):
         return asyncio.run(_awaited(rendered))
     return list(rendered)
@@ -129,7 +176,8 @@ def _split(messages: list[Message], markers: Mapping[str, str]) -> tuple[list[tu
             text = f"{content.title or content.name}: {content.uri}"
             notes.append(f"the resource link {content.uri} is kept as text")
         else:
-            notes.append(f"a {type(content).__name__.lower()} message is left out")
+            kind = type(content).__name__.lower()
+            notes.append(f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} message is left out")
             continue
         out.append((message.role, _parts(text, by_marker)))
     return out, notes

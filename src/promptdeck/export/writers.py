@@ -30,7 +30,7 @@ from typing import Any
 from ..prompts.arguments import MISSING
 from ..prompts.content import Role
 from ..prompts.spec import Prompt
-from .shapes import Hole, Part, Shape, sample_values, shape_of
+from .shapes import LEFT_OUT, Hole, Part, Shape, fixed_value, sample_values, shape_of, shown_value
 
 TARGETS = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty", "dotprompt")
 
@@ -87,16 +87,30 @@ def _single_body(shape: Shape, fill: dict[str, str], warnings: list[str]) -> str
 
 
 def _fix(shape: Shape, names: Iterable[str], why: str, warnings: list[str]) -> None:
-    """Give up holes: the text keeps the value each was sampled with."""
-    for name in list(names):
-        arg = next(a for a in shape.holes if a.name == name)
-        value = arg.default if arg.default is not MISSING else sample_values(arg)[0]
+    """Give up holes: an optional argument without a default is left out, as a render without it leaves
+    out what depends on it (the shape is made again without it); any other keeps its default or sample."""
+    names = list(names)
+    values = {**{a.name: sample_values(a)[0] for a in shape.holes}, **shape.fixed}
+    chosen = {a.name: fixed_value(shape.prompt, a, values) for a in shape.holes if a.name in names}
+    absent = tuple(name for name, value in chosen.items() if value is LEFT_OUT)
+    if absent:
+        again = shape_of(shape.prompt, absent)  # the prompt's own left-out arguments come again, noted
+        shape.messages, shape.holes, shape.fixed, shape.left_out, shape.notes = \
+            again.messages, again.holes, again.fixed, again.left_out, again.notes
+        for name in absent:
+            warnings.append(f"argument {name!r} is left out: {why}")
+    for name in names:
+        arg = next((a for a in shape.holes if a.name == name), None)
+        if arg is None:  # left out above, or no hole once the others were
+            continue
+        value = arg.default if arg.default is not MISSING else chosen.get(name, sample_values(arg)[0])
         text = "true" if value is True else "false" if value is False else str(value)
         shape.messages = [(role, [text if isinstance(p, Hole) and p.name == name else p for p in parts])
                           for role, parts in shape.messages]
         shape.holes = [a for a in shape.holes if a.name != name]
         shape.fixed[name] = value
-        warnings.append(f"argument {name!r} is fixed to {value!r}: {why}")
+        shape.notes = [note for note in shape.notes if not note.startswith(f"leaving out {name!r} ")]
+        warnings.append(f"argument {name!r} is fixed to {shown_value(value)}: {why}")
 
 
 def _typed_as_text(shape: Shape, warnings: list[str]) -> None:
@@ -110,7 +124,7 @@ def _typed_as_text(shape: Shape, warnings: list[str]) -> None:
 def _defaults_lost(shape: Shape, warnings: list[str]) -> None:
     for arg in shape.holes:
         if arg.default is not MISSING:
-            warnings.append(f"argument {arg.name!r} loses its default {arg.default!r}: it must be given")
+            warnings.append(f"argument {arg.name!r} loses its default {shown_value(arg.default)}: it must be given")
 
 
 def _clashes(shape: Shape, pattern: str, fmt: str, warnings: list[str]) -> None:

@@ -274,7 +274,11 @@ def _parse_arguments(raw: list[Any]) -> tuple[Argument, ...]:
             raise SpecError(f"each argument needs at least a name, got {item!r}")
         unknown = sorted(set(item) - known)
         if unknown:
-            raise SpecError(f"argument {item['name']!r}: unknown key {unknown[0]!r} "
+            import difflib
+
+            close = difflib.get_close_matches(str(unknown[0]), known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise SpecError(f"argument {item['name']!r}: unknown key {unknown[0]!r}{hint} "
                             f"(known: {', '.join(sorted(known))})")
         arg = make_argument(**{str(k): v for k, v in item.items()})
         if arg.name in seen:

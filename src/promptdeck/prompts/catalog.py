@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from ..protocol.errors import InvalidParams
@@ -128,7 +128,7 @@ class Catalog:
             raise InvalidParams('"name" must be a string naming a prompt')
         prompt = self._prompts.get(name)
         if prompt is None:
-            raise InvalidParams(f"unknown prompt {name!r}", {"prompt": name})
+            raise unknown_prompt(name, self._names)
         return prompt
 
     def start_of(self, cursor: object) -> int:
@@ -161,3 +161,31 @@ class Catalog:
         if self._signature is None:
             self._signature = encode_json([self._prompts[n].descriptor(LATEST) for n in self._names])
         return self._signature
+
+
+#: An unknown name is compared with at most this many names for "did you mean": the error path is one a
+#: client may call at will, so it stays cheap (5 ms for 2,000 varied names, 40 ms for 2,000 that differ
+#: only in a number; 10,000 of those took 200 ms).
+SUGGEST_LIMIT = 2_000
+
+
+def close_names(name: str, names: Collection[str], limit: int = 3) -> list[str]:
+    """Up to ``limit`` of ``names`` that ``name`` may have meant (case aside), closest first; none when there
+    are more than ``SUGGEST_LIMIT`` names to compare with."""
+    if len(names) > SUGGEST_LIMIT or len(name) > 128:
+        return []
+    import difflib  # only on this error path: not on a server's way to its first answer
+
+    by_folded: dict[str, str] = {}
+    for known in names:
+        by_folded.setdefault(known.casefold(), known)
+    found = difflib.get_close_matches(name.casefold(), by_folded, n=limit, cutoff=0.6)
+    return [by_folded[folded] for folded in found]
+
+
+def unknown_prompt(name: str, names: Collection[str]) -> InvalidParams:
+    """The -32602 for a prompt ``name`` that is not among ``names`` (those the asking principal may see:
+    a name hidden from it is never suggested), with the close ones in its message and ``data``."""
+    suggestions = close_names(name, names)
+    hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
+    return InvalidParams(f"unknown prompt {name!r}{hint}", {"prompt": name, "suggestions": suggestions})

@@ -75,8 +75,9 @@ class PromptServer:
     # -- building the library ------------------------------------------------------------------
 
     def add_folder(self, path: str | os.PathLike[str], *, compile_all: bool | None = None,
-                   defer: bool = False) -> None:
-        """Serve every prompt file below ``path``; files that fail to load are logged and skipped.
+                   defer: bool = False, format: str | None = None) -> None:
+        """Serve every prompt file below ``path``; files that fail to load are logged and skipped. ``format``:
+        the format of its files (``FileSource``), when its path does not say it.
 
         With ``defer``, only the folder's existence is checked now and its files are read when a
         request first needs the catalog, so a stdio server answers ``initialize`` before it has
@@ -88,7 +89,7 @@ class PromptServer:
         def make() -> Source:
             from ..sources.files.source import FileSource  # parsing and templates: imported once prompts are read
 
-            return FileSource(path, compile_all=compile_all)
+            return FileSource(path, compile_all=compile_all, format=format)
 
         self.pending.append((os.path.realpath(path), make))
         if not defer:

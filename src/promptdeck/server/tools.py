@@ -333,8 +333,8 @@ def understand(catalog: Catalog, tools: ToolSet, tool: str, target: str | None, 
         given = raw
     try:
         prompt = catalog.require(target)
-    except InvalidParams:
-        raise InvalidParams(f"unknown prompt {target!r}; {tools.options.list_name} lists the prompts") from None
+    except InvalidParams as exc:  # its "did you mean" kept: these names are the ones this caller sees
+        raise InvalidParams(f"{exc.message}; {tools.options.list_name} lists the prompts", exc.data) from None
     return Call(tool, prompt, {k: _wire(prompt.name, k, v) for k, v in given.items() if v is not None}, raw)
 
 

@@ -67,6 +67,34 @@ _NATIVE_PARENTS = frozenset(
     for i in range(1, folder.count("/") + 1) if "*" not in folder.split("/")[i - 1])
 
 
+#: ``--format``: each format a folder may be read in, with where its files would be below a library root
+#: (``promptdeck``: the folder is a library root itself, holding promptdeck's files and the others' folders).
+FOLDER_FORMATS: dict[str, str] = {"promptdeck": "", **{kind: folder.partition("*")[0]
+                                                      for folder, kind, _ending, _nested in NATIVE_FOLDERS}}
+_TOOL_FOLDERS = frozenset(folder.split("/")[0] for folder, *_ in NATIVE_FOLDERS)
+
+
+def folder_prefix(folder: str | os.PathLike[str], kind: str | None = None) -> str:
+    """Where the files of ``folder`` lie below a library root, as ``prompt_format`` sees paths: ``""`` for a
+    library root; for a folder that is, or lies inside, or holds one of the tools' folders (``~/.claude/commands``,
+    ``proj/.gemini/commands/git``, ``~/.claude``), its path from the tool's hidden folder, with ``/`` at the end
+    (``.claude/commands/``), so its files are read in that tool's format with that tool's nesting rules.
+
+    Decided by the folder's own path (as given, else where its links lead); ``kind`` (a ``FOLDER_FORMATS``
+    key) says instead: ``claude-command`` reads any folder as ``.claude/commands/``.
+    """
+    if kind is not None:
+        return FOLDER_FORMATS[kind]
+    for path in (os.path.abspath(folder), os.path.realpath(folder)):
+        parts = Path(path).parts
+        for at in range(len(parts) - 1, -1, -1):  # the innermost tool folder decides
+            if parts[at] in _TOOL_FOLDERS:
+                tail = "/".join(parts[at:])
+                if may_hold_prompts(tail):
+                    return tail + "/"
+    return ""
+
+
 def prompt_format(rel: str) -> str | None:
     """The format of the prompt file at ``rel`` (relative, '/'-separated), or None if it is no prompt file.
 

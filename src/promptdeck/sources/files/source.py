@@ -19,6 +19,7 @@ from typing import Any
 
 from ...prompts.access import reading_as
 from ...prompts.arguments import MISSING, Argument, SpecError, parse_arguments
+from ...prompts.catalog import close_names
 from ...prompts.spec import NAME_RE, Prompt
 from ...protocol.errors import InvalidParams, LibraryError, PromptFileError
 from .. import Source
@@ -27,7 +28,7 @@ from .blocks import Block, BlockError, build_block, render_blocks, validate_icon
 from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
 from .library import Library
 from .native import Native
-from .paths import is_prompt_path, may_hold_prompts, prompt_format, read_confined
+from .paths import folder_prefix, is_prompt_path, may_hold_prompts, prompt_format, read_confined
 
 log = logging.getLogger("promptdeck.files")
 
@@ -104,7 +105,9 @@ def stage_file(rel: str, data: bytes) -> Staged:
         return [(f"not UTF-8 text ({exc.reason} at byte {exc.start})", None)]
     kind = prompt_format(rel)
     if kind is not None and kind != "promptdeck":
-        return Native(kind, text)
+        # As promptdeck's own files: a byte order mark is no text, and a Windows line end is one line end
+        # (a BOM made a Gemini TOML file "not valid TOML"; CRLF reached clients from Claude commands).
+        return Native(kind, text.removeprefix("\ufeff").replace("\r\n", "\n"))
     try:
         front, body, body_line = split_front_matter(text)
         meta = read_front_matter(front) if front is not None else {}
@@ -113,15 +116,16 @@ def stage_file(rel: str, data: bytes) -> Staged:
     return front or "", meta, list(_segments(body, body_line))
 
 
-def _stage_files(job: tuple[str, list[str]]) -> list[tuple[str, Staged]]:
-    """Worker: read and stage a batch of files below ``root``."""
-    root, rels = job
+def _stage_files(job: tuple[str, list[str], str]) -> list[tuple[str, Staged]]:
+    """Worker: read and stage a batch of files below ``root``, whose paths start with its ``prefix``."""
+    root, rels, prefix = job
     out: list[tuple[str, Staged]] = []
     for rel in rels:
+        real = rel[len(prefix):]
         try:
-            data = read_confined(root, rel, MAX_PROMPT_FILE_BYTES)
+            data = read_confined(root, real, MAX_PROMPT_FILE_BYTES)
         except InvalidParams as exc:
-            out.append((rel, [(exc.message.replace(f"file {rel!r} ", "file ", 1), None)]))
+            out.append((rel, [(exc.message.replace(f"file {real!r} ", "file ", 1), None)]))
             continue
         out.append((rel, stage_file(rel, data)))
     return out
@@ -131,9 +135,8 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     """The second stage: arguments, templates and the ``Prompt``."""
     errors: list[PromptFileError] = []
 
-    def fail(message: str, line: int | None = None) -> ParsedFile:
+    def fail(message: str, line: int | None = None) -> None:
         errors.append(PromptFileError(rel, message, line))
-        return ParsedFile(None, errors)
 
     if isinstance(staged, list):
         return ParsedFile(None, [PromptFileError(rel, message, line) for message, line in staged])
@@ -141,39 +144,38 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         prompt, problems = native.build(library, rel, staged)
         return ParsedFile(prompt, problems)
     front, meta, segments = staged
+    # Every independent mistake at once, each at its line: a file is fixed in one round, not one per run.
     for key in meta:
         if key not in _KEYS:
-            return fail(f"unknown front matter key {key!r} (known: {', '.join(_KEYS)})",
-                        line_of_key(front, key))
+            errors.append(PromptFileError(rel, f"unknown front matter key {key!r}{_did_you_mean(key, _KEYS)} "
+                                               f"(known: {', '.join(_KEYS)})", line_of_key(front, key)))
     name = meta.get("name", prompt_name_for(rel))
     if not isinstance(name, str) or not NAME_RE.match(name):
         hint = "" if "name" in meta else "; set a valid `name:` in the front matter"
-        return fail(f"prompt name {name!r} is not valid: use letters, digits, '_', '-' and '.'{hint}",
-                    line_of_key(front, "name"))
+        fail(f"prompt name {name!r} is not valid: use letters, digits, '_', '-' and '.'{hint}",
+             line_of_key(front, "name"))
     for key in ("title", "description"):
         if key in meta and not isinstance(meta[key], str):
-            return fail(f"{key} must be text", line_of_key(front, key))
+            fail(f"{key} must be text", line_of_key(front, key))
     tags = meta.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        return fail("tags must be a list of words", line_of_key(front, "tags"))
+        fail("tags must be a list of words", line_of_key(front, "tags"))
     scopes = scopes_in(meta)
     if scopes is None:
-        return fail("scopes must be a list of scope names", line_of_key(front, "scopes"))
+        fail("scopes must be a list of scope names", line_of_key(front, "scopes"))
+    icons: tuple[dict[str, Any], ...] = ()
     try:
         icons = validate_icons(meta.get("icons"))
     except BlockError as exc:
-        return fail(str(exc), line_of_key(front, "icons"))
+        fail(str(exc), line_of_key(front, "icons"))
     model = meta.get("model")
     if model is not None and not isinstance(model, dict):
-        return fail("model must be a mapping of settings for the model (model, temperature, tools, ...)",
-                    line_of_key(front, "model"))
-    arguments: tuple[Argument, ...]
-    try:
-        arguments = parse_arguments(meta.get("arguments"))
-    except SpecError as exc:
-        found = re.search(r"argument '([^']+)'", str(exc))
-        line = _argument_line(front, found.group(1), last="declared twice" in str(exc)) if found else None
-        return fail(str(exc), line or line_of_key(front, "arguments"))
+        fail("model must be a mapping of settings for the model (model, temperature, tools, ...)",
+             line_of_key(front, "model"))
+    arguments = _arguments(front, meta.get("arguments"), rel, errors)
+    if arguments is None:  # the templates are checked against the arguments: not without them
+        return ParsedFile(None, errors)
+    scopes = scopes or frozenset()
 
     blocks: list[Block] = []
     with reading_as(scopes):  # the files its blocks name are checked as this prompt's reads
@@ -204,19 +206,64 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     return ParsedFile(prompt)
 
 
+def _did_you_mean(key: str, known: Sequence[str]) -> str:
+    close = close_names(key, known, limit=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _arguments(front: str, raw: object, rel: str, errors: list[PromptFileError]) -> tuple[Argument, ...] | None:
+    """The arguments of ``raw`` (the front matter's ``arguments``), or None after adding to ``errors`` every
+    argument's problem, each at its line."""
+    def problem(exc: SpecError, last: bool = False) -> None:
+        found = re.search(r"argument '([^']+)'", str(exc))
+        line = _argument_line(front, found.group(1), last=last) if found else None
+        errors.append(PromptFileError(rel, str(exc), line or line_of_key(front, "arguments")))
+
+    try:
+        return parse_arguments(raw)
+    except SpecError as exc:
+        if not isinstance(raw, list):
+            problem(exc)
+            return None
+        first, before = exc, len(errors)
+    seen: set[str] = set()
+    for item in raw:  # one by one, so that each argument's problem is found
+        try:
+            parse_arguments([item])
+        except SpecError as exc:
+            problem(exc)
+        name = item.get("name") if isinstance(item, dict) else None
+        if isinstance(name, str) and name in seen:
+            problem(SpecError(f"argument {name!r} is declared twice"), last=True)
+        if isinstance(name, str):
+            seen.add(name)
+    if len(errors) == before:  # a problem of the list as a whole
+        problem(first)
+    return None
+
+
 class FileSource(Source):
     """A folder of prompt files, loaded once and then updated file by file.
 
     ``compile_all``: compile every template at load (the default for small libraries) or on first use.
+    ``format``: the format its files are in (``paths.FOLDER_FORMATS``); by default, as its path says
+    (``paths.folder_prefix``): a folder such as ``~/.claude/commands`` holds Claude Code commands.
+
+    Paths (the keys of ``errors``, a prompt's ``source``) are as ``prompt_format`` sees them, below a
+    library root: ``.claude/commands/review.md`` for ``review.md`` of a served ``~/.claude/commands``, as a
+    store keeps it when the folder is published. Problems name the file by its path below the folder.
     """
 
-    def __init__(self, root: str | os.PathLike[str], *, compile_all: bool | None = None) -> None:
+    def __init__(self, root: str | os.PathLike[str], *, compile_all: bool | None = None,
+                 format: str | None = None) -> None:
         self.compile_all = compile_all
         path = Path(root)
         if not path.is_dir():
             raise LibraryError(f"prompt library {str(root)!r} is not a folder")
         self.library = Library(path)
         self.root = self.library.root.root
+        #: where this folder's files lie below a library root (``.claude/commands/``), or "" for a library root
+        self.prefix = folder_prefix(root, format)
         self._prompts: dict[str, Prompt] = {}
         self.errors: dict[str, list[PromptFileError]] = {}
         self._duplicates: set[str] = set()
@@ -229,9 +276,11 @@ class FileSource(Source):
         root = str(self.root)
         for dirpath, dirnames, filenames in os.walk(root):
             rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
-            prefix = "" if rel_dir == "." else rel_dir + "/"
-            # Hidden and "_" folders hold no prompts, but for the other tools' own (.claude/commands, ...).
-            dirnames[:] = [d for d in dirnames if not d.startswith((".", "_")) or may_hold_prompts(prefix + d)]
+            prefix = self.prefix if rel_dir == "." else f"{self.prefix}{rel_dir}/"
+            # Hidden and "_" folders hold no prompts, but for the other tools' own (.claude/commands, ...);
+            # in those, only what their tool reads (not ~/.claude/projects, of a served ~/.claude).
+            dirnames[:] = [d for d in dirnames if (not self.prefix and not d.startswith((".", "_")))
+                           or may_hold_prompts(prefix + d)]
             found.extend(prefix + f for f in filenames if is_prompt_path(prefix + f))
         found.sort()
         return found
@@ -272,27 +321,37 @@ class FileSource(Source):
         root = str(self.root)
         mine = {os.path.abspath(p) for p in paths if _below(p, root)}
         self.update(mine)
-        return [error for rel, errors in self.errors.items() if str(self.root / rel) in mine for error in errors]
+        return [error for rel, errors in self.errors.items() if str(self.real(rel)) in mine for error in errors]
+
+    def real(self, rel: str) -> Path:
+        """The file at ``rel`` (a path as ``prompt_format`` sees it)."""
+        return self.root / rel[len(self.prefix):]
+
+    def shown(self, rel: str) -> str:
+        """``rel`` as the user knows it: below the folder served."""
+        return rel[len(self.prefix):]
 
     def _staged(self, paths: list[str]) -> Iterable[tuple[str, Staged]]:
         """Read and stage files; a large library is staged by worker processes, one per core."""
         root = str(self.root)
         workers = min(os.cpu_count() or 1, 8)
         if len(paths) < PARALLEL_MIN_FILES or workers < 2:
-            yield from _stage_files((root, paths))
+            yield from _stage_files((root, paths, self.prefix))
             return
         import multiprocessing as mp
 
         if "fork" not in mp.get_all_start_methods():
-            yield from _stage_files((root, paths))
+            yield from _stage_files((root, paths, self.prefix))
             return
-        batches = [(root, paths[i:i + PARALLEL_BATCH]) for i in range(0, len(paths), PARALLEL_BATCH)]
+        batches = [(root, paths[i:i + PARALLEL_BATCH], self.prefix) for i in range(0, len(paths), PARALLEL_BATCH)]
         # fork: the workers need nothing but this module, which the parent has already imported.
         with mp.get_context("fork").Pool(workers) as pool:
             for batch in pool.imap(_stage_files, batches):
                 yield from batch
 
     def _keep(self, rel: str, parsed: ParsedFile) -> None:
+        if self.prefix:  # problems name the file as the user knows it
+            parsed.errors = [PromptFileError(self.shown(e.path), e.reason, e.line) for e in parsed.errors]
         if parsed.prompt is None and not parsed.errors:  # a file its own tool offers as no prompt
             self._prompts.pop(rel, None)
             self.errors.pop(rel, None)
@@ -305,17 +364,22 @@ class FileSource(Source):
             self._prompts[rel] = parsed.prompt
 
     def _load_one(self, rel: str, compile_now: bool) -> None:
-        ((_, staged),) = _stage_files((str(self.root), [rel]))
+        ((_, staged),) = _stage_files((str(self.root), [rel], self.prefix))
         self._keep(rel, build_prompt(self.library, rel, staged, compile_now=compile_now))
 
     def update(self, changed: Iterable[str]) -> None:
-        """Re-read the given files (absolute or relative paths); a deleted file drops its prompt."""
+        """Re-read the given files (absolute paths, or paths as ``prompt_format`` sees them); a deleted file
+        drops its prompt."""
         for path in changed:
-            rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/") \
-                if os.path.isabs(path) else path
-            if rel.startswith("../") or not is_prompt_path(rel):
+            rel = path
+            if os.path.isabs(path):
+                rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+                if rel.startswith("../"):
+                    continue
+                rel = self.prefix + rel
+            if not is_prompt_path(rel):
                 continue
-            if (self.root / rel).is_file():
+            if self.real(rel).is_file():
                 self._load_one(rel, compile_now=True)
             else:
                 self._prompts.pop(rel, None)
@@ -335,11 +399,11 @@ class FileSource(Source):
         changed = present.symmetric_difference({*self._prompts, *self.errors})
         for rel in present - changed:
             try:
-                if (self.root / rel).stat().st_mtime_ns >= since:
+                if self.real(rel).stat().st_mtime_ns >= since:
                     changed.add(rel)
             except OSError:
                 changed.add(rel)
-        return [str(self.root / rel) for rel in sorted(changed)]
+        return [str(self.real(rel)) for rel in sorted(changed)]
 
     def prompts(self) -> list[Prompt]:
         """Current prompts; of two files with one name, the first path wins and the other is an error."""
@@ -352,7 +416,8 @@ class FileSource(Source):
             prompt = self._prompts[rel]
             first = owner.get(prompt.name)
             if first is not None:
-                self.errors[rel] = [PromptFileError(rel, f"prompt name {prompt.name!r} is already used by {first}")]
+                self.errors[rel] = [PromptFileError(self.shown(rel), f"prompt name {prompt.name!r} is already used by "
+                                                    f"{self.shown(first)}")]
                 self._duplicates.add(rel)
                 continue
             owner[prompt.name] = rel

@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 import msgspec
 
-from ...prompts.catalog import Catalog, decode_cursor, encode_cursor
+from ...prompts.catalog import SUGGEST_LIMIT, Catalog, decode_cursor, encode_cursor, unknown_prompt
 from ...prompts.spec import Prompt
 from ...protocol.errors import INTERNAL_ERROR, InvalidParams, McpError
 from ...protocol.jsonrpc import encode_json
@@ -200,7 +200,8 @@ class StoredCatalog(Catalog):
             raise InvalidParams('"name" must be a string naming a prompt')
         prompt = self.get(name)
         if prompt is None:
-            raise InvalidParams(f"unknown prompt {name!r}", {"prompt": name})
+            # The names this principal's view lists, read only when there are few enough to compare with.
+            raise unknown_prompt(name, self.names if len(self) <= SUGGEST_LIMIT else ())
         return prompt
 
     def page(self, rev: Revision, cursor: object = None, extra: dict[str, Any] | None = None,

@@ -12,8 +12,10 @@ from .schema import MAX_FILE_BYTES
 
 log = logging.getLogger("promptdeck.store")
 
-def read_library(root: str | os.PathLike[str]) -> dict[str, bytes]:
-    """Every file of a library as ``serve`` would read it: regular, non-hidden, inside the root.
+def read_library(root: str | os.PathLike[str], prefix: str = "") -> dict[str, bytes]:
+    """Every file of a library as ``serve`` would read it: regular, non-hidden, inside the root. With a
+    ``prefix`` (``paths.folder_prefix``: the folder is ``.claude/commands/``, say), its prompt files only,
+    each under its path below a library root, as ``FileSource`` names them.
 
     Walked with directory descriptors (``os.fwalk``) and opened relative to them without following
     links, so no component of a path is resolved twice and none can be swapped for a link meanwhile;
@@ -24,22 +26,23 @@ def read_library(root: str | os.PathLike[str]) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
     for dirpath, dirnames, filenames, dirfd in os.fwalk(base):
         rel_dir = os.path.relpath(dirpath, base).replace(os.sep, "/")
-        prefix = "" if rel_dir == "." else rel_dir + "/"
+        below = "" if rel_dir == "." else rel_dir + "/"
         # Hidden folders are left out, but for the other tools' prompt folders (``.claude/commands``, ...),
         # of which only the prompt files are taken.
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") or may_hold_prompts(prefix + d))
-        hidden = rel_dir.startswith(".") or "/." in rel_dir
+        dirnames[:] = sorted(d for d in dirnames if (not prefix and not d.startswith("."))
+                             or may_hold_prompts(prefix + below + d))
+        hidden = bool(prefix) or rel_dir.startswith(".") or "/." in rel_dir
         for name in sorted(filenames):
-            rel = prefix + name
+            real, rel = below + name, prefix + below + name
             if name.startswith(".") or (hidden and not is_prompt_path(rel)):
                 continue
             try:
                 fd = os.open(name, READ_FLAGS, dir_fd=dirfd)
             except OSError:  # a link (ELOOP), or gone: the path-checking read decides, and says why
-                out[rel] = read_confined(str(base), rel, MAX_FILE_BYTES)
-                _refuse_copied_source(base, rel, out[rel])
+                out[rel] = read_confined(str(base), real, MAX_FILE_BYTES)
+                _refuse_copied_source(base, real, out[rel])
                 continue
-            out[rel] = read_opened(fd, rel, MAX_FILE_BYTES)
+            out[rel] = read_opened(fd, real, MAX_FILE_BYTES)
     return out
 
 

@@ -1,0 +1,41 @@
+"""How the commands that run until stopped (serve, over stdio and HTTP; watch; ui) end, one convention for all
+(docs/cli.md, "Exit codes"): Ctrl-C (SIGINT) and SIGTERM are how they are meant to end, so they exit 0 with
+nothing more said; an error is 1, a usage mistake 2. Commands that end by themselves (ls, get, complete,
+pick) exit 130 when Ctrl-C interrupts them, as a shell reports SIGINT."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any
+
+#: a command that runs until stopped, stopped
+STOPPED = 0
+#: a command that ends by itself, interrupted by Ctrl-C
+INTERRUPTED = 130
+
+
+def _interrupt(_number: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def until_stopped() -> Iterator[None]:
+    """Run the body until Ctrl-C or SIGTERM, either of which ends it quietly (SIGTERM is raised in it as
+    Ctrl-C is: uvicorn, which handles both while it serves, raises the one it got again once it has shut
+    down). The caller exits ``STOPPED`` after it."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_until_stopped(run: Callable[..., object], *args: Any, **kwargs: Any) -> None:
+    """``run(*args, **kwargs)`` (a server that serves until a signal) ``until_stopped``."""
+    with until_stopped():
+        run(*args, **kwargs)
