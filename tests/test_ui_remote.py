@@ -201,7 +201,7 @@ def test_a_target_that_cannot_be_reached_is_one_line_and_exit_1(tmp_path: Path) 
 def test_only_a_graphical_browser_is_opened(monkeypatch: pytest.MonkeyPatch) -> None:
     import webbrowser
 
-    from promptdeck.cli.main import _open_browser
+    from promptdeck.cli.client import _open_browser
 
     chosen: list[webbrowser.BaseBrowser] = []
     monkeypatch.setattr(webbrowser, "get", lambda: chosen[-1])

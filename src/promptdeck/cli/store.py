@@ -20,8 +20,9 @@ import click
 
 from ..export.writers import TARGETS
 from ..protocol.errors import PromptdeckError, PromptFileError
+from .common import fail
 from .folder_format import FORMAT_OPTION
-from .main import fail, library_problems, main
+from .library import library_problems
 
 if TYPE_CHECKING:
     from ..prompts.spec import Prompt
@@ -66,7 +67,7 @@ def _when(seconds: float) -> str:
     return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-@main.command()
+@click.command()
 @click.argument("folder", type=click.Path(file_okay=False))
 @_STORE
 @click.option("--label", default=None, metavar="LABEL", help="Move this label to the published library.")
@@ -160,7 +161,7 @@ def _check_some(folder: str, paths: set[str], content: dict[str, bytes], latest:
     return problems, {prompt.name: prompt for prompt in parsed.values()}, len(errors)
 
 
-@main.command(name="label")
+@click.command(name="label")
 @click.argument("prompt", metavar="NAME[@VERSION]")
 @click.argument("label")
 @_STORE
@@ -179,7 +180,7 @@ def label_command(prompt: str, label: str, url: str, author: str | None) -> None
     click.echo(f"label {label}: {name} is at version {version}")
 
 
-@main.command()
+@click.command()
 @click.argument("label")
 @_STORE
 @_AUTHOR
@@ -193,7 +194,7 @@ def rollback(label: str, url: str, author: str | None) -> None:
     click.echo(f"label {label} is back at position {before.id} ({before.reason}, {_when(before.created)})")
 
 
-@main.command()
+@click.command()
 @click.argument("prompt", required=False, metavar="[NAME]")
 @_STORE
 def history(prompt: str | None, url: str) -> None:
@@ -213,7 +214,7 @@ def history(prompt: str | None, url: str) -> None:
                    f"{message}{tags}")
 
 
-@main.command()
+@click.command()
 @click.argument("prompt", metavar="NAME")
 @click.argument("first", type=int, metavar="V1")
 @click.argument("second", type=int, required=False, metavar="[V2]")
@@ -239,7 +240,7 @@ def diff(prompt: str, first: int, second: int | None, url: str) -> None:
     click.echo("".join(lines), nl=False)
 
 
-@main.command()
+@click.command()
 @click.argument("paths", nargs=-1, required=True, metavar="[LIBRARY] OUTDIR")
 @click.option("--store", "url", envvar="PROMPTDECK_STORE", metavar="URL",
               help="Export a label of this store (sqlite:///path.db, a path ending in .db, or postgresql://…; "
@@ -340,7 +341,7 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
                + (f" ({warned} with warnings)" if warned else ""))
 
 
-@main.group()
+@click.group()
 def store() -> None:
     """Look after a store itself."""
 
@@ -359,3 +360,7 @@ def upgrade(url: str) -> None:
         click.echo(f"created the store's schema (version {SCHEMA_VERSION})")
     else:
         click.echo(f"upgraded the store from schema {found} to {SCHEMA_VERSION}")
+
+
+#: The store's commands, as ``main`` registers them.
+COMMANDS = (publish, label_command, rollback, history, diff, export, store)

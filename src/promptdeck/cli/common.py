@@ -1,0 +1,23 @@
+"""What every command shares: how it fails, and how it reads ``-a NAME=VALUE`` arguments."""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import click
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    click.echo(f"promptdeck: {message}", err=True)
+    sys.exit(code)
+
+
+def parse_args(pairs: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            fail(f"-a takes name=value, got {pair!r}", 2)
+        out[key] = value
+    return out
