@@ -42,7 +42,7 @@ def test_all_is_pinned() -> None:
 
 
 def test_every_public_name_resolves_to_its_object() -> None:
-    from promptdeck.prompts.content import Message
+    from promptdeck.protocol.content import Message
     from promptdeck.protocol.errors import InvalidParams, McpError
     from promptdeck.server.app import PromptServer
 

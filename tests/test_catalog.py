@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from promptdeck.prompts.arguments import make_argument
 from promptdeck.prompts.catalog import DEFAULT_PAGE_SIZE, Catalog, decode_cursor, encode_cursor
-from promptdeck.prompts.content import Message
 from promptdeck.prompts.spec import META_ARGUMENTS, META_TAGS, Prompt, RenderContext
+from promptdeck.protocol.content import Message
 from promptdeck.protocol.errors import InvalidParams
 from promptdeck.protocol.jsonrpc import encode_json
 from promptdeck.protocol.revisions import LATEST, REVISIONS, Revision

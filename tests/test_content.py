@@ -6,17 +6,17 @@ import base64
 
 import pytest
 
-from promptdeck.prompts.content import (
+from promptdeck.protocol.content import (
     Annotations,
     Audio,
     Image,
     Message,
-    Resource,
     ResourceLink,
     Text,
     assistant,
     content_to_wire,
     messages_to_wire,
+    resource,
     user,
 )
 from promptdeck.protocol.errors import InternalError
@@ -64,19 +64,19 @@ def test_audio_cannot_be_sent_to_2024_11_05() -> None:
 
 @by_version
 def test_embedded_text_resource(rev: Revision) -> None:
-    assert content_to_wire(Resource("u:1", "text/plain", text="t"), rev) == {
+    assert content_to_wire(resource("u:1", "text/plain", text="t"), rev) == {
         "type": "resource", "resource": {"uri": "u:1", "mimeType": "text/plain", "text": "t"}}
 
 
 @by_version
 def test_embedded_resource_without_text_or_blob_has_empty_text(rev: Revision) -> None:
-    assert content_to_wire(Resource("u:1", "text/plain"), rev)["resource"] == {
+    assert content_to_wire(resource("u:1", "text/plain"), rev)["resource"] == {
         "uri": "u:1", "mimeType": "text/plain", "text": ""}
 
 
 @by_version
 def test_embedded_blob_resource(rev: Revision) -> None:
-    wire = content_to_wire(Resource("u:2", "application/octet-stream", blob=b"\x00\xff"), rev)
+    wire = content_to_wire(resource("u:2", "application/octet-stream", blob=b"\x00\xff"), rev)
     assert wire == {"type": "resource", "resource": {"uri": "u:2", "mimeType": "application/octet-stream",
                                                      "blob": "AP8="}}
     assert "text" not in wire["resource"]
@@ -111,7 +111,7 @@ def test_annotations_with_last_modified_from_2025_06_18(rev: Revision) -> None:
     wire = {"audience": ["assistant"], "priority": 0.5, "lastModified": "2025-01-01T00:00:00Z"}
     assert content_to_wire(Text("hi", ANN), rev) == {"type": "text", "text": "hi", "annotations": wire}
     assert content_to_wire(Image(PNG, "image/png", ANN), rev)["annotations"] == wire
-    assert content_to_wire(Resource("u", "text/plain", text="x", annotations=ANN), rev)["annotations"] == wire
+    assert content_to_wire(resource("u", "text/plain", text="x", annotations=ANN), rev)["annotations"] == wire
     assert content_to_wire(ResourceLink("u", "n", annotations=ANN), rev)["annotations"] == wire
     assert content_to_wire(Audio(b"a", "audio/wav", ANN), rev)["annotations"] == wire
 
@@ -160,7 +160,7 @@ def test_blocks_are_immutable() -> None:
 
 @by_version
 def test_messages_to_wire(rev: Revision) -> None:
-    messages = [user("a"), assistant("b"), user(Resource("u", "text/plain", text="r"))]
+    messages = [user("a"), assistant("b"), user(resource("u", "text/plain", text="r"))]
     assert messages_to_wire(messages, rev) == [
         {"role": "user", "content": {"type": "text", "text": "a"}},
         {"role": "assistant", "content": {"type": "text", "text": "b"}},

@@ -21,8 +21,8 @@ import yaml
 from promptdeck.export.shapes import shape_of
 from promptdeck.export.writers import TARGETS, export
 from promptdeck.prompts.arguments import Argument
-from promptdeck.prompts.content import Message, assistant, user
 from promptdeck.prompts.spec import Prompt, RenderContext
+from promptdeck.protocol.content import Message, assistant, user
 from promptdeck.sources.files.source import FileSource
 from tests.support.libraries import EXAMPLES
 
@@ -91,7 +91,7 @@ def test_an_optional_argument_whose_absence_changes_the_text_is_noted() -> None:
 
 
 def test_roles_and_content_that_is_not_text() -> None:
-    from promptdeck.prompts.content import Image
+    from promptdeck.protocol.content import Image
 
     name = Argument(name="name", required=True)
     prompt = _python("p", lambda name: [user(f"Hi {name}"), assistant("Hello!"), user(Image(b"x", "image/png"))],

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from promptdeck.prompts import render as render_module
 from promptdeck.prompts.arguments import bind
-from promptdeck.prompts.content import Audio, Image, Message, Resource, ResourceLink, Text
 from promptdeck.prompts.render import TemplateText
 from promptdeck.prompts.spec import Prompt, RenderContext
+from promptdeck.protocol.content import Audio, Image, Message, Resource, ResourceLink, Text, resource
 from promptdeck.protocol.errors import InternalError, InvalidParams, LibraryError
 from promptdeck.sources.files import library as library_module
 from promptdeck.sources.files import source as files_module
@@ -320,20 +320,20 @@ def test_audio(tmp_path: Path) -> None:
 
 def test_embedded_resource_from_a_text_file(tmp_path: Path) -> None:
     p = only(load(tmp_path, {"p.md": "user: {resource: logs/app.log}\n", "logs/app.log": "line 1\nline 2\n"}))
-    assert render(p)[0].content == Resource("promptdeck:///logs/app.log", "text/plain", text="line 1\nline 2\n")
+    assert render(p)[0].content == resource("promptdeck:///logs/app.log", "text/plain", text="line 1\nline 2\n")
 
 
 def test_embedded_resource_from_a_binary_file_is_a_blob(tmp_path: Path) -> None:
     source = load(tmp_path, {"blob.md": "user: {resource: data/blob.bin}\n", "data/blob.bin": b"\x00\xff\x00",
                              "png.md": "user: {resource: pic.png}\n", "pic.png": PNG})
-    assert render(prompts(source)["blob"])[0].content == Resource(
+    assert render(prompts(source)["blob"])[0].content == resource(
         "promptdeck:///data/blob.bin", "application/octet-stream", blob=b"\x00\xff\x00")
-    assert render(prompts(source)["png"])[0].content == Resource("promptdeck:///pic.png", "image/png", blob=PNG)
+    assert render(prompts(source)["png"])[0].content == resource("promptdeck:///pic.png", "image/png", blob=PNG)
 
 
 def test_an_unknown_extension_without_nul_bytes_is_text(tmp_path: Path) -> None:
     p = only(load(tmp_path, {"p.md": "user: {resource: notes.weird}\n", "notes.weird": "plain words"}))
-    assert render(p)[0].content == Resource("promptdeck:///notes.weird", "text/plain", text="plain words")
+    assert render(p)[0].content == resource("promptdeck:///notes.weird", "text/plain", text="plain words")
 
 
 def test_inline_resource_takes_the_lines_below(tmp_path: Path) -> None:
@@ -344,9 +344,9 @@ def test_inline_resource_takes_the_lines_below(tmp_path: Path) -> None:
             + "user: {resource: {uri: \"untitled:code\", mimeType: \"text/x-{{ log }}\"}}\n")
     p = only(load(tmp_path, {"p.md": text}))
     first, second, third = (m.content for m in render(p, log="LOG"))
-    assert first == Resource("file:///var/log/app.log", "text/plain", text="last: LOG\nmore")
-    assert second == Resource("untitled:x", "text/plain", text="given LOG")
-    assert third == Resource("untitled:code", "text/x-LOG", text="")
+    assert first == resource("file:///var/log/app.log", "text/plain", text="last: LOG\nmore")
+    assert second == resource("untitled:x", "text/plain", text="given LOG")
+    assert third == resource("untitled:code", "text/x-LOG", text="")
 
 
 def test_resource_link_to_a_library_file(tmp_path: Path) -> None:
@@ -587,7 +587,8 @@ def test_static_paths_that_leave_the_library_are_refused_at_load(confined: Path,
 def test_a_symlink_inside_the_library_is_fine(confined: Path) -> None:
     p = only(load(confined, {"p.md": "user: {resource: a/in.txt}\n"}))
     content = render(p)[0].content
-    assert isinstance(content, Resource) and content.text == "fine" and content.uri == "promptdeck:///a/in.txt"
+    assert isinstance(content, Resource) and content.resource.text == "fine" \
+        and content.resource.uri == "promptdeck:///a/in.txt"
 
 
 @pytest.mark.parametrize("value, words", [

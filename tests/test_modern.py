@@ -606,7 +606,7 @@ def test_http_closing_a_listen_stream_ends_that_subscription_only() -> None:
             async with http_listen(client, url, "closed", promptsListChanged=True) as closed:
                 assert (await closed.next() or {})["method"] == "notifications/subscriptions/acknowledged"
                 await eventually(lambda: len(subscriptions(server)) == 2, "both subscriptions registered")
-            await eventually(lambda: len(subscriptions(server)) == 1 and len(apps[0].listeners) == 1,
+            await eventually(lambda: len(subscriptions(server)) == 1 and len(apps[0].table.subscriptions) == 1,
                              "the closed stream's subscription is still registered")
             assert [s.id for s in subscriptions(server)] == ["kept"]
             # A prompt registered on another thread reaches the subscription that is left.

@@ -15,9 +15,9 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from promptdeck.prompts.arguments import bind
-from promptdeck.prompts.content import Text
 from promptdeck.prompts.sandbox import MAX_OUTPUT_CHARS
 from promptdeck.prompts.spec import Prompt, RenderContext
+from promptdeck.protocol.content import Text
 from promptdeck.protocol.errors import InternalError, InvalidParams
 from promptdeck.sources.files.native import META_FORMAT, META_MODEL
 from promptdeck.sources.files.paths import is_prompt_path, may_hold_prompts, prompt_format
@@ -664,7 +664,7 @@ Ready.
 
 
 def test_dotprompt_inputs_roles_media_and_settings(tmp_path: Path) -> None:
-    from promptdeck.prompts.content import Image
+    from promptdeck.protocol.content import Image
 
     source = load(tmp_path, {"docs/brief.prompt": BRIEF_PROMPT})
     prompt = prompts(source)["docs.brief"]

@@ -451,7 +451,7 @@ def test_clipboard_text_is_the_lone_text_or_readable_messages() -> None:
     one = RenderedPrompt(messages=(PromptMessage(role="user", content=TextContent(text="Hi.")),))
     assert clipboard_text(one) == "Hi."
     two = RenderedPrompt(messages=(PromptMessage(role="user", content=TextContent(text="Hi.")),
-                                   PromptMessage(role="assistant", content=ImageContent(data="AAAA",
+                                   PromptMessage(role="assistant", content=ImageContent(data=b"\x00\x00\x00",
                                                                                         mime_type="image/png"))))
     text = clipboard_text(two)
     assert "── assistant" in text and "[image image/png, 3 bytes]" in text and "\033" not in text

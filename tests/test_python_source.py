@@ -13,8 +13,8 @@ import pytest
 
 from promptdeck import Arg, PromptServer, RenderContext, assistant, user
 from promptdeck.prompts.arguments import MISSING, SpecError, bind
-from promptdeck.prompts.content import Audio, Image, Message, Resource, ResourceLink, Text
 from promptdeck.prompts.spec import Prompt
+from promptdeck.protocol.content import Audio, Image, Message, ResourceLink, Text, resource
 from promptdeck.protocol.errors import InternalError
 from promptdeck.protocol.revisions import LATEST
 from promptdeck.server.local import LocalClient
@@ -165,14 +165,14 @@ def test_a_message_a_block_and_lists_of_them() -> None:
         return image
 
     def many() -> list[Any]:
-        return [user("a"), "b", (assistant("c"), Resource("u", "text/plain", text="r")),
+        return [user("a"), "b", (assistant("c"), resource("u", "text/plain", text="r")),
                 [ResourceLink("https://x", "x")], Audio(b"a", "audio/wav")]
 
     assert run(prompt_from_function(one_message)) == [Message("assistant", Text("ok"))]
     assert run(prompt_from_function(one_block)) == [Message("user", image)]
     assert run(prompt_from_function(many)) == [
         Message("user", Text("a")), Message("user", Text("b")), Message("assistant", Text("c")),
-        Message("user", Resource("u", "text/plain", text="r")), Message("user", ResourceLink("https://x", "x")),
+        Message("user", resource("u", "text/plain", text="r")), Message("user", ResourceLink("https://x", "x")),
         Message("user", Audio(b"a", "audio/wav"))]
 
 

@@ -263,8 +263,10 @@ def test_what_a_remote_gets_wrong_stays_its_own(tmp_path: Path, peer: list[HttpP
         assert error_code(broken) == -32603, broken
         assert broken["error"]["message"].startswith(f"the server at {command(str(ODD_SDK_SERVER))} answered "
                                                      "with error "), broken
-        garbled = ui.call(get_prompt(2, "garbled"))
-        assert garbled["error"] == {"code": -32603, "message": "Internal error"}, garbled
+        garbled = ui.call(get_prompt(2, "garbled"))  # an image whose data is not base64: refused as it is decoded
+        assert error_code(garbled) == -32603, garbled
+        assert "answered outside the protocol" in garbled["error"]["message"], garbled
+        assert "Invalid base64 encoded string - at `$.messages[0].content.data`" in garbled["error"]["message"]
         asks = ui.call(get_prompt(3, "asks"))
         assert error_code(asks) == -32603, asks
         assert asks["error"]["message"].endswith("answered outside the protocol: prompts/get 'asks': the server "
@@ -280,7 +282,7 @@ def test_what_a_remote_gets_wrong_stays_its_own(tmp_path: Path, peer: list[HttpP
                                     "data": {"argument": "topic"}}, refused
     logged = log.read_text()
     assert "lists a prompt named 'bad name', which promptdeck cannot serve" in logged
-    assert "prompt 'garbled': the remote server's messages cannot be used" in logged
+    assert "prompts/get 'garbled': the server at" in logged and "Invalid base64 encoded string" in logged
 
 
 def test_the_ui_asks_for_its_own_token(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ if TYPE_CHECKING:
     from .prompts.arguments import Argument
     from .prompts.catalog import Catalog
     from .prompts.completion import Suggestions
-    from .prompts.content import Annotations, Audio, Image, Message, Resource, ResourceLink, Text, assistant, user
     from .prompts.spec import Prompt, RenderContext
+    from .protocol.content import Annotations, Audio, Image, Message, Resource, ResourceLink, Text, assistant, user
     from .protocol.errors import (
         ClientError,
         ConnectionFailed,
@@ -33,21 +33,21 @@ if TYPE_CHECKING:
 
 # Names load on first use, so `promptdeck serve` pays only for what the stdio path needs.
 _WHERE: dict[str, str] = {
-    "Annotations": ".prompts.content",
+    "Annotations": ".protocol.content",
     "Arg": ".sources.python",
     "Argument": ".prompts.arguments",
-    "Audio": ".prompts.content",
+    "Audio": ".protocol.content",
     "Catalog": ".prompts.catalog",
     "Client": ".client.session",
     "ClientError": ".protocol.errors",
     "ConnectionFailed": ".protocol.errors",
-    "Image": ".prompts.content",
+    "Image": ".protocol.content",
     "InternalError": ".protocol.errors",
     "InvalidParams": ".protocol.errors",
     "InvalidRequest": ".protocol.errors",
     "LibraryError": ".protocol.errors",
     "McpError": ".protocol.errors",
-    "Message": ".prompts.content",
+    "Message": ".protocol.content",
     "MethodNotFound": ".protocol.errors",
     "ParseError": ".protocol.errors",
     "Prompt": ".prompts.spec",
@@ -57,14 +57,14 @@ _WHERE: dict[str, str] = {
     "ProtocolViolation": ".protocol.errors",
     "RenderContext": ".prompts.spec",
     "RequestTimeout": ".protocol.errors",
-    "Resource": ".prompts.content",
-    "ResourceLink": ".prompts.content",
+    "Resource": ".protocol.content",
+    "ResourceLink": ".protocol.content",
     "Suggestions": ".prompts.completion",
-    "Text": ".prompts.content",
+    "Text": ".protocol.content",
     "ToolOptions": ".server.tools",
-    "assistant": ".prompts.content",
+    "assistant": ".protocol.content",
     "connect": ".client.session",
-    "user": ".prompts.content",
+    "user": ".protocol.content",
 }
 
 

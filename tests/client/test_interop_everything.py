@@ -5,7 +5,6 @@ embedded text and blob resources."""
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -113,7 +112,7 @@ async def check_resources(client: Client) -> None:
     blob = (await client.get_prompt("resource-prompt", resourceType="Blob", resourceId="4")).messages[1].content
     assert isinstance(blob, EmbeddedResource) and blob.resource.uri == "demo://resource/dynamic/blob/4"
     assert blob.resource.text is None and blob.resource.blob is not None
-    assert base64.b64decode(blob.resource.blob).decode().startswith("Resource 4:")
+    assert blob.resource.blob.decode().startswith("Resource 4:")  # decoded from base64 already
 
 
 async def check_errors(client: Client) -> None:

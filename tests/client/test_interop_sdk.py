@@ -4,6 +4,7 @@ the low-level ``Server`` and ``MCPServer``, over stdio and Streamable HTTP in bo
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any, cast
@@ -84,7 +85,7 @@ async def check_prompts(client: Client, api: str) -> None:
     hi = await client.get_prompt("greet", name="Ann", greeting="Hi")
     assert hi.messages[0].content == TextContent(text="Hi, Ann!")
     picture = (await client.get_prompt("picture")).messages
-    assert picture[0].content == ImageContent(data=IMAGE_B64, mime_type="image/png")
+    assert picture[0].content == ImageContent(data=base64.b64decode(IMAGE_B64), mime_type="image/png")
     assert (picture[1].role, picture[1].content) == ("assistant", TextContent(text="A picture."))
     [note] = (await client.get_prompt("document", topic="x")).messages
     assert isinstance(note.content, EmbeddedResource)

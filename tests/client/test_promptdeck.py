@@ -4,7 +4,6 @@ and stateless, and the 2024-11-05 ``/sse`` endpoint, in each era the transport a
 from __future__ import annotations
 
 import asyncio
-import base64
 import secrets
 import shlex
 from pathlib import Path
@@ -110,10 +109,10 @@ def test_content_types_arrive_typed(transport: str, request: pytest.FixtureReque
         async with connect(target_of(transport, request)) as client:
             image = (await client.get_prompt("describe-image")).messages[0].content
             assert isinstance(image, ImageContent) and image.mime_type == "image/png"
-            assert base64.b64decode(image.data) == (EXAMPLES / "_material" / "diagram.png").read_bytes()
+            assert image.data == (EXAMPLES / "_material" / "diagram.png").read_bytes()
             audio = (await client.get_prompt("standup.transcribe")).messages[0].content
             assert isinstance(audio, AudioContent) and audio.mime_type == "audio/wav"
-            assert base64.b64decode(audio.data) == (EXAMPLES / "_material" / "standup.wav").read_bytes()
+            assert audio.data == (EXAMPLES / "_material" / "standup.wav").read_bytes()
             tests = (await client.get_prompt("write-tests", **EXAMPLE_ARGS["write-tests"])).messages
             embedded = tests[0].content
             assert isinstance(embedded, EmbeddedResource)

@@ -28,8 +28,6 @@ header and a cursor) is left out, and that is reported as a problem of ``load``.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import logging
 import threading
@@ -39,14 +37,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..prompts.arguments import Argument
 from ..prompts.completion import Suggestions
-from ..prompts.content import Annotations, Audio, Content, Image, Message, Resource, ResourceLink, Text
 from ..prompts.execution import LIGHT, check_output
 from ..prompts.spec import META_TAGS, NAME_RE, Completer, Prompt, RenderContext
+from ..protocol.content import Message
 from ..protocol.errors import (
     INTERNAL_ERROR,
     ClientError,
     ConnectionFailed,
-    InternalError,
     InvalidParams,
     LibraryError,
     McpError,
@@ -57,7 +54,7 @@ from ..sources import Source
 
 if TYPE_CHECKING:
     from .session import Client, Era
-    from .types import ContentBlock, PromptInfo, RenderedPrompt
+    from .types import PromptInfo, RenderedPrompt
 
 log = logging.getLogger("promptdeck.remote")
 T = TypeVar("T")
@@ -263,7 +260,7 @@ class RemoteSource(Source):
             raise self._forwarded("prompts/get", name, exc) from None
         except ClientError as exc:
             raise self._failed("prompts/get", name, exc) from None
-        return check_output(_messages(rendered, name), name)
+        return check_output(_messages(rendered), name)
 
     def _completer(self, prompt: str, argument: str) -> Completer:
         async def complete(value: str, filled: Mapping[str, str]) -> Iterable[str]:
@@ -315,40 +312,9 @@ async def _awaited(work: Awaitable[T]) -> T:
     return await work
 
 
-def _messages(rendered: RenderedPrompt, prompt: str) -> list[Message]:
-    """The remote's messages as promptdeck's own, so they are shaped anew for each local revision."""
-    try:
-        return [Message(message.role, _content(message.content)) for message in rendered.messages]
-    except (ValueError, binascii.Error) as exc:
-        raise InternalError(f"prompt {prompt!r}: the remote server's messages cannot be used: {exc}") from None
+def _messages(rendered: RenderedPrompt) -> list[Message]:
+    """The remote's messages: decoded into promptdeck's own content types (one model for both sides), so
+    they are shaped anew for each local revision."""
+    return list(rendered.messages)
 
 
-def _content(block: ContentBlock) -> Content:
-    from .types import AudioContent, EmbeddedResource, ImageContent, TextContent
-
-    notes = _annotations(block.annotations)
-    if isinstance(block, TextContent):
-        return Text(block.text, notes)
-    if isinstance(block, ImageContent):
-        return Image(base64.b64decode(block.data, validate=True), block.mime_type, notes)
-    if isinstance(block, AudioContent):
-        return Audio(base64.b64decode(block.data, validate=True), block.mime_type, notes)
-    if isinstance(block, EmbeddedResource):
-        inner = block.resource
-        if inner.blob is not None:
-            return Resource(inner.uri, inner.mime_type or "application/octet-stream",
-                            blob=base64.b64decode(inner.blob, validate=True), annotations=notes)
-        return Resource(inner.uri, inner.mime_type or "text/plain", text=inner.text, annotations=notes)
-    return ResourceLink(block.uri, block.name, block.title, block.description, block.mime_type, block.size, notes)
-
-
-def _annotations(raw: dict[str, Any] | None) -> Annotations | None:
-    if not raw:
-        return None
-    audience = raw.get("audience")
-    priority = raw.get("priority")
-    modified = raw.get("lastModified")
-    return Annotations(
-        tuple(role for role in audience if role in ("user", "assistant")) if isinstance(audience, list) else None,
-        float(priority) if isinstance(priority, int | float) and not isinstance(priority, bool) else None,
-        modified if isinstance(modified, str) else None)

@@ -1,6 +1,7 @@
 """What a server's prompts look like to promptdeck's client: typed, immutable, decoded by msgspec.
 
-The shapes follow the MCP schema of every revision at once: fields a revision lacks (``title``,
+The content of a rendered prompt is ``protocol.content``'s, the server's own types. The shapes follow the
+MCP schema of every revision at once: fields a revision lacks (``title``,
 ``icons``, ``_meta``) are simply absent in older servers' answers, and unknown fields are ignored,
 so one set of types reads 2024-11-05 through 2026-07-28.
 """
@@ -10,6 +11,17 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
+
+from ..protocol.content import (
+    Audio,
+    Content,
+    Image,
+    Message,
+    Resource,
+    ResourceContents,
+    ResourceLink,
+    Text,
+)
 
 __all__ = [
     "ArgumentInfo",
@@ -64,70 +76,21 @@ class PromptInfo(_Wire, frozen=True):
         return self.title or self.name
 
 
-class TextContent(_Wire, frozen=True, tag_field="type", tag="text"):
-    text: str
-    annotations: dict[str, Any] | None = None
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
-
-
-class ImageContent(_Wire, frozen=True, tag_field="type", tag="image"):
-    data: str
-    mime_type: str
-    annotations: dict[str, Any] | None = None
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
-
-
-class AudioContent(_Wire, frozen=True, tag_field="type", tag="audio"):
-    data: str
-    mime_type: str
-    annotations: dict[str, Any] | None = None
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
-
-
-class ResourceContents(_Wire, frozen=True):
-    """An embedded resource's contents: ``text``, or ``blob`` (base64) for binary data."""
-
-    uri: str
-    text: str | None = None
-    blob: str | None = None
-    mime_type: str | None = None
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
-
-    def __post_init__(self) -> None:
-        if (self.text is None) == (self.blob is None):
-            raise ValueError(f"resource {self.uri!r} needs exactly one of text and blob")
-
-
-class EmbeddedResource(_Wire, frozen=True, tag_field="type", tag="resource"):
-    resource: ResourceContents
-    annotations: dict[str, Any] | None = None
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
-
-
-class ResourceLinkContent(_Wire, frozen=True, tag_field="type", tag="resource_link"):
-    uri: str
-    name: str
-    title: str | None = None
-    description: str | None = None
-    mime_type: str | None = None
-    size: int | None = None
-    icons: tuple[dict[str, Any], ...] = ()
-    annotations: dict[str, Any] | None = None
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
-
-
-ContentBlock = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLinkContent
-
-
-class PromptMessage(_Wire, frozen=True):
-    role: Role
-    content: ContentBlock
+# The content blocks are the server's own (``protocol.content``): one model, decoded straight from the
+# wire. The names below are the client's for them, kept for code written against the client.
+TextContent = Text
+ImageContent = Image
+AudioContent = Audio
+EmbeddedResource = Resource
+ResourceLinkContent = ResourceLink
+PromptMessage = Message
+ContentBlock = Content
 
 
 class RenderedPrompt(_Wire, frozen=True):
     """The answer to ``prompts/get``: what to send to the model."""
 
-    messages: tuple[PromptMessage, ...]
+    messages: tuple[Message, ...]
     description: str | None = None
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
 

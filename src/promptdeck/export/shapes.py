@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..prompts.arguments import MISSING, Argument
-from ..prompts.content import Message, Resource, ResourceLink, Role, Text
 from ..prompts.spec import Prompt, RenderContext
+from ..protocol.content import Message, Resource, ResourceLink, Role, Text
 from ..protocol.errors import PromptdeckError
 
 
@@ -169,9 +169,9 @@ def _split(messages: list[Message], markers: Mapping[str, str]) -> tuple[list[tu
         content = message.content
         if isinstance(content, Text):
             text = content.text
-        elif isinstance(content, Resource) and content.text is not None:
-            text = content.text  # an embedded text resource: its text is kept, its URI is not
-            notes.append(f"the embedded resource {content.uri} is kept as plain text")
+        elif isinstance(content, Resource) and content.resource.text is not None:
+            text = content.resource.text  # an embedded text resource: its text is kept, its URI is not
+            notes.append(f"the embedded resource {content.resource.uri} is kept as plain text")
         elif isinstance(content, ResourceLink):
             text = f"{content.title or content.name}: {content.uri}"
             notes.append(f"the resource link {content.uri} is kept as text")

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..prompts.arguments import MISSING
-from ..prompts.content import Role
 from ..prompts.spec import Prompt
+from ..protocol.content import Role
 from .shapes import LEFT_OUT, Hole, Part, Shape, fixed_value, sample_values, shape_of, shown_value
 
 TARGETS = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty", "dotprompt")

@@ -97,15 +97,34 @@ class Argument(msgspec.Struct, frozen=True, kw_only=True):
     def _bad(self, rule: str) -> InvalidParams:
         return InvalidParams(f"argument {self.name!r} {rule}", {"argument": self.name})
 
-    def json_schema(self) -> dict[str, Any]:
-        """The argument as JSON Schema, published under the prompt's ``_meta``."""
-        schema: dict[str, Any] = {"type": "string" if self.type == "path" else self.type}
-        if self.type == "path":
+    def json_schema(self, *, form: bool = False) -> dict[str, Any]:
+        """The argument as JSON Schema, the one mapping from a declaration to a schema.
+
+        As published under the prompt's ``_meta`` (and a tool's input schema): every rule it has. With
+        ``form``, as a field of an elicitation form, which takes primitive schemas only: an enum's values
+        as the text the wire carries, the title a person reads, bounds, and no pattern, default or
+        examples (a form may not carry them)."""
+        schema: dict[str, Any]
+        if form and self.enum is not None:
+            schema = {"type": "string", "enum": [wire_text(value) for value in self.enum]}
+        else:
+            schema = {"type": "string" if self.type == "path" else self.type}
+        if self.type == "path" and not form:
             schema["format"] = "path"
+        if form and self.title:
+            schema["title"] = self.title
         if self.description:
             schema["description"] = self.description
-        if self.enum is not None:
+        if self.enum is not None and not form:
             schema["enum"] = list(self.enum)
+        if form:
+            if self.enum is None:
+                number = self.type in ("integer", "number")
+                bounds = ("minimum", "maximum") if number else ("minLength", "maxLength")
+                for bound, value in zip(bounds, (self.min, self.max), strict=True):
+                    if value is not None and self.type != "boolean":
+                        schema[bound] = value if number else int(value)
+            return schema
         if self.default is not MISSING:
             schema["default"] = self.default
         if self.pattern is not None:
@@ -119,6 +138,16 @@ class Argument(msgspec.Struct, frozen=True, kw_only=True):
         if self.examples:
             schema["examples"] = list(self.examples)
         return schema
+
+
+def wire_text(value: object) -> str:
+    """A value as the text an argument carries on the wire (arguments are strings): ``true``/``false`` for a
+    boolean, a list joined by commas."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 def _check_relative_path(arg: Argument, raw: str) -> None:

@@ -35,8 +35,8 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from ..protocol.content import Audio, Image, Message, Resource, ResourceLink, Text
 from ..protocol.errors import INTERNAL_ERROR, InternalError, McpError
-from .content import Audio, Image, Message, Resource, ResourceLink, Text
 from .render import MAX_RENDER_SECONDS
 from .sandbox import MAX_OUTPUT_CHARS
 
@@ -86,7 +86,7 @@ def check_output(messages: list[Message], prompt: str) -> list[Message]:
         elif isinstance(content, Image | Audio):
             size += len(content.data)
         elif isinstance(content, Resource):
-            size += len(content.text or "") + len(content.blob or b"")
+            size += len(content.resource.text or "") + len(content.resource.blob or b"")
         elif isinstance(content, ResourceLink):
             size += len(content.uri) + len(content.name)
         if size > MAX_OUTPUT_CHARS:

@@ -6,9 +6,9 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
+from ..protocol.content import Message
 from ..protocol.revisions import Revision
 from .arguments import Argument
-from .content import Message
 
 #: Where the full argument schema goes in a prompt's ``_meta`` (2025-06-18 and later).
 META_ARGUMENTS = "promptdeck.dev/arguments"

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..prompts.arguments import bind
 from ..prompts.completion import complete as complete_argument
-from ..prompts.content import messages_to_wire
 from ..prompts.execution import run_render, when_ready
 from ..prompts.spec import Prompt, RenderContext
 from ..protocol import jsonrpc
+from ..protocol.content import messages_to_wire
 from ..protocol.errors import InvalidParams
 from ..protocol.revisions import Revision
 

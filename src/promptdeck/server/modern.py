@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..prompts.arguments import MISSING, Argument
+from ..prompts.arguments import MISSING
 from ..prompts.execution import when_ready
+from ..prompts.forms import answered, form
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, MethodNotFound, UnsupportedVersion
 from ..protocol.jsonrpc import Request, RequestId
@@ -249,7 +250,8 @@ class ModernEndpoint:
         missing = [a for a in prompt.arguments if a.required and a.default is MISSING and a.name not in arguments]
         if missing and ctx.elicits_forms:
             return self._envelope({
-                "inputRequests": {ARGUMENTS_INPUT: _form(prompt.name, missing)},
+                "inputRequests": {ARGUMENTS_INPUT: {"method": "elicitation/create", "params": form(prompt.name,
+                                                                                                     missing)}},
                 "requestState": self.states.issue(ctx.principal, digest),
             }, "input_required")
         return None
@@ -300,61 +302,10 @@ class ModernEndpoint:
 
 
 def _answered(responses: object, prompt: str) -> dict[str, str]:
-    """The argument values a form answer carries, as the strings the wire would have sent."""
+    """The argument values a form answer carries (none when the form was not answered: it is asked again)."""
     if not isinstance(responses, dict) or ARGUMENTS_INPUT not in responses:
-        return {}  # nothing answered: the missing arguments are asked for again
-    answer = responses[ARGUMENTS_INPUT]
-    if not isinstance(answer, dict) or answer.get("action") != "accept":
-        action = answer.get("action") if isinstance(answer, dict) else None
-        raise InvalidParams(f"prompt {prompt!r}: the arguments were not provided (the user chose {action!r})")
-    content = answer.get("content") or {}
-    if not isinstance(content, dict):
-        raise InvalidParams(f"prompt {prompt!r}: the form answer's content must be an object")
-    return {k: _wire_text(v) for k, v in content.items()}
-
-
-def _wire_text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return ",".join(map(str, value))
-    return str(value)
-
-
-def _form(prompt: str, missing: list[Argument]) -> dict[str, Any]:
-    """An ``elicitation/create`` form asking for ``missing``, typed from their declarations."""
-    properties = {a.name: _field(a) for a in missing}
-    names = ", ".join(a.title or a.name for a in missing)
-    return {"method": "elicitation/create", "params": {
-        "mode": "form",
-        "message": f"The prompt {prompt!r} needs: {names}",
-        "requestedSchema": {"type": "object", "properties": properties, "required": [a.name for a in missing]},
-    }}
-
-
-def _field(arg: Argument) -> dict[str, Any]:
-    field: dict[str, Any]
-    if arg.enum is not None:
-        field = {"type": "string", "enum": [_wire_text(v) for v in arg.enum]}
-    elif arg.type in ("integer", "number"):
-        field = {"type": arg.type}
-        if arg.min is not None:
-            field["minimum"] = arg.min
-        if arg.max is not None:
-            field["maximum"] = arg.max
-    elif arg.type == "boolean":
-        field = {"type": "boolean"}
-    else:
-        field = {"type": "string"}
-        if arg.min is not None:
-            field["minLength"] = int(arg.min)
-        if arg.max is not None:
-            field["maxLength"] = int(arg.max)
-    if arg.title:
-        field["title"] = arg.title
-    if arg.description:
-        field["description"] = arg.description
-    return field
+        return {}
+    return answered(responses[ARGUMENTS_INPUT], prompt)
 
 
 #: The methods of the 2026-07-28 era, by name (``subscriptions/listen`` opens a stream: see ``handle``).

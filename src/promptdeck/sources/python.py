@@ -21,9 +21,9 @@ from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin, get_t
 import msgspec
 
 from ..prompts.arguments import ARG_TYPES, MISSING, Argument, SpecError, make_argument
-from ..prompts.content import Audio, Image, Message, Resource, ResourceLink, Text
 from ..prompts.execution import CODE, LIGHT, check_output
 from ..prompts.spec import Completer, Prompt, RenderContext
+from ..protocol.content import Audio, Image, Message, Resource, ResourceLink, Text
 from ..protocol.errors import InternalError
 from . import Source
 

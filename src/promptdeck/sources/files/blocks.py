@@ -10,10 +10,20 @@ from typing import Any
 
 from ...prompts.access import reading_as
 from ...prompts.arguments import Argument
-from ...prompts.content import ROLES, Annotations, Audio, Content, Image, Message, Resource, ResourceLink, Text
 from ...prompts.execution import LIGHT, TEMPLATE
 from ...prompts.render import TemplateSyntax, TemplateText, run_bounded
 from ...prompts.spec import RenderContext, RenderFn
+from ...protocol.content import (
+    ROLES,
+    Annotations,
+    Audio,
+    Content,
+    Image,
+    Message,
+    ResourceLink,
+    Text,
+    resource,
+)
 from ...protocol.errors import InvalidParams
 from .frontmatter import YamlRefused, safe_yaml
 from .library import Library
@@ -255,11 +265,11 @@ def _file_content(library: Library, kind: str, path: str, fields: dict[str, Any]
         if is_text_mime(mime) or b"\x00" not in data[:8192]:
             try:
                 text = data.decode("utf-8")
-                return Resource(root.uri(path), mime if is_text_mime(mime) else "text/plain", text=text,
+                return resource(root.uri(path), mime if is_text_mime(mime) else "text/plain", text=text,
                                 annotations=ann)
             except UnicodeDecodeError:
                 pass
-        return Resource(root.uri(path), mime, blob=data, annotations=ann)
+        return resource(root.uri(path), mime, blob=data, annotations=ann)
     real = root.resolve(path)
     return ResourceLink(root.uri(path), os.path.basename(path), mime_type=mime,
                         size=real.stat().st_size, annotations=ann)
@@ -282,7 +292,7 @@ def _content(library: Library, block: Block, values: Mapping[str, Any]) -> Conte
         if text is None:
             assert block.body is not None
             text = block.body.render(values)
-        return Resource(str(value["uri"]), str(value.get("mimeType") or "text/plain"), text=text,
+        return resource(str(value["uri"]), str(value.get("mimeType") or "text/plain"), text=text,
                         annotations=ann)
     size = value.get("size")
     return ResourceLink(str(value["uri"]), str(value["name"]), title=value.get("title"),

@@ -14,11 +14,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ....prompts.arguments import Argument, make_argument
-from ....prompts.content import Message, Text
 from ....prompts.execution import LIGHT
 from ....prompts.render import run_bounded
 from ....prompts.sandbox import MAX_OUTPUT_CHARS, RenderLimitError
 from ....prompts.spec import NAME_RE, Prompt, RenderContext
+from ....protocol.content import Message, Text
 from ..frontmatter import FrontMatterError, line_of_key, read_front_matter, split_front_matter
 
 #: The format a prompt was read from, in its ``_meta`` (``promptdeck``'s own files carry none).

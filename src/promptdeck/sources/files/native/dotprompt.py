@@ -28,11 +28,11 @@ import re
 from typing import Any
 
 from ....prompts.arguments import MISSING, Argument, SpecError, make_argument
-from ....prompts.content import Audio, Image, Message, ResourceLink, Role, Text
 from ....prompts.execution import TEMPLATE
 from ....prompts.render import run_bounded
 from ....prompts.sandbox import MAX_OUTPUT_CHARS, RenderLimitError
 from ....prompts.spec import Prompt, RenderContext
+from ....protocol.content import Audio, Image, Message, ResourceLink, Role, Text
 from ....protocol.errors import InternalError
 from ._common import META_FORMAT, META_MODEL, Markdown, NativeError, check_name, json_safe, pop_scopes
 from ._dotpromptz import anywhere, bounded, check_tags, complete, engine, library

@@ -11,10 +11,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ....prompts.arguments import Argument, SpecError, make_argument
-from ....prompts.content import Message, Text
 from ....prompts.execution import TEMPLATE
 from ....prompts.render import TemplateSyntax, TemplateText, run_bounded
 from ....prompts.spec import Prompt, RenderContext
+from ....protocol.content import Message, Text
 from ._common import META_FORMAT, META_MODEL, Markdown, NativeError, check_name, json_safe, pop_scopes
 
 if TYPE_CHECKING:
