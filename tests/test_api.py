@@ -18,7 +18,7 @@ PUBLIC = [
     "InternalError", "InvalidParams", "InvalidRequest", "LibraryError", "McpError", "Message", "MethodNotFound",
     "ParseError", "Prompt", "PromptFileError", "PromptServer", "PromptdeckError", "ProtocolViolation",
     "RenderContext", "RequestTimeout", "Resource", "ResourceLink", "Suggestions", "Text", "ToolOptions", "assistant",
-    "connect", "user",
+    "connect", "resource", "user",
 ]
 
 

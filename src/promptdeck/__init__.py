@@ -11,7 +11,18 @@ if TYPE_CHECKING:
     from .prompts.catalog import Catalog
     from .prompts.completion import Suggestions
     from .prompts.spec import Prompt, RenderContext
-    from .protocol.content import Annotations, Audio, Image, Message, Resource, ResourceLink, Text, assistant, user
+    from .protocol.content import (
+        Annotations,
+        Audio,
+        Image,
+        Message,
+        Resource,
+        ResourceLink,
+        Text,
+        assistant,
+        resource,
+        user,
+    )
     from .protocol.errors import (
         ClientError,
         ConnectionFailed,
@@ -64,6 +75,7 @@ _WHERE: dict[str, str] = {
     "ToolOptions": ".server.tools",
     "assistant": ".protocol.content",
     "connect": ".client.session",
+    "resource": ".protocol.content",
     "user": ".protocol.content",
 }
 
@@ -109,5 +121,6 @@ __all__ = [
     "ToolOptions",
     "assistant",
     "connect",
+    "resource",
     "user",
 ]
