@@ -36,7 +36,7 @@ serve: $(VENV)
 test: $(VENV) node
 	$(TIMED) $(VENV)/bin/ruff check $(LINT_PATHS)
 	$(TIMED) $(VENV)/bin/mypy
-	$(TIMED) $(VENV)/bin/pytest
+	$(TIMED) $(VENV)/bin/pytest --durations=25
 
 # The same steps one at a time.
 lint: $(VENV)

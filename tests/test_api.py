@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import promptdeck
+from tests.support.paths import REPO
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "prompts"
+EXAMPLES = REPO / "examples" / "prompts"
 
 PUBLIC = [
     "Annotations", "Arg", "Argument", "Audio", "Catalog", "Client", "ClientError", "ConnectionFailed", "Image",

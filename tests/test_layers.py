@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+from tests.support.paths import REPO
+
+SRC = REPO / "src"
 PACKAGE = SRC / "promptdeck"
 
 #: The layers, top first. A module belongs to the first entry that names it or a package above it.

@@ -14,9 +14,9 @@ import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
+from tests.server.security.test_oauth import rpc
 from tests.support.http_server import http_server
 from tests.support.issuer import Issuer
-from tests.test_oauth import rpc
 
 FORGED_AUDIT = "promptdeck INFO prompts/get principal=root prompt='payroll' outcome=ok duration_ms=1.00"
 

@@ -22,8 +22,8 @@ from promptdeck.prompts.arguments import bind
 from promptdeck.prompts.spec import RenderContext
 from promptdeck.protocol.errors import InternalError
 from promptdeck.sources.files.native import Native, build
+from tests.sources.files.test_source import load, prompts
 from tests.support.http_server import http_server
-from tests.test_files import load, prompts
 
 pytest.importorskip("dotpromptz")
 

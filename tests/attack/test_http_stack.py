@@ -25,10 +25,10 @@ import pytest
 
 from promptdeck.server.asgi import Receive, Scope, Send
 from promptdeck.server.http import runner as served
+from tests.server.http.test_faults import connect, parse_head, read_response, read_until, request_head
+from tests.server.http.test_protocol import POST_HEADERS, init, rpc, serve, serving, start_session
 from tests.support.http_server import free_port
 from tests.support.libraries import EXAMPLES
-from tests.test_http_faults import connect, parse_head, read_response, read_until, request_head
-from tests.test_http_protocol import POST_HEADERS, init, rpc, serve, serving, start_session
 
 
 def exchange(sock: socket.socket, data: bytes) -> tuple[int, dict[str, str], bytes]:

@@ -1,0 +1,270 @@
+"""The command line (cli.py), run as a real process: `promptdeck check` and `promptdeck render`."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from promptdeck.sources.files.source import FileSource
+from tests.support.paths import REPO
+
+EXAMPLES = REPO / "examples" / "prompts"
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "promptdeck", *args], capture_output=True, text=True, timeout=60)
+
+
+def write(root: Path, files: dict[str, str | bytes]) -> Path:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return root
+
+
+# -- check --------------------------------------------------------------------------------------------
+
+
+def test_check_passes_the_examples() -> None:
+    source = FileSource(EXAMPLES)
+    source.load(compile_all=True)
+    count = len(source.prompts())
+    assert count >= 10 and source.errors == {}
+    done = cli("check", str(EXAMPLES))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{count} prompts ok\n"
+    assert done.stderr == ""
+
+
+def test_check_reports_every_problem_as_path_line_message(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "good.md": "fine\n",
+        "also/good.md": "---\narguments:\n  - {name: x}\n---\n{{ x }}\n",
+        "bad.md": "---\ntitle: t\ncolour: red\n---\nx\n",
+        "sub/worse.md": "one\nassistant:\n{% for %}\nuser: {image: missing.png}\n",
+        "args.md": "---\narguments:\n  - name: a\n  - name: b\n    type: date\n---\n{{ a }}\n",
+        "latin1.md": b"caf\xe9!",
+        "dup.md": "---\nname: good\n---\nsame name\n",
+    })
+    done = cli("check", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "args.md:4: argument 'b': type must be one of string, integer, number, boolean, path, got 'date'",
+        "bad.md:3: unknown front matter key 'colour' (known: name, title, description, icons, tags, scopes, arguments, "
+        "model)",
+        "good.md: prompt name 'good' is already used by dup.md",
+        "latin1.md: not UTF-8 text (invalid continuation byte at byte 3)",
+        "sub/worse.md:3: template error: Expected an expression, got 'end of statement block'",
+        "sub/worse.md:4: file 'missing.png' does not exist in the library",
+    ]
+    assert done.stderr == "2 prompts ok; 6 problems in 5 files\n"
+
+
+def test_check_of_a_clean_tmp_library(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": "x", "pic.png": PNG, "b.md": "user: {image: pic.png}\n"})
+    done = cli("check", str(tmp_path))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "2 prompts ok\n", "")
+
+
+def test_check_of_one_prompt_uses_the_singular(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": "x"})
+    assert cli("check", str(tmp_path)).stdout == "1 prompt ok\n"
+
+
+def test_check_of_one_problem_uses_the_singular(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": "{{ nobody }}"})
+    done = cli("check", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stdout == "a.md:1: template uses 'nobody', which is not an argument (arguments: none)\n"
+    assert done.stderr == "0 prompts ok; 1 problem in 1 file\n"
+
+
+def test_check_of_a_missing_folder(tmp_path: Path) -> None:
+    done = cli("check", str(tmp_path / "nowhere"))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("promptdeck: prompt library ") and "is not a folder" in done.stderr
+
+
+# -- render -------------------------------------------------------------------------------------------
+
+
+def test_render_prints_messages_with_role_headers() -> None:
+    done = cli("render", str(EXAMPLES), "summarize", "-a", "text=The quarterly report", "--arg", "bullets=3")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("── user ─") and len(lines[0]) == 72
+    assert "in at most 3 bullet points" in done.stdout and "The quarterly report" in done.stdout
+    assert lines[-1] == "(Summarize a text, or the conversation so far, in a few bullet points.)"
+
+
+def test_render_describes_non_text_content(tmp_path: Path) -> None:
+    write(tmp_path, {"p.md": "user: {image: pic.png}\nassistant: {resource: notes.txt}\n"
+                             "user: {resource_link: {uri: 'https://x', name: x, title: The X}}\n",
+                     "pic.png": PNG, "notes.txt": "note body"})
+    done = cli("render", str(tmp_path), "p")
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stdout.splitlines() if not line.startswith("──")] == [
+        f"[image image/png, {len(PNG)} bytes]",
+        "[resource promptdeck:///notes.txt (text/plain)]",
+        "note body",
+        "[link The X: https://x]",
+    ]
+
+
+def test_render_json_is_the_prompts_get_result() -> None:
+    done = cli("render", str(EXAMPLES), "describe-image", "--json", "--revision", "2024-11-05")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) == {"description", "messages"}
+    image = result["messages"][0]
+    assert image["role"] == "user" and image["content"]["type"] == "image"
+    assert base64.b64decode(image["content"]["data"]) == (EXAMPLES / "_material" / "diagram.png").read_bytes()
+    assert all(m["content"]["type"] in ("text", "image") for m in result["messages"])
+
+
+@pytest.mark.parametrize("revision, link", [
+    ("2025-03-26", {"type": "text", "text": "debugging-checklist.md: promptdeck:///_material/debugging-checklist.md"}),
+    ("2025-06-18", {"type": "resource_link", "uri": "promptdeck:///_material/debugging-checklist.md",
+                    "name": "debugging-checklist.md", "mimeType": "text/markdown"}),
+])
+def test_render_json_shapes_content_for_the_revision(revision: str, link: dict[str, str]) -> None:
+    done = cli("render", str(EXAMPLES), "debug.workflow", "-a", "error=KeyError: 'x'", "--json",
+               "--revision", revision)
+    assert done.returncode == 0, done.stderr
+    messages = json.loads(done.stdout)["messages"]
+    assert "KeyError: 'x'" in messages[0]["content"]["text"]
+    [linked] = [m["content"] for m in messages if "debugging-checklist" in json.dumps(m)]
+    size = linked.pop("size", None)
+    assert linked == link
+    assert size == (None if revision == "2025-03-26"
+                    else (EXAMPLES / "_material" / "debugging-checklist.md").stat().st_size)
+
+
+def test_render_an_unknown_prompt_is_the_clients_error() -> None:
+    done = cli("render", str(EXAMPLES), "nope")
+    assert done.returncode == 1 and done.stdout == ""
+    assert "promptdeck: error -32602: unknown prompt 'nope'" in done.stderr
+
+
+def test_render_a_mistyped_prompt_says_did_you_mean() -> None:
+    done = cli("render", str(EXAMPLES), "git-commit")
+    assert done.returncode == 1
+    assert done.stderr == "promptdeck: error -32602: unknown prompt 'git-commit'; did you mean 'git.commit'?\n"
+
+
+def test_render_a_missing_required_argument_names_it() -> None:
+    done = cli("render", str(EXAMPLES), "code-review")
+    assert done.returncode == 1 and done.stdout == ""
+    assert "error -32602: prompt 'code-review' is missing required argument 'code'" in done.stderr
+
+
+def test_render_a_bad_argument_names_the_rule() -> None:
+    done = cli("render", str(EXAMPLES), "code-review", "-a", "code=x", "-a", "strictness=9", "-a", "extra=1")
+    assert done.returncode == 1
+    assert "error -32602: prompt 'code-review' has no argument 'extra'" in done.stderr
+    done = cli("render", str(EXAMPLES), "code-review", "-a", "code=x", "-a", "strictness=9")
+    assert done.returncode == 1
+    assert "error -32602: prompt 'code-review': argument 'strictness' must be at most 5, got 9" in done.stderr
+
+
+def test_render_a_path_argument_naming_a_missing_file() -> None:
+    done = cli("render", str(EXAMPLES), "describe-image", "-a", "image=_material/nothing.png")
+    assert done.returncode == 1
+    assert "error -32602: prompt 'describe-image': argument 'image': file '_material/nothing.png' does not exist" \
+        in done.stderr
+
+
+def test_render_audio_for_2024_11_05_is_an_internal_error() -> None:
+    done = cli("render", str(EXAMPLES), "standup.transcribe", "--revision", "2024-11-05")
+    assert done.returncode == 1 and done.stdout == ""
+    assert "promptdeck: error -32603: Internal error" in done.stderr
+    assert "audio content cannot be sent to a 2024-11-05 client" in done.stderr  # the log says why
+
+
+def test_render_usage_errors_exit_2(tmp_path: Path) -> None:
+    done = cli("render", str(EXAMPLES), "code-review", "-a", "novalue")
+    assert done.returncode == 2 and "-a takes name=value, got 'novalue'" in done.stderr
+    done = cli("render", str(EXAMPLES), "code-review", "--revision", "1999-01-01")
+    assert done.returncode == 2 and "--revision" in done.stderr
+    done = cli("render", str(tmp_path / "nowhere"), "x")
+    assert done.returncode == 1 and "is not a folder" in done.stderr
+
+
+def test_render_of_a_library_with_broken_files_still_renders_the_good_ones(tmp_path: Path) -> None:
+    write(tmp_path, {"ok.md": "all good\n", "bad.md": "{% if %}"})
+    done = cli("render", str(tmp_path), "ok")
+    assert done.returncode == 0 and "all good" in done.stdout
+    assert "bad.md:1: template error" in done.stderr  # logged, not fatal
+
+
+def test_check_takes_several_folders_as_serve_does(tmp_path: Path) -> None:
+    write(tmp_path, {"team/a.md": "x", "team/shared.md": "team's\n", "mine/shared.md": "mine\n",
+                     "mine/bad.md": "---\ncolour: red\n---\nx\n"})
+    done = cli("check", str(tmp_path / "team"), str(tmp_path / "mine"))
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        f"{tmp_path / 'mine'}/bad.md:2: unknown front matter key 'colour' (known: name, title, description, icons, "
+        "tags, scopes, arguments, model)",
+        f"{tmp_path / 'mine'}/shared.md: prompt 'shared' is hidden by {tmp_path / 'team'}/shared.md, which has "
+        "the same name",
+    ]
+    assert done.stderr == "2 prompts ok; 2 problems in 2 files\n"
+    assert cli("check", str(tmp_path / "team")).returncode == 0
+
+
+def test_make_serve_writes_only_json_rpc_to_stdout() -> None:
+    """`make serve` is what a client may launch: its stdout must carry nothing but the protocol.
+    (Run in the folder: `make -C` announces the directory on stdout, before any Makefile is read.)"""
+    import shutil
+
+    repo = REPO
+    make = shutil.which("make")
+    assert make is not None, "make is part of the documented set-up"
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    # As a client launches it: not from inside another make (which would make this one announce its folder).
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    done = subprocess.run([make, "serve"], cwd=repo, input=json.dumps(hello) + "\n", capture_output=True,
+                          text=True, timeout=600, env=env)
+    lines = done.stdout.splitlines()
+    assert lines and all(json.loads(line)["jsonrpc"] == "2.0" for line in lines), done.stdout[:500]
+    assert json.loads(lines[0])["result"]["serverInfo"]["name"] == "promptdeck"
+
+
+def test_check_reports_every_mistake_of_a_file_in_one_run(tmp_path: Path) -> None:
+    """A file stopped at its first front-matter problem; now each independent one is named at its line,
+    with "did you mean" for a key that is close to a known one."""
+    (tmp_path / "bad.md").write_text(
+        "---\ndescripton: Review code\ntitle: 5\ntags: nope\narguments:\n  - name: code\n    requird: true\n"
+        "  - name: lang\n    type: colour\n  - name: code\n---\nReview {{ code }} in {{ lang }}.\n")
+    done = cli("check", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "bad.md:2: unknown front matter key 'descripton'; did you mean 'description'? (known: name, title, "
+        "description, icons, tags, scopes, arguments, model)",
+        "bad.md:3: title must be text",
+        "bad.md:4: tags must be a list of words",
+        "bad.md:6: argument 'code': unknown key 'requird'; did you mean 'required'? (known: default, description, "
+        "enum, examples, max, min, name, pattern, required, title, type)",
+        "bad.md:8: argument 'lang': type must be one of string, integer, number, boolean, path, got 'colour'",
+        "bad.md:10: argument 'code' is declared twice",
+    ]
+    assert done.stderr == "0 prompts ok; 6 problems in 1 file\n"
+
+
+def test_check_names_template_problems_beside_front_matter_ones(tmp_path: Path) -> None:
+    (tmp_path / "two.md").write_text("---\ntags: 3\n---\nHello {{ who }}.\n")
+    done = cli("check", str(tmp_path))
+    assert done.stdout.splitlines() == ["two.md:2: tags must be a list of words",
+                                        "two.md:4: template uses 'who', which is not an argument (arguments: none)"]

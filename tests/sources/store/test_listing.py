@@ -1,0 +1,227 @@
+"""A label served from the store's listing (schema 3): nothing read per prompt until a prompt is used.
+
+These run the server in-process against SQLite and a real PostgreSQL cluster, to look at what the
+private folder holds and which catalog serves; what clients see is covered by ``test_store_peers``.
+"""
+# ruff: noqa: F811 - the store fixtures, imported from test_store, are parameters here
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from promptdeck.prompts.catalog import Catalog
+from promptdeck.prompts.spec import RenderContext
+from promptdeck.protocol.errors import InternalError, InvalidParams
+from promptdeck.protocol.revisions import LATEST, LEGACY, MODERN, Revision
+from promptdeck.server.app import PromptServer
+from promptdeck.sources.files.paths import is_prompt_path
+from promptdeck.sources.store.catalog import StoredCatalog
+from promptdeck.sources.store.source import StoreSource
+from tests.sources.store.test_database import library, pd, postgres, store_url  # noqa: F401 - fixtures
+
+
+def served_files(source: StoreSource) -> set[str]:
+    root = Path(source._folder)
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+
+def listing(catalog: Catalog, rev: Revision = LATEST) -> list[dict[str, object]]:
+    entries, cursor = [], None
+    while True:
+        page = json.loads(catalog.page(rev, cursor))
+        entries += page["prompts"]
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            return entries
+
+
+def test_a_listed_label_reads_no_prompt_file_until_one_is_used(store_url: str, tmp_path: Path) -> None:
+    folder = library(tmp_path)
+    (folder / "quoting.md").write_text('---\ndescription: Quotes another prompt\n---\n{{ read("summarize.md") }}\n')
+    pd("publish", str(folder), "--store", store_url, "--label", "production")
+    source = StoreSource(store_url)
+    try:
+        assert not source.load()  # not attached: no background writer, so the folder shows what start wrote
+        material = {p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                    if p.is_file() and not is_prompt_path(p.relative_to(folder).as_posix())}
+        assert served_files(source) == material
+        catalog = source.catalog(4)
+        assert isinstance(catalog, StoredCatalog)
+        folder_server = PromptServer(page_size=4)
+        folder_server.add_folder(folder)
+        for rev in [*LEGACY, *MODERN.values()]:
+            stored = listing(catalog, rev)
+            for entry in stored if rev.meta else ():  # the stored version and label, which a folder lacks
+                meta = entry["_meta"]
+                assert isinstance(meta, dict) and meta.pop("promptdeck.dev/label") == "production"
+                assert meta.pop("promptdeck.dev/version") == 1
+                if not meta:
+                    del entry["_meta"]
+            assert stored == listing(folder_server.catalog, rev) and len(catalog) == len(stored), rev.version
+        assert served_files(source) == material  # listing read no file
+
+        quoting = catalog.require("quoting")
+        messages = quoting.render({}, RenderContext("quoting"))
+        assert served_files(source) == material | {"quoting.md", "summarize.md"}  # itself, and what it read
+        assert isinstance(messages, list) and "Summarize" in str(messages[0])
+        with pytest.raises(InvalidParams, match="unknown prompt 'nope'"):
+            catalog.require("nope")
+    finally:
+        source.close()
+
+
+def test_a_listing_that_disagrees_with_its_file_is_never_rendered(tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """Another tool rewrites a scoped prompt's listing as unscoped: it may be listed so, but its file
+    says otherwise, and it is never rendered."""
+    url = f"sqlite:///{tmp_path}/s.db"
+    folder = library(tmp_path)
+    (folder / "payroll.md").write_text("---\nscopes: [hr]\n---\nThe payroll.\n")
+    pd("publish", str(folder), "--store", url, "--label", "production")
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        conn.execute("UPDATE files SET scopes = '' WHERE path = 'payroll.md'")
+        conn.execute("UPDATE position_files SET scopes = '' WHERE path = 'payroll.md'")
+    server = PromptServer()
+    server.add_store(url)
+    try:
+        payroll = server.catalog.view(frozenset()).require("payroll")
+        with caplog.at_level(logging.ERROR), pytest.raises(InternalError) as refused:
+            payroll.arguments  # noqa: B018 - reading it is what parses the file
+        detail = refused.value.detail or ""
+        assert "disagrees with the file" in detail and "publish it again" in detail
+    finally:
+        for source in server.sources:
+            source.close()  # type: ignore[attr-defined]
+
+
+def test_a_store_from_an_older_promptdeck_is_loaded_until_published_again(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/s.db"
+    folder = library(tmp_path)
+    pd("publish", str(folder), "--store", url, "--label", "production")
+    with sqlite3.connect(tmp_path / "s.db") as conn:  # as schema 2 left it, upgraded
+        conn.execute("UPDATE files SET listing = NULL, scopes = NULL")
+        conn.execute("UPDATE positions SET listing_format = NULL, scope_sets = NULL")
+        conn.execute("UPDATE position_files SET scopes = NULL")
+
+    def served() -> tuple[Catalog, list[str]]:
+        server = PromptServer()
+        server.add_store(url)
+        catalog = server.catalog
+        names = [str(p["name"]) for p in listing(catalog)]
+        for source in server.sources:
+            source.close()  # type: ignore[attr-defined]
+        return catalog, names
+
+    loaded, names = served()
+    assert not isinstance(loaded, StoredCatalog) and "summarize" in names
+    again = pd("publish", str(folder), "--store", url)
+    assert again.stdout.startswith("nothing changed")
+    listed, names_now = served()
+    assert isinstance(listed, StoredCatalog) and names_now == names
+
+
+def test_a_python_prompt_beside_a_store_holds_the_label_in_memory(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/s.db"
+    pd("publish", str(library(tmp_path)), "--store", url, "--label", "production")
+    server = PromptServer()
+    server.add_store(url)
+    try:
+        assert isinstance(server.catalog, StoredCatalog)
+
+        @server.prompt()
+        def extra() -> str:
+            return "From Python."
+
+        names = {p.name for p in server.catalog}
+        assert not isinstance(server.catalog, StoredCatalog) and {"extra", "summarize"} <= names
+    finally:
+        for source in server.sources:
+            source.close()  # type: ignore[attr-defined]
+
+
+def test_a_label_move_that_would_list_one_name_twice_is_refused(store_url: str, tmp_path: Path) -> None:
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\nname: one\n---\nA.\n")
+    pd("publish", str(folder), "--store", store_url, "--label", "production")
+    (folder / "a.md").write_text("---\nname: two\n---\nA, renamed.\n")
+    (folder / "b.md").write_text("---\nname: one\n---\nB takes the name.\n")
+    pd("publish", str(folder), "--store", store_url, "--label", "production")
+    refused = pd("label", "--store", store_url, "a.md@1", "production", check=False)
+    assert refused.returncode == 1 and "would serve two prompts named 'one'; nothing changed" in refused.stderr
+    history = pd("history", "--store", store_url).stdout
+    assert "[production]" in history.splitlines()[0]  # still the second publish
+
+
+@pytest.mark.parametrize("change", ["broken", "clash-earlier", "clash-later"])
+def test_a_publish_that_checks_only_what_changed_finds_what_check_finds(change: str, tmp_path: Path) -> None:
+    """Only changed prompt files are parsed again; the problems are still exactly ``check``'s."""
+    url = f"sqlite:///{tmp_path}/s.db"
+    folder = library(tmp_path)
+    pd("publish", str(folder), "--store", url, "--label", "production")
+    if change == "broken":
+        (folder / "summarize.md").write_text("---\ndescription: fine\narguments: [\n---\nHello\n")
+    elif change == "clash-earlier":  # a new file takes the name of an unchanged one that sorts after it
+        (folder / "aaa.md").write_text("---\nname: summarize\n---\nMine now.\n")
+    else:  # and one that sorts after the unchanged file whose name it takes
+        (folder / "zzz.md").write_text("---\nname: summarize\n---\nMine now.\n")
+    checked = pd("check", str(folder), check=False)
+    published = pd("publish", str(folder), "--store", url, check=False)
+    assert checked.returncode == published.returncode == 1
+    problems = checked.stdout.splitlines()
+    assert problems and published.stdout.splitlines() == problems
+    assert "nothing published: 1 problem in 1 file" in published.stderr
+    assert pd("history", "--store", url).stdout.count("publish 2") == 0
+
+
+def test_a_killed_servers_folder_is_removed_by_the_next_and_a_live_ones_kept(tmp_path: Path) -> None:
+    """kill -9 leaves a server's private folder (in /dev/shm: memory) behind; the next store server
+    removes it, and leaves alone the folder of a server still running."""
+    url = f"sqlite:///{tmp_path}/s.db"
+    pd("publish", str(library(tmp_path)), "--store", url, "--label", "production")
+
+    def folders() -> set[str]:
+        return {str(p)[:-len(".lock")] for base in ("/dev/shm", tempfile.gettempdir())
+                for p in Path(base).glob("promptdeck-store-*.lock")}
+
+    def started() -> tuple[subprocess.Popen[bytes], str]:
+        before = folders()
+        server = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", "--store", url, "--no-watch"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+                           b'"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1  # loaded: its folder is made
+        (made,) = folders() - before
+        return server, made
+
+    killed, gone = started()
+    live, kept = started()
+    try:
+        killed.kill()
+        killed.wait()
+        assert Path(gone).is_dir()
+        source = StoreSource(url)
+        try:
+            source.load()
+            assert not Path(gone).exists() and not Path(gone + ".lock").exists()
+            assert Path(kept).is_dir() and Path(source._folder).is_dir()
+        finally:
+            source.close()
+        assert not Path(source._folder).exists()
+    finally:
+        for server in (killed, live):
+            server.kill()
+            server.wait()
+            for pipe in (server.stdin, server.stdout):
+                if pipe is not None:
+                    pipe.close()
