@@ -216,3 +216,40 @@ def test_a_preparation_finished_before_it_is_watched_does_not_stop_the_loop(monk
     loop.join(20)
     assert answers == ["rendered"], "the event loop did not come back from a finished preparation"
     assert not execution._preparing
+
+
+def test_checks_of_large_templates_count_against_the_callers_store_calls(tmp_path: Path) -> None:
+    """The editor's check of a large template is seconds of CPU: each holds one of its principal's store calls
+    (2 at once), so a third check while two run is refused with 429 rather than queued behind them."""
+    url = publish(tmp_path, {"big.md": BIG})
+    tokens = tmp_path / "tokens"
+    tokens.write_text("ann:ann-token-0123456789 store:write\n")
+    port = free_port()
+    log = (tmp_path / "serve.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", "--store", url, "--label", "production",
+                             "--http", f"127.0.0.1:{port}", "--token-file", str(tokens)], stderr=log)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(400):
+            try:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                threading.Event().wait(0.05)
+        statuses: list[int] = []
+
+        def check() -> None:
+            answer = httpx.post(base + "/api/store/check", timeout=120, json={"prompt": "big", "text": BIG},
+                                headers={"authorization": "Bearer ann-token-0123456789"})
+            statuses.append(answer.status_code)
+
+        checks = [threading.Thread(target=check) for _ in range(3)]
+        for thread in checks:
+            thread.start()
+        for thread in checks:
+            thread.join(180)
+        assert sorted(statuses) == [200, 200, 429], statuses
+        assert httpx.get(base + "/healthz", timeout=10).status_code == 200
+    finally:
+        stop(proc)
+        log.close()
