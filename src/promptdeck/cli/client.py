@@ -15,7 +15,7 @@ import click
 from ..logs import announce, setup_logging
 from ..protocol.errors import ClientError, McpError, PromptdeckError
 from .common import fail, parse_args
-from .stopping import INTERRUPTED, run_until_stopped, until_stopped
+from .stopping import INTERRUPTED, until_stopped
 
 if TYPE_CHECKING:
     from ..client.session import Client
@@ -250,18 +250,19 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
         source.close()
         fail(f"$PROMPTDECK_UI_TOKEN: {exc}")
     page = f"http://127.0.0.1:{listening.getsockname()[1]}/"
-    announce(f"serving the {len(server.catalog)} prompts of {options['target']} on {page}")
-    if no_open or not _open_browser(f"{page}#code={signin.code()}"):
-        # Printed on this terminal only, whose output is this user's: for a browser elsewhere (through an
-        # SSH tunnel, say), which signs in on the page's form.
-        how = "the token in $PROMPTDECK_UI_TOKEN" if given else f"the token {signin.secret}"
-        announce(f"{'' if no_open else 'no graphical browser found: '}open {page} and sign in with {how}")
-    # Ctrl-C and SIGTERM are how this command ends (uvicorn stops serving, then raises the signal again):
-    # through ``finally``, so a stdio server started for TARGET is stopped too rather than left to notice
-    # its closed stdin.
+    # Ctrl-C and SIGTERM are how this command ends (uvicorn stops serving, then raises the signal again),
+    # armed before the first line is out: through ``finally``, so a stdio server started for TARGET is
+    # stopped too rather than left to notice its closed stdin.
     try:
-        run_until_stopped(run, server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False,
-                          ui=True, auth=signin, signin=signin)
+        with until_stopped():
+            announce(f"serving the {len(server.catalog)} prompts of {options['target']} on {page}")
+            if no_open or not _open_browser(f"{page}#code={signin.code()}"):
+                # Printed on this terminal only, whose output is this user's: for a browser elsewhere (through
+                # an SSH tunnel, say), which signs in on the page's form.
+                how = "the token in $PROMPTDECK_UI_TOKEN" if given else f"the token {signin.secret}"
+                announce(f"{'' if no_open else 'no graphical browser found: '}open {page} and sign in with {how}")
+            run(server, "127.0.0.1", listening.getsockname()[1], sock=listening, watch=False, ui=True, auth=signin,
+                signin=signin)
     finally:
         source.close()
 

@@ -12,7 +12,7 @@ from ..logs import FORMATS, announce, setup_logging
 from ..protocol.errors import PromptdeckError
 from .common import fail
 from .folder_format import FORMAT_OPTION
-from .stopping import run_until_stopped
+from .stopping import until_stopped
 
 if TYPE_CHECKING:
     from ..server.tools import ToolOptions
@@ -247,19 +247,23 @@ def _serve_http(o: ServeOptions, http: str, labels: tuple[str, ...], tool_option
     except PromptdeckError as exc:
         fail(str(exc))
     scheme = "https" if o.tls_cert else "http"
-    for (path, server), label in zip(servers.items(), labels, strict=True):
-        of_label = f" (label {label})" if o.store is not None else ""
-        prompts = len(server.catalog)
-        announce(f"serving {prompts} prompt{'s' * (prompts != 1)} on {scheme}://{shown}:{port_text}{path}{of_label}")
-    if not o.no_ui:
-        announce(f"web page: {scheme}://{shown}:{port_text}/ (catalog and playground; --no-ui leaves it out)")
-    run_until_stopped(run, servers if len(servers) > 1 else servers["/mcp"], host, int(port_text), sock=listening,
-                      tls=(o.tls_cert, o.tls_key) if o.tls_cert and o.tls_key else None,
-                      trusted_proxies=o.trusted_proxy, workers=o.workers,
-                      connection_limits={"limit_concurrency": o.max_connections, "timeout_keep_alive": o.keep_alive},
-                      max_sessions=o.max_sessions[0], max_sessions_per_principal=o.max_sessions[1],
-                      max_streams=o.max_streams[0], max_streams_per_principal=o.max_streams[1],
-                      session_idle_seconds=o.session_idle, max_body_bytes=o.max_body, stateless=o.stateless,
-                      json_response=o.json_response, watch=not o.no_watch, allowed_hosts=o.allow_host,
-                      allowed_origins=o.allow_origin, auth=auth, rate_limit=o.rate_limit, metadata=metadata,
-                      ui=not o.no_ui, write_scope=o.write_scope)
+    # Stopping is armed before the first line is out: a SIGTERM that follows the announcement at once is a
+    # graceful stop too (it once killed the process, exit -15, before uvicorn was running).
+    with until_stopped():
+        for (path, server), label in zip(servers.items(), labels, strict=True):
+            of_label = f" (label {label})" if o.store is not None else ""
+            prompts = len(server.catalog)
+            announce(f"serving {prompts} prompt{'s' * (prompts != 1)} on {scheme}://{shown}:{port_text}{path}"
+                     f"{of_label}")
+        if not o.no_ui:
+            announce(f"web page: {scheme}://{shown}:{port_text}/ (catalog and playground; --no-ui leaves it out)")
+        run(servers if len(servers) > 1 else servers["/mcp"], host, int(port_text), sock=listening,
+            tls=(o.tls_cert, o.tls_key) if o.tls_cert and o.tls_key else None,
+            trusted_proxies=o.trusted_proxy, workers=o.workers,
+            connection_limits={"limit_concurrency": o.max_connections, "timeout_keep_alive": o.keep_alive},
+            max_sessions=o.max_sessions[0], max_sessions_per_principal=o.max_sessions[1],
+            max_streams=o.max_streams[0], max_streams_per_principal=o.max_streams[1],
+            session_idle_seconds=o.session_idle, max_body_bytes=o.max_body, stateless=o.stateless,
+            json_response=o.json_response, watch=not o.no_watch, allowed_hosts=o.allow_host,
+            allowed_origins=o.allow_origin, auth=auth, rate_limit=o.rate_limit, metadata=metadata,
+            ui=not o.no_ui, write_scope=o.write_scope)

@@ -6,10 +6,9 @@ pick) exit 130 when Ctrl-C interrupts them, as a shell reports SIGINT."""
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any
 
 #: a command that runs until stopped, stopped
 STOPPED = 0
@@ -33,9 +32,3 @@ def until_stopped() -> Iterator[None]:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def run_until_stopped(run: Callable[..., object], *args: Any, **kwargs: Any) -> None:
-    """``run(*args, **kwargs)`` (a server that serves until a signal) ``until_stopped``."""
-    with until_stopped():
-        run(*args, **kwargs)
