@@ -12,7 +12,7 @@ from the sizes of its operands, before it runs, and refused with a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
 from typing import Any
 
@@ -39,7 +39,8 @@ def _number(value: Any, what: str) -> int:
     return value
 
 
-_PERCENT = re.compile(r"%[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?")
+#: What follows a ``%`` (and its ``(key)``, if any): flags, width, precision and length, before the conversion.
+_PERCENT_SPEC = re.compile(r"[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?")
 _FIELD = re.compile(r"\{[^{}]*\}")
 _NESTED = re.compile(r"\{[^{}]*\{")
 _DIGITS = re.compile(r"\d+")
@@ -50,6 +51,30 @@ def _width_ok(digits: str) -> None:
         room(MAX_OUTPUT_CHARS + 1, f"a format width of {digits[:12]}")
 
 
+def _percent_specs(template: str) -> Iterator[tuple[str | None, str | None]]:
+    """(width, precision) of each conversion in a ``%`` template, read as Python reads it: ``%%`` is a
+    percent sign, and a mapping key ``(name)``, whose parentheses may nest, comes before the flags (a
+    width after a key, ``%(a)0999999999d``, must be found as surely as one without)."""
+    at = template.find("%")
+    while at != -1:
+        at += 1
+        if template.startswith("%", at):
+            at = template.find("%", at + 1)
+            continue
+        if template.startswith("(", at):
+            depth = 0
+            for end in range(at, len(template)):
+                depth += {"(": 1, ")": -1}.get(template[end], 0)
+                if depth == 0:
+                    break
+            at = end + 1  # an unclosed key leaves nothing to read: Python refuses such a format
+        spec = _PERCENT_SPEC.match(template, at)
+        assert spec is not None  # every part of the pattern is optional
+        yield spec.group(1), spec.group(2)
+        # past the conversion character, which may itself be a "%" ("%5%" is a padded percent sign)
+        at = template.find("%", spec.end() + 1)
+
+
 def check_format(template: object) -> None:
     """Refuse ``%`` and ``str.format`` templates whose widths or precisions exceed the limit.
 
@@ -57,8 +82,8 @@ def check_format(template: object) -> None:
     """
     if not isinstance(template, str):
         return
-    for match in _PERCENT.finditer(template):
-        for group in match.groups():
+    for groups in _percent_specs(template):
+        for group in groups:
             if group == "*":
                 raise RenderLimitError("'*' widths are not allowed in template formats")
             if group is not None:

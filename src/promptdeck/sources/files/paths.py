@@ -183,10 +183,16 @@ READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXE
 def read_opened(fd: int, rel: str, limit: int) -> bytes:
     """The bytes of the file open at ``fd`` (closed here), named ``rel`` in errors: a regular file of at
     most ``limit`` bytes, or ``InvalidParams``."""
-    with open(fd, "rb") as fh:
+    try:
+        # Checked before ``open``, which refuses a directory with its own OSError and leaves ``fd`` open.
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise InvalidParams(f"file {rel!r} is not a regular file")
+        fh = open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with fh:
         if info.st_size > limit:
             raise InvalidParams(f"file {rel!r} is larger than {limit} bytes")
         # Ask for what fstat said, not for ``limit``: a buffer of ``limit`` bytes per read is mapped
