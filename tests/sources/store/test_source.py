@@ -1,9 +1,9 @@
-"""A label served from the store's listing (schema 3): nothing read per prompt until a prompt is used.
+"""StoreSource: a label served from the store's listing (schema 3), nothing read per prompt until a prompt is used.
 
 These run the server in-process against SQLite and a real PostgreSQL cluster, to look at what the
-private folder holds and which catalog serves; what clients see is covered by ``test_store_peers``.
+private folder holds and which catalog serves; what clients see is covered by ``test_peers``.
 """
-# ruff: noqa: F811 - the store fixtures, imported from test_store, are parameters here
+# ruff: noqa: F811 - the store fixtures, imported from test_database, are parameters here
 
 from __future__ import annotations
 
