@@ -51,7 +51,7 @@ def test_the_wheel_holds_the_package_its_types_and_its_command(dist: Path) -> No
         names = set(wheel.namelist())
         entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
         assert "promptdeck = promptdeck.cli.entry:main" in wheel.read(entry_points).decode()
-    assert {"promptdeck/py.typed", "promptdeck/cli.py", "promptdeck/sources/stored.py"} <= names
+    assert {"promptdeck/py.typed", "promptdeck/cli/main.py", "promptdeck/sources/store/source.py"} <= names
     # The web UI's files are package data, served from the installed package (server/ui.py).
     from promptdeck.server.web.page import ASSETS
 

@@ -116,6 +116,16 @@ def stage_file(rel: str, data: bytes) -> Staged:
     return front or "", meta, list(_segments(body, body_line))
 
 
+def _plain_signals() -> None:
+    """A staging worker's signals as a fresh process has them: a parent serving until stopped turns SIGTERM
+    into KeyboardInterrupt (``cli.stopping``), and a worker that inherited that, told to stop by the pool's
+    ``terminate``, raised it inside the pool's own machinery and was never reaped: the load hung for good."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _stage_files(job: tuple[str, list[str], str]) -> list[tuple[str, Staged]]:
     """Worker: read and stage a batch of files below ``root``, whose paths start with its ``prefix``."""
     root, rels, prefix = job
@@ -345,7 +355,7 @@ class FileSource(Source):
             return
         batches = [(root, paths[i:i + PARALLEL_BATCH], self.prefix) for i in range(0, len(paths), PARALLEL_BATCH)]
         # fork: the workers need nothing but this module, which the parent has already imported.
-        with mp.get_context("fork").Pool(workers) as pool:
+        with mp.get_context("fork").Pool(workers, initializer=_plain_signals) as pool:
             for batch in pool.imap(_stage_files, batches):
                 yield from batch
 
