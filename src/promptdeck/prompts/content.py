@@ -7,7 +7,6 @@ revision, leaving out what that revision lacks and down-converting
 
 from __future__ import annotations
 
-import base64
 from typing import Any, Literal
 
 import msgspec
@@ -95,6 +94,8 @@ def assistant(content: str | Content) -> Message:
 
 
 def _b64(data: bytes) -> str:
+    import base64  # only binary content needs it: not at the top, which is on the stdio start-up path (issue 29)
+
     return base64.b64encode(data).decode("ascii")
 
 

@@ -24,7 +24,7 @@ from ..prompts.execution import when_ready
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, MethodNotFound, UnsupportedVersion
 from ..protocol.jsonrpc import Request, RequestId
-from ..protocol.revisions import MODERN, NEWEST_MODERN, SUPPORTED, Revision
+from ..protocol.revisions import META_VERSION, MODERN, NEWEST_MODERN, PREFIX, SUPPORTED, Revision
 from . import handlers, tools
 from .handlers import LOG_LEVELS, Send
 from .outcome import Outcome, answer, failed
@@ -36,8 +36,6 @@ if TYPE_CHECKING:
     from .served import Served
     from .tools import PromptTools
 
-PREFIX = "io.modelcontextprotocol/"
-META_VERSION = PREFIX + "protocolVersion"
 META_CAPABILITIES = PREFIX + "clientCapabilities"
 META_LOG_LEVEL = PREFIX + "logLevel"
 META_SERVER_INFO = PREFIX + "serverInfo"
@@ -46,15 +44,6 @@ DEFAULT_TTL_MS = 60_000
 #: The key of the one input request promptdeck makes: a form for the missing arguments.
 ARGUMENTS_INPUT = "arguments"
 
-
-
-def modern_meta(params: object) -> dict[str, Any] | None:
-    """The ``_meta`` of a 2026-07-28 request (one that names its protocol version there); None for a
-    legacy message. Transports call this once per message and hand the result on."""
-    if type(params) is not dict:
-        return None
-    meta = params.get("_meta")
-    return meta if type(meta) is dict and META_VERSION in meta else None
 
 
 class Context:

@@ -84,9 +84,9 @@ class _AsyncRunner:
         future.add_done_callback(self.pending.discard)
 
     def drain(self, timeout: float) -> None:
-        import concurrent.futures
-
         if self.pending:
+            import concurrent.futures
+
             concurrent.futures.wait(list(self.pending), timeout=timeout)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self.loop.stop)
