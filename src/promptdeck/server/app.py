@@ -139,6 +139,11 @@ class PromptServer:
         return [root for source in self.sources for root in source.watch_roots()] + [root for root, _ in self.pending]
 
     @property
+    def loaded(self) -> bool:
+        """Whether every folder has been read: none is left deferred (``add_folder(defer=True)``)."""
+        return not self.pending
+
+    @property
     def catalog(self) -> Catalog:
         """The current snapshot; reading it first loads any deferred folder."""
         if self.pending:
