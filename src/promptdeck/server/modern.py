@@ -217,7 +217,8 @@ class ModernEndpoint:
         asked = self._inputs("prompts/get", prompt.name, given, prompt, arguments, params, ctx)
         if asked is not None:
             return asked
-        result = handlers.render(self.server, prompt, arguments, params, ctx.revision, related)
+        # Ready already (``_get`` waited for it): rendered without asking ``when_ready`` a second time.
+        result = handlers.render_ready(self.server, prompt, arguments, params, ctx.revision, related)
         return self._envelope(result) if isinstance(result, dict) else self._enveloped(result)
 
     def _inputs(self, method: str, name: str, given: dict[str, Any] | None, prompt: Prompt,
@@ -227,19 +228,22 @@ class ModernEndpoint:
 
         The state is bound to the method, the name it was asked of (a prompt or a tool) and what was given.
         """
-        digest = request_digest(method, name, given)
+        # The digest (canonical JSON and SHA-256, ~4 us) is made only when a state is redeemed or issued: most
+        # requests carry none and ask for nothing (issue 29).
         state = params.get("requestState")
         responses = params.get("inputResponses")
         if state is not None:
-            self.states.redeem(state, ctx.principal, digest)
+            self.states.redeem(state, ctx.principal, request_digest(method, name, given))
             arguments.update(_answered(responses, prompt.name))
         elif responses is not None:
             raise InvalidParams("inputResponses came without the requestState they answer")
+        if not ctx.elicits_forms:
+            return None  # a client that takes no forms is not asked: its missing arguments fail in the render
         missing = [a for a in prompt.arguments if a.required and a.default is MISSING and a.name not in arguments]
-        if missing and ctx.elicits_forms:
+        if missing:
             return self._envelope({
                 "inputRequests": {ARGUMENTS_INPUT: _form(prompt.name, missing)},
-                "requestState": self.states.issue(ctx.principal, digest),
+                "requestState": self.states.issue(ctx.principal, request_digest(method, name, given)),
             }, "input_required")
         return None
 
