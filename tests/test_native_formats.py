@@ -16,7 +16,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from promptdeck.prompts.arguments import bind
 from promptdeck.prompts.content import Text
-from promptdeck.prompts.sandbox import MAX_OUTPUT_CHARS
+from promptdeck.prompts.limits import MAX_OUTPUT_CHARS
 from promptdeck.prompts.spec import Prompt, RenderContext
 from promptdeck.protocol.errors import InternalError, InvalidParams
 from promptdeck.sources.files.native import META_FORMAT, META_MODEL

@@ -36,8 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol.errors import INTERNAL_ERROR, InternalError, McpError
 from .content import Audio, Image, Message, Resource, ResourceLink, Text
-from .render import MAX_RENDER_SECONDS
-from .sandbox import MAX_OUTPUT_CHARS
+from .limits import MAX_OUTPUT_CHARS, MAX_RENDER_SECONDS
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor

@@ -30,8 +30,9 @@ from typing import Any
 from ....prompts.arguments import MISSING, Argument, SpecError, make_argument
 from ....prompts.content import Audio, Image, Message, ResourceLink, Role, Text
 from ....prompts.execution import TEMPLATE
+from ....prompts.limits import MAX_OUTPUT_CHARS
 from ....prompts.render import run_bounded
-from ....prompts.sandbox import MAX_OUTPUT_CHARS, RenderLimitError
+from ....prompts.sandbox import RenderLimitError
 from ....prompts.spec import Prompt, RenderContext
 from ....protocol.errors import InternalError
 from ._common import META_FORMAT, META_MODEL, Markdown, NativeError, check_name, json_safe, pop_scopes
