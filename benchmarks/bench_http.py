@@ -175,6 +175,7 @@ class ServerProc:
         self.mode = mode
         self.port = free_port()
         self.cmd = server_command(server, library, self.port, mode)
+        self.env = server_env(server)
         self.log_path = log_dir / f"{server}-{mode.key}-{time.monotonic_ns()}.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -192,7 +193,7 @@ class ServerProc:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env=server_env(self.server),
+                env=self.env,
                 cwd=str(REPO),
             )
         deadline = t0 + timeout

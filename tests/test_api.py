@@ -132,3 +132,50 @@ def test_serve_start_up_does_not_import_http_libraries() -> None:
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "promptdeck.server.stdio" in imported  # importtime did report
     assert not {m for m in imported if m.split(".")[0] in HTTP}
+
+
+#: Everything of promptdeck that ``serve`` over stdio imports to answer ``initialize``. Each module on this
+#: list costs start-up time an MCP client waits for every time it launches the server; the library itself,
+#: the watcher, tools, the 2026-07-28 era and HTTP are imported when first needed (issue 29). A module new on
+#: the handshake's path must be added here, with a reason.
+STDIO_HANDSHAKE_PROMPTDECK = {
+    "promptdeck", "promptdeck._version", "promptdeck.cli", "promptdeck.cli.entry", "promptdeck.cli.serve_stdio",
+    "promptdeck.cli.stopping", "promptdeck.logs", "promptdeck.prompts", "promptdeck.prompts.access",
+    "promptdeck.prompts.arguments", "promptdeck.prompts.catalog", "promptdeck.prompts.completion",
+    "promptdeck.protocol.content", "promptdeck.prompts.execution", "promptdeck.prompts.limits",
+    "promptdeck.prompts.spec", "promptdeck.protocol", "promptdeck.protocol.errors",
+    "promptdeck.protocol.jsonrpc", "promptdeck.protocol.lifecycle", "promptdeck.protocol.revisions",
+    "promptdeck.server", "promptdeck.server.app", "promptdeck.server.handlers", "promptdeck.server.legacy",
+    "promptdeck.server.outcome", "promptdeck.server.stdio", "promptdeck.server.watch", "promptdeck.sources",
+    "promptdeck.sources.python",
+}
+#: The other packages it may import beyond the bare interpreter's own (C accelerators, ``_name``, aside):
+#: msgspec and what msgspec imports (typing_extensions, inspect, datetime, decimal, uuid...), logging, signal.
+#: Not asyncio (and ssl, socket, subprocess with it), json, pathlib, concurrent, base64, hashlib, dataclasses.
+STDIO_HANDSHAKE_OTHERS = {
+    "msgspec", "typing_extensions", "__future__", "ast", "atexit", "bisect", "collections", "contextlib",
+    "contextvars", "copyreg", "datetime", "decimal", "dis", "enum", "functools", "importlib", "inspect",
+    "itertools", "keyword", "linecache", "logging", "math", "numbers", "opcode", "operator", "platform", "re",
+    "reprlib", "runpy", "signal", "string", "textwrap", "threading", "token", "tokenize", "traceback", "types",
+    "typing", "uuid", "warnings", "weakref",
+}
+
+
+def _imported(argv: list[str], stdin: str = "") -> set[str]:
+    done = subprocess.run([sys.executable, "-X", "importtime", *argv], input=stdin, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_the_stdio_handshake_imports_only_what_it_needs() -> None:
+    """`python -X importtime -m promptdeck serve DIR`, answering one ``initialize``: what it imported beyond the
+    bare interpreter is pinned, so that a heavy import slipping onto the start-up path fails here."""
+    handshake = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}) + "\n"
+    imported = _imported(["-m", "promptdeck", "serve", str(EXAMPLES)], handshake) - _imported(["-c", "pass"])
+    ours = {m for m in imported if m.split(".")[0] == "promptdeck"}
+    assert ours == STDIO_HANDSHAKE_PROMPTDECK, (sorted(ours - STDIO_HANDSHAKE_PROMPTDECK),
+                                                sorted(STDIO_HANDSHAKE_PROMPTDECK - ours))
+    others = {m.split(".")[0] for m in imported - ours if not m.startswith("_")}
+    assert others <= STDIO_HANDSHAKE_OTHERS, sorted(others - STDIO_HANDSHAKE_OTHERS)

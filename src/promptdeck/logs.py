@@ -10,7 +10,6 @@ JSON's own escaping does the same job and fields stay fields.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import sys
@@ -35,7 +34,11 @@ def field(value: object) -> str:
     """A value for a ``key=value`` log field: bare when it is a plain word, JSON-quoted otherwise,
     so a value holding spaces or ``=`` cannot pose as further fields."""
     text = str(value)
-    return text if _BARE.fullmatch(text) else json.dumps(text)
+    if _BARE.fullmatch(text):
+        return text
+    import json  # here, not at the top: this module is on the stdio start-up path, which needs no json (issue 29)
+
+    return json.dumps(text)
 
 
 class TextFormatter(logging.Formatter):
@@ -72,6 +75,8 @@ class JsonFormatter(logging.Formatter):
                 line[key] = value
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
+        import json  # see field()
+
         return json.dumps(line, default=str)
 
 

@@ -42,7 +42,9 @@ def render(source: str, **values: Any) -> str:
 
 
 def test_the_limits() -> None:
-    assert sandbox.MAX_OUTPUT_CHARS == 4 * 1024 * 1024
+    from promptdeck.prompts import limits
+
+    assert limits.MAX_OUTPUT_CHARS == sandbox.MAX_OUTPUT_CHARS == 4 * 1024 * 1024  # type: ignore[attr-defined]
     assert MAX_GROUPS == 100_000
 
 

@@ -24,12 +24,13 @@ from typing import Any
 
 import httpx
 
+from promptdeck.protocol.revisions import META_VERSION as VERSION_KEY
+from promptdeck.protocol.revisions import PREFIX
+
 # The _meta keys (spelled out by the spec; the schema check holds the server to them).
 from promptdeck.server.modern import META_CAPABILITIES as CAPABILITIES_KEY
 from promptdeck.server.modern import META_SERVER_INFO as SERVER_INFO_KEY
 from promptdeck.server.modern import META_SUBSCRIPTION as SUBSCRIPTION_KEY
-from promptdeck.server.modern import META_VERSION as VERSION_KEY
-from promptdeck.server.modern import PREFIX
 
 from .schema import schema_available, validate_message
 

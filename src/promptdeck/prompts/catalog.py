@@ -15,8 +15,6 @@ combination of scope groups it can see and cached with the snapshot.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any
@@ -31,7 +29,13 @@ DEFAULT_PAGE_SIZE = 100
 _CURSOR_PREFIX = "n:"
 
 
+# base64 is imported where a cursor is made or read, not at the top: a one-page library needs none, and this
+# module is on the stdio start-up path (issue 29).
+
+
 def encode_cursor(after: str) -> str:
+    import base64
+
     return base64.urlsafe_b64encode((_CURSOR_PREFIX + after).encode()).decode("ascii").rstrip("=")
 
 
@@ -39,6 +43,9 @@ def decode_cursor(cursor: object) -> str:
     """The name a cursor points after; ``InvalidParams`` for anything we did not issue."""
     if not isinstance(cursor, str) or not cursor or len(cursor) > 1024:
         raise InvalidParams(f"invalid cursor {_show(cursor)}")
+    import base64
+    import binascii
+
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Awaitable, Iterable, Mapping
 from itertools import islice
@@ -66,6 +65,10 @@ def complete(prompt: Prompt, argument: object, value: object, context: Mapping[s
 
 
 async def _awaited(pending: Awaitable[Iterable[str]], value: str, where: str) -> dict[str, Any]:
+    # Here, not at the top: this module is on the stdio start-up path, which runs without asyncio (~10 ms
+    # and ssl, socket, subprocess with it; issue 29). Only an async completer gets here, on a running loop.
+    import asyncio
+
     try:
         async with asyncio.timeout(HOOK_SECONDS):
             found = await pending

@@ -32,15 +32,15 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.content import Audio, Image, Message, Resource, ResourceLink, Text
 from ..protocol.errors import INTERNAL_ERROR, InternalError, McpError
-from .render import MAX_RENDER_SECONDS
-from .sandbox import MAX_OUTPUT_CHARS
+from .limits import MAX_OUTPUT_CHARS, MAX_RENDER_SECONDS
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from .spec import Prompt
 
 LIGHT, TEMPLATE, CODE = "light", "template", "code"
@@ -67,6 +67,9 @@ _overdue_lock = threading.Lock()
 def _threads() -> ThreadPoolExecutor:
     global _pool
     if _pool is None:
+        # Imported with the first thread pool: over stdio a file library may never need one (issue 29).
+        from concurrent.futures import ThreadPoolExecutor
+
         _pool = ThreadPoolExecutor(RENDER_THREADS, thread_name_prefix="promptdeck-render")
     return _pool
 

@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol.errors import InternalError, McpError
+from .limits import MAX_OUTPUT_CHARS, MAX_RENDER_SECONDS
 from .sandbox import (
-    MAX_OUTPUT_CHARS,
     RenderLimitError,
     check_call,
     check_concat,
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from jinja2.environment import Template
     from jinja2.sandbox import SandboxedEnvironment
 
-MAX_RENDER_SECONDS = 2.0
 
 _SIMPLE = re.compile(r"\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}")
 _JINJA_MARK = re.compile(r"\{[{%#]")

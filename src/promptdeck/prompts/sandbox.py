@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
 from typing import Any
 
-#: Longest text a render may produce (and so the largest step allowed on the way).
-MAX_OUTPUT_CHARS = 4 * 1024 * 1024
+from .limits import MAX_OUTPUT_CHARS
+
 #: Most groups ``batch`` and ``slice`` may make: the sandbox's own ceiling for ``range``.
 MAX_GROUPS = 100_000
 

@@ -13,7 +13,6 @@ down-converting what it cannot carry (``resource_link`` to text before 2025-06-1
 
 from __future__ import annotations
 
-import base64
 from typing import Any, Literal
 
 import msgspec
@@ -134,6 +133,8 @@ def resource(uri: str, mime_type: str | None = None, *, text: str | None = None,
 
 
 def _b64(data: bytes) -> str:
+    import base64  # only binary content needs it: not at the top, which is on the stdio start-up path
+
     return base64.b64encode(data).decode("ascii")
 
 

@@ -7,6 +7,8 @@ all over the code: ``REVISIONS["2024-11-05"].resource_link`` says whether a
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 
@@ -87,3 +89,18 @@ def negotiate(requested: object) -> Revision:
         if revision is not None:
             return revision
     return LATEST
+
+
+#: The prefix of the 2026-07-28 ``_meta`` keys, and the one that says a request belongs to that era.
+PREFIX = "io.modelcontextprotocol/"
+META_VERSION = PREFIX + "protocolVersion"
+
+
+def modern_meta(params: object) -> dict[str, Any] | None:
+    """The ``_meta`` of a 2026-07-28 request (one that names its protocol version there); None for a
+    legacy message. Transports call this once per message and hand the result on. It lives here, not in
+    ``server.modern``, so a legacy session can tell the eras apart without importing the modern one."""
+    if type(params) is not dict:
+        return None
+    meta = params.get("_meta")
+    return meta if type(meta) is dict and META_VERSION in meta else None

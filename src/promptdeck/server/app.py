@@ -21,12 +21,12 @@ from ..protocol.errors import LibraryError, PromptdeckError
 from ..protocol.revisions import Revision
 from ..sources import Source
 from ..sources.python import PythonSource
-from .tools import PromptTools, ToolOptions
 
 if TYPE_CHECKING:
     from .modern import ModernEndpoint
     from .request_state import Ledger
     from .served import Listener
+    from .tools import PromptTools, ToolOptions
 
 log = logging.getLogger("promptdeck.server")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -51,6 +51,9 @@ class PromptServer:
         #: the prompts offered as tools too (``tools/list``, ``tools/call``), for clients that show no prompts
         self.tools: PromptTools | None = None
         if tools:
+            # Imported only when tools are served: `serve` over stdio starts without it (issue 29).
+            from .tools import PromptTools, ToolOptions
+
             self.tools = PromptTools(tools if isinstance(tools, ToolOptions) else ToolOptions())
         #: how long a Python prompt may run before its request is answered with an error
         self.prompt_seconds = prompt_seconds
@@ -134,6 +137,11 @@ class PromptServer:
     def watch_roots(self) -> list[str]:
         """Absolute paths of every folder served, loaded or not yet."""
         return [root for source in self.sources for root in source.watch_roots()] + [root for root, _ in self.pending]
+
+    @property
+    def loaded(self) -> bool:
+        """Whether every folder has been read: none is left deferred (``add_folder(defer=True)``)."""
+        return not self.pending
 
     @property
     def catalog(self) -> Catalog:

@@ -69,12 +69,13 @@ def render(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, pa
            rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """The ``prompts/get`` result: arguments bound and checked, the prompt rendered under its limits."""
     result: dict[str, Any] | Awaitable[dict[str, Any]] = \
-        when_ready(prompt, lambda: _render(server, prompt, arguments, params, rev, related))
+        when_ready(prompt, lambda: render_ready(server, prompt, arguments, params, rev, related))
     return result
 
 
-def _render(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
-            rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+def render_ready(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
+                 rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+    """``render`` for a prompt already ready to read (``when_ready`` has run for this request)."""
     values = bind(prompt.arguments, arguments, prompt.name)
     progress = RenderContext(prompt.name, progress_reporter(params, related, rev.progress_message))
     rendered = run_render(lambda: prompt.render(values, progress), prompt.name, prompt.work,

@@ -24,17 +24,18 @@ from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, InvalidRequest, McpError, MethodNotFound
 from ..protocol.jsonrpc import Invalid, Notification, Request, RequestId, Response
 from ..protocol.lifecycle import Lifecycle, State
-from ..protocol.revisions import LATEST, Revision, negotiate
-from . import handlers, tools
+from ..protocol.revisions import LATEST, Revision, modern_meta, negotiate
+from . import handlers
 from .handlers import LOG_LEVELS, PROMPTS_LIST_CHANGED, Send
-from .modern import ModernEndpoint, Subscription, modern_meta
 from .outcome import Outcome, Pending, answer, failed
-from .tools import TOOLS_LIST_CHANGED
 
+# ``modern`` (the 2026-07-28 era, with its requestState keys) and ``tools`` (serve --tools) are imported when
+# a session first needs them: a legacy stdio client never does, and start-up is what it waits for (issue 29).
 if TYPE_CHECKING:
     import asyncio
 
     from ..prompts.catalog import Catalog
+    from .modern import ModernEndpoint, Subscription
     from .served import Served
     from .tools import PromptTools
 
@@ -87,6 +88,8 @@ class LegacySession:
         if self.lifecycle.revision is not None:
             self.notify(PROMPTS_LIST_CHANGED)
             if tools and self.server.tools is not None:
+                from .tools import TOOLS_LIST_CHANGED
+
                 self.notify(TOOLS_LIST_CHANGED)
 
     # -- entry points -------------------------------------------------------------------------
@@ -173,6 +176,8 @@ class LegacySession:
         except McpError as exc:
             return failed(req.id, req.method, exc)
         outcome = endpoint.handle(req, ctx, related, self.notify)
+        from .modern import Subscription  # loaded with the endpoint
+
         if isinstance(outcome, Subscription):
             related(outcome.acknowledgement())  # before anything else on the subscription
             self.subscriptions[req.id] = outcome
@@ -221,9 +226,13 @@ class LegacySession:
         return self.server.tools
 
     def _list_tools(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        from . import tools
+
         return tools.list_tools(self._tools(req.method).of(self.catalog), self.revision, params)
 
     def _call_tool(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        from . import tools
+
         catalog = self.catalog
         call = tools.prepare(catalog, self._tools(req.method).of(catalog), params)
         if isinstance(call, dict):

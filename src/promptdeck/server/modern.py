@@ -25,7 +25,7 @@ from ..prompts.forms import answered, form
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, MethodNotFound, UnsupportedVersion
 from ..protocol.jsonrpc import Request, RequestId
-from ..protocol.revisions import MODERN, NEWEST_MODERN, SUPPORTED, Revision
+from ..protocol.revisions import META_VERSION, MODERN, NEWEST_MODERN, PREFIX, SUPPORTED, Revision
 from . import handlers, tools
 from .handlers import LOG_LEVELS, Send
 from .outcome import Outcome, answer, failed
@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from .served import Served
     from .tools import PromptTools
 
-PREFIX = "io.modelcontextprotocol/"
-META_VERSION = PREFIX + "protocolVersion"
 META_CAPABILITIES = PREFIX + "clientCapabilities"
 META_LOG_LEVEL = PREFIX + "logLevel"
 META_SERVER_INFO = PREFIX + "serverInfo"
@@ -47,15 +45,6 @@ DEFAULT_TTL_MS = 60_000
 #: The key of the one input request promptdeck makes: a form for the missing arguments.
 ARGUMENTS_INPUT = "arguments"
 
-
-
-def modern_meta(params: object) -> dict[str, Any] | None:
-    """The ``_meta`` of a 2026-07-28 request (one that names its protocol version there); None for a
-    legacy message. Transports call this once per message and hand the result on."""
-    if type(params) is not dict:
-        return None
-    meta = params.get("_meta")
-    return meta if type(meta) is dict and META_VERSION in meta else None
 
 
 class Context:
@@ -229,7 +218,8 @@ class ModernEndpoint:
         asked = self._inputs("prompts/get", prompt.name, given, prompt, arguments, params, ctx)
         if asked is not None:
             return asked
-        result = handlers.render(self.server, prompt, arguments, params, ctx.revision, related)
+        # Ready already (``_get`` waited for it): rendered without asking ``when_ready`` a second time.
+        result = handlers.render_ready(self.server, prompt, arguments, params, ctx.revision, related)
         return self._envelope(result) if isinstance(result, dict) else self._enveloped(result)
 
     def _inputs(self, method: str, name: str, given: dict[str, Any] | None, prompt: Prompt,
@@ -239,20 +229,23 @@ class ModernEndpoint:
 
         The state is bound to the method, the name it was asked of (a prompt or a tool) and what was given.
         """
-        digest = request_digest(method, name, given)
+        # The digest (canonical JSON and SHA-256, ~4 us) is made only when a state is redeemed or issued: most
+        # requests carry none and ask for nothing (issue 29).
         state = params.get("requestState")
         responses = params.get("inputResponses")
         if state is not None:
-            self.states.redeem(state, ctx.principal, digest)
+            self.states.redeem(state, ctx.principal, request_digest(method, name, given))
             arguments.update(_answered(responses, prompt.name))
         elif responses is not None:
             raise InvalidParams("inputResponses came without the requestState they answer")
+        if not ctx.elicits_forms:
+            return None  # a client that takes no forms is not asked: its missing arguments fail in the render
         missing = [a for a in prompt.arguments if a.required and a.default is MISSING and a.name not in arguments]
-        if missing and ctx.elicits_forms:
+        if missing:
             return self._envelope({
                 "inputRequests": {ARGUMENTS_INPUT: {"method": "elicitation/create", "params": form(prompt.name,
                                                                                                      missing)}},
-                "requestState": self.states.issue(ctx.principal, digest),
+                "requestState": self.states.issue(ctx.principal, request_digest(method, name, given)),
             }, "input_required")
         return None
 

@@ -15,6 +15,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Coroutine
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
@@ -38,6 +39,10 @@ __all__ = ["StdioConnection", "serve_stdio", "watch_folders"]
 
 log = logging.getLogger("promptdeck.stdio")
 
+#: How long stdin must stay quiet for the file watcher to start (see ``serve_stdio``), and the longest its
+#: start waits for such a pause once the library has loaded.
+IDLE_SECONDS = 0.05
+WATCH_START_SECONDS = 1.0
 #: Longest line accepted; a longer one is answered with an error and skipped.
 MAX_LINE_BYTES = 16 * 1024 * 1024
 _READ_SIZE = 256 * 1024
@@ -84,12 +89,22 @@ class _AsyncRunner:
         future.add_done_callback(self.pending.discard)
 
     def drain(self, timeout: float) -> None:
-        import concurrent.futures
-
         if self.pending:
+            import concurrent.futures
+
             concurrent.futures.wait(list(self.pending), timeout=timeout)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+def _idle(fd: int) -> bool:
+    """Whether nothing arrives on ``fd`` for ``IDLE_SECONDS`` (True where that cannot be told)."""
+    import select  # a C module, imported once the library has loaded
+
+    try:
+        return not select.select([fd], [], [], IDLE_SECONDS)[0]
+    except (OSError, ValueError):  # pragma: no cover - a descriptor select cannot wait on (Windows pipes)
+        return True
 
 
 class StdioConnection:
@@ -193,13 +208,22 @@ def serve_stdio(server: StdioServed, *, watch: bool = True,
     connection = StdioConnection(server, _Output(out_fd, lock))
     handler = _ClientLogHandler(connection.session)
     logging.getLogger("promptdeck").addHandler(handler)
-    # The watcher starts once the first answer (initialize, normally) is out: early enough to be
-    # watching before a client's first prompts/list loads the library, late enough that importing
-    # watchfiles never delays the handshake. It shares the lock, so a reload never interleaves
-    # with a load or a response.
+    # The watcher starts once the library has loaded (the first request that reads the catalog, a
+    # prompts/list or get, normally), its answer is out and the client has paused (``_idle``), or at
+    # the latest ``WATCH_START_SECONDS`` after the load. Importing watchfiles takes ~20 ms of CPU and
+    # ~2.5 MiB (anyio, multiprocessing): on a thread of its own it still holds the GIL while it imports.
+    # Begun after the handshake it delayed the first get by ~18 ms, and begun with the first requests
+    # it slowed them (issue 29). Files changed while the library loaded or the watcher started are
+    # found by its catch-up (``catch_up``). It shares the lock, so a reload never interleaves with a
+    # load or a response.
     watcher = WatchThread(server, lock) if watch and server.watch_roots() else None
+    loaded_at: float | None = None  # when the library was found loaded, the watcher not started yet
     try:
         while True:
+            if loaded_at is not None and (_idle(in_fd) or time.monotonic() - loaded_at > WATCH_START_SECONDS):
+                assert watcher is not None
+                watcher.start()
+                loaded_at = None
             try:
                 chunk = os.read(in_fd, _READ_SIZE)
             except InterruptedError:  # pragma: no cover - retried by Python since 3.5
@@ -207,8 +231,8 @@ def serve_stdio(server: StdioServed, *, watch: bool = True,
             if not chunk:
                 break
             connection.feed(chunk)
-            if watcher is not None and not watcher.is_alive() and not watcher.stopped:
-                watcher.start()
+            if watcher is not None and loaded_at is None and not watcher.stopped and server.loaded:
+                loaded_at = time.monotonic()
         connection.finish()
     finally:
         if watcher is not None:

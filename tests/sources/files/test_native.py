@@ -15,7 +15,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from promptdeck.prompts.arguments import bind
-from promptdeck.prompts.sandbox import MAX_OUTPUT_CHARS
+from promptdeck.prompts.limits import MAX_OUTPUT_CHARS
 from promptdeck.prompts.spec import Prompt, RenderContext
 from promptdeck.protocol.content import Text
 from promptdeck.protocol.errors import InternalError, InvalidParams

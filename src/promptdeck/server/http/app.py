@@ -48,7 +48,7 @@ from urllib.parse import urlsplit
 from ...protocol import jsonrpc
 from ...protocol.errors import AuthError, HttpError, InvalidRequest, McpError, ParseError
 from ...protocol.jsonrpc import Invalid, Notification, Request
-from ...protocol.revisions import HTTP_DEFAULT, MODERN, REVISIONS, Revision
+from ...protocol.revisions import HTTP_DEFAULT, MODERN, REVISIONS, Revision, modern_meta
 from ..asgi import (
     SSE_HEADERS,
     Disconnected,
@@ -70,7 +70,6 @@ from ..asgi import (
 from ..legacy import METHODS as LEGACY_METHODS
 from ..legacy import LegacySession
 from ..modern import METHODS as MODERN_METHODS
-from ..modern import modern_meta
 from ..outcome import Answer, assemble
 from ..security.audit import Metrics, log_call, log_get
 from ..security.principals import Authenticator, Principal

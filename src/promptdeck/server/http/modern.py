@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...protocol import jsonrpc
 from ...protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError
 from ...protocol.jsonrpc import Notification, Request
+from ...protocol.revisions import META_VERSION
 from .. import asgi
-from ..modern import META_VERSION, Subscription
+from ..modern import Subscription
 from ..outcome import Answer, Pending, failed
 from ..security.principals import Principal
 

@@ -27,9 +27,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from ...protocol.jsonrpc import Message, Request
+from ...protocol.revisions import modern_meta
 from ..asgi import from_any_thread
 from ..legacy import LegacySession
-from ..modern import modern_meta
 from ..security.quotas import Quota, Refusal
 
 if TYPE_CHECKING:

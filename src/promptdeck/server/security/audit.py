@@ -56,6 +56,8 @@ class Metrics:
 
 def log_get(principal: str, prompt: object, outcome: str, seconds: float) -> None:
     """One audit line per prompts/get: who, which prompt, outcome, duration. Never argument values."""
+    if not audit.isEnabledFor(logging.INFO):
+        return  # below -v: not even the line's fields are made (every HTTP get comes here; issue 29)
     name = prompt if isinstance(prompt, str) else None
     audit.info("prompts/get principal=%s prompt=%r outcome=%s duration_ms=%.2f", log_field(principal), name, outcome,
                seconds * 1000, extra={"principal": principal, "prompt": name, "outcome": outcome,
@@ -64,6 +66,8 @@ def log_get(principal: str, prompt: object, outcome: str, seconds: float) -> Non
 
 def log_call(principal: str, tool: object, prompt: object, outcome: str, seconds: float) -> None:
     """One audit line per tools/call, as for prompts/get: who, which tool (and prompt), outcome, duration."""
+    if not audit.isEnabledFor(logging.INFO):
+        return  # see log_get
     tool = tool if isinstance(tool, str) else None
     prompt = prompt if isinstance(prompt, str) else None
     audit.info("tools/call principal=%s tool=%r prompt=%r outcome=%s duration_ms=%.2f", log_field(principal), tool,

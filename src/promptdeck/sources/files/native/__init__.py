@@ -8,36 +8,44 @@ how each maps to MCP are in docs/native-formats.md.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from ....prompts.spec import Prompt
 from ....protocol.errors import PromptFileError
-from . import claude, codex, copilot, dotprompt, gemini, plain, prompty
 
 if TYPE_CHECKING:
     from ..library import Library
 
 from ._common import META_FORMAT, META_MODEL, NativeError, json_safe
 
-#: format (``prompt_format``) -> reader of (relative path, text); a reader's None: a file of that format that
-#: its tool does not offer as a prompt (a Continue prompt that is not ``invokable``)
-READERS: dict[str, Callable[[str, str], Prompt | None]] = {
-    "claude-command": claude.read_command,
-    "claude-skill": claude.read_skill,
-    "copilot": copilot.read,
-    "cursor": plain.read_cursor,
-    "continue": plain.read_continue,
-    "codex": codex.read,
-    "gemini": gemini.read,
-    "dotprompt": dotprompt.read,
+#: format (``prompt_format``) -> (module, reader of (relative path, text)); a reader's None: a file of that
+#: format that its tool does not offer as a prompt (a Continue prompt that is not ``invokable``). A module
+#: is imported when a file of its format is first read: a library of promptdeck's own files needs none of
+#: them, and the stdio server's first request used to pay ~3 ms for all of them, tomllib among them (issue 29).
+READERS: dict[str, tuple[str, str]] = {
+    "claude-command": ("claude", "read_command"),
+    "claude-skill": ("claude", "read_skill"),
+    "copilot": ("copilot", "read"),
+    "cursor": ("plain", "read_cursor"),
+    "continue": ("plain", "read_continue"),
+    "codex": ("codex", "read"),
+    "gemini": ("gemini", "read"),
+    "dotprompt": ("dotprompt", "read"),
 }
 
 
 #: formats whose bodies are templates, run in the library's sandboxed environment: their readers take it
-TEMPLATED: dict[str, Callable[[Library, str, str], Prompt]] = {
-    "prompty": prompty.read,
+TEMPLATED: dict[str, tuple[str, str]] = {
+    "prompty": ("prompty", "read"),
 }
+
+
+def _reader(where: tuple[str, str]) -> Callable[..., Prompt | None]:
+    module, name = where
+    reader: Callable[..., Prompt | None] = getattr(importlib.import_module(f".{module}", __name__), name)
+    return reader
 
 
 class Native(NamedTuple):
@@ -52,11 +60,11 @@ def build(library: Library, rel: str, staged: Native) -> tuple[Prompt | None, li
     is no prompt in its own tool."""
     try:
         if staged.kind in TEMPLATED:
-            return TEMPLATED[staged.kind](library, rel, staged.text), []
-        reader = READERS.get(staged.kind)
-        if reader is None:
+            return _reader(TEMPLATED[staged.kind])(library, rel, staged.text), []
+        where = READERS.get(staged.kind)
+        if where is None:
             return None, [PromptFileError(rel, f"the {staged.kind} format is not read yet")]
-        return reader(rel, staged.text), []
+        return _reader(where)(rel, staged.text), []
     except NativeError as exc:
         return None, [PromptFileError(rel, str(exc), exc.line)]
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from ....prompts.arguments import Argument, make_argument
 from ....prompts.execution import LIGHT
+from ....prompts.limits import MAX_OUTPUT_CHARS
 from ....prompts.render import run_bounded
-from ....prompts.sandbox import MAX_OUTPUT_CHARS, RenderLimitError
+from ....prompts.sandbox import RenderLimitError
 from ....prompts.spec import NAME_RE, Prompt, RenderContext
 from ....protocol.content import Message, Text
 from ..frontmatter import FrontMatterError, line_of_key, read_front_matter, split_front_matter

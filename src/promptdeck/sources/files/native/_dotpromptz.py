@@ -28,8 +28,9 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from ....prompts.limits import MAX_OUTPUT_CHARS
 from ....prompts.render import check_deadline
-from ....prompts.sandbox import MAX_OUTPUT_CHARS, RenderLimitError
+from ....prompts.sandbox import RenderLimitError
 from ._common import NativeError
 
 T = TypeVar("T")

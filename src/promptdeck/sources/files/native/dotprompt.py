@@ -29,8 +29,9 @@ from typing import Any
 
 from ....prompts.arguments import MISSING, Argument, SpecError, make_argument
 from ....prompts.execution import TEMPLATE
+from ....prompts.limits import MAX_OUTPUT_CHARS
 from ....prompts.render import run_bounded
-from ....prompts.sandbox import MAX_OUTPUT_CHARS, RenderLimitError
+from ....prompts.sandbox import RenderLimitError
 from ....prompts.spec import Prompt, RenderContext
 from ....protocol.content import Audio, Image, Message, ResourceLink, Role, Text
 from ....protocol.errors import InternalError
