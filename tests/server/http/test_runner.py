@@ -9,14 +9,14 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing
 from typing import Any
 
 import pytest
 
 from promptdeck.protocol.errors import LibraryError
 from promptdeck.server.http import runner
+from tests.server.http.test_protocol import serving
 
 
 class Hello:
@@ -40,23 +40,6 @@ class Hello:
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
-
-
-@contextmanager
-def serving(app: Any) -> Iterator[int]:
-    server = runner.server(app, "127.0.0.1", 0, timeout_graceful_shutdown=1)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield server.servers[0].sockets[0].getsockname()[1]
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        assert not thread.is_alive()
 
 
 def connect(port: int) -> socket.socket:
