@@ -183,13 +183,10 @@ def content_to_wire(content: Content, rev: Revision) -> dict[str, Any]:
         wire = content.annotations.to_wire(rev)
         if wire:
             out["annotations"] = wire
-    if content.meta is not None and rev.meta and out["type"] == _TAGS[type(content)]:
+    # A block down-converted to another type (a link as text) keeps no _meta of the type it no longer is.
+    if content.meta is not None and rev.meta and out["type"] == content.__struct_config__.tag:
         out["_meta"] = content.meta
     return out
-
-
-_TAGS: dict[type, str] = {Text: "text", Image: "image", Audio: "audio", Resource: "resource",
-                          ResourceLink: "resource_link"}
 
 
 def messages_to_wire(messages: list[Message], rev: Revision) -> list[dict[str, Any]]:
