@@ -23,11 +23,11 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-_TARGET_HELP = ("TARGET is an http(s) URL or one quoted command line that starts a stdio server (a folder's "
+TARGET_HELP = ("TARGET is an http(s) URL or one quoted command line that starts a stdio server (a folder's "
                 "prompts: \"promptdeck serve FOLDER\").")
 
 
-def _client_options(command: Callable[..., Any]) -> Callable[..., Any]:
+def client_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options every client command takes."""
     for option in reversed((
         click.argument("target"),
@@ -63,7 +63,7 @@ def _headers(options: dict[str, Any]) -> dict[str, str]:
     return headers
 
 
-def _run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]], *, runs_until_stopped: bool = False,
+def run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]], *, runs_until_stopped: bool = False,
                 ) -> T | None:
     """Connect to TARGET, run ``work`` with the client, and turn failures into one line and an exit code. A
     command that ``runs_until_stopped`` (watch) ends quietly on Ctrl-C or SIGTERM (None); any other exits
@@ -98,8 +98,8 @@ def _progress(prompts: int, pages: int) -> None:
         click.echo(f"\rlisting: {prompts:,} prompts, {pages} pages", err=True, nl=False)
 
 
-@click.command(epilog=_TARGET_HELP)
-@_client_options
+@click.command(epilog=TARGET_HELP)
+@client_options
 @click.option("--json", "as_json", is_flag=True, help="Print the prompts as JSON.")
 def ls(as_json: bool, **options: Any) -> None:
     """List the prompts of the MCP server at TARGET (all pages)."""
@@ -116,7 +116,7 @@ def ls(as_json: bool, **options: Any) -> None:
         else:
             click.echo(format_table(prompts, _terminal_width()))
 
-    _run_client(options, work)
+    run_client(options, work)
 
 
 def _terminal_width() -> int:
@@ -125,8 +125,8 @@ def _terminal_width() -> int:
     return shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 10_000
 
 
-@click.command(epilog=_TARGET_HELP)
-@_client_options
+@click.command(epilog=TARGET_HELP)
+@client_options
 @click.argument("prompt")
 @click.option("-a", "--arg", "pairs", multiple=True, metavar="NAME=VALUE", help="An argument (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the raw prompts/get result.")
@@ -144,11 +144,11 @@ def get(prompt: str, pairs: tuple[str, ...], as_json: bool, **options: Any) -> N
 
         click.echo(format_messages(await client.get_prompt(prompt, **arguments), color=sys.stdout.isatty()))
 
-    _run_client(options, work)
+    run_client(options, work)
 
 
-@click.command(epilog=_TARGET_HELP)
-@_client_options
+@click.command(epilog=TARGET_HELP)
+@client_options
 @click.argument("prompt")
 @click.argument("argument")
 @click.argument("prefix", default="")
@@ -166,11 +166,11 @@ def complete(prompt: str, argument: str, prefix: str, pairs: tuple[str, ...], **
             more = f"{completion.total:,} in all" if completion.total else "more"
             click.echo(f"({len(completion.values)} shown, {more})", err=True)
 
-    _run_client(options, work)
+    run_client(options, work)
 
 
-@click.command(epilog=_TARGET_HELP)
-@_client_options
+@click.command(epilog=TARGET_HELP)
+@client_options
 def watch(**options: Any) -> None:
     """Print the prompt list of the server at TARGET, then each change to it as it happens (Ctrl-C stops)."""
     import time
@@ -187,11 +187,11 @@ def watch(**options: Any) -> None:
             click.echo(f"{stamp} {len(change.prompts)} prompts: {summary}")
         raise ClientError("the server ended the subscription")
 
-    _run_client(options, work, runs_until_stopped=True)
+    run_client(options, work, runs_until_stopped=True)
 
 
-@click.command(epilog=_TARGET_HELP)
-@_client_options
+@click.command(epilog=TARGET_HELP)
+@client_options
 def pick(**options: Any) -> None:
     """Choose a prompt of the server at TARGET from a slash-command palette, fill in its arguments with the
     server's completions as you type, then copy the result to the clipboard or print it.
@@ -207,11 +207,11 @@ def pick(**options: Any) -> None:
     problem = _picker.terminal_problem()
     if problem:
         fail(problem, 2)
-    sys.exit(_run_client(options, _picker.run))
+    sys.exit(run_client(options, _picker.run))
 
 
-@click.command(epilog=_TARGET_HELP)
-@_client_options
+@click.command(epilog=TARGET_HELP)
+@client_options
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="The local port of the page (0: a free one).")
 @click.option("--no-open", is_flag=True, help="Print the page's address without opening a browser.")

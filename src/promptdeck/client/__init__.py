@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from .resources import ResourceInfo, SkillFile, SkillInfo
 from .session import Client, Elicit, Era, connect
+from .skill_folder import fetch_skill
 from .types import (
     ArgumentInfo,
     AudioContent,
@@ -34,7 +36,11 @@ __all__ = [
     "PromptMessage",
     "RenderedPrompt",
     "ResourceContents",
+    "ResourceInfo",
     "ResourceLinkContent",
+    "SkillFile",
+    "SkillInfo",
     "TextContent",
     "connect",
+    "fetch_skill",
 ]

@@ -33,6 +33,7 @@ from ..protocol.errors import (
 )
 from ..protocol.revisions import LATEST, NEWEST_MODERN, REVISIONS, SUPPORTED
 from .channel import Channel, Multiplexed, RequestId, SessionExpired
+from .resources import ResourceMethods
 from .types import Completion, ListChange, PromptInfo, PromptMessage, RenderedPrompt
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ class _Subscription:
         self.acknowledged: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
 
 
-class Client:
+class Client(ResourceMethods):
     """A connection to one MCP server's prompts; get one from ``connect``.
 
     After connecting, ``era`` is ``"modern"`` (2026-07-28) or ``"legacy"`` (an ``initialize`` session),
