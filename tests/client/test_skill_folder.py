@@ -55,7 +55,7 @@ def test_the_listing_and_the_client_api(tmp_path: Path) -> None:
             assert skill == await client.get_skill(URI)
             (content,) = await client.read_resource("skill://team/demo/bin/tool.bin")
             assert content.blob == bytes(range(256))
-            digests = {entry.uri: entry.digest for entry in skill.resources or ()}
+            digests = {entry.uri: entry.digest for entry in skill.files}
             expected = "sha256:" + hashlib.sha256(bytes(range(256))).hexdigest()
             assert digests["skill://team/demo/bin/tool.bin"] == expected
             with pytest.raises(McpError) as unknown:

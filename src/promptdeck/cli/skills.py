@@ -35,7 +35,7 @@ def skills(as_json: bool, **options: Any) -> None:
             return
         width = max(len(skill.uri) for skill in found)
         for skill in found:
-            files = "" if skill.resources is None else f"  ({len(skill.resources)} files)"
+            files = f"  ({len(skill.files)} files)" if isinstance(skill.resources, tuple) else ""
             description = " ".join(skill.description.split())
             click.echo(f"{skill.uri:<{width}}  {description[:100]}{files}")
 

@@ -12,7 +12,7 @@ URI or size it sends is checked before it is used.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
 
@@ -54,20 +54,27 @@ class SkillFile(_Wire, frozen=True):
 
     uri: str
     digest: str
+    size: int | None = None
 
 
 class SkillInfo(_Wire, frozen=True):
     """One skill of ``skills/list`` or ``skills/get``: its ``SKILL.md`` URI, its front matter as the
-    author wrote it, and every file it holds."""
+    author wrote it, and every file it holds (None, or ``"dynamic"`` as some servers write it, for a skill
+    made on the fly whose files cannot be listed ahead)."""
 
     uri: str
     frontmatter: dict[str, Any]
-    resources: tuple[SkillFile, ...] | None = None
+    resources: tuple[SkillFile, ...] | Literal["dynamic"] | None = None
 
     @property
     def name(self) -> str:
         name = self.frontmatter.get("name")
         return name if isinstance(name, str) else self.root.rpartition("/")[2]
+
+    @property
+    def files(self) -> tuple[SkillFile, ...]:
+        """The files listed (none for a skill made on the fly)."""
+        return self.resources if isinstance(self.resources, tuple) else ()
 
     @property
     def description(self) -> str:

@@ -39,7 +39,8 @@ _NAME = re.compile(r"[a-z0-9](?:-?[a-z0-9])*")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-def skill_files(skill: SkillInfo, *, max_files: int = MAX_FILES) -> dict[str, str]:
+def skill_files(skill: SkillInfo, *, max_files: int = MAX_FILES, max_file_bytes: int = MAX_FILE_BYTES,
+                ) -> dict[str, str]:
     """The skill's files as {relative path: digest}, each path checked to stay inside the skill."""
     name = skill.name
     if len(name) > 64 or not _NAME.fullmatch(name):
@@ -47,7 +48,7 @@ def skill_files(skill: SkillInfo, *, max_files: int = MAX_FILES) -> dict[str, st
     root = skill.root
     if skill.uri != root + "/SKILL.md" or not root.startswith("skill://") or root.rpartition("/")[2] != name:
         raise ProtocolViolation(f"skill {skill.uri!r}: its URI does not end in /{name}/SKILL.md")
-    if skill.resources is None:
+    if skill.resources is None or isinstance(skill.resources, str):
         raise ClientError(f"skill {name}: the server lists no files for it (a skill made on the fly)")
     if len(skill.resources) > max_files:
         raise ClientError(f"skill {name}: {len(skill.resources)} files, more than the {max_files} allowed")
@@ -62,6 +63,8 @@ def skill_files(skill: SkillInfo, *, max_files: int = MAX_FILES) -> dict[str, st
             raise ProtocolViolation(f"skill {name}: the file {rel} is listed twice")
         if not _DIGEST.fullmatch(entry.digest):
             raise ProtocolViolation(f"skill {name}: the digest of {rel} is not sha256:<64 hex digits>")
+        if entry.size is not None and entry.size > max_file_bytes:
+            raise ClientError(f"skill {name}: {rel} is {entry.size} bytes, more than the {max_file_bytes} allowed")
         files[rel] = entry.digest
     if "SKILL.md" not in files:
         raise ProtocolViolation(f"skill {name}: its file list lacks SKILL.md")
@@ -87,7 +90,7 @@ async def fetch_skill(client: ResourceMethods, uri: str, into: Path, *, replace:
     An existing ``into/NAME`` is refused unless ``replace``; then it is swapped for the new one at once.
     """
     skill = await client.get_skill(uri)
-    files = skill_files(skill, max_files=max_files)
+    files = skill_files(skill, max_files=max_files, max_file_bytes=max_file_bytes)
     into.mkdir(parents=True, exist_ok=True)
     dest = into / skill.name
     if (dest.exists() or dest.is_symlink()) and not replace:
