@@ -16,12 +16,14 @@ from promptdeck.protocol.errors import InvalidParams
 from promptdeck.sources.files.paths import (
     FOLDER_FORMATS,
     NATIVE_FOLDERS,
+    SKILL_FOLDERS,
     LibraryRoot,
     folder_prefix,
     may_hold_prompts,
     prompt_format,
     read_confined,
     read_opened,
+    skill_folder_of,
 )
 
 ANY = re.compile(".*")
@@ -89,6 +91,27 @@ def test_the_innermost_tool_folder_decides(tmp_path: Path) -> None:
     assert folder_prefix(tmp_path / ".claude") == ".claude/"
     assert folder_prefix(tmp_path / ".github" / "workflows") == ""  # holds no prompts: a plain library
     assert folder_prefix(tmp_path / "plain") == ""
+
+
+def test_a_tools_skill_folder_or_the_folder_holding_it_is_below_a_library_root_where_its_path_says(
+        tmp_path: Path) -> None:
+    assert folder_prefix(tmp_path / ".agents" / "skills") == ".agents/skills/"
+    assert folder_prefix(tmp_path / ".agents") == ".agents/"
+    assert folder_prefix(tmp_path / ".opencode" / "skills" / "git") == ".opencode/skills/git/"
+    assert folder_prefix(tmp_path / ".claude" / "skills" / "git") == ".claude/skills/git/"
+    assert folder_prefix(tmp_path / "skills") == ""  # a plain folder: its path says nothing
+
+
+def test_skill_folder_of_names_where_a_skill_would_be() -> None:
+    assert skill_folder_of(".claude/skills/git") == (".claude/skills/", "git")
+    assert skill_folder_of(".claude/skills/git/refs/a.md") == (".claude/skills/", "git")
+    assert skill_folder_of("skills/pdf/SKILL.md") == ("skills/", "pdf")
+    assert skill_folder_of(".agents/skills/a") == (".agents/skills/", "a")
+    for rel in (".claude/skills", ".claude/skills/", ".claude/skills/_shared/a", ".claude/skills/.system/x",
+                "docs/skills/a", ".claude/commands/a.md", "skillsets/a"):
+        assert skill_folder_of(rel) is None, rel
+    assert [folder for folder, _ in SKILL_FOLDERS if folder.startswith(".")] == [
+        folder for folder, _ in SKILL_FOLDERS if folder != "skills/"]
 
 
 def test_a_link_to_a_tool_folder_is_read_in_its_format(tmp_path: Path) -> None:

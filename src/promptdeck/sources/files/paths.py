@@ -61,6 +61,22 @@ NATIVE_FOLDERS: tuple[tuple[str, str, str, bool], ...] = (
     (".codex/prompts/", "codex", ".md", False),
     (".gemini/commands/", "gemini", ".toml", True),
 )
+#: The folders (below a library root) whose subfolders are Agent Skills, one skill per subfolder holding a
+#: ``SKILL.md`` (docs/skills.md), in the order a skill's name is claimed when two of them give it; each with
+#: the tools that document it as a project's skill folder (checked in their documentation, 2026).
+SKILL_FOLDERS: tuple[tuple[str, str], ...] = (
+    (".agents/skills/", "Codex, GitHub Copilot, Gemini CLI, OpenCode, Cursor: the folder tools share"),
+    (".claude/skills/", "Claude Code (and read by GitHub Copilot, Cursor, OpenCode)"),
+    (".codex/skills/", "Codex before .agents/skills (and read by Cursor)"),
+    (".cursor/skills/", "Cursor"),
+    (".gemini/skills/", "Gemini CLI"),
+    (".github/skills/", "GitHub Copilot"),
+    (".opencode/skills/", "OpenCode"),
+    ("skills/", "a library's own skills, as skill repositories keep them"),
+)
+#: The skill folder ``skills/`` holds no promptdeck prompts: its ``NAME/SKILL.md`` is read as Claude Code
+#: reads ``.claude/skills/NAME/SKILL.md``, and every other file below a ``NAME/`` is the skill's.
+_TOP_SKILLS = "skills/"
 #: Every folder a scan must enter to reach the native folders: ``.claude``, ``.claude/commands``, ...
 _NATIVE_PARENTS = frozenset(
     "/".join(folder.rstrip("/").split("/")[:i]) for folder, *_ in NATIVE_FOLDERS
@@ -71,7 +87,8 @@ _NATIVE_PARENTS = frozenset(
 #: (``promptdeck``: the folder is a library root itself, holding promptdeck's files and the others' folders).
 FOLDER_FORMATS: dict[str, str] = {"promptdeck": "", **{kind: folder.partition("*")[0]
                                                       for folder, kind, _ending, _nested in NATIVE_FOLDERS}}
-_TOOL_FOLDERS = frozenset(folder.split("/")[0] for folder, *_ in NATIVE_FOLDERS)
+_TOOL_FOLDERS = frozenset(folder.split("/")[0] for folder, *_ in NATIVE_FOLDERS) | frozenset(
+    folder.split("/")[0] for folder, _ in SKILL_FOLDERS if folder.startswith("."))
 
 
 def folder_prefix(folder: str | os.PathLike[str], kind: str | None = None) -> str:
@@ -90,9 +107,33 @@ def folder_prefix(folder: str | os.PathLike[str], kind: str | None = None) -> st
         for at in range(len(parts) - 1, -1, -1):  # the innermost tool folder decides
             if parts[at] in _TOOL_FOLDERS:
                 tail = "/".join(parts[at:])
-                if may_hold_prompts(tail):
+                if may_hold_prompts(tail) or _in_skill_folder(tail + "/"):
                     return tail + "/"
     return ""
+
+
+def _in_skill_folder(rel_dir: str) -> bool:
+    """Whether ``rel_dir`` (with ``/`` at the end) is a hidden skill folder of ``SKILL_FOLDERS``, lies in one,
+    or holds one (``.agents/``)."""
+    return any(rel_dir.startswith(folder) or folder.startswith(rel_dir)
+               for folder, _ in SKILL_FOLDERS if folder.startswith("."))
+
+
+def skill_folder_of(rel: str) -> tuple[str, str] | None:
+    """(the skill folder of ``SKILL_FOLDERS``, a folder name in it) when ``rel`` (relative to a library root,
+    ``/``-separated) is, or lies below, ``<skill folder><name>``: where a skill would be, by path alone (the
+    caller looks for its ``SKILL.md``); None elsewhere, and for a name starting with ``.`` or ``_``."""
+    for folder, _ in SKILL_FOLDERS:
+        if rel.startswith(folder):
+            name = rel[len(folder):].split("/", 1)[0]
+            return (folder, name) if name and name[0] not in (".", "_") else None
+    return None
+
+
+def in_top_skill(rel_dir: str) -> bool:
+    """Whether the folder ``rel_dir`` lies inside a skill of the top-level ``skills/`` folder
+    (``skills/git/references``), where no prompt is: a scan need not enter it."""
+    return rel_dir.startswith(_TOP_SKILLS) and rel_dir.count("/") >= 2
 
 
 def prompt_format(rel: str) -> str | None:
@@ -107,6 +148,8 @@ def prompt_format(rel: str) -> str | None:
     if rel[:1] not in ("", ".", "_") and "/." not in rel:
         if "/_" in rel:
             return None
+        if rel.startswith(_TOP_SKILLS) and rel.find("/", len(_TOP_SKILLS)) > 0:  # a skill's file
+            return "claude-skill" if rel.count("/") == 2 and rel.endswith("/SKILL.md") else None
         if rel.endswith(".md"):
             return "copilot" if rel.endswith(".prompt.md") else "promptdeck"
         if rel.endswith(".prompty"):
@@ -140,7 +183,7 @@ def may_hold_prompts(rel_dir: str) -> bool:
     """Whether a scan must enter the folder ``rel_dir`` (relative, '/'-separated): not hidden nor ``_``,
     or on the way to or inside a native folder (``NATIVE_FOLDERS``)."""
     if rel_dir[:1] not in (".", "_") and "/." not in rel_dir and "/_" not in rel_dir:
-        return True
+        return not in_top_skill(rel_dir)
     if rel_dir in _NATIVE_PARENTS:
         return True
     probe = rel_dir + "/x"

@@ -28,7 +28,7 @@ from .blocks import Block, BlockError, build_block, render_blocks, validate_icon
 from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
 from .library import Library
 from .native import Native
-from .paths import folder_prefix, is_prompt_path, may_hold_prompts, prompt_format, read_confined
+from .paths import folder_prefix, in_top_skill, is_prompt_path, may_hold_prompts, prompt_format, read_confined
 
 log = logging.getLogger("promptdeck.files")
 
@@ -289,8 +289,8 @@ class FileSource(Source):
             prefix = self.prefix if rel_dir == "." else f"{self.prefix}{rel_dir}/"
             # Hidden and "_" folders hold no prompts, but for the other tools' own (.claude/commands, ...);
             # in those, only what their tool reads (not ~/.claude/projects, of a served ~/.claude).
-            dirnames[:] = [d for d in dirnames if (not self.prefix and not d.startswith((".", "_")))
-                           or may_hold_prompts(prefix + d)]
+            dirnames[:] = [d for d in dirnames if (not self.prefix and not d.startswith((".", "_"))
+                                                   and not in_top_skill(prefix + d)) or may_hold_prompts(prefix + d)]
             found.extend(prefix + f for f in filenames if is_prompt_path(prefix + f))
         found.sort()
         return found
