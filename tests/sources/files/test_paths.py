@@ -295,6 +295,40 @@ def test_the_guard_sees_every_prompt_file_read_with_the_bytes_read(library: Path
     assert seen == [("p.md", "p.md", b"a prompt"), ("_m/to_prompt.txt", "p.md", b"a prompt")]
 
 
+def test_the_guard_sees_the_skill_md_of_every_skill_a_file_lies_in(tmp_path: Path) -> None:
+    write(tmp_path, {"skills/a/SKILL.md": "A", "skills/a/x.md": "x", "skills/a/in/SKILL.md": "I",
+                     "skills/a/in/deep/y.md": "y", "skills/b/z.md": "z", ".claude/skills/c/SKILL.md": "C",
+                     ".agents/skills/d/SKILL.md": "D", ".agents/skills/d/w.md": "w"})
+    os.symlink("skills/a/x.md", tmp_path / "to_skill.txt")
+    seen: list[tuple[str, str, bytes]] = []
+    root = LibraryRoot(tmp_path, guard=lambda name, source, data: seen.append((name, source, data)))
+    for rel in ("skills/a/x.md", "skills/a/in/deep/y.md", "skills/b/z.md", ".claude/skills/c/SKILL.md",
+                ".agents/skills/d/w.md", "to_skill.txt"):
+        root.read_text(rel)
+    assert seen == [
+        ("skills/a/x.md", "skills/a/SKILL.md", b"A"),
+        ("skills/a/in/deep/y.md", "skills/a/SKILL.md", b"A"), ("skills/a/in/deep/y.md", "skills/a/in/SKILL.md", b"I"),
+        (".claude/skills/c/SKILL.md", ".claude/skills/c/SKILL.md", b"C"),  # a prompt file and a skill's: once
+        (".agents/skills/d/w.md", ".agents/skills/d/SKILL.md", b"D"),
+        ("to_skill.txt", "skills/a/SKILL.md", b"A"),  # where a link leads counts
+    ]
+    seen.clear()
+    root.resolve("skills/a/in/SKILL.md")
+    assert seen == [("skills/a/in/SKILL.md", "skills/a/SKILL.md", b"A"), ("skills/a/in/SKILL.md",
+                                                                          "skills/a/in/SKILL.md", b"I")]
+
+
+def test_completion_offers_a_skills_files_only_where_the_guard_lets_them_be_read(tmp_path: Path) -> None:
+    write(tmp_path, {"skills/open/SKILL.md": "o", "skills/open/x.txt": "x", "skills/shut/SKILL.md": "s",
+                     "skills/shut/y.txt": "y", "docs/d.txt": "d"})
+
+    def guard(name: str, source: str, data: bytes) -> None:
+        if source.startswith("skills/shut/"):
+            raise InvalidParams(f"file {name!r} does not exist in the library")
+
+    assert LibraryRoot(tmp_path, guard=guard).files() == ["docs/d.txt", "skills/open/x.txt"]
+
+
 def test_a_guard_that_refuses_stops_the_read(library: Path) -> None:
     def refuse(name: str, source: str, data: bytes) -> None:
         raise InvalidParams(f"file {name!r} does not exist in the library")

@@ -311,3 +311,16 @@ def test_bad_scopes_are_a_problem_of_the_prompt_and_of_the_skill(tmp_path: Path)
     expected = (".claude/skills/pay/SKILL.md:4: scopes and metadata.promptdeck-scopes name different scopes: "
                 "keep one of them")
     assert problems == [expected, expected]  # once as a prompt, once as a skill: `check` shows it once
+
+
+def test_a_template_reads_a_skills_files_only_where_every_reader_may_see_the_skill(tmp_path: Path) -> None:
+    hr = "metadata:\n  promptdeck-scopes: hr\n"
+    write(tmp_path, {"skills/pay/SKILL.md": skill_md("pay", extra=hr), "skills/pay/rates.md": "SECRET",
+                     "skills/open/SKILL.md": skill_md("open"), "skills/open/guide.md": "open",
+                     "peek.md": '{{ read("skills/pay/rates.md") }}', "peek-md.md": '{{ read("skills/pay/SKILL.md") }}',
+                     "hr.md": '---\nscopes: [hr]\n---\n{{ read("skills/pay/rates.md") }}',
+                     "fine.md": '{{ read("skills/open/guide.md") }}'})
+    source, problems = loaded(tmp_path)
+    assert [p.split(":", 1)[0] for p in problems] == ["peek-md.md", "peek.md"]
+    assert all("restricted to hr; a prompt seen by everyone may not read it" in p for p in problems)
+    assert sorted(p.name for p in source.prompts()) == ["fine", "hr", "open", "pay"]

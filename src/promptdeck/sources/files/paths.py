@@ -264,13 +264,37 @@ class LibraryRoot:
 
     def resolve(self, rel: str) -> Path:
         """The real path of ``rel``, or ``InvalidParams`` if it would leave the root, does not exist, or is a
-        prompt file that ``guard`` refuses."""
+        prompt file, or a file of a skill, that ``guard`` refuses."""
         real = self._resolve(rel)
         if self.guard is not None:
-            source = self._prompt_path(rel, real)
-            if source is not None:
+            for source in self._guarded(rel, real):
                 self.guard(rel, source, read_confined(str(self.root), source, MAX_EMBED_BYTES))
         return real
+
+    def _guarded(self, rel: str, real: Path) -> list[str]:
+        """The files whose scopes a read of ``rel`` (leading to ``real``) must pass: the prompt file it is, if
+        it is one (``_prompt_path``), and the ``SKILL.md`` of every skill it lies in, by its name and by where
+        its links lead (a skill's files are seen only by those who may see the skill, docs/skills.md)."""
+        found = [source] if (source := self._prompt_path(rel, real)) is not None else []
+        target = real.relative_to(self.root).as_posix() if real != self.root else ""
+        for name in dict.fromkeys((Path(rel).as_posix(), target)):
+            found += self._skill_files(name)
+        return list(dict.fromkeys(found))
+
+    def _skill_files(self, rel: str) -> list[str]:
+        """The ``SKILL.md`` of the skill ``rel`` lies in (by path: ``paths.skill_folder_of``) and of each skill
+        nested in it on the way down to ``rel``, those that exist."""
+        at = skill_folder_of(rel)
+        if at is None:
+            return []
+        folder = at[0] + at[1]
+        below = rel[len(folder) + 1:].split("/")[:-1] if rel.startswith(folder + "/") else []
+        found: list[str] = []
+        for part in ["", *below]:
+            folder = f"{folder}/{part}" if part else folder
+            if os.path.lexists(self.root / folder / "SKILL.md"):
+                found.append(f"{folder}/SKILL.md")
+        return found
 
     def _prompt_path(self, rel: str, real: Path) -> str | None:
         """The prompt file that reading ``rel`` (which leads to ``real``) reads, if it is one: where a
@@ -329,9 +353,11 @@ class LibraryRoot:
         real = self._resolve(rel)  # the clear messages: relative, no '..', exists
         data = read_confined(str(self.root), rel, limit)
         if self.guard is not None:
-            source = self._prompt_path(rel, real)
-            if source is not None:  # the bytes read are the version whose scopes count
-                self.guard(rel, source, data)
+            prompt = self._prompt_path(rel, real)
+            for source in self._guarded(rel, real):
+                # A prompt file's own bytes, read here, are the version whose scopes count.
+                self.guard(rel, source, data if source == prompt else read_confined(str(self.root), source,
+                                                                                     MAX_EMBED_BYTES))
         return data
 
     def read_text(self, rel: str, limit: int = MAX_EMBED_BYTES) -> str:
@@ -340,6 +366,14 @@ class LibraryRoot:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise InvalidParams(f"file {rel!r} is not UTF-8 text") from None
+
+    def _may_offer(self, rel: str) -> bool:
+        """Whether completion may offer ``rel``, a file of a skill: only if the guard lets it be read here."""
+        try:
+            self.resolve(rel)
+        except InvalidParams:
+            return False
+        return True
 
     def uri(self, rel: str) -> str:
         return "promptdeck:///" + Path(rel).as_posix()
@@ -358,6 +392,8 @@ class LibraryRoot:
                 if material_only and not any(p.startswith("_") for p in rel.split("/")[:-1]):
                     continue
                 if rel.startswith(prefix) and not is_prompt_path(rel):
+                    if skill_folder_of(rel) is not None and not self._may_offer(rel):
+                        continue
                     if os.path.islink(os.path.join(dirpath, name)):
                         try:  # offer a link only if where it leads could be named too
                             self.readable(rel, _ANYTHING)
