@@ -37,12 +37,10 @@ class FolderSkills:
         self.limits = limits
         #: origin -> the skills it served last (its last good versions), by skill-path
         self._good: dict[str, dict[tuple[str, ...], Skill]] = {}
-        #: origin -> its real folder
+        #: origin -> its real folder, where its skills' files are read (a nested skill's below it)
         self._real: dict[str, str] = {}
         #: origin -> the problems of its last read
         self._problems: dict[str, list[PromptFileError]] = {}
-        #: skill origin (a skill's ``origin``) -> (real folder of its origin, its path below that)
-        self._where: dict[str, tuple[str, str]] = {}
         #: origin -> problems of a skill-path another origin serves (recomputed with the snapshot)
         self._clashes: dict[str, list[PromptFileError]] = {}
         self._snapshot: dict[tuple[str, ...], Skill] = {}
@@ -70,10 +68,12 @@ class FolderSkills:
         """The bytes of ``skill``'s file at ``rel``, read confined to its skill folder, and exactly those its
         listing's digest was taken of; ``InvalidParams`` for a file it does not have, or one changed since."""
         file = skill.file(rel)
-        where = self._where.get(skill.origin)
-        if file is None or where is None:
+        at = skill_folder_of(skill.origin)
+        origin = at[0] + at[1] if at is not None else skill.origin
+        top = self._real.get(origin)
+        if file is None or top is None:
             raise InvalidParams(f"skill {'/'.join(skill.path)} has no file {rel!r}")
-        top, below = where
+        below = skill.origin[len(origin) + 1:]  # a nested skill's folder below its origin's
         return read_skill_bytes(top, f"{below}/{rel}" if below else rel, file, self.limits.max_file_bytes)
 
     # -- reading -------------------------------------------------------------------------------
@@ -102,7 +102,6 @@ class FolderSkills:
         self._good.clear()
         self._real.clear()
         self._problems.clear()
-        self._where.clear()
         for origin, path in self.origins():
             self._read(origin, path)
         self._rebuild()
@@ -145,16 +144,15 @@ class FolderSkills:
         self._good.pop(origin, None)
         self._real.pop(origin, None)
         self._problems.pop(origin, None)
-        for key in [k for k in self._where if k == origin or k.startswith(origin + "/")]:
-            del self._where[key]
 
     def _read(self, origin: str, path: str) -> None:
+        """Read ``origin`` (at ``path``) again."""
         real = os.path.realpath(path)
         library = str(self.root)
-        where = os.path.relpath(real, library).replace(os.sep, "/") if _within(real, library) else None
-        if where is None or (where != "." and _hidden_outside_skill_folders(self.prefix + where)):
+        at = os.path.relpath(real, library).replace(os.sep, "/") if _within(real, library) else None
+        if at is None or (at != "." and _hidden_outside_skill_folders(self.prefix + at)):
             self._forget(origin)
-            self._problems[origin] = [PromptFileError(origin, "is a link that leads out of the library" if where
+            self._problems[origin] = [PromptFileError(origin, "is a link that leads out of the library" if at
                                                       is None else "is a link to a hidden folder")]
             return
         self._real[origin] = real
@@ -167,10 +165,6 @@ class FolderSkills:
                 log.error("skill %s has problems; still serving its last good version", "/".join(path_))
         self._good[origin] = good
         self._problems[origin] = found.problems
-        for key in [k for k in self._where if k == origin or k.startswith(origin + "/")]:
-            del self._where[key]
-        for skill in good.values():
-            self._where[skill.origin] = (real, skill.origin[len(origin) + 1:] if skill.origin != origin else "")
 
     def _rebuild(self) -> None:
         """The snapshot of every origin's skills: a skill-path is the first origin's; another origin giving

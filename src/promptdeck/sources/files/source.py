@@ -30,10 +30,10 @@ from .library import Library
 from .native import Native
 from .paths import folder_prefix, in_top_skill, is_prompt_path, may_hold_prompts, prompt_format, read_confined
 from .skills import SkillLimits
+from .skillset import FolderSkills
 
 if TYPE_CHECKING:
     from ...prompts.skills import Skill
-    from .skillset import FolderSkills
 
 log = logging.getLogger("promptdeck.files")
 
@@ -287,11 +287,7 @@ class FileSource(Source):
         #: when the last full load began (time.time_ns()), or None before one
         self.loaded_ns: int | None = None
         #: the folder's skills (docs/skills.md), or None when skills are not read (``skills=False``)
-        self.skill_set: FolderSkills | None = None
-        if skills:
-            from .skillset import FolderSkills
-
-            self.skill_set = FolderSkills(self.root, self.prefix, skill_limits or SkillLimits())
+        self.skill_set = FolderSkills(self.root, self.prefix, skill_limits or SkillLimits()) if skills else None
 
     def scan(self) -> list[str]:
         """Relative paths of every prompt file, sorted."""
