@@ -324,3 +324,31 @@ def test_a_template_reads_a_skills_files_only_where_every_reader_may_see_the_ski
     assert [p.split(":", 1)[0] for p in problems] == ["peek-md.md", "peek.md"]
     assert all("restricted to hr; a prompt seen by everyone may not read it" in p for p in problems)
     assert sorted(p.name for p in source.prompts()) == ["fine", "hr", "open", "pay"]
+
+
+def test_the_servers_file_watcher_reaches_skills_in_hidden_folders(tmp_path: Path) -> None:
+    import threading
+
+    from promptdeck.server.app import PromptServer
+    from promptdeck.server.watch import WatchThread
+
+    write(tmp_path, {".agents/skills/pdf/SKILL.md": skill_md(), ".agents/skills/pdf/a.md": "one"})
+    server = PromptServer()
+    server.add_folder(tmp_path)
+    (source,) = server.sources
+    watcher = WatchThread(server, threading.RLock())
+    watcher.start()
+    try:
+        deadline = time.monotonic() + 20
+        while True:  # written until seen: the watcher may not be watching yet at the first write
+            write(tmp_path, {".agents/skills/pdf/a.md": "two", ".agents/skills/new/SKILL.md": skill_md("new")})
+            skills = source.skills()
+            pdf = skills[("pdf",)].file("a.md")
+            if ("new",) in skills and pdf is not None and pdf.digest == digest(tmp_path / ".agents/skills/pdf/a.md"):
+                break
+            assert time.monotonic() < deadline, "the watcher never reloaded the skills"
+            time.sleep(0.2)
+    finally:
+        watcher.stop()
+        watcher.join(10)
+    assert source.read_skill_file(source.skills()[("pdf",)], "a.md") == b"two"
