@@ -126,11 +126,11 @@ class FolderSkills:
                 touched.add(at[0] + at[1])
             elif any(not rel or folder.startswith(rel + "/") for folder, _ in SKILL_FOLDERS):
                 everything = True  # a skill folder, or a folder above one, was made, moved or removed
+        if not touched and not everything:
+            return []  # a change to prompts only: no skill folder is listed
         now = dict(self.origins())
         if everything:
             touched |= set(now) | set(self._good) | set(self._problems)
-        if not touched:
-            return []
         for origin in sorted(touched):
             if origin in now:
                 self._read(origin, now[origin])
