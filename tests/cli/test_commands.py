@@ -90,6 +90,54 @@ def test_check_of_one_problem_uses_the_singular(tmp_path: Path) -> None:
     assert done.stderr == "0 prompts ok; 1 problem in 1 file\n"
 
 
+SKILL = "---\nname: {name}\ndescription: Does {name}\n---\nSteps.\n"
+
+
+def test_check_counts_skills_beside_prompts(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": "x", ".claude/skills/git/SKILL.md": SKILL.format(name="git"),
+                     "skills/pdf/SKILL.md": SKILL.format(name="pdf"), "skills/pdf/refs/guide.md": "no prompt"})
+    done = cli("check", str(tmp_path))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "3 prompts, 2 skills ok\n", "")
+
+
+def test_check_reports_skill_problems_at_file_and_line_once_each(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "skills/pdf/SKILL.md": SKILL.format(name="pdf"),
+        "skills/git/SKILL.md": SKILL.format(name="gitflow"),
+        ".claude/skills/yaml/SKILL.md": "---\nname: yaml\ndescription: [\n---\n",
+        ".agents/skills/big/SKILL.md": SKILL.format(name="big"),
+    })
+    with open(tmp_path / ".agents/skills/big/huge.bin", "wb") as sparse:
+        sparse.truncate(100 * 2 ** 20)
+    os.symlink("/etc/hostname", tmp_path / "skills/pdf/host")
+    done = cli("check", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        ".agents/skills/big/huge.bin: is larger than 10485760 bytes (the limit for one file of a skill)",
+        ".claude/skills/yaml/SKILL.md:4: front matter is not valid YAML: did not find expected node content",
+        "skills/git/SKILL.md:2: name 'gitflow' does not match the skill's folder 'git'",
+        "skills/pdf/host: is a link that leads out of the skill",
+    ]
+    assert done.stderr == "2 prompts, 0 skills ok; 4 problems in 4 files\n"
+
+
+def test_check_of_a_served_skill_folder(tmp_path: Path) -> None:
+    write(tmp_path, {".agents/skills/a/SKILL.md": SKILL.format(name="a"), ".agents/skills/b/SKILL.md": "x"})
+    done = cli("check", str(tmp_path / ".agents" / "skills"))
+    assert done.stdout == "b/SKILL.md:1: SKILL.md has no front matter: it must begin with a '---' line, then name " \
+                          "and description, then '---'\n"
+    assert done.stderr == "0 prompts, 1 skill ok; 1 problem in 1 file\n"
+
+
+def test_check_of_several_folders_counts_a_skill_path_once(tmp_path: Path) -> None:
+    write(tmp_path / "one", {"skills/a/SKILL.md": SKILL.format(name="a")})
+    write(tmp_path / "two", {"skills/a/SKILL.md": SKILL.format(name="a"), "skills/b/SKILL.md": SKILL.format(name="b")})
+    done = cli("check", str(tmp_path / "one"), str(tmp_path / "two"))
+    assert done.returncode == 1
+    assert f"{tmp_path / 'two'}/skills/a: skill a is hidden by {tmp_path / 'one'}/skills/a, which has the same " \
+           "path" in done.stdout
+
+
 def test_check_of_a_missing_folder(tmp_path: Path) -> None:
     done = cli("check", str(tmp_path / "nowhere"))
     assert done.returncode == 1 and done.stdout == ""

@@ -21,11 +21,14 @@ if TYPE_CHECKING:
 @click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
 @FORMAT_OPTION
 def check(folders: tuple[str, ...], folder_format: str | None) -> None:
-    """Validate every prompt file in FOLDERS; exit 1 if any has a problem."""
-    problems, prompts, files = library_problems(folders, folder_format)
+    """Validate every prompt file and skill in FOLDERS; exit 1 if any has a problem."""
+    problems, prompts, files, skills = _library_check(folders, folder_format, skills=True)
     for problem in problems:
         click.echo(problem)
-    summary = f"{len(prompts)} prompt{'s' * (len(prompts) != 1)} ok"
+    counted = f"{len(prompts)} prompt{'s' * (len(prompts) != 1)}"
+    if skills is not None:  # a library with skill folders: "3 prompts, 2 skills ok"
+        counted += f", {skills} skill{'s' * (skills != 1)}"
+    summary = f"{counted} ok"
     if problems:
         summary += f"; {len(problems)} problem{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}"
     click.echo(summary, err=bool(problems))
@@ -34,24 +37,42 @@ def check(folders: tuple[str, ...], folder_format: str | None) -> None:
 
 def library_problems(folders: tuple[str, ...], folder_format: str | None = None) \
         -> tuple[list[str], dict[str, Prompt], int]:
-    """What ``check`` finds in FOLDERS: (problems, prompt name -> the prompt served, files with a problem)."""
+    """What ``check`` finds in the prompt files of FOLDERS: (problems, prompt name -> the prompt served, files
+    with a problem). Skills are not read (``check`` reads them too)."""
+    problems, prompts, files, _ = _library_check(folders, folder_format, skills=False)
+    return problems, prompts, files
+
+
+def _library_check(folders: tuple[str, ...], folder_format: str | None, *, skills: bool) \
+        -> tuple[list[str], dict[str, Prompt], int, int | None]:
+    """``library_problems``, and with ``skills`` the skills too: the last item is how many skills are served,
+    or None when no folder has a skill folder with anything in it."""
     from ..sources.files.source import FileSource
 
     problems: list[str] = []
     prompts: dict[str, Prompt] = {}
     shown: dict[str, str] = {}
+    served: dict[tuple[str, ...], str] = {}
     files = 0
+    any_skills = False
     for folder in folders:
         try:
-            source = FileSource(folder, format=folder_format)
+            source = FileSource(folder, format=folder_format, skills=skills)
             source.load(compile_all=True)
             found = source.prompts()  # before reading errors: this is where name clashes are found
         except PromptdeckError as exc:
             fail(str(exc))
         # With several folders, paths are shown from where the command was run, so each is findable.
         prefix = f"{folder.rstrip('/')}/" if len(folders) > 1 else ""
-        problems += [f"{prefix}{e}" for rel in sorted(source.errors) for e in source.errors[rel]]
-        files += len(source.errors)
+        errors = [*(e for errors in source.errors.values() for e in errors)]
+        if source.skill_set is not None:
+            skill_errors = source.skill_set.errors
+            any_skills = any_skills or bool(skill_errors) or bool(source.skill_set.origins())
+            errors += [e for found_ in skill_errors.values() for e in found_]
+        # A SKILL.md is read as a prompt and as a skill: a YAML error in it is one problem, not two.
+        ordered = sorted(errors, key=lambda e: e.path)  # stable: a file's problems in the order found
+        problems += list(dict.fromkeys(f"{prefix}{e}" for e in ordered))
+        files += len({e.path for e in ordered})
         for prompt in found:
             if prompt.name in prompts:  # as served: the first folder's prompt wins
                 problems.append(f"{prefix}{source.shown(prompt.source)}: prompt {prompt.name!r} is hidden by "
@@ -60,7 +81,14 @@ def library_problems(folders: tuple[str, ...], folder_format: str | None = None)
             else:
                 prompts[prompt.name] = prompt
                 shown[prompt.name] = f"{prefix}{source.shown(prompt.source)}"
-    return problems, prompts, files
+        for path, skill in source.skills().items():
+            if path in served:
+                problems.append(f"{prefix}{source.shown(skill.origin)}: skill {'/'.join(path)} is hidden by "
+                                f"{served[path]}, which has the same path")
+                files += 1
+            else:
+                served[path] = f"{prefix}{source.shown(skill.origin)}"
+    return problems, prompts, files, len(served) if any_skills else None
 
 
 @click.command()

@@ -9,6 +9,9 @@ wins. A source tells the server what changed in one of two ways:
 - a source that learns of changes itself (a store told of a new version) calls
   the ``changed`` callback it is given in ``attach``, on any thread.
 
+A source may serve Agent Skills too (``skills``, ``read_skill_file``; docs/skills.md), read and reloaded
+with its prompts: a folder finds them in its skill folders.
+
 Problems are returned, never raised, so one bad prompt never stops a library:
 the server logs them and serves the rest, and a prompt that fails to reload
 keeps its last good version.
@@ -16,11 +19,12 @@ keeps its last good version.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
+    from ..prompts.skills import Skill
     from ..prompts.spec import Prompt
     from ..protocol.errors import PromptdeckError
 
@@ -53,6 +57,18 @@ class Source:
         """The server's whole catalog, when it serves this source alone and the source can list itself
         (a stored label pages its listing from the database); None: built from ``prompts()``."""
         return None
+
+    def skills(self) -> Mapping[tuple[str, ...], Skill]:
+        """The Agent Skills this source serves now (docs/skills.md): skill-path -> ``Skill``, a snapshot that
+        is replaced, never changed, when a reload changes it. None by default."""
+        return {}
+
+    def read_skill_file(self, skill: Skill, rel: str) -> bytes:
+        """The bytes of the file at ``rel`` of one of this source's ``skills()``: exactly the bytes whose digest
+        its listing gives, read within the source's bounds; ``InvalidParams`` for anything else."""
+        from ..protocol.errors import InvalidParams
+
+        raise InvalidParams(f"skill {'/'.join(skill.path)} has no file {rel!r}")
 
     def attach(self, changed: Callable[[], object]) -> None:
         """Called once, when the server takes this source: ``changed()`` rebuilds the server's catalog."""

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptdeck.sources.files.frontmatter import fast_load
+from promptdeck.sources.files.frontmatter import FrontMatterError, fast_load, key_line, read_json_front_matter
 
 # Scalars chosen to hit YAML 1.1's corners: booleans, nulls, octal-looking and sexagesimal numbers,
 # dates, floats without a dot, indicators, quotes and colons.
@@ -133,3 +134,46 @@ def test_uncertain_shapes_are_left_to_pyyaml() -> None:
     for text in ["when: 2024-01-01\n", "n: 012\n", "t: 1:30\n", "d: >-\n  folded\n", "a: x # note\n",
                  "a: &x 1\nb: *x\n", "k: 1e5\n", "? complex\n: key\n", "a: 'unterminated\n"]:
         assert fast_load(text) is None, text
+
+
+# -- a skill's front matter as JSON, as written ------------------------------------------------------------
+
+
+def test_json_front_matter_keeps_types_and_dates_as_written() -> None:
+    text = ("name: x\nn: 3\nf: 2.5\nneg: -1\nbig: 18446744073709551615\nb: no\nnil:\nday: 2025-01-31\n"
+            "stamp: 2001-12-14t21:59:43.10-05:00\nlist: [a, 2]\nmap: {k: [1, {x: null}]}\n'1': quoted key\n")
+    assert read_json_front_matter(text) == {
+        "name": "x", "n": 3, "f": 2.5, "neg": -1, "big": 2 ** 64 - 1, "b": False, "nil": None, "day": "2025-01-31",
+        "stamp": "2001-12-14t21:59:43.10-05:00", "list": ["a", 2], "map": {"k": [1, {"x": None}]},
+        "1": "quoted key"}
+    assert read_json_front_matter("  \n") == {}
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ("a: 1\nb: 2\na: 3\n", 4, "key 'a' is given twice"),
+    ("a:\n  1: x\n", 3, "key 1 is not text"),
+    ("a: .nan\n", 2, "is not a number JSON can carry"),
+    ("a: -.inf\n", 2, "is not a number JSON can carry"),
+    ("a: 18446744073709551616\n", 2, "outside 64 bits"),
+    ("a: !!binary aGk=\n", 2, "a binary value has no JSON form"),
+    ("a: !!set {x}\n", 2, "a set value has no JSON form"),
+    ("a: !!omap [x: 1]\n", 2, "a omap value has no JSON form"),
+    ("b: {x: 1}\na:\n  <<: {x: 1}\n", 4, "merge keys"),
+    ("a: &x 1\nb: *x\n", 3, "aliases"),
+    ("a: !custom 1\n", 2, "could not determine a constructor"),
+    ("a: [\n", 3, "not valid YAML"),
+    ("- a\n", 2, "must be a mapping"),
+])
+def test_json_front_matter_refuses_what_json_cannot_carry_as_written(text: str, line: int, message: str) -> None:
+    with pytest.raises(FrontMatterError) as caught:
+        read_json_front_matter(text)
+    assert caught.value.line == line and message in str(caught.value), (caught.value.line, str(caught.value))
+
+
+def test_key_line_finds_top_level_and_nested_keys() -> None:
+    front = "name: x\nmetadata:\n  author: me\n  promptdeck-scopes: hr\nother: 1\npromptdeck-scopes: no\n"
+    assert key_line(front, "name") == 2 and key_line(front, "other") == 6
+    assert key_line(front, "metadata.promptdeck-scopes") == 5
+    assert key_line(front, "metadata.missing") == 3  # the mapping's own line
+    assert key_line(front, "missing") is None and key_line(front, None) is None
+    assert key_line("metadata: {promptdeck-scopes: hr}\n", "metadata.promptdeck-scopes") == 2

@@ -78,6 +78,10 @@ def arg_names(prompt: Prompt) -> list[str]:
     (".claude/skills/x/notes.md", None), (".claude/skills/x/y/SKILL.md", None), (".claude/skills/_x/SKILL.md", None),
     (".github/prompts/a.md", None), (".github/workflows/ci.md", None), (".cursor/commands/x/a.md", None),
     (".gemini/commands/a.md", None), ("a.toml", None),
+    # a library's own skills: SKILL.md is read as Claude Code reads one, a skill's other files are the skill's
+    ("skills/pdf/SKILL.md", "claude-skill"), ("skills/pdf/notes.md", None), ("skills/pdf/refs/a.md", None),
+    ("skills/pdf/inner/SKILL.md", None), ("skills/_pdf/SKILL.md", None), ("skills/a.md", "promptdeck"),
+    ("x/skills/pdf/a.md", "promptdeck"), (".agents/skills/pdf/SKILL.md", None),
 ])
 def test_prompt_format_by_path(rel: str, kind: str | None) -> None:
     assert prompt_format(rel) == kind
@@ -88,7 +92,9 @@ def test_a_scan_enters_the_native_folders_only() -> None:
     assert all(may_hold_prompts(d) for d in (".claude", ".claude/commands", ".claude/commands/git", ".claude/skills",
                                              ".claude/skills/x", ".github", ".github/prompts", ".gemini/commands/a"))
     assert not any(may_hold_prompts(d) for d in (".git", ".github/workflows", ".claude/skills/x/y", ".venv",
-                                                 ".claude/commands/.h", ".cursor/commands/x", "_material"))
+                                                 ".claude/commands/.h", ".cursor/commands/x", "_material",
+                                                 "skills/x/references", ".agents"))
+    assert may_hold_prompts("skills") and may_hold_prompts("skills/x")
 
 
 # -- Claude Code -------------------------------------------------------------------------------------
@@ -160,7 +166,22 @@ def test_claude_skill_with_named_arguments(tmp_path: Path) -> None:
     assert text(found["plain"], arguments="hi") == "Say hi twice: hi\n"
 
 
+def test_a_skill_read_as_a_prompt_is_named_by_its_folder_and_scoped_as_the_skill(tmp_path: Path) -> None:
+    source = load(tmp_path, {
+        "skills/pdf/SKILL.md": "---\ndescription: PDFs\nmetadata:\n  promptdeck-scopes: hr\n---\nDo $ARGUMENTS.\n",
+        ".claude/skills/git/SKILL.md": "---\nname: git\ndescription: Git\nscopes: [eng]\n---\nGit.\n",
+        "skills/pdf/references/guide.md": "not a prompt\n"})
+    assert problems(source) == {}
+    found = prompts(source)
+    assert set(found) == {"pdf", "git"}
+    assert found["pdf"].scopes == {"hr"} and found["pdf"].meta[META_FORMAT] == "claude-skill"
+    assert found["pdf"].meta[META_MODEL] == {"metadata": {"promptdeck-scopes": "hr"}}
+    assert found["git"].scopes == {"eng"}
+
+
 @pytest.mark.parametrize(("files", "rel", "line", "message"), [
+    ({".claude/skills/s/SKILL.md": "---\nname: s\nmetadata:\n  promptdeck-scopes: [1]\n---\nx\n"},
+     ".claude/skills/s/SKILL.md", 4, "metadata.promptdeck-scopes must be scope names"),
     ({".claude/commands/a.md": "---\nargument-hint: [a] [b]\n---\nx\n"}, ".claude/commands/a.md", 2,
      "front matter is not valid YAML"),
     ({".claude/commands/a.md": "---\n- a\n- b\n---\nx\n"}, ".claude/commands/a.md", 2, "must be a mapping"),

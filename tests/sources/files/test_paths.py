@@ -16,12 +16,14 @@ from promptdeck.protocol.errors import InvalidParams
 from promptdeck.sources.files.paths import (
     FOLDER_FORMATS,
     NATIVE_FOLDERS,
+    SKILL_FOLDERS,
     LibraryRoot,
     folder_prefix,
     may_hold_prompts,
     prompt_format,
     read_confined,
     read_opened,
+    skill_folder_of,
 )
 
 ANY = re.compile(".*")
@@ -89,6 +91,27 @@ def test_the_innermost_tool_folder_decides(tmp_path: Path) -> None:
     assert folder_prefix(tmp_path / ".claude") == ".claude/"
     assert folder_prefix(tmp_path / ".github" / "workflows") == ""  # holds no prompts: a plain library
     assert folder_prefix(tmp_path / "plain") == ""
+
+
+def test_a_tools_skill_folder_or_the_folder_holding_it_is_below_a_library_root_where_its_path_says(
+        tmp_path: Path) -> None:
+    assert folder_prefix(tmp_path / ".agents" / "skills") == ".agents/skills/"
+    assert folder_prefix(tmp_path / ".agents") == ".agents/"
+    assert folder_prefix(tmp_path / ".opencode" / "skills" / "git") == ".opencode/skills/git/"
+    assert folder_prefix(tmp_path / ".claude" / "skills" / "git") == ".claude/skills/git/"
+    assert folder_prefix(tmp_path / "skills") == ""  # a plain folder: its path says nothing
+
+
+def test_skill_folder_of_names_where_a_skill_would_be() -> None:
+    assert skill_folder_of(".claude/skills/git") == (".claude/skills/", "git")
+    assert skill_folder_of(".claude/skills/git/refs/a.md") == (".claude/skills/", "git")
+    assert skill_folder_of("skills/pdf/SKILL.md") == ("skills/", "pdf")
+    assert skill_folder_of(".agents/skills/a") == (".agents/skills/", "a")
+    for rel in (".claude/skills", ".claude/skills/", ".claude/skills/_shared/a", ".claude/skills/.system/x",
+                "docs/skills/a", ".claude/commands/a.md", "skillsets/a"):
+        assert skill_folder_of(rel) is None, rel
+    assert [folder for folder, _ in SKILL_FOLDERS if folder.startswith(".")] == [
+        folder for folder, _ in SKILL_FOLDERS if folder != "skills/"]
 
 
 def test_a_link_to_a_tool_folder_is_read_in_its_format(tmp_path: Path) -> None:
@@ -270,6 +293,40 @@ def test_the_guard_sees_every_prompt_file_read_with_the_bytes_read(library: Path
     assert root.read_text("_m/guide.txt") == "material"  # material: not shown
     root.resolve("_m/to_prompt.txt")  # a link to a prompt file: the prompt file is shown
     assert seen == [("p.md", "p.md", b"a prompt"), ("_m/to_prompt.txt", "p.md", b"a prompt")]
+
+
+def test_the_guard_sees_the_skill_md_of_every_skill_a_file_lies_in(tmp_path: Path) -> None:
+    write(tmp_path, {"skills/a/SKILL.md": "A", "skills/a/x.md": "x", "skills/a/in/SKILL.md": "I",
+                     "skills/a/in/deep/y.md": "y", "skills/b/z.md": "z", ".claude/skills/c/SKILL.md": "C",
+                     ".agents/skills/d/SKILL.md": "D", ".agents/skills/d/w.md": "w"})
+    os.symlink("skills/a/x.md", tmp_path / "to_skill.txt")
+    seen: list[tuple[str, str, bytes]] = []
+    root = LibraryRoot(tmp_path, guard=lambda name, source, data: seen.append((name, source, data)))
+    for rel in ("skills/a/x.md", "skills/a/in/deep/y.md", "skills/b/z.md", ".claude/skills/c/SKILL.md",
+                ".agents/skills/d/w.md", "to_skill.txt"):
+        root.read_text(rel)
+    assert seen == [
+        ("skills/a/x.md", "skills/a/SKILL.md", b"A"),
+        ("skills/a/in/deep/y.md", "skills/a/SKILL.md", b"A"), ("skills/a/in/deep/y.md", "skills/a/in/SKILL.md", b"I"),
+        (".claude/skills/c/SKILL.md", ".claude/skills/c/SKILL.md", b"C"),  # a prompt file and a skill's: once
+        (".agents/skills/d/w.md", ".agents/skills/d/SKILL.md", b"D"),
+        ("to_skill.txt", "skills/a/SKILL.md", b"A"),  # where a link leads counts
+    ]
+    seen.clear()
+    root.resolve("skills/a/in/SKILL.md")
+    assert seen == [("skills/a/in/SKILL.md", "skills/a/SKILL.md", b"A"), ("skills/a/in/SKILL.md",
+                                                                          "skills/a/in/SKILL.md", b"I")]
+
+
+def test_completion_offers_a_skills_files_only_where_the_guard_lets_them_be_read(tmp_path: Path) -> None:
+    write(tmp_path, {"skills/open/SKILL.md": "o", "skills/open/x.txt": "x", "skills/shut/SKILL.md": "s",
+                     "skills/shut/y.txt": "y", "docs/d.txt": "d"})
+
+    def guard(name: str, source: str, data: bytes) -> None:
+        if source.startswith("skills/shut/"):
+            raise InvalidParams(f"file {name!r} does not exist in the library")
+
+    assert LibraryRoot(tmp_path, guard=guard).files() == ["docs/d.txt", "skills/open/x.txt"]
 
 
 def test_a_guard_that_refuses_stops_the_read(library: Path) -> None:

@@ -16,6 +16,7 @@ a sexagesimal number and so on goes to PyYAML.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*):(?: +(.*))?$")
@@ -49,14 +50,15 @@ class YamlRefused(ValueError):
         self.line = line
 
 
-def safe_yaml(text: str) -> Any:
+def safe_yaml(text: str, *, load: bool = True) -> Any:
     """``yaml.safe_load``, after refusing what could make loading explode.
 
     An alias (``*name``) repeats a whole subtree, so a few hundred bytes of nested
     aliases expand to gigabytes: aliases are refused. Nesting deeper than
     ``MAX_DEPTH`` is refused too, as PyYAML's constructor recurses per level.
     The check walks libyaml's event stream, which keeps no tree and does not
-    recurse, before anything is built. Raises ``YamlRefused`` or ``yaml.YAMLError``.
+    recurse, before anything is built. Raises ``YamlRefused`` or ``yaml.YAMLError``. ``load=False``: the
+    checks only (and None), for a caller that loads the text with a loader of its own.
     """
     import yaml
 
@@ -72,7 +74,7 @@ def safe_yaml(text: str) -> Any:
                 raise YamlRefused(f"nested deeper than {MAX_DEPTH} levels", _line_of(event))
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
-    return yaml.load(text, Loader=loader)
+    return yaml.load(text, Loader=loader) if load else None
 
 
 class FrontMatterError(ValueError):
@@ -121,6 +123,25 @@ def line_of_key(front: str, key: str) -> int | None:
     return None
 
 
+def key_line(front: str, key: str | None) -> int | None:
+    """Line (1-based, in the file) of ``key``: a top-level key of the front matter, or ``outer.inner`` for a
+    key of a mapping written in block style below ``outer:`` (else ``outer``'s line); None for None."""
+    if key is None:
+        return None
+    outer, _, inner = key.partition(".")
+    line = line_of_key(front, outer)
+    if not inner or line is None:
+        return line
+    lines = front.splitlines()
+    for i in range(line - 1, len(lines)):
+        text = lines[i]
+        if text.strip() and not text[:1].isspace():
+            break  # the next top-level key: ``outer``'s mapping has ended
+        if text.strip().startswith((f"{inner}:", f'"{inner}":', f"'{inner}':")):
+            return i + 2
+    return line
+
+
 def read_front_matter(front: str) -> dict[str, Any]:
     """The mapping a front matter (the text between the ``---`` lines) holds; empty for blank text.
     ``FrontMatterError`` with the file's line for YAML that does not load or is not a mapping."""
@@ -128,25 +149,118 @@ def read_front_matter(front: str) -> dict[str, Any]:
         return {}
     loaded = fast_load(front)
     if loaded is None:
-        import yaml  # only for front matter the fast reader leaves to PyYAML
-
-        try:
-            loaded = safe_yaml(front)
-        except YamlRefused as exc:
-            raise FrontMatterError(f"front matter: {exc}", exc.line + 1) from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            context = getattr(exc, "context", None) or ""
-            if getattr(exc, "context_mark", None) is not None and ("flow" in context or "quoted" in context):
-                # An unclosed bracket or quote fails wherever the parser gives up, often at the end:
-                # the line to fix is where it opened.
-                mark = exc.context_mark  # type: ignore[attr-defined]
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise FrontMatterError(f"front matter is not valid YAML: {problem}", mark.line + 2 if mark else 2) \
-                from None
+        loaded = _load_yaml(front, safe_yaml)
     if not isinstance(loaded, dict):
         raise FrontMatterError("front matter must be a mapping of keys (name, title, description, ...)", 2)
     return loaded
+
+
+def _load_yaml(front: str, load: Callable[[str], Any]) -> Any:
+    """``load(front)``, its refusals and YAML errors as ``FrontMatterError`` at the file's line."""
+    import yaml  # only for front matter the fast reader leaves to PyYAML
+
+    try:
+        return load(front)
+    except YamlRefused as exc:
+        raise FrontMatterError(f"front matter: {exc}", exc.line + 1) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        context = getattr(exc, "context", None) or ""
+        if getattr(exc, "context_mark", None) is not None and ("flow" in context or "quoted" in context):
+            # An unclosed bracket or quote fails wherever the parser gives up, often at the end:
+            # the line to fix is where it opened.
+            mark = exc.context_mark  # type: ignore[attr-defined]
+        problem = getattr(exc, "problem", None) or str(exc)
+        what = "front matter" if getattr(exc, "no_json", False) else "front matter is not valid YAML"
+        raise FrontMatterError(f"{what}: {problem}", mark.line + 2 if mark else 2) from None
+
+
+def read_json_front_matter(front: str) -> dict[str, Any]:
+    """The mapping a front matter holds, as JSON carries it and as the author wrote it (a skill's
+    ``frontmatter``, served verbatim): ``FrontMatterError`` at its line for what JSON cannot carry
+    unchanged, rather than a silent change of it.
+
+    YAML 1.1 as PyYAML's safe loader reads it (``yes`` is true), with aliases and deep nesting refused as
+    ``safe_yaml`` refuses them, and:
+
+    - a date or timestamp stays the text written (``2025-01-31``), JSON having no dates;
+    - a key given twice, a key that is not text, a merge key (``<<``), infinity or NaN, an integer outside
+      64 bits, and binary, set and ordered-map values are refused.
+    """
+    if not front.strip():
+        return {}
+    loaded = _load_yaml(front, _json_yaml)
+    if not isinstance(loaded, dict):
+        raise FrontMatterError("front matter must be a mapping of keys (name, description, ...)", 2)
+    return loaded
+
+
+def _json_yaml(text: str) -> Any:
+    safe_yaml(text, load=False)  # aliases and depth, checked on the event stream before anything is built
+    import yaml
+
+    return yaml.load(text, Loader=_json_loader())
+
+
+_JSON_LOADER: Any = None
+
+
+def _json_loader() -> Any:
+    """The PyYAML loader of ``read_json_front_matter``, made (and PyYAML imported) on first use."""
+    global _JSON_LOADER
+    if _JSON_LOADER is not None:
+        return _JSON_LOADER
+    import math
+
+    import yaml
+    from yaml.constructor import ConstructorError, SafeConstructor
+
+    def refuse(node: Any, what: str) -> ConstructorError:
+        refused = ConstructorError(None, None, what, node.start_mark)
+        refused.no_json = True  # type: ignore[attr-defined]  # valid YAML that a JSON front matter cannot carry as written
+        return refused
+
+    class JsonLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
+            if not isinstance(node, yaml.MappingNode):
+                raise refuse(node, "expected a mapping")
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise refuse(key_node, "merge keys ('<<') are not allowed here: write the keys out")
+                key = self.construct_object(key_node, deep=deep)
+                if not isinstance(key, str):
+                    raise refuse(key_node, f"key {key!r} is not text (JSON keys are text: quote it)")
+                if key in out:
+                    raise refuse(key_node, f"key {key!r} is given twice")
+                out[key] = self.construct_object(value_node, deep=deep)
+            return out
+
+    def as_written(loader: Any, node: Any) -> str:
+        return str(loader.construct_scalar(node))
+
+    def number(loader: Any, node: Any) -> float:
+        value = SafeConstructor.construct_yaml_float(loader, node)
+        if not math.isfinite(value):
+            raise refuse(node, f"{node.value!r} is not a number JSON can carry: quote it")
+        return value
+
+    def integer(loader: Any, node: Any) -> int:
+        value = SafeConstructor.construct_yaml_int(loader, node)
+        if not -(2 ** 63) <= value < 2 ** 64:
+            raise refuse(node, f"integer {node.value} is outside 64 bits: quote it")
+        return value
+
+    def no_json(loader: Any, node: Any) -> Any:
+        raise refuse(node, f"a {node.tag.rsplit(':', 1)[-1]} value has no JSON form")
+
+    JsonLoader.add_constructor("tag:yaml.org,2002:timestamp", as_written)
+    JsonLoader.add_constructor("tag:yaml.org,2002:float", number)
+    JsonLoader.add_constructor("tag:yaml.org,2002:int", integer)
+    for tag in ("binary", "set", "omap", "pairs"):
+        JsonLoader.add_constructor(f"tag:yaml.org,2002:{tag}", no_json)
+    _JSON_LOADER = JsonLoader
+    return JsonLoader
 
 
 def _line_of(event: Any) -> int:

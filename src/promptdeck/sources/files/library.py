@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 from ...prompts.access import covers, may_see, reader_scopes, shown_scopes, viewer
 from ...prompts.arguments import Argument
 from ...prompts.render import make_environment
+from ...prompts.skills import SkillSpecError, skill_scopes
 from ...prompts.spec import SyncCompleter
 from ...protocol.errors import InvalidParams
 from .frontmatter import FrontMatterError, read_front_matter, scopes_in, split_front_matter
-from .paths import LibraryRoot, prompt_format
+from .paths import LibraryRoot, prompt_format, skill_folder_of
 
 if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
@@ -45,8 +46,10 @@ class Library:
             raise InvalidParams(absent, detail=f"{source} is a prompt file whose scopes cannot be read; "
                                                "a template may not read it")
         if not covers(reader, scopes):
+            what = f"{source} is a prompt" if rel == source or not source.endswith("/SKILL.md") else \
+                f"{rel} is a file of the skill of {source},"
             raise InvalidParams(absent, detail=(
-                f"{source} is a prompt restricted to {shown_scopes(scopes)}; a prompt seen by "
+                f"{what} restricted to {shown_scopes(scopes)}; a prompt seen by "
                 f"{shown_scopes(reader)} may not read it, as its readers could not all see it"))
 
     @property
@@ -76,11 +79,14 @@ class Library:
 
 def file_scopes(source: str, data: bytes) -> frozenset[str] | None:
     """The scopes of the prompt file ``source`` holding ``data``: its own front matter's, for promptdeck's
-    format (the only one that has them); None when they cannot be read from it."""
-    if prompt_format(source) != "promptdeck":
+    format and for a skill's ``SKILL.md`` (whose scopes are the whole skill's: ``prompts.skills``); None
+    when they cannot be read from it."""
+    skill = source.endswith("/SKILL.md") and skill_folder_of(source) is not None
+    if not skill and prompt_format(source) != "promptdeck":
         return frozenset()
     try:
         front, _, _ = split_front_matter(data.decode("utf-8"))
-        return scopes_in(read_front_matter(front)) if front is not None else frozenset()
-    except (UnicodeDecodeError, FrontMatterError):
+        meta = read_front_matter(front) if front is not None else {}
+        return skill_scopes(meta) if skill else scopes_in(meta)
+    except (UnicodeDecodeError, FrontMatterError, SkillSpecError):
         return None

@@ -61,6 +61,22 @@ NATIVE_FOLDERS: tuple[tuple[str, str, str, bool], ...] = (
     (".codex/prompts/", "codex", ".md", False),
     (".gemini/commands/", "gemini", ".toml", True),
 )
+#: The folders (below a library root) whose subfolders are Agent Skills, one skill per subfolder holding a
+#: ``SKILL.md`` (docs/skills.md), in the order a skill's name is claimed when two of them give it; each with
+#: the tools that document it as a project's skill folder (checked in their documentation, 2026).
+SKILL_FOLDERS: tuple[tuple[str, str], ...] = (
+    (".agents/skills/", "Codex, GitHub Copilot, Gemini CLI, OpenCode, Cursor: the folder tools share"),
+    (".claude/skills/", "Claude Code (and read by GitHub Copilot, Cursor, OpenCode)"),
+    (".codex/skills/", "Codex before .agents/skills (and read by Cursor)"),
+    (".cursor/skills/", "Cursor"),
+    (".gemini/skills/", "Gemini CLI"),
+    (".github/skills/", "GitHub Copilot"),
+    (".opencode/skills/", "OpenCode"),
+    ("skills/", "a library's own skills, as skill repositories keep them"),
+)
+#: The skill folder ``skills/`` holds no promptdeck prompts: its ``NAME/SKILL.md`` is read as Claude Code
+#: reads ``.claude/skills/NAME/SKILL.md``, and every other file below a ``NAME/`` is the skill's.
+_TOP_SKILLS = "skills/"
 #: Every folder a scan must enter to reach the native folders: ``.claude``, ``.claude/commands``, ...
 _NATIVE_PARENTS = frozenset(
     "/".join(folder.rstrip("/").split("/")[:i]) for folder, *_ in NATIVE_FOLDERS
@@ -71,7 +87,8 @@ _NATIVE_PARENTS = frozenset(
 #: (``promptdeck``: the folder is a library root itself, holding promptdeck's files and the others' folders).
 FOLDER_FORMATS: dict[str, str] = {"promptdeck": "", **{kind: folder.partition("*")[0]
                                                       for folder, kind, _ending, _nested in NATIVE_FOLDERS}}
-_TOOL_FOLDERS = frozenset(folder.split("/")[0] for folder, *_ in NATIVE_FOLDERS)
+_TOOL_FOLDERS = frozenset(folder.split("/")[0] for folder, *_ in NATIVE_FOLDERS) | frozenset(
+    folder.split("/")[0] for folder, _ in SKILL_FOLDERS if folder.startswith("."))
 
 
 def folder_prefix(folder: str | os.PathLike[str], kind: str | None = None) -> str:
@@ -90,9 +107,33 @@ def folder_prefix(folder: str | os.PathLike[str], kind: str | None = None) -> st
         for at in range(len(parts) - 1, -1, -1):  # the innermost tool folder decides
             if parts[at] in _TOOL_FOLDERS:
                 tail = "/".join(parts[at:])
-                if may_hold_prompts(tail):
+                if may_hold_prompts(tail) or _in_skill_folder(tail + "/"):
                     return tail + "/"
     return ""
+
+
+def _in_skill_folder(rel_dir: str) -> bool:
+    """Whether ``rel_dir`` (with ``/`` at the end) is a hidden skill folder of ``SKILL_FOLDERS``, lies in one,
+    or holds one (``.agents/``)."""
+    return any(rel_dir.startswith(folder) or folder.startswith(rel_dir)
+               for folder, _ in SKILL_FOLDERS if folder.startswith("."))
+
+
+def skill_folder_of(rel: str) -> tuple[str, str] | None:
+    """(the skill folder of ``SKILL_FOLDERS``, a folder name in it) when ``rel`` (relative to a library root,
+    ``/``-separated) is, or lies below, ``<skill folder><name>``: where a skill would be, by path alone (the
+    caller looks for its ``SKILL.md``); None elsewhere, and for a name starting with ``.`` or ``_``."""
+    for folder, _ in SKILL_FOLDERS:
+        if rel.startswith(folder):
+            name = rel[len(folder):].split("/", 1)[0]
+            return (folder, name) if name and name[0] not in (".", "_") else None
+    return None
+
+
+def in_top_skill(rel_dir: str) -> bool:
+    """Whether the folder ``rel_dir`` lies inside a skill of the top-level ``skills/`` folder
+    (``skills/git/references``), where no prompt is: a scan need not enter it."""
+    return rel_dir.startswith(_TOP_SKILLS) and rel_dir.count("/") >= 2
 
 
 def prompt_format(rel: str) -> str | None:
@@ -107,6 +148,8 @@ def prompt_format(rel: str) -> str | None:
     if rel[:1] not in ("", ".", "_") and "/." not in rel:
         if "/_" in rel:
             return None
+        if rel.startswith(_TOP_SKILLS) and rel.find("/", len(_TOP_SKILLS)) > 0:  # a skill's file
+            return "claude-skill" if rel.count("/") == 2 and rel.endswith("/SKILL.md") else None
         if rel.endswith(".md"):
             return "copilot" if rel.endswith(".prompt.md") else "promptdeck"
         if rel.endswith(".prompty"):
@@ -140,7 +183,7 @@ def may_hold_prompts(rel_dir: str) -> bool:
     """Whether a scan must enter the folder ``rel_dir`` (relative, '/'-separated): not hidden nor ``_``,
     or on the way to or inside a native folder (``NATIVE_FOLDERS``)."""
     if rel_dir[:1] not in (".", "_") and "/." not in rel_dir and "/_" not in rel_dir:
-        return True
+        return not in_top_skill(rel_dir)
     if rel_dir in _NATIVE_PARENTS:
         return True
     probe = rel_dir + "/x"
@@ -221,13 +264,37 @@ class LibraryRoot:
 
     def resolve(self, rel: str) -> Path:
         """The real path of ``rel``, or ``InvalidParams`` if it would leave the root, does not exist, or is a
-        prompt file that ``guard`` refuses."""
+        prompt file, or a file of a skill, that ``guard`` refuses."""
         real = self._resolve(rel)
         if self.guard is not None:
-            source = self._prompt_path(rel, real)
-            if source is not None:
+            for source in self._guarded(rel, real):
                 self.guard(rel, source, read_confined(str(self.root), source, MAX_EMBED_BYTES))
         return real
+
+    def _guarded(self, rel: str, real: Path) -> list[str]:
+        """The files whose scopes a read of ``rel`` (leading to ``real``) must pass: the prompt file it is, if
+        it is one (``_prompt_path``), and the ``SKILL.md`` of every skill it lies in, by its name and by where
+        its links lead (a skill's files are seen only by those who may see the skill, docs/skills.md)."""
+        found = [source] if (source := self._prompt_path(rel, real)) is not None else []
+        target = real.relative_to(self.root).as_posix() if real != self.root else ""
+        for name in dict.fromkeys((Path(rel).as_posix(), target)):
+            found += self._skill_files(name)
+        return list(dict.fromkeys(found))
+
+    def _skill_files(self, rel: str) -> list[str]:
+        """The ``SKILL.md`` of the skill ``rel`` lies in (by path: ``paths.skill_folder_of``) and of each skill
+        nested in it on the way down to ``rel``, those that exist."""
+        at = skill_folder_of(rel)
+        if at is None:
+            return []
+        folder = at[0] + at[1]
+        below = rel[len(folder) + 1:].split("/")[:-1] if rel.startswith(folder + "/") else []
+        found: list[str] = []
+        for part in ["", *below]:
+            folder = f"{folder}/{part}" if part else folder
+            if os.path.lexists(self.root / folder / "SKILL.md"):
+                found.append(f"{folder}/SKILL.md")
+        return found
 
     def _prompt_path(self, rel: str, real: Path) -> str | None:
         """The prompt file that reading ``rel`` (which leads to ``real``) reads, if it is one: where a
@@ -286,9 +353,11 @@ class LibraryRoot:
         real = self._resolve(rel)  # the clear messages: relative, no '..', exists
         data = read_confined(str(self.root), rel, limit)
         if self.guard is not None:
-            source = self._prompt_path(rel, real)
-            if source is not None:  # the bytes read are the version whose scopes count
-                self.guard(rel, source, data)
+            prompt = self._prompt_path(rel, real)
+            for source in self._guarded(rel, real):
+                # A prompt file's own bytes, read here, are the version whose scopes count.
+                self.guard(rel, source, data if source == prompt else read_confined(str(self.root), source,
+                                                                                     MAX_EMBED_BYTES))
         return data
 
     def read_text(self, rel: str, limit: int = MAX_EMBED_BYTES) -> str:
@@ -297,6 +366,14 @@ class LibraryRoot:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise InvalidParams(f"file {rel!r} is not UTF-8 text") from None
+
+    def _may_offer(self, rel: str) -> bool:
+        """Whether completion may offer ``rel``, a file of a skill: only if the guard lets it be read here."""
+        try:
+            self.resolve(rel)
+        except InvalidParams:
+            return False
+        return True
 
     def uri(self, rel: str) -> str:
         return "promptdeck:///" + Path(rel).as_posix()
@@ -315,6 +392,8 @@ class LibraryRoot:
                 if material_only and not any(p.startswith("_") for p in rel.split("/")[:-1]):
                     continue
                 if rel.startswith(prefix) and not is_prompt_path(rel):
+                    if skill_folder_of(rel) is not None and not self._may_offer(rel):
+                        continue
                     if os.path.islink(os.path.join(dirpath, name)):
                         try:  # offer a link only if where it leads could be named too
                             self.readable(rel, _ANYTHING)

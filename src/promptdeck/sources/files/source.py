@@ -12,10 +12,10 @@ import logging
 import os
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...prompts.access import reading_as
 from ...prompts.arguments import MISSING, Argument, SpecError, parse_arguments
@@ -28,7 +28,12 @@ from .blocks import Block, BlockError, build_block, render_blocks, validate_icon
 from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
 from .library import Library
 from .native import Native
-from .paths import folder_prefix, is_prompt_path, may_hold_prompts, prompt_format, read_confined
+from .paths import folder_prefix, in_top_skill, is_prompt_path, may_hold_prompts, prompt_format, read_confined
+from .skills import SkillLimits
+from .skillset import FolderSkills
+
+if TYPE_CHECKING:
+    from ...prompts.skills import Skill
 
 log = logging.getLogger("promptdeck.files")
 
@@ -258,6 +263,8 @@ class FileSource(Source):
     ``compile_all``: compile every template at load (the default for small libraries) or on first use.
     ``format``: the format its files are in (``paths.FOLDER_FORMATS``); by default, as its path says
     (``paths.folder_prefix``): a folder such as ``~/.claude/commands`` holds Claude Code commands.
+    ``skills``: also read the Agent Skills in its skill folders (``paths.SKILL_FOLDERS``, docs/skills.md),
+    each within ``skill_limits``; ``skills()`` and ``read_skill_file`` serve them.
 
     Paths (the keys of ``errors``, a prompt's ``source``) are as ``prompt_format`` sees them, below a
     library root: ``.claude/commands/review.md`` for ``review.md`` of a served ``~/.claude/commands``, as a
@@ -265,7 +272,7 @@ class FileSource(Source):
     """
 
     def __init__(self, root: str | os.PathLike[str], *, compile_all: bool | None = None,
-                 format: str | None = None) -> None:
+                 format: str | None = None, skills: bool = True, skill_limits: SkillLimits | None = None) -> None:
         self.compile_all = compile_all
         path = Path(root)
         if not path.is_dir():
@@ -279,6 +286,8 @@ class FileSource(Source):
         self._duplicates: set[str] = set()
         #: when the last full load began (time.time_ns()), or None before one
         self.loaded_ns: int | None = None
+        #: the folder's skills (docs/skills.md), or None when skills are not read (``skills=False``)
+        self.skill_set = FolderSkills(self.root, self.prefix, skill_limits or SkillLimits()) if skills else None
 
     def scan(self) -> list[str]:
         """Relative paths of every prompt file, sorted."""
@@ -289,8 +298,8 @@ class FileSource(Source):
             prefix = self.prefix if rel_dir == "." else f"{self.prefix}{rel_dir}/"
             # Hidden and "_" folders hold no prompts, but for the other tools' own (.claude/commands, ...);
             # in those, only what their tool reads (not ~/.claude/projects, of a served ~/.claude).
-            dirnames[:] = [d for d in dirnames if (not self.prefix and not d.startswith((".", "_")))
-                           or may_hold_prompts(prefix + d)]
+            dirnames[:] = [d for d in dirnames if (not self.prefix and not d.startswith((".", "_"))
+                                                   and not in_top_skill(prefix + d)) or may_hold_prompts(prefix + d)]
             found.extend(prefix + f for f in filenames if is_prompt_path(prefix + f))
         found.sort()
         return found
@@ -307,7 +316,8 @@ class FileSource(Source):
         self._prompts.clear()
         self.errors.clear()
         self.load_paths(paths, compile_now=compile_now)
-        return [error for errors in self.errors.values() for error in errors]
+        found = self.skill_set.load() if self.skill_set is not None else []
+        return [error for errors in self.errors.values() for error in errors] + found
 
     def load_paths(self, paths: list[str], *, compile_now: bool = True) -> None:
         """Read the prompt files at ``paths`` (relative), as ``load`` reads all of them: in worker processes
@@ -331,7 +341,10 @@ class FileSource(Source):
         root = str(self.root)
         mine = {os.path.abspath(p) for p in paths if _below(p, root)}
         self.update(mine)
-        return [error for rel, errors in self.errors.items() if str(self.real(rel)) in mine for error in errors]
+        # Every path, not only those below the folder: a linked skill folder's files lie elsewhere.
+        found = self.skill_set.reload(paths) if self.skill_set is not None else []
+        return [error for rel, errors in self.errors.items() if str(self.real(rel)) in mine for error in errors] \
+            + found
 
     def real(self, rel: str) -> Path:
         """The file at ``rel`` (a path as ``prompt_format`` sees it)."""
@@ -413,7 +426,19 @@ class FileSource(Source):
                     changed.add(rel)
             except OSError:
                 changed.add(rel)
-        return [str(self.real(rel)) for rel in sorted(changed)]
+        skills = self.skill_set.changed_since(since) if self.skill_set is not None else []
+        return [str(self.real(rel)) for rel in sorted(changed)] + skills
+
+    def skills(self) -> Mapping[tuple[str, ...], Skill]:
+        """The folder's skills: skill-path -> ``Skill``, a snapshot (see ``skillset.FolderSkills``)."""
+        return self.skill_set.skills() if self.skill_set is not None else {}
+
+    def read_skill_file(self, skill: Skill, rel: str) -> bytes:
+        """The bytes of ``skill``'s file at ``rel``: confined to the skill's folder, within the size cap, and
+        exactly the bytes its digest promises; ``InvalidParams`` otherwise."""
+        if self.skill_set is None:
+            raise InvalidParams(f"skill {'/'.join(skill.path)} has no file {rel!r}")
+        return self.skill_set.read(skill, rel)
 
     def prompts(self) -> list[Prompt]:
         """Current prompts; of two files with one name, the first path wins and the other is an error."""

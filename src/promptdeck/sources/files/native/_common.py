@@ -140,13 +140,16 @@ def _no_line(_key: str) -> int | None:
 
 def text_prompt(name: str, rel: str, kind: str, plan: Plan, resolve: Callable[[Mapping[str, Any]], Mapping[str, str]],
                 *, description: str | None, arguments: tuple[Argument, ...], settings: Mapping[str, Any],
-                title: str | None = None, line: Callable[[str], int | None] = _no_line) -> Prompt:
+                title: str | None = None, line: Callable[[str], int | None] = _no_line,
+                scopes: frozenset[str] | None = None) -> Prompt:
     """A prompt of one user message: ``plan`` rendered with what ``resolve`` makes of the argument values.
 
     ``settings``: the file's other keys, published in ``_meta``; but ``scopes`` (a list, or one line of
-    names), which restricts the prompt as in promptdeck's own files (``line`` finds a key's line)."""
+    names), which restricts the prompt as in promptdeck's own files (``line`` finds a key's line), unless
+    the reader found them itself (``scopes``)."""
     settings = dict(settings)
-    scopes = pop_scopes(settings, line)
+    found = pop_scopes(settings, line)
+    scopes = found if scopes is None else scopes
 
     def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
         def run() -> list[Message]:

@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ....prompts.arguments import make_argument
+from ....prompts.skills import SkillSpecError, skill_scopes
 from ....prompts.spec import Prompt
+from ..frontmatter import key_line
 from ._common import Markdown, NativeError, Plan, check_name, first_line, positional_arguments, text_prompt
 
 #: ``$ARGUMENTS[N]``, ``$ARGUMENTS``, ``$N`` (one digit: ``$100`` is a price, not the 100th word), ``$name``.
@@ -34,14 +36,22 @@ def read_command(rel: str, text: str) -> Prompt:
 
 
 def read_skill(rel: str, text: str) -> Prompt:
-    """``.claude/skills/NAME/SKILL.md`` is the prompt ``NAME``, or the ``name:`` its front matter gives."""
-    folder = rel.split("/")[2]
+    """``.claude/skills/NAME/SKILL.md`` (or ``skills/NAME/SKILL.md``) is the prompt ``NAME``, or the ``name:``
+    its front matter gives. Its scopes are the skill's (``prompts.skills.skill_scopes``): a skill hidden from
+    someone is hidden as a prompt too."""
+    folder = rel.split("/")[-2]
     return _read(rel, text, "claude-skill", folder, name_key="name")
 
 
 def _read(rel: str, text: str, kind: str, name: str, name_key: str | None) -> Prompt:
     doc = Markdown(text)
     meta, body, line = doc.meta, doc.body, doc.line
+    scopes = None
+    if kind == "claude-skill":
+        try:
+            scopes = skill_scopes(meta)
+        except SkillSpecError as exc:
+            raise NativeError(str(exc), key_line(doc.front, exc.key)) from None
     if name_key is not None and name_key in meta:
         name = check_name(meta[name_key], line(name_key), f"{name_key}: in the front matter")
     else:
@@ -63,7 +73,7 @@ def _read(rel: str, text: str, kind: str, name: str, name_key: str | None) -> Pr
             return {ALL: given, APPEND: f"\n\nARGUMENTS: {given}" if given else ""}
 
         return text_prompt(name, rel, kind, plan, resolve_raw, description=description, arguments=(argument,),
-                           settings=settings, line=line)
+                           settings=settings, line=line, scopes=scopes)
     arguments = positional_arguments(positions, named, hint, line("arguments"), first=0)
     wire = [a.name for a in arguments]
 
@@ -77,7 +87,7 @@ def _read(rel: str, text: str, kind: str, name: str, name_key: str | None) -> Pr
         return out
 
     return text_prompt(name, rel, kind, plan, resolve, description=description, arguments=arguments,
-                       settings=settings, line=line)
+                       settings=settings, line=line, scopes=scopes)
 
 
 def _key(match: re.Match[str], named: list[str]) -> str | None:
