@@ -53,7 +53,7 @@ def test_ls_prints_a_table_of_every_prompt(era: str) -> None:
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["NAME", "TITLE", "ARGUMENTS", "(*", "required)"]
     rows = {line.split()[0]: line for line in lines[1:]}
-    assert len(rows) == 10
+    assert len(rows) == 11
     assert "Code review" in rows["code-review"] and "code*, language" in rows["code-review"]
 
 
@@ -61,7 +61,7 @@ def test_ls_json_walks_every_page_over_http(http_url: str) -> None:
     done = cli("ls", http_url, "--json")
     assert done.returncode == 0, done.stderr
     names = [prompt["name"] for prompt in json.loads(done.stdout)]
-    assert names == sorted(names) and len(names) == 10
+    assert names == sorted(names) and len(names) == 11
 
 
 def test_ls_walks_small_pages(tmp_path: Path) -> None:
@@ -230,9 +230,9 @@ def _watch_and_interrupt(process: subprocess.Popen[str], library: Path) -> None:
         out = Lines(process.stdout)
         assert "watching for changes" in Lines(process.stderr).until("watching")
         (library / "fresh.md").write_text("---\ndescription: new\n---\nHello.\n")
-        assert "11 prompts: +fresh" in out.until("+fresh")
+        assert "12 prompts: +fresh" in out.until("+fresh")
         (library / "summarize.md").unlink()
-        assert "10 prompts: -summarize" in out.until("-summarize")
+        assert "11 prompts: -summarize" in out.until("-summarize")
         process.send_signal(signal.SIGINT)
         assert process.wait(30) == 0  # Ctrl-C is how watch ends (tests/cli/test_exit_codes.py)
     finally:

@@ -86,7 +86,7 @@ def test_serve_http_names_its_web_page_on_start() -> None:
                                stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
     assert process.stderr is not None
     first = process.stderr.readline()
-    assert f"serving 10 prompts on http://127.0.0.1:{port}/mcp" in first
+    assert f"serving 11 prompts on http://127.0.0.1:{port}/mcp" in first
     process.terminate()
     _, rest = process.communicate(timeout=30)
     assert "web page" not in rest and process.returncode == 0

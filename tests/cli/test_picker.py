@@ -338,7 +338,7 @@ def test_over_http_binary_content_is_summarized_and_copied_by_osc52(terminal: Te
     with http_server(str(EXAMPLES)) as url:
         # No clipboard program on PATH: the copy goes to the terminal (here tmux's paste buffer).
         terminal.start(url, env={"PATH": str(tmp_path / "empty")})
-        terminal.wait_for("10 prompts")
+        terminal.wait_for("11 prompts")
         terminal.type("/image")
         for shown in ("describe-image", "image (Image file):", "purpose:", "question:"):  # all optional: skipped
             terminal.answer(shown, "Enter")

@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from promptdeck.export.shapes import shape_of
+from promptdeck.export.skills import SKILL_FOLDERS
 from promptdeck.export.writers import TARGETS, export
 from promptdeck.prompts.arguments import Argument
 from promptdeck.prompts.spec import Prompt, RenderContext
@@ -112,9 +113,13 @@ def test_roles_and_content_that_is_not_text() -> None:
 def test_export_writes_every_example_prompt(target: str, tmp_path: Path) -> None:
     out = tmp_path / target
     done = pd("export", str(EXAMPLES), str(out), "--to", target)
-    assert f"wrote 10 prompts of library {EXAMPLES} as {target} to {out}" in done.stdout
+    skills = target in SKILL_FOLDERS  # the example skill, changelog, goes to the tool's skill folder
+    also = " and 1 skill" if skills else ""
+    assert f"wrote 11 prompts{also} of library {EXAMPLES} as {target} to {out}" in done.stdout
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert len(written) == 10 and GIT_COMMIT[target] in written, written
+    assert len(written) == 11 + 2 * skills and GIT_COMMIT[target] in written, written
+    if not skills:
+        assert f"warning: {target} has no skill folder; 1 skill not written" in done.stderr
     # One warning line per prompt that lost something, naming its file.
     assert f"{GIT_COMMIT[target]}: warning: " in done.stderr
     text = (out / GIT_COMMIT[target]).read_text()

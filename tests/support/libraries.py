@@ -20,6 +20,7 @@ EXAMPLE_ARGS: dict[str, dict[str, str]] = {
     "write-tests": {"source": "_material/service.py"},
     "docs.release-notes": {"version": "2.4.0"},
     "summarize": {"text": "promptdeck serves prompt libraries to MCP clients."},
+    "changelog": {"arguments": "2.5.0"},
 }
 
 

@@ -36,7 +36,7 @@ def take(out: Path) -> list[Path]:
             context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
             opened = context.new_page()
             opened.goto(base)
-            expect(opened.locator("#count")).to_have_text("10 prompts")
+            expect(opened.locator("#count")).to_have_text("11 prompts")
             return opened
 
         def shot(opened: Page, name: str) -> None:

@@ -309,12 +309,13 @@ def _write_files(files: dict[str, tuple[int, bytes]], root: Path, label: str) ->
 
 
 def _export_as(library: str, target: str, outdir: str, what: str, folder_format: str | None = None) -> None:
-    """Write the prompts of the folder ``library`` in ``target``'s format; a library with problems is
-    refused whole, as a half-exported library would pass for a whole one."""
+    """Write the prompts of the folder ``library`` in ``target``'s format, and its skills into the target's
+    skill folder; a library with problems is refused whole, as a half-exported library would pass for a
+    whole one."""
     from ..export.shapes import ShapeError
     from ..export.writers import export as export_prompts
 
-    problems, prompts, _ = library_problems((library,), folder_format)
+    problems, prompts, _ = library_problems((library,), folder_format, skills=True)
     if problems:
         for problem in problems:
             click.echo(problem, err=True)
@@ -323,22 +324,47 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
         written = export_prompts(prompts.values(), target)
     except ShapeError as exc:
         fail(str(exc))
+    skills, skill_files, left_out = _skills_for(library, target, folder_format)
     root = Path(outdir).resolve()
-    paths = [w.path for w in written]
+    paths = [w.path for w in written]  # skills go to a folder of their own, each to its name (export_skills)
     for path in {p for p in paths if paths.count(p) > 1}:
         clashing = ", ".join(repr(w.prompt) for w in written if w.path == path)
         fail(f"prompts {clashing} would all be written to {path}; nothing was written")
-    for item in written:
-        file = (root / item.path).resolve()
-        if not file.is_relative_to(root):
-            fail(f"prompt {item.prompt!r} would be written outside {outdir}: {item.path!r}")
+    files: list[tuple[str, bytes]] = [(w.path, w.text.encode("utf-8")) for w in written] + skill_files
+    for path, _ in files:
+        if not (root / path).resolve().is_relative_to(root):
+            fail(f"{path!r} would be written outside {outdir}; nothing was written")
+    for path, data in files:
+        file = root / path
         file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(item.text, encoding="utf-8")
+        file.write_bytes(data)
+    for item in written:
         if item.warnings:
             click.echo(f"{item.path}: warning: " + "; ".join(item.warnings), err=True)
+    if left_out:
+        click.echo(f"warning: {target} has no skill folder; {left_out} skill{'s' * (left_out != 1)} not written",
+                   err=True)
     warned = sum(1 for w in written if w.warnings)
-    click.echo(f"wrote {len(written)} prompt{'s' * (len(written) != 1)} of {what} as {target} to {outdir}"
+    also = f" and {skills} skill{'s' * (skills != 1)}" if skills else ""
+    click.echo(f"wrote {len(written)} prompt{'s' * (len(written) != 1)}{also} of {what} as {target} to {outdir}"
                + (f" ({warned} with warnings)" if warned else ""))
+
+
+def _skills_for(library: str, target: str, folder_format: str | None) -> tuple[int, list[tuple[str, bytes]], int]:
+    """(skills written, their files, skills a target without a skill folder leaves out) of ``library``."""
+    from ..export.skills import SKILL_FOLDERS, export_skills, outermost
+    from ..sources.files.source import FileSource
+
+    source = FileSource(library, format=folder_format)
+    source.load()
+    found = source.skills()
+    if target not in SKILL_FOLDERS:
+        return 0, [], len(outermost(found))
+    try:
+        exported = export_skills(found, source.read_skill_file, target)
+    except (ValueError, PromptdeckError) as exc:  # a clash, or a file changed since it was checked
+        fail(str(exc))
+    return len(exported), [file for skill in exported for file in skill.files], 0
 
 
 @click.group()

@@ -47,7 +47,7 @@ def test_session_lifecycle_and_status_codes(url: str) -> None:
     session, headers = start_session(url)
     listed = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "prompts/list"}, headers=headers)
     [message] = sse_messages(listed.text)
-    assert message["id"] == 1 and len(message["result"]["prompts"]) == 10
+    assert message["id"] == 1 and len(message["result"]["prompts"]) == 11
     no_id = {k: v for k, v in headers.items() if k != "mcp-session-id"}
     ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
     assert httpx.post(url, json=ping, headers=no_id).status_code == 400
