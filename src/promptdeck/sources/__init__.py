@@ -9,6 +9,9 @@ wins. A source tells the server what changed in one of two ways:
 - a source that learns of changes itself (a store told of a new version) calls
   the ``changed`` callback it is given in ``attach``, on any thread.
 
+A source may also give resources (``resources``): what clients read by URI, such as the library files its
+prompts send (``prompts.resources`` has the seam).
+
 Problems are returned, never raised, so one bad prompt never stops a library:
 the server logs them and serves the rest, and a prompt that fails to reload
 keeps its last good version.
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
+    from ..prompts.resources import ResourceProvider
     from ..prompts.spec import Prompt
     from ..protocol.errors import PromptdeckError
 
@@ -53,6 +57,10 @@ class Source:
         """The server's whole catalog, when it serves this source alone and the source can list itself
         (a stored label pages its listing from the database); None: built from ``prompts()``."""
         return None
+
+    def resources(self) -> Sequence[ResourceProvider]:
+        """Where the resources it serves come from (asked again for each catalog snapshot); none by default."""
+        return ()
 
     def attach(self, changed: Callable[[], object]) -> None:
         """Called once, when the server takes this source: ``changed()`` rebuilds the server's catalog."""

@@ -49,6 +49,64 @@ def is_text_mime(mime: str) -> bool:
         "application/json", "application/yaml", "application/toml", "application/xml", "image/svg+xml")
 
 
+def file_contents(rel: str, data: bytes) -> tuple[str, str | None]:
+    """(MIME type, text) of the library file ``rel`` holding ``data``, as it is embedded and read as a resource:
+    text when its type is text, or it has no NUL in its first 8 KiB, and it is UTF-8 (sent as ``text/plain``
+    when its own type is not text); otherwise its text is None and it goes as a base64 blob of its type."""
+    mime = guess_mime(rel)
+    if is_text_mime(mime) or b"\x00" not in data[:8192]:
+        try:
+            return (mime if is_text_mime(mime) else "text/plain"), data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return mime, None
+
+
+#: Library files are named ``promptdeck:///PATH`` on the wire (``file_uri``).
+URI_PREFIX = "promptdeck:///"
+#: What a path keeps as it is in a URI; anything else is percent-encoded (a space, ``%``, ``#``, ``?``, non-ASCII).
+_URI_PLAIN = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/-]*\Z")
+
+
+def file_uri(rel: str) -> str:
+    """The URI of the library file at ``rel`` (relative, '/'-separated): one canonical spelling per path."""
+    path = Path(rel).as_posix()
+    if not _URI_PLAIN.match(path):
+        from urllib.parse import quote  # only for names a URI cannot carry as they are
+
+        path = quote(path, safe="/!$&'()*+,;=:@~")
+    return URI_PREFIX + path
+
+
+def uri_path(uri: str) -> str | None:
+    """The relative path ``uri`` names, if ``uri`` is a library file's canonical URI (``file_uri``); None
+    otherwise. Only the spelling ``file_uri`` gives is taken: an escape that spells a ``..`` or a ``/``
+    (``%2e%2e``, ``%2f``), or any other second spelling of a path, names nothing."""
+    if not uri.startswith(URI_PREFIX):
+        return None
+    path = uri[len(URI_PREFIX):]
+    if "%" in path:
+        from urllib.parse import unquote
+
+        path = unquote(path, errors="strict") if _escapes_ok(path) else ""
+    if not path or file_uri(path) != uri:
+        return None
+    return path
+
+
+def _escapes_ok(path: str) -> bool:
+    """Every ``%`` starts an escape of two hex digits, and what they spell is UTF-8."""
+    try:
+        from urllib.parse import unquote_to_bytes
+
+        if re.search(r"%(?![0-9A-Fa-f]{2})", path):
+            return False
+        unquote_to_bytes(path).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 #: The hidden folders (at the library root) where other tools keep prompts, each with the format of the
 #: files it holds, the ending they have, and whether subfolders count (docs/native-formats.md).
 #: ``*`` is one folder of any name: a skill's.
@@ -299,7 +357,7 @@ class LibraryRoot:
             raise InvalidParams(f"file {rel!r} is not UTF-8 text") from None
 
     def uri(self, rel: str) -> str:
-        return "promptdeck:///" + Path(rel).as_posix()
+        return file_uri(rel)
 
     def files(self, prefix: str = "", limit: int = 1000, *, material_only: bool = False) -> list[str]:
         """Library files (not prompts, not hidden) whose relative path starts with ``prefix``; with

@@ -20,7 +20,8 @@ from typing import Any
 from ...prompts.access import reading_as
 from ...prompts.arguments import MISSING, Argument, SpecError, parse_arguments
 from ...prompts.catalog import close_names
-from ...prompts.spec import NAME_RE, Prompt
+from ...prompts.resources import ResourceProvider
+from ...prompts.spec import NAME_RE, Prompt, Reach
 from ...protocol.errors import InvalidParams, LibraryError, PromptFileError
 from .. import Source
 from . import native
@@ -29,6 +30,7 @@ from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scope
 from .library import Library
 from .native import Native
 from .paths import folder_prefix, is_prompt_path, may_hold_prompts, prompt_format, read_confined
+from .resources import FolderResources
 
 log = logging.getLogger("promptdeck.files")
 
@@ -198,6 +200,8 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     if errors:
         return ParsedFile(None, errors)
     path_args = {a.name: a.pattern for a in arguments if a.type == "path"}
+    files = frozenset(block.file for block in blocks if block.file is not None)
+    paths = tuple(a for a in arguments if a.type == "path")
     prompt = Prompt(
         name,
         render_blocks(library, tuple(blocks), path_args,
@@ -212,6 +216,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         completers=library.path_completers(arguments) if path_args else None,
         work=work_of(tuple(blocks), path_args),
         meta={native.META_MODEL: native.json_safe(model)} if model else None,
+        reach=Reach(library.root, files, paths) if files or paths else None,
     )
     return ParsedFile(prompt)
 
@@ -325,6 +330,10 @@ class FileSource(Source):
 
     def watch_roots(self) -> list[str]:
         return [str(self.root)]
+
+    def resources(self) -> list[ResourceProvider]:
+        """The library files its prompts send, readable by their URIs (``files.resources``)."""
+        return [FolderResources(self.library)]
 
     def reload(self, paths: Sequence[str]) -> list[PromptFileError]:
         """``update`` with the paths below this folder; the problems in them."""
