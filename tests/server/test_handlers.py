@@ -190,7 +190,7 @@ def test_complete_suggests_for_a_prompts_argument() -> None:
     ({"argument": {"name": "tone", "value": ""}}, 'needs "ref" and "argument" objects'),
     ({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": "tone"}, 'needs "ref" and "argument"'),
     ({"ref": {"type": "ref/resource", "uri": "file:///x"}, "argument": {"name": "a", "value": ""}},
-     "offers no resources"),
+     "completes prompt arguments only"),
     ({"ref": {"type": "ref/tool", "name": "x"}, "argument": {"name": "a", "value": ""}},
      "unknown reference type 'ref/tool'"),
     ({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "a", "value": ""}}, "unknown prompt"),

@@ -105,7 +105,7 @@ def complete(server: Renders, catalog: Catalog,
     if not isinstance(ref, dict) or not isinstance(argument, dict):
         raise InvalidParams('completion/complete needs "ref" and "argument" objects')
     if ref.get("type") == "ref/resource":
-        raise InvalidParams("this server offers no resources to complete")
+        raise InvalidParams("this server completes prompt arguments only, not resource template values")
     if ref.get("type") != "ref/prompt":
         raise InvalidParams(f"unknown reference type {ref.get('type')!r}")
     prompt = catalog.require(ref.get("name"))
