@@ -26,6 +26,7 @@ class Server:
 
     def __init__(self, completers: dict[tuple[str, str], Completer] | None = None) -> None:
         self.prompt_seconds = 5.0
+        self.text_resources = False
         self._completers = completers or {}
 
     @property

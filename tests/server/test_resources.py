@@ -188,3 +188,27 @@ def test_2026_listen_follows_resources_and_tags_what_it_sends(library: Path) -> 
             validate_message(REVISION, note)
     assert [(n["method"], n["params"].get("uri")) for n in notes] == [
         ("notifications/resources/list_changed", None), ("notifications/resources/updated", GUIDE)]
+
+
+def test_text_resources_go_as_text_and_say_so(library: Path) -> None:
+    for revision in LEGACY:
+        client = Client(served(library, text_resources=True), revision)
+        result = client.call("prompts/get", {"name": "guide", "arguments": {"file": "_material/notes.txt"}})["result"]
+        blocks = [m["content"] for m in result["messages"]]
+        assert [b["type"] for b in blocks] == ["text", "text"]
+        assert blocks[0]["text"] == "the guide\n"
+        assert result["_meta"] == {"promptdeck.dev/textResources": 2}
+        if revision >= "2025-06-18":
+            assert blocks[0]["_meta"] == {"promptdeck.dev/textResource": {
+                "type": "resource", "uri": GUIDE, "mimeType": "text/plain"}}
+            assert blocks[1]["_meta"]["promptdeck.dev/textResource"]["type"] == "resource_link"
+        else:
+            assert "_meta" not in blocks[0]
+    plain = Client(served(library), "2025-11-25").call("prompts/get", {"name": "guide", "arguments": {
+        "file": "_material/notes.txt"}})["result"]
+    assert [m["content"]["type"] for m in plain["messages"]] == ["resource", "resource_link"]
+    assert "_meta" not in plain
+    session = LegacySession(served(library, text_resources=True), lambda _: None)
+    got = modern(session, "prompts/get", {"name": "guide", "arguments": {"file": "_material/notes.txt"}})["result"]
+    assert got["_meta"]["promptdeck.dev/textResources"] == 2
+    assert "io.modelcontextprotocol/serverInfo" in got["_meta"]

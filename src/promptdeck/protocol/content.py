@@ -204,5 +204,30 @@ def link_text(link: ResourceLink) -> str:
     return f"{text} ({link.description})" if link.description else text
 
 
-def messages_to_wire(messages: list[Message], rev: Revision) -> list[dict[str, Any]]:
+#: Where a block sent as text says what it was (``as_text``), and a result how many such blocks it has.
+META_TEXT_RESOURCE = "promptdeck.dev/textResource"
+META_TEXT_RESOURCES = "promptdeck.dev/textResources"
+
+
+def as_text(content: Content) -> Content:
+    """``content`` for a client that takes text blocks only (``serve --text-resources``): an embedded text
+    resource becomes a text block of its text, a link the words an older revision gets (``link_text``), each
+    with ``_meta`` saying what it was. Other blocks (a blob, an image, audio) are ``content`` itself."""
+    if isinstance(content, Resource):
+        inner = content.resource
+        if inner.text is None:
+            return content
+        was = {"type": "resource", "uri": inner.uri, "mimeType": inner.mime_type or "text/plain"}
+        return Text(inner.text, content.annotations, {**(content.meta or {}), META_TEXT_RESOURCE: was})
+    if isinstance(content, ResourceLink):
+        was = {"type": "resource_link", "uri": content.uri, "name": content.name}
+        return Text(link_text(content), content.annotations, {**(content.meta or {}), META_TEXT_RESOURCE: was})
+    return content
+
+
+def messages_to_wire(messages: list[Message], rev: Revision, text_resources: bool = False) -> list[dict[str, Any]]:
+    """The messages as ``rev`` carries them; with ``text_resources``, text resources and links as text
+    (``as_text``)."""
+    if text_resources:
+        return [{"role": m.role, "content": content_to_wire(as_text(m.content), rev)} for m in messages]
     return [{"role": m.role, "content": content_to_wire(m.content, rev)} for m in messages]

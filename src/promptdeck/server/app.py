@@ -48,7 +48,7 @@ class PromptServer:
     def __init__(self, name: str = "promptdeck", *, version: str | None = None,
                  instructions: str | None = None, page_size: int = DEFAULT_PAGE_SIZE,
                  list_ttl_ms: int = 60_000, prompt_seconds: float = CODE_SECONDS,
-                 tools: bool | ToolOptions = False) -> None:
+                 tools: bool | ToolOptions = False, text_resources: bool = False) -> None:
         self.name = name
         #: the prompts offered as tools too (``tools/list``, ``tools/call``), for clients that show no prompts
         self.tools: PromptTools | None = None
@@ -59,6 +59,8 @@ class PromptServer:
             self.tools = PromptTools(tools if isinstance(tools, ToolOptions) else ToolOptions())
         #: how long a Python prompt may run before its request is answered with an error
         self.prompt_seconds = prompt_seconds
+        #: send embedded text resources and links as text blocks, for clients that take only text (docs/protocol.md)
+        self.text_resources = text_resources
         self.version = version or __version__
         self.instructions = instructions
         self.page_size = page_size

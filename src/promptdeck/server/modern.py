@@ -172,7 +172,8 @@ class ModernEndpoint:
 
     def _envelope(self, result: dict[str, Any], kind: str = "complete") -> dict[str, Any]:
         result["resultType"] = kind
-        result["_meta"] = self._meta
+        own = result.get("_meta")  # a result's own (--text-resources says how many blocks went as text)
+        result["_meta"] = self._meta if own is None else {**own, **self._meta}
         return result
 
     @property

@@ -47,6 +47,8 @@ class Served(Protocol):
     instructions: str | None
     #: how long a Python prompt may run
     prompt_seconds: float
+    #: send embedded text resources and links as text blocks
+    text_resources: bool
     #: open legacy sessions and 2026-07-28 subscriptions, told of list changes
     listeners: set[Listener]
 
