@@ -177,11 +177,11 @@ def test_nothing_is_read_for_a_refusal(library: Path, monkeypatch: pytest.Monkey
     sight = resources.sight(frozenset())
     opened: list[str] = []
 
-    def spy(root: str, rel: str, limit: int) -> bytes:
+    def spy(real: str, rel: str, limit: int) -> bytes:
         opened.append(rel)
-        return paths.read_confined(root, rel, limit)
+        return paths.read_real(real, rel, limit)
 
-    monkeypatch.setattr(file_resources, "read_confined", spy)
+    monkeypatch.setattr(file_resources, "read_real", spy)
     before = rchar()
     for uri in REFUSED:
         with pytest.raises(Exception, match="^Resource not found: "):

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ...prompts.resources import MAX_LISTED, Resource, ResourceProvider, Sight, Template
 from ...protocol.content import ResourceContents
 from ...protocol.errors import InvalidParams
-from .paths import MAX_EMBED_BYTES, URI_PREFIX, file_contents, file_uri, guess_mime, read_confined, uri_path
+from .paths import MAX_EMBED_BYTES, URI_PREFIX, file_contents, file_uri, guess_mime, read_real, uri_path
 
 if TYPE_CHECKING:
     from ...prompts.arguments import Argument
@@ -102,8 +102,9 @@ class FolderResources(ResourceProvider):
             return None
         rel, real = found
         try:
-            # By the path that was held to the rules: where a link led when it was checked.
-            data = read_confined(str(self.root.root), real.relative_to(self.root.root).as_posix(), MAX_EMBED_BYTES)
+            # The real path that was held to the rules (where a link led when it was checked), as read_confined
+            # reads it once it has resolved a path.
+            data = read_real(str(real), rel, MAX_EMBED_BYTES)
         except InvalidParams as exc:
             log.debug("library file %r is not served as a resource: %s", rel, exc.message)
             return None
