@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_stdio import PD, SDK, SDK_SERVER, BenchError, RpcProcess, check_result, parse_line
+from bench_stdio import PD, SDK, SDK_SERVER, BenchError, RpcProcess, check_result, parse_line, print_side_by_side
 
 IN_FLIGHT = 50
 TARGET = 5.0
@@ -140,12 +140,7 @@ async def main() -> int:
             ("resources/read 16 KiB blob, sequential (reads/s)", "blob_s", True))
     print(f"{args.files} text files + 1 binary file as resources, {args.reads} reads, median of {args.rounds} "
           f"rounds, stdio, 2025-11-25; target: {TARGET:g}x")
-    print(f"{'measure':50} {'promptdeck':>12} {'SDK':>12} {'x faster':>9}")
-    for label, key, higher in rows:
-        ours = statistics.median(r[key] for r in results[PD])
-        theirs = statistics.median(r[key] for r in results[SDK])
-        times = ours / theirs if higher else theirs / ours
-        print(f"{label:50} {ours:12.2f} {theirs:12.2f} {times:9.1f}")
+    print_side_by_side(results, rows)
     return 0
 
 
