@@ -15,12 +15,11 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...prompts.access import reading_as
 from ...prompts.arguments import MISSING, Argument, SpecError, parse_arguments
 from ...prompts.catalog import close_names
-from ...prompts.resources import ResourceProvider
 from ...prompts.spec import NAME_RE, Prompt, Reach
 from ...protocol.errors import InvalidParams, LibraryError, PromptFileError
 from .. import Source
@@ -30,7 +29,9 @@ from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scope
 from .library import Library
 from .native import Native
 from .paths import folder_prefix, is_prompt_path, may_hold_prompts, prompt_format, read_confined
-from .resources import FolderResources
+
+if TYPE_CHECKING:
+    from ...prompts.resources import ResourceProvider
 
 log = logging.getLogger("promptdeck.files")
 
@@ -333,6 +334,8 @@ class FileSource(Source):
 
     def resources(self) -> list[ResourceProvider]:
         """The library files its prompts send, readable by their URIs (``files.resources``)."""
+        from .resources import FolderResources  # on the first resources request: not on a first get's path
+
         return [FolderResources(self.library)]
 
     def reload(self, paths: Sequence[str]) -> list[PromptFileError]:
