@@ -214,10 +214,11 @@ def off_loop(work: Callable[[], T]) -> T | Awaitable[T]:
     the render threads, so that blocking work (reading a file, parsing a stored prompt) never holds the loop."""
     if not _on_loop():
         return work()
-    return _off_loop(work)
+    return in_threads(work)
 
 
-async def _off_loop(work: Callable[[], T]) -> T:
+async def in_threads(work: Callable[[], T]) -> T:
+    """``work()`` run in the render threads, awaited on this event loop."""
     import asyncio
 
     return await asyncio.wrap_future(_threads().submit(work))

@@ -20,6 +20,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..prompts.execution import off_loop
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, InvalidRequest, McpError, MethodNotFound
 from ..protocol.jsonrpc import Invalid, Notification, Request, RequestId, Response
@@ -183,6 +184,8 @@ class LegacySession:
         from .modern import Subscription  # loaded with the endpoint
 
         if isinstance(outcome, Subscription):
+            if outcome.follows is not None:
+                outcome.follows.settle(self.server.resources)  # no event loop here: stdio
             related(outcome.acknowledgement())  # before anything else on the subscription
             self.subscriptions[req.id] = outcome
             self.server.listeners.add(outcome)
@@ -283,10 +286,14 @@ class LegacySession:
         from . import resources as methods
 
         uri = methods.subscribed_uri(params)
-        resources = self._resources(req.method)[0]
-        if not self._following().subscribe(uri, resources):
-            raise InvalidParams(f"a session may follow at most {methods.MAX_SUBSCRIBED} resources")
-        return {}
+        resources, follows = self._resources(req.method)[0], self._following()
+
+        def subscribe() -> dict[str, Any]:
+            if not follows.subscribe(uri, resources):
+                raise InvalidParams(f"a session may follow at most {methods.MAX_SUBSCRIBED} resources")
+            return {}
+
+        return off_loop(subscribe)  # its stamp may read a stored prompt
 
     def _unsubscribe(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         from . import resources as methods

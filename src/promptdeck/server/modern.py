@@ -90,7 +90,7 @@ class Subscription:
         if self.tools:
             honoured["toolsListChanged"] = True
         if self.follows is not None:
-            if self.follows.listed is not None:
+            if self.follows.listing:
                 honoured["resourcesListChanged"] = True
             if self.follows.uris:
                 honoured["resourceSubscriptions"] = list(self.follows.uris)
@@ -347,20 +347,15 @@ class ModernEndpoint:
 
     def _follow(self, subscription: Subscription, wanted: dict[str, Any], scopes: frozenset[str] | None) -> None:
         """What a listen asks to follow of the resources: their list, and URIs (each a string; past
-        ``MAX_SUBSCRIBED`` they are left out of the acknowledgement, and not followed)."""
-        listed = wanted.get("resourcesListChanged") is True
+        ``MAX_SUBSCRIBED`` they are left out of the acknowledgement, and not followed). The transport has
+        them taken as they are now (``Follows.settle``) before it acknowledges."""
+        listing = wanted.get("resourcesListChanged") is True
         uris = wanted.get("resourceSubscriptions")
         uris = [uri for uri in uris if isinstance(uri, str) and uri] if isinstance(uris, list) else []
-        if not listed and not uris:
-            return
-        from .resources import Follows
+        if listing or uris:
+            from .resources import Follows
 
-        follows = subscription.follows = Follows(scopes, subscription.send, subscription.meta)
-        resources = self.server.resources
-        if listed:
-            follows.follow_list(resources)
-        for uri in uris:
-            follows.subscribe(uri, resources)
+            subscription.follows = Follows(scopes, subscription.send, subscription.meta, listing=listing, uris=uris)
 
 
 def _answered(responses: object, prompt: str) -> dict[str, str]:

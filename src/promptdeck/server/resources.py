@@ -18,7 +18,8 @@ stamp changed. A URI it may not read has no stamp, so a hidden resource is never
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Hashable
+from collections.abc import Awaitable, Hashable, Iterable
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..prompts.execution import off_loop
@@ -44,7 +45,7 @@ def list_resources(resources: ResourceCatalog, sight: Sight, rev: Revision, para
 
     def page() -> bytes:
         if follows is not None and cursor is None:
-            follows.listed = resources.signature(sight)
+            follows.listing, follows.listed = True, resources.signature(sight)
         return resources.page(sight, rev, cursor, extra, extra_key)
 
     return off_loop(page)
@@ -80,23 +81,30 @@ def notification(method: str, meta: dict[str, Any] | None, **params: Any) -> byt
 class Follows:
     """What one listener follows of the resources, as its principal (``held``) sees them.
 
-    ``listed``: the URIs it could read when it last saw the list (None: it does not follow the list);
-    ``uris``: each subscribed URI and its stamp then (None: not readable then). ``meta``: what every
-    notification carries (a 2026-07-28 subscription's id).
+    ``listing``: whether it follows the list, and ``listed`` the URIs it could read when it last saw it
+    (None: not known yet); ``uris``: each subscribed URI and its stamp then (None: not readable then).
+    ``meta``: what every notification carries (a 2026-07-28 subscription's id).
     """
 
-    __slots__ = ("held", "send", "meta", "listed", "uris")
+    __slots__ = ("held", "send", "meta", "listing", "listed", "uris")
 
-    def __init__(self, held: frozenset[str] | None, send: Send, meta: dict[str, Any] | None = None) -> None:
+    def __init__(self, held: frozenset[str] | None, send: Send, meta: dict[str, Any] | None = None, *,
+                 listing: bool = False, uris: Iterable[str] = ()) -> None:
         self.held = held
         self.send = send
         self.meta = meta
+        self.listing = listing
         self.listed: tuple[str, ...] | None = None
-        self.uris: dict[str, Hashable | None] = {}
+        self.uris: dict[str, Hashable | None] = dict.fromkeys(islice(uris, MAX_SUBSCRIBED))
 
-    def follow_list(self, resources: ResourceCatalog) -> None:
-        """From now on, tell when the list changes from what it is now."""
-        self.listed = resources.signature(resources.sight(self.held))
+    def settle(self, resources: ResourceCatalog) -> None:
+        """Take what it follows as it is now in ``resources``: the list, and each URI's stamp. It may block
+        (a walk, a parse): on an event loop, run it in the render threads (``execution.off_loop``)."""
+        sight = resources.sight(self.held)
+        if self.listing:
+            self.listed = resources.signature(sight)
+        for uri in self.uris:
+            self.uris[uri] = resources.stamp(uri, sight)
 
     def subscribe(self, uri: str, resources: ResourceCatalog) -> bool:
         """Follow ``uri`` (readable or not: a hidden URI is accepted as an unknown one is); False when too
@@ -109,7 +117,7 @@ class Follows:
     def check(self, resources: ResourceCatalog) -> None:
         """Tell the client what changed since it last heard, in ``resources`` (the new snapshot)."""
         sight = resources.sight(self.held)
-        if self.listed is not None:
+        if self.listing and self.listed is not None:
             now = resources.signature(sight)
             if now != self.listed:
                 self.listed = now
