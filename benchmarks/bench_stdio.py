@@ -955,6 +955,18 @@ def print_table(rows: list[JsonObj], out: Any = sys.stdout) -> None:
         print(line(row), file=out)
 
 
+def print_side_by_side(results: dict[str, list[dict[str, float]]], rows: Sequence[tuple[str, str, bool]]) -> None:
+    """The table of the smaller side-by-side benchmarks (tools, resources): per row (label, key, whether higher
+    is better), the median of each server's rounds and how many times faster promptdeck is."""
+    width = max(len(label) for label, _, _ in rows)
+    print(f"{'measure':{width}} {'promptdeck':>12} {'SDK':>12} {'x faster':>9}")
+    for label, key, higher in rows:
+        ours = statistics.median(r[key] for r in results[PD])
+        theirs = statistics.median(r[key] for r in results[SDK])
+        times = ours / theirs if higher else theirs / ours
+        print(f"{label:{width}} {ours:12.2f} {theirs:12.2f} {times:9.1f}")
+
+
 def environment() -> JsonObj:
     def version(dist: str) -> str | None:
         try:

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_stdio import PD, SDK, SDK_SERVER, BenchError, RpcProcess, check_result, parse_line
+from bench_stdio import PD, SDK, SDK_SERVER, BenchError, RpcProcess, check_result, parse_line, print_side_by_side
 from libgen import ensure_library
 
 IN_FLIGHT = 50
@@ -107,12 +107,7 @@ async def main() -> int:
             ("tools/call sequential (calls/s)", "calls_s", True),
             (f"tools/call, {IN_FLIGHT} in flight (calls/s)", "pipelined_s", True))
     print(f"{args.prompts} prompts as tools, {args.calls} calls, median of {args.rounds} rounds, stdio, 2025-11-25")
-    print(f"{'measure':44} {'promptdeck':>12} {'SDK':>12} {'x faster':>9}")
-    for label, key, higher in rows:
-        ours = statistics.median(r[key] for r in results[PD])
-        theirs = statistics.median(r[key] for r in results[SDK])
-        times = ours / theirs if higher else theirs / ours
-        print(f"{label:44} {ours:12.2f} {theirs:12.2f} {times:9.1f}")
+    print_side_by_side(results, rows)
     return 0
 
 

@@ -3,6 +3,7 @@
     python benchmarks/sdk_server.py DIR                                        # stdio
     python benchmarks/sdk_server.py DIR --http PORT [--stateless] [--json-response]
     python benchmarks/sdk_server.py DIR --tools                                # each prompt as a tool too
+    python benchmarks/sdk_server.py DIR --resources                            # material files as resources
 
 reads every ``*.md`` file below DIR the way promptdeck does (front matter in YAML between two ``---``
 lines, names from the path below DIR without ``.md`` and with ``.`` between folders, files and folders
@@ -15,6 +16,11 @@ it is not a general promptdeck replacement (no roles, embeds or Jinja).
 Each prompt goes through ``Prompt.from_function`` -- the same path as ``@server.prompt()`` -- with a
 keyword-only async function whose signature lists the prompt's arguments (async, so the SDK does not
 hop to a worker thread per render; the cheaper of its two paths).
+
+With ``--resources`` every file in a material folder (one whose name starts with ``_``, not hidden) is
+also registered as a ``FileResource`` named ``promptdeck:///PATH``, as promptdeck names it, with the
+MIME type ``mimetypes`` guesses (text files are read as text, others as a base64 blob): the server a
+developer would write to serve those files (bench_resources.py).
 
 With ``--http PORT`` the same server runs the SDK's Streamable HTTP transport (``MCPServer.run(
 transport="streamable-http")``: Starlette on uvicorn, endpoint ``/mcp``) on 127.0.0.1 only, stateful
@@ -37,6 +43,7 @@ from typing import Any
 import yaml
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
+from mcp.server.mcpserver.resources import FileResource
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -145,7 +152,18 @@ def load_prompt(rel: str, path: Path) -> Prompt:
     return prompt
 
 
-def build_server(root: Path, *, quiet: bool = False, tools: bool = False) -> MCPServer:
+def iter_material(root: Path) -> Iterator[tuple[str, Path]]:
+    """Yield (relative posix path, absolute path) of every file in a material (``_``) folder, sorted."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        if not any(part.startswith("_") for part in rel_dir.split("/")):
+            continue
+        for fname in sorted(f for f in filenames if not f.startswith(".")):
+            yield f"{rel_dir}/{fname}", Path(dirpath) / fname
+
+
+def build_server(root: Path, *, quiet: bool = False, tools: bool = False, resources: bool = False) -> MCPServer:
     server = MCPServer(
         name="sdk-prompts-bench", warn_on_duplicate_prompts=False, log_level="WARNING" if quiet else "INFO"
     )
@@ -160,6 +178,12 @@ def build_server(root: Path, *, quiet: bool = False, tools: bool = False) -> MCP
             # What a developer would write to offer each prompt as a tool too (bench_tools.py): the same
             # render function, under the name promptdeck --tools gives it.
             server.add_tool(prompt.fn, name=prompt.name.replace(".", "_"), description=prompt.description)
+    if resources:
+        import mimetypes
+
+        for rel, path in iter_material(root):
+            mime = mimetypes.guess_type(rel)[0] or "application/octet-stream"
+            server.add_resource(FileResource(uri=f"promptdeck:///{rel}", name=path.name, path=path, mime_type=mime))
     return server
 
 
@@ -172,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stateless", action="store_true", help="HTTP: the SDK's stateless_http mode")
     parser.add_argument("--json-response", action="store_true", help="HTTP: answer POSTs with JSON, not SSE")
     parser.add_argument("--tools", action="store_true", help="also offer each prompt as a tool")
+    parser.add_argument("--resources", action="store_true", help="also serve the material files as resources")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.http is None and (args.stateless or args.json_response):
         parser.error("--stateless and --json-response go with --http")
@@ -182,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"not a folder: {root}", file=sys.stderr)
         return 2
     try:
-        server = build_server(root, quiet=args.http is not None, tools=args.tools)
+        server = build_server(root, quiet=args.http is not None, tools=args.tools, resources=args.resources)
     except (LibraryError, OSError, yaml.YAMLError) as exc:
         print(f"sdk_server: {exc}", file=sys.stderr)
         return 1

@@ -316,3 +316,22 @@ def test_check_names_template_problems_beside_front_matter_ones(tmp_path: Path) 
     done = cli("check", str(tmp_path))
     assert done.stdout.splitlines() == ["two.md:2: tags must be a list of words",
                                         "two.md:4: template uses 'who', which is not an argument (arguments: none)"]
+
+
+@pytest.mark.parametrize("options", [["--text-resources"], ["--text-resources", "--tools"]])
+def test_serve_text_resources_sends_text_blocks(options: list[str]) -> None:
+    """``--text-resources`` on the fast stdio path and through click (``--tools`` is not on the fast path)."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "project-analysis"}},
+    ]
+    done = subprocess.run([sys.executable, "-m", "promptdeck", "serve", "--no-watch", *options, str(EXAMPLES)],
+                          input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = [json.loads(line) for line in done.stdout.splitlines()][1]["result"]
+    kinds = [message["content"]["type"] for message in result["messages"]]
+    assert "resource" not in kinds and "resource_link" not in kinds, kinds
+    assert result["_meta"]["promptdeck.dev/textResources"] == 4

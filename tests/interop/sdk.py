@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -24,6 +25,8 @@ def recorded_serve(serve_args: list[str], log: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=[str(RECORDER), str(log), "--", sys.executable, "-m", "promptdeck", "serve", *serve_args],
+        # The whole environment, not the SDK's few safe variables: PYTHONPATH says which promptdeck is tested.
+        env=dict(os.environ),
     )
 
 

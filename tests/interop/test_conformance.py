@@ -3,11 +3,12 @@
 Runs the ``active`` server suite of ``@modelcontextprotocol/conformance`` (0.1.x) and of the 0.2.0
 alpha (``--spec-version 2025-11-25``) against the fixture library in ``tests/conformance/prompts``,
 and the 0.2.0 alpha at 2026-07-28 (every scenario of that revision, and exactly what its
-``--requirements`` list) with ``tests/conformance/prompts-2026`` added. Scenarios a prompts-only
-server cannot pass (tools, resources, elicitation) are listed with their reasons in the baseline
-files next to it; the suite exits non-zero on any other failure or warning, and on a baseline entry
-that passes. At 2026-07-28 some scenarios mix tool checks with discover, header and subscription
-checks, so those are also read check by check from the suite's ``checks.json`` files.
+``--requirements`` list) with ``tests/conformance/prompts-2026`` added. Scenarios a prompt library
+cannot pass (tools, elicitation, reads of the suite's own test:// resources) are listed with their
+reasons in the baseline files next to it; the suite exits non-zero on any other failure or warning,
+and on a baseline entry that passes. At 2026-07-28 some scenarios mix tool checks with discover,
+header and subscription checks, so those are also read check by check from the suite's
+``checks.json`` files.
 """
 
 from __future__ import annotations
@@ -84,7 +85,8 @@ def test_active_suite_passes_against_baseline(suite: str, mode: str, tmp_path: P
     # Every scenario promptdeck should pass ran and passed (the baseline only excuses the others).
     for scenario in ("server-initialize", "ping", "logging-set-level", "completion-complete", "prompts-list",
                      "prompts-get-simple", "prompts-get-with-args", "prompts-get-embedded-resource",
-                     "prompts-get-with-image", "dns-rebinding-protection"):
+                     "prompts-get-with-image", "dns-rebinding-protection", "resources-list", "resources-subscribe",
+                     "resources-unsubscribe"):
         assert re.search(rf"✓ {re.escape(scenario)}: [1-9]\d* passed, 0 failed", output), (scenario, output[-3000:])
 
 
@@ -100,7 +102,7 @@ BASELINE_2026 = FIXTURES / "expected-failures-2026.yml"
 #: Scenarios promptdeck passes whole at 2026-07-28.
 PASSING_2026 = ("completion-complete", "prompts-list", "prompts-get-simple", "prompts-get-with-args",
                 "prompts-get-embedded-resource", "prompts-get-with-image", "dns-rebinding-protection",
-                "input-required-result-non-tool-request")
+                "input-required-result-non-tool-request", "resources-list", "sep-2164-resource-not-found")
 #: Baselined scenarios whose other checks must pass: the checks that may fail, all driven by a tool.
 TOOL_CHECKS_2026 = {
     "server-stateless": {
@@ -110,11 +112,7 @@ TOOL_CHECKS_2026 = {
         "sep-2575-server-no-log-without-loglevel",  # tool test_logging_tool
         "sep-2575-server-sends-prompts-list-changed-on-subscription",  # tool test_trigger_prompt_change
     },
-    "caching": {
-        "sep-2549-tools-list-caching-hints",
-        "sep-2549-resources-list-caching-hints",
-        "sep-2549-resources-templates-list-caching-hints",
-    },
+    "caching": {"sep-2549-tools-list-caching-hints"},
 }
 #: Checks of those scenarios that must have run and passed (discover, _meta, versions, headers, 404s,
 #: subscriptions, cache hints of prompts/list).
@@ -130,7 +128,9 @@ REQUIRED_CHECKS_2026 = {
         "sep-2575-server-sends-subscription-ack", "sep-2575-server-tags-subscription-id",
         "sep-2575-server-honors-notification-filter", "sep-2575-http-server-error-jsonrpc-id",
     },
-    "caching": {"sep-2549-prompts-list-caching-hints", "sep-2549-ttl-non-negative", "sep-2549-cache-scope-valid"},
+    "caching": {"sep-2549-prompts-list-caching-hints", "sep-2549-resources-list-caching-hints",
+                "sep-2549-resources-templates-list-caching-hints", "sep-2549-ttl-non-negative",
+                "sep-2549-cache-scope-valid"},
 }
 _RESULTS_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d\d-\d\dT[\d-]+Z$")
 
@@ -170,10 +170,10 @@ def test_2026_suite_passes_against_baseline(selection: str, mode: str, tmp_path:
         assert set(failing) <= excused, (scenario, {k: v for k, v in failing.items() if k not in excused})
         missing = {name for name in REQUIRED_CHECKS_2026[scenario] if status.get(name) != "SUCCESS"}
         assert not missing, (scenario, missing)
-    # resources/read with its uri in Mcp-Name, as the spec has it: no resources here (-32601), not -32020.
+    # resources/read with its uri in Mcp-Name, as the spec has it: an unknown URI is -32602 (not -32020).
     codes = [c["details"].get("receivedErrorCode") for c in scenarios["sep-2164-resource-not-found"]
              if c["id"] == "sep-2164-error-code"]
-    assert codes == [-32601], codes
+    assert codes == [-32602], codes
 
 
 @pytest.mark.xfail(strict=True, reason="priming and retry pass; promptdeck does not close POST streams mid-call "

@@ -54,7 +54,9 @@ def inspector(tmp_path: Path) -> Inspector:
 
     def run(*args: str, serve: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
         """``serve``: more options for ``promptdeck serve``, put before its folder."""
-        command = [str(INSPECTOR), "--cli", "--format", "json", *args, "--", *SERVER[:-1], *serve, SERVER[-1]]
+        # The server gets the Inspector's few safe variables only: PYTHONPATH says it is this tree's promptdeck.
+        command = [str(INSPECTOR), "--cli", "--format", "json", "-e", f"PYTHONPATH={REPO / 'src'}", *args, "--",
+                   *SERVER[:-1], *serve, SERVER[-1]]
         return subprocess.run(
             command,
             cwd=REPO,
@@ -148,3 +150,22 @@ def test_tools_call_without_a_required_argument_is_a_tool_error(inspector: Inspe
     result = json.loads(proc.stdout)["result"]
     assert result.get("isError") is True, result
     assert "missing required argument 'code'" in " ".join(_texts(result["content"])), result
+
+
+def test_resources_list_and_read(inspector: Inspector) -> None:
+    """The files prompts send, as resources: listed, and read as text and as a blob."""
+    resources = _result(inspector("--method", "resources/list")).get("resources")
+    assert isinstance(resources, list), resources
+    uris = [resource["uri"] for resource in resources]
+    assert "promptdeck:///_material/app.log" in uris and "promptdeck:///_material/diagram.png" in uris, uris
+    text = _result(inspector("--method", "resources/read", "--uri", "promptdeck:///_material/app.log"))
+    assert text["contents"][0]["mimeType"] == "text/plain", text
+    assert text["contents"][0]["text"] == (REPO / "examples/prompts/_material/app.log").read_text(), text
+    blob = _result(inspector("--method", "resources/read", "--uri", "promptdeck:///_material/diagram.png"))
+    assert blob["contents"][0]["mimeType"] == "image/png" and blob["contents"][0]["blob"], blob
+
+
+def test_resources_read_of_a_hidden_file_is_not_found(inspector: Inspector) -> None:
+    proc = inspector("--method", "resources/read", "--uri", "promptdeck:///%2e%2e/.env")
+    assert proc.returncode != 0, f"expected an error, got: {proc.stdout}"
+    assert "Resource not found" in proc.stdout + proc.stderr, proc

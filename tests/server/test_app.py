@@ -17,6 +17,7 @@ from promptdeck.protocol.content import Message, Text
 from promptdeck.protocol.errors import LibraryError, PromptdeckError
 from promptdeck.protocol.revisions import LATEST
 from promptdeck.server.app import PromptServer
+from promptdeck.server.resources import Follows
 from promptdeck.sources import Source
 
 
@@ -53,6 +54,7 @@ class Listed(Source):
 class Ear:
     def __init__(self) -> None:
         self.heard: list[bool] = []
+        self.follows: Follows | None = None
 
     def list_changed(self, tools: bool) -> None:
         self.heard.append(tools)

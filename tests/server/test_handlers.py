@@ -26,6 +26,7 @@ class Server:
 
     def __init__(self, completers: dict[tuple[str, str], Completer] | None = None) -> None:
         self.prompt_seconds = 5.0
+        self.text_resources = False
         self._completers = completers or {}
 
     @property
@@ -190,7 +191,7 @@ def test_complete_suggests_for_a_prompts_argument() -> None:
     ({"argument": {"name": "tone", "value": ""}}, 'needs "ref" and "argument" objects'),
     ({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": "tone"}, 'needs "ref" and "argument"'),
     ({"ref": {"type": "ref/resource", "uri": "file:///x"}, "argument": {"name": "a", "value": ""}},
-     "offers no resources"),
+     "completes prompt arguments only"),
     ({"ref": {"type": "ref/tool", "name": "x"}, "argument": {"name": "a", "value": ""}},
      "unknown reference type 'ref/tool'"),
     ({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "a", "value": ""}}, "unknown prompt"),

@@ -302,8 +302,19 @@ def headers_for(message: Mapping[str, Any], **override: str | None) -> dict[str,
                                       "mcp-method": message["method"]}
     if message["method"] in ("prompts/get", "tools/call"):
         headers["mcp-name"] = params.get("name")
+    elif message["method"] == "resources/read":
+        headers["mcp-name"] = header_safe(params.get("uri"))
     headers.update({k.replace("_", "-"): v for k, v in override.items()})
     return {k: v for k, v in headers.items() if v is not None}
+
+
+def header_safe(value: object) -> str | None:
+    """``value`` as a header carries it: as it is when it is plain visible ASCII, else ``=?base64?…?=``."""
+    if not isinstance(value, str):
+        return None
+    if value.isascii() and value.isprintable() and value == value.strip() and not value.startswith("=?"):
+        return value
+    return "=?base64?" + base64.b64encode(value.encode()).decode() + "?="
 
 
 def sse_messages(text: str) -> list[Message]:

@@ -64,6 +64,8 @@ RESULT_DEFS: dict[str, tuple[str, ...]] = {
     "subscriptions/listen": ("SubscriptionsListenResult",),
     "tools/list": ("ListToolsResult",),
     "tools/call": ("CallToolResult", "InputRequiredResult"),
+    "resources/subscribe": ("EmptyResult",),
+    "resources/unsubscribe": ("EmptyResult",),
 }
 
 NOTIFICATION_DEFS: dict[str, str] = {

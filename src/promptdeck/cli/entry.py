@@ -13,16 +13,18 @@ from __future__ import annotations
 import sys
 
 
-def _plain_serve(argv: list[str]) -> tuple[list[str], str, int, bool, int] | None:
-    """(folders, name, page size, watch, verbosity) for a plain stdio ``serve``, else None."""
+def _plain_serve(argv: list[str]) -> tuple[list[str], str, int, bool, int, bool] | None:
+    """(folders, name, page size, watch, verbosity, text resources) for a plain stdio ``serve``, else None."""
     if not argv or argv[0] != "serve":
         return None
     folders: list[str] = []
-    name, page_size, watch, verbose = "promptdeck", 100, True, 0
+    name, page_size, watch, verbose, text_resources = "promptdeck", 100, True, 0, False
     args = iter(argv[1:])
     for arg in args:
         if arg == "--no-watch":
             watch = False
+        elif arg == "--text-resources":
+            text_resources = True
         elif arg in ("-v", "--verbose"):
             verbose += 1
         elif arg == "-vv":
@@ -41,7 +43,7 @@ def _plain_serve(argv: list[str]) -> tuple[list[str], str, int, bool, int] | Non
             return None
         else:
             folders.append(arg)
-    return (folders, name, page_size, watch, verbose) if folders else None
+    return (folders, name, page_size, watch, verbose, text_resources) if folders else None
 
 
 def main() -> None:
@@ -53,4 +55,5 @@ def main() -> None:
         return
     from .serve_stdio import serve_stdio_folders
 
-    sys.exit(serve_stdio_folders(*plain))
+    folders, name, page_size, watch, verbose, text_resources = plain
+    sys.exit(serve_stdio_folders(folders, name, page_size, watch, verbose, text_resources=text_resources))

@@ -14,14 +14,15 @@ if TYPE_CHECKING:
 def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bool, verbose: int,
                         list_ttl_ms: int = 60_000, log_format: str = "text", store: str | None = None,
                         label: str = "production", tools: ToolOptions | None = None,
-                        folder_format: str | None = None) -> int:
+                        folder_format: str | None = None, text_resources: bool = False) -> int:
     """Serve FOLDERS (and the ``label`` of ``store``) on stdin/stdout; returns the exit code (1 when a
     folder or the store cannot be served)."""
     setup_logging(verbose, log_format)
     from ..protocol.errors import PromptdeckError
     from ..server.app import PromptServer
 
-    server = PromptServer(name, page_size=page_size, list_ttl_ms=list_ttl_ms, tools=tools or False)
+    server = PromptServer(name, page_size=page_size, list_ttl_ms=list_ttl_ms, tools=tools or False,
+                          text_resources=text_resources)
     try:
         for folder in folders:
             server.add_folder(folder, defer=True, format=folder_format)

@@ -32,7 +32,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol.content import Audio, Image, Message, Resource, ResourceLink, Text
 from ..protocol.errors import INTERNAL_ERROR, InternalError, McpError
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .spec import Prompt
 
 LIGHT, TEMPLATE, CODE = "light", "template", "code"
+T = TypeVar("T")
 
 #: Threads for renders that may block. Renders are short; more threads only add GIL contention.
 RENDER_THREADS = 8
@@ -206,6 +207,21 @@ async def _in_thread(render: Callable[[], Any], prompt: str, seconds: float) -> 
     if isinstance(result, Awaitable):  # a sync function that returned an awaitable: await it on the loop
         return await _bounded(result, prompt, seconds)
     return result
+
+
+def off_loop(work: Callable[[], T]) -> T | Awaitable[T]:
+    """``work()`` at once when no event loop runs on this thread (stdio); otherwise an awaitable of it, run in
+    the render threads, so that blocking work (reading a file, parsing a stored prompt) never holds the loop."""
+    if not _on_loop():
+        return work()
+    return in_threads(work)
+
+
+async def in_threads(work: Callable[[], T]) -> T:
+    """``work()`` run in the render threads, awaited on this event loop."""
+    import asyncio
+
+    return await asyncio.wrap_future(_threads().submit(work))
 
 
 def when_ready(prompt: Prompt, then: Callable[[], Any]) -> Any:

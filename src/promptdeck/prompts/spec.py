@@ -31,6 +31,23 @@ class RenderContext:
             self._progress(done, total, message)
 
 
+class Reach:
+    """The library files a prompt may send whole: those its role lines name (an image, audio, an embedded
+    resource, a link) and those its ``path`` arguments may name. ``root`` is the library they lie in (a
+    ``LibraryRoot``, compared by identity), so a provider of that library's files (``files.resources``)
+    finds the prompts that reach into it. What a client may read as a resource is what a prompt it may
+    see reaches: nothing more than a ``prompts/get`` of that prompt could send it."""
+
+    __slots__ = ("root", "files", "paths")
+
+    def __init__(self, root: object, files: frozenset[str], paths: tuple[Argument, ...]) -> None:
+        self.root = root
+        #: paths (relative, as the role lines name them) of the files the prompt names itself
+        self.files = files
+        #: its ``path`` arguments, whose own rules (pattern, enum, length) say which files they may name
+        self.paths = paths
+
+
 RenderFn = Callable[[dict[str, Any], RenderContext], "list[Message] | Awaitable[list[Message]]"]
 #: ``(value typed so far, other arguments already filled) -> suggestions``, or an awaitable of them (a
 #: completer that waits on something, such as another server, without holding the event loop)
@@ -43,7 +60,7 @@ class Prompt:
     """An immutable prompt. ``descriptor(rev)`` is its ``prompts/list`` entry for a revision."""
 
     __slots__ = ("name", "title", "description", "arguments", "icons", "tags", "scopes", "source", "render",
-                 "completers", "work", "meta", "_wire", "_by_name")
+                 "completers", "work", "meta", "reach", "_wire", "_by_name")
 
     def __init__(
         self,
@@ -60,6 +77,7 @@ class Prompt:
         completers: Mapping[str, Completer] | None = None,
         work: str = "code",
         meta: Mapping[str, Any] | None = None,
+        reach: Reach | None = None,
     ) -> None:
         if not NAME_RE.match(name):
             raise ValueError(f"prompt name {name!r} must be 1-128 letters, digits, '_', '-' or '.'")
@@ -78,6 +96,8 @@ class Prompt:
         self.work = work
         #: more ``_meta`` for its listing entry (2025-06-18 and later): a stored version and label, say
         self.meta: Mapping[str, Any] = dict(meta or {})
+        #: the library files it may send whole (None: none, as for a prompt written in Python)
+        self.reach = reach
         self._wire: dict[str, dict[str, Any]] = {}
         self._by_name = {a.name: a for a in arguments}
 
@@ -85,7 +105,8 @@ class Prompt:
         """The same prompt with more ``_meta`` in its listing entry."""
         return Prompt(self.name, self.render, title=self.title, description=self.description,
                       arguments=self.arguments, icons=self.icons, tags=self.tags, scopes=self.scopes,
-                      source=self.source, completers=self.completers, work=self.work, meta={**self.meta, **extra})
+                      source=self.source, completers=self.completers, work=self.work, meta={**self.meta, **extra},
+                      reach=self.reach)
 
     def argument(self, name: str) -> Argument | None:
         return self._by_name.get(name)

@@ -138,6 +138,38 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+def contents_to_wire(inner: ResourceContents, rev: Revision) -> dict[str, Any]:
+    """A resource's contents as ``rev`` carries them: an embedded resource's, or one of a ``resources/read``
+    result. The MIME type is always sent (the prompts page asks for it)."""
+    default = "application/octet-stream" if inner.blob is not None else "text/plain"
+    out: dict[str, Any] = {"uri": inner.uri, "mimeType": inner.mime_type or default}
+    if inner.blob is not None:
+        out["blob"] = _b64(inner.blob)
+    else:
+        out["text"] = inner.text or ""
+    if inner.meta is not None and rev.meta:
+        out["_meta"] = inner.meta
+    return out
+
+
+def resource_to_wire(link: ResourceLink, rev: Revision) -> dict[str, Any]:
+    """A link's fields as ``rev`` carries them (``title`` from 2025-06-18, ``icons`` from 2025-11-25), without
+    its type, annotations or ``_meta``: a ``resource_link`` block's, and a ``resources/list`` entry's (the
+    spec's ``Resource``, which a link is with a type)."""
+    out: dict[str, Any] = {"uri": link.uri, "name": link.name}
+    if link.title is not None and rev.titles:
+        out["title"] = link.title
+    if link.description is not None:
+        out["description"] = link.description
+    if link.mime_type is not None:
+        out["mimeType"] = link.mime_type
+    if link.size is not None:
+        out["size"] = link.size
+    if link.icons and rev.icons:
+        out["icons"] = list(link.icons)
+    return out
+
+
 def content_to_wire(content: Content, rev: Revision) -> dict[str, Any]:
     """One block as ``rev`` carries it (see the module docstring)."""
     out: dict[str, Any]
@@ -150,35 +182,12 @@ def content_to_wire(content: Content, rev: Revision) -> dict[str, Any]:
             raise InternalError(f"audio content cannot be sent to a {rev.version} client")
         out = {"type": "audio", "data": _b64(content.data), "mimeType": content.mime_type}
     elif isinstance(content, Resource):
-        inner = content.resource
-        default = "application/octet-stream" if inner.blob is not None else "text/plain"
-        res: dict[str, Any] = {"uri": inner.uri, "mimeType": inner.mime_type or default}
-        if inner.blob is not None:
-            res["blob"] = _b64(inner.blob)
-        else:
-            res["text"] = inner.text or ""
-        if inner.meta is not None and rev.meta:
-            res["_meta"] = inner.meta
-        out = {"type": "resource", "resource": res}
+        out = {"type": "resource", "resource": contents_to_wire(content.resource, rev)}
     elif not rev.resource_link:
         # No link type before 2025-06-18: name the link in words so nothing is lost.
-        label = content.title or content.name
-        text = f"{label}: {content.uri}"
-        if content.description:
-            text += f" ({content.description})"
-        out = {"type": "text", "text": text}
+        out = {"type": "text", "text": link_text(content)}
     else:
-        out = {"type": "resource_link", "uri": content.uri, "name": content.name}
-        if content.title is not None:
-            out["title"] = content.title
-        if content.description is not None:
-            out["description"] = content.description
-        if content.mime_type is not None:
-            out["mimeType"] = content.mime_type
-        if content.size is not None:
-            out["size"] = content.size
-        if content.icons and rev.icons:
-            out["icons"] = list(content.icons)
+        out = {"type": "resource_link", **resource_to_wire(content, rev)}
     if content.annotations is not None:
         wire = content.annotations.to_wire(rev)
         if wire:
@@ -189,5 +198,36 @@ def content_to_wire(content: Content, rev: Revision) -> dict[str, Any]:
     return out
 
 
-def messages_to_wire(messages: list[Message], rev: Revision) -> list[dict[str, Any]]:
+def link_text(link: ResourceLink) -> str:
+    """A link in words, for a peer that takes no link: its title (or name), URI and description."""
+    text = f"{link.title or link.name}: {link.uri}"
+    return f"{text} ({link.description})" if link.description else text
+
+
+#: Where a block sent as text says what it was (``as_text``), and a result how many such blocks it has.
+META_TEXT_RESOURCE = "promptdeck.dev/textResource"
+META_TEXT_RESOURCES = "promptdeck.dev/textResources"
+
+
+def as_text(content: Content) -> Content:
+    """``content`` for a client that takes text blocks only (``serve --text-resources``): an embedded text
+    resource becomes a text block of its text, a link the words an older revision gets (``link_text``), each
+    with ``_meta`` saying what it was. Other blocks (a blob, an image, audio) are ``content`` itself."""
+    if isinstance(content, Resource):
+        inner = content.resource
+        if inner.text is None:
+            return content
+        was = {"type": "resource", "uri": inner.uri, "mimeType": inner.mime_type or "text/plain"}
+        return Text(inner.text, content.annotations, {**(content.meta or {}), META_TEXT_RESOURCE: was})
+    if isinstance(content, ResourceLink):
+        was = {"type": "resource_link", "uri": content.uri, "name": content.name}
+        return Text(link_text(content), content.annotations, {**(content.meta or {}), META_TEXT_RESOURCE: was})
+    return content
+
+
+def messages_to_wire(messages: list[Message], rev: Revision, text_resources: bool = False) -> list[dict[str, Any]]:
+    """The messages as ``rev`` carries them; with ``text_resources``, text resources and links as text
+    (``as_text``)."""
+    if text_resources:
+        return [{"role": m.role, "content": content_to_wire(as_text(m.content), rev)} for m in messages]
     return [{"role": m.role, "content": content_to_wire(m.content, rev)} for m in messages]

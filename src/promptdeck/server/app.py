@@ -23,8 +23,10 @@ from ..sources import Source
 from ..sources.python import PythonSource
 
 if TYPE_CHECKING:
+    from ..prompts.resources import ResourceCatalog, ResourceProvider
     from .modern import ModernEndpoint
     from .request_state import Ledger
+    from .resources import Follows
     from .served import Listener
     from .tools import PromptTools, ToolOptions
 
@@ -46,7 +48,7 @@ class PromptServer:
     def __init__(self, name: str = "promptdeck", *, version: str | None = None,
                  instructions: str | None = None, page_size: int = DEFAULT_PAGE_SIZE,
                  list_ttl_ms: int = 60_000, prompt_seconds: float = CODE_SECONDS,
-                 tools: bool | ToolOptions = False) -> None:
+                 tools: bool | ToolOptions = False, text_resources: bool = False) -> None:
         self.name = name
         #: the prompts offered as tools too (``tools/list``, ``tools/call``), for clients that show no prompts
         self.tools: PromptTools | None = None
@@ -57,6 +59,8 @@ class PromptServer:
             self.tools = PromptTools(tools if isinstance(tools, ToolOptions) else ToolOptions())
         #: how long a Python prompt may run before its request is answered with an error
         self.prompt_seconds = prompt_seconds
+        #: send embedded text resources and links as text blocks, for clients that take only text (docs/protocol.md)
+        self.text_resources = text_resources
         self.version = version or __version__
         self.instructions = instructions
         self.page_size = page_size
@@ -72,6 +76,9 @@ class PromptServer:
         #: where used requestStates are kept when replicas share them (a PostgreSQL store); None: in memory
         self.ledger: Ledger | None = None
         self._catalog = Catalog(page_size=page_size)
+        #: resources served besides the sources' own (``add_resources``)
+        self.resource_providers: list[ResourceProvider] = []
+        self._resources: ResourceCatalog | None = None
         #: sources to load when the catalog is first read: (the folder it watches, how to make it)
         self.pending: list[tuple[str, Callable[[], Source]]] = []
 
@@ -150,6 +157,30 @@ class PromptServer:
             self._load_pending()
         return self._catalog
 
+    def add_resources(self, provider: ResourceProvider) -> None:
+        """Serve the resources of ``provider`` too (after those of the sources): ``resources/list`` and
+        ``resources/read`` answer for it, as the principal asking sees it (``prompts.resources``)."""
+        self.resource_providers.append(provider)
+        self._resources = None
+        self.refresh()
+
+    @property
+    def offers_resources(self) -> bool:
+        """Whether any source or provider may serve resources (a folder not read yet will)."""
+        return bool(self.pending or self.resource_providers or any(source.resources() for source in self.sources))
+
+    @property
+    def resources(self) -> ResourceCatalog:
+        """The resources of the current catalog snapshot, from every source and provider (made on first need)."""
+        catalog = self.catalog
+        held = self._resources
+        if held is None or held.prompts is not catalog:
+            from ..prompts.resources import ResourceCatalog
+
+            providers = [provider for source in self.sources for provider in source.resources()]
+            held = self._resources = ResourceCatalog([*providers, *self.resource_providers], catalog, self.page_size)
+        return held
+
     def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
                tags: Iterable[str] = (), icons: Iterable[dict[str, Any]] = (),
                scopes: Iterable[str] = ()) -> Callable[[F], F]:
@@ -219,6 +250,9 @@ class PromptServer:
         old, self._catalog = self._catalog, new
         if not notify or not self.listeners:
             return False
+        following = [follows for listener in list(self.listeners) if (follows := listener.follows) is not None]
+        if following:
+            self._tell_resources(following)
         # Comparing signatures encodes every prompt: only worth it when someone is listening.
         if new.signature() == old.signature():
             return False
@@ -227,6 +261,15 @@ class PromptServer:
         for listener in list(self.listeners):
             listener.list_changed(tools)
         return True
+
+    def _tell_resources(self, following: list[Follows]) -> None:
+        """Tell those who follow resources what changed (``server.resources``); a failure is logged."""
+        try:
+            resources = self.resources
+            for follows in following:
+                follows.check(resources)
+        except Exception:
+            log.exception("telling clients of changed resources failed")
 
     def reload_paths(self, paths: Iterable[str]) -> bool:
         """Hand changed paths to every source (from the watcher) and swap the catalog; see ``refresh``."""

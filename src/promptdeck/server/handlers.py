@@ -21,7 +21,7 @@ from ..prompts.completion import complete as complete_argument
 from ..prompts.execution import run_render, when_ready
 from ..prompts.spec import Prompt, RenderContext
 from ..protocol import jsonrpc
-from ..protocol.content import messages_to_wire
+from ..protocol.content import META_TEXT_RESOURCES, as_text, messages_to_wire
 from ..protocol.errors import InvalidParams
 from ..protocol.revisions import Revision
 
@@ -41,6 +41,8 @@ class Renders(Protocol):
 
     #: how long a Python prompt may run before its request is answered with an error
     prompt_seconds: float
+    #: send embedded text resources and links as text blocks (``serve --text-resources``)
+    text_resources: bool
 
     @property
     def completers(self) -> dict[tuple[str, str], Completer]: ...
@@ -81,19 +83,26 @@ def render_ready(server: Renders, prompt: Prompt, arguments: dict[str, Any] | No
     rendered = run_render(lambda: prompt.render(values, progress), prompt.name, prompt.work,
                           server.prompt_seconds)
     if not isinstance(rendered, list) and inspect.isawaitable(rendered):  # a list first: the common case
-        return _rendered(rendered, prompt.description, rev)
-    return get_result(rendered, prompt.description, rev)
+        return _rendered(rendered, prompt.description, rev, server.text_resources)
+    return get_result(rendered, prompt.description, rev, server.text_resources)
 
 
-async def _rendered(pending: Awaitable[Any], description: str | None, rev: Revision) -> dict[str, Any]:
-    return get_result(await pending, description, rev)
+async def _rendered(pending: Awaitable[Any], description: str | None, rev: Revision,
+                    text_resources: bool) -> dict[str, Any]:
+    return get_result(await pending, description, rev, text_resources)
 
 
-def get_result(messages: Any, description: str | None, rev: Revision) -> dict[str, Any]:
+def get_result(messages: Any, description: str | None, rev: Revision, text_resources: bool = False) -> dict[str, Any]:
+    """The ``prompts/get`` result of rendered ``messages``. With ``text_resources``, text resources and links
+    go as text blocks, and the result's ``_meta`` says how many did."""
     result: dict[str, Any] = {}
     if description is not None:
         result["description"] = description
-    result["messages"] = messages_to_wire(messages, rev)
+    result["messages"] = messages_to_wire(messages, rev, text_resources)
+    if text_resources:
+        sent = sum(1 for message in messages if as_text(message.content) is not message.content)
+        if sent:
+            result["_meta"] = {META_TEXT_RESOURCES: sent}
     return result
 
 
@@ -105,7 +114,7 @@ def complete(server: Renders, catalog: Catalog,
     if not isinstance(ref, dict) or not isinstance(argument, dict):
         raise InvalidParams('completion/complete needs "ref" and "argument" objects')
     if ref.get("type") == "ref/resource":
-        raise InvalidParams("this server offers no resources to complete")
+        raise InvalidParams("this server completes prompt arguments only, not resource template values")
     if ref.get("type") != "ref/prompt":
         raise InvalidParams(f"unknown reference type {ref.get('type')!r}")
     prompt = catalog.require(ref.get("name"))

@@ -20,6 +20,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..prompts.execution import off_loop
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, InvalidRequest, McpError, MethodNotFound
 from ..protocol.jsonrpc import Invalid, Notification, Request, RequestId, Response
@@ -35,7 +36,9 @@ if TYPE_CHECKING:
     import asyncio
 
     from ..prompts.catalog import Catalog
+    from ..prompts.resources import ResourceCatalog, Sight
     from .modern import ModernEndpoint, Subscription
+    from .resources import Follows
     from .served import Served
     from .tools import PromptTools
 
@@ -72,6 +75,8 @@ class LegacySession:
         self.principal = "local"
         #: open 2026-07-28 subscriptions on this connection, by listen request id
         self.subscriptions: dict[RequestId, Subscription] = {}
+        #: what it follows of the resources: the list once it has read it, the URIs it subscribed to
+        self.follows: Follows | None = None
 
     @property
     def catalog(self) -> Catalog:
@@ -179,6 +184,8 @@ class LegacySession:
         from .modern import Subscription  # loaded with the endpoint
 
         if isinstance(outcome, Subscription):
+            if outcome.follows is not None:
+                outcome.follows.settle(self.server.resources)  # no event loop here: stdio
             related(outcome.acknowledgement())  # before anything else on the subscription
             self.subscriptions[req.id] = outcome
             self.server.listeners.add(outcome)
@@ -196,6 +203,8 @@ class LegacySession:
         capabilities: dict[str, Any] = {"prompts": {"listChanged": True} if self.announces else {}, "logging": {}}
         if self.server.tools is not None:
             capabilities["tools"] = {"listChanged": True} if self.announces else {}
+        if self.server.offers_resources:
+            capabilities["resources"] = {"subscribe": True, "listChanged": True} if self.announces else {}
         if rev.completions_capability:
             capabilities["completions"] = {}
         result: dict[str, Any] = {
@@ -239,6 +248,62 @@ class LegacySession:
             return call
         return tools.run(self.server, catalog, call, params, self.revision, related)
 
+    # -- resources (server/resources.py, imported on first use) --------------------------------
+
+    def _resources(self, method: str) -> tuple[ResourceCatalog, Sight]:
+        if not self.server.offers_resources:
+            raise MethodNotFound(f"method {method!r} is not offered by this server (it serves no resources)")
+        resources = self.server.resources
+        return resources, resources.sight(self.scopes)
+
+    def _following(self) -> Follows:
+        if self.follows is None:
+            from .resources import Follows
+
+            self.follows = Follows(self.scopes, self.notify)
+        return self.follows
+
+    def _list_resources(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        from . import resources as methods
+
+        resources, sight = self._resources(req.method)
+        # A client that has read the list is told when it changes (from what its last first page showed).
+        follows = self._following() if self.announces else None
+        return methods.list_resources(resources, sight, self.revision, params, follows=follows)
+
+    def _read_resource(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        from . import resources as methods
+
+        resources, sight = self._resources(req.method)
+        return methods.read_resource(resources, sight, self.revision, params)
+
+    def _list_templates(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        from . import resources as methods
+
+        return methods.list_templates(self._resources(req.method)[0], self.revision, params)
+
+    def _subscribe(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        from . import resources as methods
+
+        uri = methods.subscribed_uri(params)
+        resources, follows = self._resources(req.method)[0], self._following()
+
+        def subscribe() -> dict[str, Any]:
+            if not follows.subscribe(uri, resources):
+                raise InvalidParams(f"a session may follow at most {methods.MAX_SUBSCRIBED} resources")
+            return {}
+
+        return off_loop(subscribe)  # its stamp may read a stored prompt
+
+    def _unsubscribe(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        from . import resources as methods
+
+        uri = methods.subscribed_uri(params)
+        self._resources(req.method)
+        if self.follows is not None:
+            self.follows.uris.pop(uri, None)
+        return {}
+
     def _set_level(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         level = params.get("level")
         if level not in LOG_LEVELS:
@@ -281,5 +346,10 @@ METHODS: dict[str, Callable[[LegacySession, dict[str, Any], Request, Send], Any]
     "completion/complete": LegacySession._complete,
     "tools/list": LegacySession._list_tools,
     "tools/call": LegacySession._call_tool,
+    "resources/list": LegacySession._list_resources,
+    "resources/read": LegacySession._read_resource,
+    "resources/templates/list": LegacySession._list_templates,
+    "resources/subscribe": LegacySession._subscribe,
+    "resources/unsubscribe": LegacySession._unsubscribe,
     "logging/setLevel": LegacySession._set_level,
 }

@@ -33,7 +33,9 @@ from .request_state import RequestStates, request_digest
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
+    from ..prompts.resources import ResourceCatalog, Sight
     from ..prompts.spec import Prompt
+    from .resources import Follows
     from .served import Served
     from .tools import PromptTools
 
@@ -75,28 +77,36 @@ class Subscription:
         self.prompts = prompts
         self.tools = tools
         self.send = send
-        self._meta = {META_SUBSCRIPTION: request_id}
+        #: what every message of the subscription carries: its id
+        self.meta: dict[str, Any] = {META_SUBSCRIPTION: request_id}
         self._server_info = server_info
+        #: the resources it follows (``resourcesListChanged``, ``resourceSubscriptions``), or None
+        self.follows: Follows | None = None
 
     def acknowledgement(self) -> bytes:
-        honoured: dict[str, bool] = {}
+        honoured: dict[str, Any] = {}
         if self.prompts:
             honoured["promptsListChanged"] = True
         if self.tools:
             honoured["toolsListChanged"] = True
+        if self.follows is not None:
+            if self.follows.listing:
+                honoured["resourcesListChanged"] = True
+            if self.follows.uris:
+                honoured["resourceSubscriptions"] = list(self.follows.uris)
         return jsonrpc.encode_notification("notifications/subscriptions/acknowledged",
-                                           {"notifications": honoured, "_meta": self._meta})
+                                           {"notifications": honoured, "_meta": self.meta})
 
     def list_changed(self, tools: bool = False) -> None:
         """The prompt list changed (and the tool list too, when ``tools``): tell what was asked for."""
         if self.prompts:
-            self.send(jsonrpc.encode_notification("notifications/prompts/list_changed", {"_meta": self._meta}))
+            self.send(jsonrpc.encode_notification("notifications/prompts/list_changed", {"_meta": self.meta}))
         if tools and self.tools:
-            self.send(jsonrpc.encode_notification("notifications/tools/list_changed", {"_meta": self._meta}))
+            self.send(jsonrpc.encode_notification("notifications/tools/list_changed", {"_meta": self.meta}))
 
     def ending(self) -> bytes:
         """The listen request's result: the subscription ended gracefully (server shutdown)."""
-        meta: dict[str, Any] = dict(self._meta)
+        meta: dict[str, Any] = dict(self.meta)
         if self._server_info is not None:
             meta[META_SERVER_INFO] = self._server_info  # like every other result
         return jsonrpc.encode_result(self.id, {"resultType": "complete", "_meta": meta})
@@ -106,7 +116,7 @@ class Subscription:
 
         Like every message of a subscription, it carries the subscription id in ``_meta``.
         """
-        return jsonrpc.encode_notification("notifications/cancelled", {"requestId": self.id, "_meta": self._meta})
+        return jsonrpc.encode_notification("notifications/cancelled", {"requestId": self.id, "_meta": self.meta})
 
 
 class ModernEndpoint:
@@ -151,7 +161,7 @@ class ModernEndpoint:
         none and streams them itself.
         """
         if req.method == "subscriptions/listen":
-            listened: Outcome | Subscription = answer(req, self._listen, req, send or related)
+            listened: Outcome | Subscription = answer(req, self._listen, req, ctx, send or related)
             return listened
         handler = METHODS.get(req.method)
         if handler is None:
@@ -162,7 +172,8 @@ class ModernEndpoint:
 
     def _envelope(self, result: dict[str, Any], kind: str = "complete") -> dict[str, Any]:
         result["resultType"] = kind
-        result["_meta"] = self._meta
+        own = result.get("_meta")  # a result's own (--text-resources says how many blocks went as text)
+        result["_meta"] = self._meta if own is None else {**own, **self._meta}
         return result
 
     @property
@@ -180,6 +191,8 @@ class ModernEndpoint:
         capabilities: dict[str, Any] = {"prompts": {"listChanged": True}, "completions": {}}
         if self.server.tools is not None:
             capabilities["tools"] = {"listChanged": True}
+        if self.server.offers_resources:
+            capabilities["resources"] = {"subscribe": True, "listChanged": True}
         result: dict[str, Any] = {
             "supportedVersions": list(SUPPORTED),
             "capabilities": capabilities,
@@ -281,7 +294,42 @@ class ModernEndpoint:
     async def _enveloped(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
         return self._envelope(await pending)
 
-    def _listen(self, req: Request, send: Send) -> Subscription:
+    # -- resources (server/resources.py) --------------------------------------------------------
+
+    def _resources(self, method: str, ctx: Context) -> tuple[ResourceCatalog, Sight]:
+        if not self.server.offers_resources:
+            raise MethodNotFound(f"method {method!r} is not offered by this server (it serves no resources)",
+                                 http_status=404)
+        resources = self.server.resources
+        return resources, resources.sight(ctx.scopes)
+
+    def _cached(self, result: dict[str, Any]) -> dict[str, Any]:
+        """A cacheable result (a read, the templates): ``ttlMs`` and ``cacheScope`` as a listing's."""
+        result["ttlMs"] = self.ttl_ms
+        result["cacheScope"] = self._cache_scope()
+        return self._envelope(result)
+
+    def _list_resources(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        from . import resources as methods
+
+        resources, sight = self._resources(req.method, ctx)
+        return methods.list_resources(resources, sight, ctx.revision, params, *self._page_fields())
+
+    def _read_resource(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        from . import resources as methods
+
+        result = methods.read_resource(*self._resources(req.method, ctx), ctx.revision, params)
+        return self._cached(result) if isinstance(result, dict) else self._cached_later(result)
+
+    async def _cached_later(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+        return self._cached(await pending)
+
+    def _list_templates(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        from . import resources as methods
+
+        return self._cached(methods.list_templates(self._resources(req.method, ctx)[0], ctx.revision, params))
+
+    def _listen(self, req: Request, ctx: Context, send: Send) -> Subscription:
         params = req.params or {}
         wanted = params.get("notifications")
         if not isinstance(wanted, dict):
@@ -290,8 +338,24 @@ class ModernEndpoint:
         # A library whose loading was deferred (stdio) is loaded now: a change can only be noticed,
         # and told, against a listing that exists.
         self.server.catalog  # noqa: B018
-        return Subscription(req.id, wanted.get("promptsListChanged") is True, send, self._meta[META_SERVER_INFO],
-                            self.server.tools is not None and wanted.get("toolsListChanged") is True)
+        subscription = Subscription(req.id, wanted.get("promptsListChanged") is True, send,
+                                    self._meta[META_SERVER_INFO],
+                                    self.server.tools is not None and wanted.get("toolsListChanged") is True)
+        if self.server.offers_resources:
+            self._follow(subscription, wanted, ctx.scopes)
+        return subscription
+
+    def _follow(self, subscription: Subscription, wanted: dict[str, Any], scopes: frozenset[str] | None) -> None:
+        """What a listen asks to follow of the resources: their list, and URIs (each a string; past
+        ``MAX_SUBSCRIBED`` they are left out of the acknowledgement, and not followed). The transport has
+        them taken as they are now (``Follows.settle``) before it acknowledges."""
+        listing = wanted.get("resourcesListChanged") is True
+        uris = wanted.get("resourceSubscriptions")
+        uris = [uri for uri in uris if isinstance(uri, str) and uri] if isinstance(uris, list) else []
+        if listing or uris:
+            from .resources import Follows
+
+            subscription.follows = Follows(scopes, subscription.send, subscription.meta, listing=listing, uris=uris)
 
 
 def _answered(responses: object, prompt: str) -> dict[str, str]:
@@ -309,5 +373,8 @@ METHODS: dict[str, Callable[[ModernEndpoint, dict[str, Any], Request, Context, S
     "completion/complete": ModernEndpoint._complete,
     "tools/list": ModernEndpoint._list_tools,
     "tools/call": ModernEndpoint._call_tool,
+    "resources/list": ModernEndpoint._list_resources,
+    "resources/read": ModernEndpoint._read_resource,
+    "resources/templates/list": ModernEndpoint._list_templates,
     "subscriptions/listen": lambda *_: None,
 }

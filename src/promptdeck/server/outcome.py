@@ -83,6 +83,8 @@ class Pending:
         finally:
             if self._in_flight is not None:
                 self._in_flight.pop(req.id, None)
+        if type(result) is bytes:  # a page encoded once, made off the event loop
+            return Answer(req.id, jsonrpc.encode_raw_result(req.id, result))
         return Answer(req.id, jsonrpc.encode_result(req.id, result))
 
     def discard(self) -> None:
@@ -97,7 +99,7 @@ class Pending:
 def answer(req: Request, handler: Callable[..., Any], *args: Any) -> Any:
     """Run ``handler(*args)`` for ``req``: an ``Answer``, a ``Pending``, or what else the handler returns
     as is (a ``Subscription``). A handler returns a result dict, pre-encoded result bytes (a catalog
-    page), or an awaitable of a dict."""
+    page), or an awaitable of either."""
     try:
         result = handler(*args)
     except McpError as exc:

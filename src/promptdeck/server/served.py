@@ -16,13 +16,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
+    from ..prompts.resources import ResourceCatalog
     from ..prompts.spec import Completer
     from ..protocol.revisions import Revision
+    from .resources import Follows
     from .tools import PromptTools
 
 
 class Listener(Protocol):
-    """Told when what ``prompts/list`` shows has changed (``tools``: and the tools may have too)."""
+    """Told when what ``prompts/list`` shows has changed (``tools``: and the tools may have too), and, when it
+    ``follows`` resources, of changed resources (``resources.Follows.check``)."""
+
+    #: what it follows of the resources (None: nothing)
+    follows: Follows | None
 
     def list_changed(self, tools: bool) -> None: ...
 
@@ -41,8 +47,16 @@ class Served(Protocol):
     instructions: str | None
     #: how long a Python prompt may run
     prompt_seconds: float
+    #: send embedded text resources and links as text blocks
+    text_resources: bool
     #: open legacy sessions and 2026-07-28 subscriptions, told of list changes
     listeners: set[Listener]
+
+    @property
+    def resources(self) -> ResourceCatalog: ...
+
+    @property
+    def offers_resources(self) -> bool: ...
 
     def server_info(self, rev: Revision) -> dict[str, Any]: ...
 

@@ -12,6 +12,9 @@ wins. A source tells the server what changed in one of two ways:
 A source may serve Agent Skills too (``skills``, ``read_skill_file``; docs/skills.md), read and reloaded
 with its prompts: a folder finds them in its skill folders.
 
+A source may also give resources (``resources``): what clients read by URI, such as the library files its
+prompts send (``prompts.resources`` has the seam).
+
 Problems are returned, never raised, so one bad prompt never stops a library:
 the server logs them and serves the rest, and a prompt that fails to reload
 keeps its last good version.
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
+    from ..prompts.resources import ResourceProvider
     from ..prompts.skills import Skill
     from ..prompts.spec import Prompt
     from ..protocol.errors import PromptdeckError
@@ -69,6 +73,10 @@ class Source:
         from ..protocol.errors import InvalidParams
 
         raise InvalidParams(f"skill {'/'.join(skill.path)} has no file {rel!r}")
+
+    def resources(self) -> Sequence[ResourceProvider]:
+        """Where the resources it serves come from (asked again for each catalog snapshot); none by default."""
+        return ()
 
     def attach(self, changed: Callable[[], object]) -> None:
         """Called once, when the server takes this source: ``changed()`` rebuilds the server's catalog."""

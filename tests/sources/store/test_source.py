@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from promptdeck.prompts.spec import RenderContext
 from promptdeck.protocol.errors import InternalError, InvalidParams
 from promptdeck.protocol.revisions import LATEST, LEGACY, MODERN, Revision
 from promptdeck.server.app import PromptServer
+from promptdeck.server.local import LocalClient
 from promptdeck.sources.files.paths import is_prompt_path
 from promptdeck.sources.store.catalog import StoredCatalog
 from promptdeck.sources.store.source import StoreSource
@@ -225,3 +227,34 @@ def test_a_killed_servers_folder_is_removed_by_the_next_and_a_live_ones_kept(tmp
             for pipe in (server.stdin, server.stdout):
                 if pipe is not None:
                     pipe.close()
+
+
+def test_a_label_serves_its_files_as_resources_and_a_move_tells_followers(store_url: str, tmp_path: Path) -> None:
+    """What a folder's prompts send is readable from a label too; a move that changes a file tells its
+    subscriber (``updated``) and one that adds a file tells who read the list (``list_changed``)."""
+    folder = library(tmp_path)
+    pd("publish", str(folder), "--store", store_url, "--label", "production")
+    server = PromptServer()
+    source = StoreSource(store_url)
+    server.add_source(source)  # add_store's requestState ledger is not what this is about
+    try:
+        client = LocalClient(server, "2025-11-25")
+        log = "promptdeck:///_material/app.log"
+        uris = [entry["uri"] for entry in client.request("resources/list")["result"]["resources"]]
+        assert log in uris and "promptdeck:///_material/diagram.png" in uris
+        read = client.request("resources/read", {"uri": log})["result"]["contents"][0]
+        assert read["text"] == (folder / "_material/app.log").read_text()
+        assert client.request("resources/read", {"uri": "promptdeck:///summarize.md"})["error"]["code"] == -32602
+        assert client.request("resources/subscribe", {"uri": log})["result"] == {}
+        (folder / "_material/app.log").write_text("a new log\n")
+        (folder / "_material/new.txt").write_text("new material\n")
+        pd("publish", str(folder), "--store", store_url, "--label", "production")
+        deadline = time.monotonic() + 20
+        heard: set[str] = set()
+        while time.monotonic() < deadline and len(heard) < 2:
+            heard |= {note["method"] for note in client.notifications if "resources" in note["method"]}
+            time.sleep(0.05)
+        assert heard == {"notifications/resources/updated", "notifications/resources/list_changed"}
+        assert client.request("resources/read", {"uri": log})["result"]["contents"][0]["text"] == "a new log\n"
+    finally:
+        source.close()

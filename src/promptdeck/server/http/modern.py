@@ -18,6 +18,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ...prompts.execution import in_threads
 from ...protocol import jsonrpc
 from ...protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError
 from ...protocol.jsonrpc import Notification, Request
@@ -143,6 +144,10 @@ async def _listen(app: ModernHost, message: Request, ctx: Any, receive: asgi.Rec
         assert isinstance(outcome, Answer)  # listen is answered at once: a subscription or its error
         await asgi.respond(send, outcome.status, outcome.data)
         return
+    follows = outcome.follows
+    if follows is not None:  # what it follows of the resources, taken now: off the loop, as it may block
+        resources = app.server.resources
+        await in_threads(lambda: follows.settle(resources))
     app.server.listeners.add(outcome)
     app.table.subscriptions[outcome] = queue
     try:

@@ -27,7 +27,7 @@ from ...protocol.content import (
 from ...protocol.errors import InvalidParams
 from .frontmatter import YamlRefused, safe_yaml
 from .library import Library
-from .paths import guess_mime, is_text_mime
+from .paths import file_contents, guess_mime
 
 log = logging.getLogger("promptdeck.render")
 
@@ -50,16 +50,19 @@ Tmpl = TemplateText | dict[str, "Tmpl"] | str | int | float | None
 class Block:
     """One message: role, kind, templated fields and the templated text below the role line."""
 
-    __slots__ = ("role", "kind", "fields", "body", "annotations", "line")
+    __slots__ = ("role", "kind", "fields", "body", "annotations", "line", "file")
 
     def __init__(self, role: str, kind: str, fields: Tmpl, body: TemplateText | None,
-                 annotations: Annotations | None, line: int) -> None:
+                 annotations: Annotations | None, line: int, file: str | None = None) -> None:
         self.role = role
         self.kind = kind
         self.fields = fields
         self.body = body
         self.annotations = annotations
         self.line = line
+        #: the library file it sends, when the role line names one as it is (no template): part of its
+        #: prompt's ``Reach``
+        self.file = file
 
 
 def validate_icons(raw: object) -> tuple[dict[str, Any], ...]:
@@ -223,7 +226,8 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
     if takes_body:
         body_tmpl = TemplateText(body.strip("\n").rstrip(), library, text_line)
         _compile(library, body_tmpl, compile_now, known)
-    return Block(role, kind, fields, body_tmpl, annotations, spec_line)
+    file = value if kind in _KINDS and isinstance(value, str) and _is_static(value) else None
+    return Block(role, kind, fields, body_tmpl, annotations, spec_line, file)
 
 
 #: What an undefined name says when read, in Jinja's StrictUndefined and in the fast path alike.
@@ -259,19 +263,14 @@ def _file_content(library: Library, kind: str, path: str, fields: dict[str, Any]
             raise InvalidParams(f"file {path!r} is not {'an image' if kind == 'image' else 'audio'} ({mime})")
         data = root.read_bytes(path)
         return Image(data, mime, ann) if kind == "image" else Audio(data, mime, ann)
-    mime = guess_mime(path)
     if kind == "resource":
         data = root.read_bytes(path)
-        if is_text_mime(mime) or b"\x00" not in data[:8192]:
-            try:
-                text = data.decode("utf-8")
-                return resource(root.uri(path), mime if is_text_mime(mime) else "text/plain", text=text,
-                                annotations=ann)
-            except UnicodeDecodeError:
-                pass
+        mime, text = file_contents(path, data)
+        if text is not None:
+            return resource(root.uri(path), mime, text=text, annotations=ann)
         return resource(root.uri(path), mime, blob=data, annotations=ann)
     real = root.resolve(path)
-    return ResourceLink(root.uri(path), os.path.basename(path), mime_type=mime,
+    return ResourceLink(root.uri(path), os.path.basename(path), mime_type=guess_mime(path),
                         size=real.stat().st_size, annotations=ann)
 
 

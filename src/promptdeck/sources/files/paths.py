@@ -31,6 +31,7 @@ _EXTRA_TYPES = {
     ".yaml": "application/yaml", ".yml": "application/yaml", ".toml": "application/toml",
     ".ts": "text/x-typescript", ".go": "text/x-go", ".rs": "text/x-rust", ".sh": "text/x-shellscript",
     ".csv": "text/csv", ".html": "text/html", ".css": "text/css", ".js": "text/javascript",
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".pdf": "application/pdf",
 }
 
 
@@ -47,6 +48,64 @@ def guess_mime(path: str) -> str:
 def is_text_mime(mime: str) -> bool:
     return mime.startswith("text/") or mime in (
         "application/json", "application/yaml", "application/toml", "application/xml", "image/svg+xml")
+
+
+def file_contents(rel: str, data: bytes) -> tuple[str, str | None]:
+    """(MIME type, text) of the library file ``rel`` holding ``data``, as it is embedded and read as a resource:
+    text when its type is text, or it has no NUL in its first 8 KiB, and it is UTF-8 (sent as ``text/plain``
+    when its own type is not text); otherwise its text is None and it goes as a base64 blob of its type."""
+    mime = guess_mime(rel)
+    if is_text_mime(mime) or b"\x00" not in data[:8192]:
+        try:
+            return (mime if is_text_mime(mime) else "text/plain"), data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return mime, None
+
+
+#: Library files are named ``promptdeck:///PATH`` on the wire (``file_uri``).
+URI_PREFIX = "promptdeck:///"
+#: What a path keeps as it is in a URI; anything else is percent-encoded (a space, ``%``, ``#``, ``?``, non-ASCII).
+_URI_PLAIN = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/-]*\Z")
+
+
+def file_uri(rel: str) -> str:
+    """The URI of the library file at ``rel`` (relative, '/'-separated): one canonical spelling per path."""
+    path = _posix(rel)
+    if not _URI_PLAIN.match(path):
+        from urllib.parse import quote  # only for names a URI cannot carry as they are
+
+        path = quote(path, safe="/!$&'()*+,;=:@~")
+    return URI_PREFIX + path
+
+
+def uri_path(uri: str) -> str | None:
+    """The relative path ``uri`` names, if ``uri`` is a library file's canonical URI (``file_uri``); None
+    otherwise. Only the spelling ``file_uri`` gives is taken: an escape that spells a ``..`` or a ``/``
+    (``%2e%2e``, ``%2f``), or any other second spelling of a path, names nothing."""
+    if not uri.startswith(URI_PREFIX):
+        return None
+    path = uri[len(URI_PREFIX):]
+    if "%" in path:
+        from urllib.parse import unquote
+
+        path = unquote(path, errors="strict") if _escapes_ok(path) else ""
+    if not path or file_uri(path) != uri:
+        return None
+    return path
+
+
+def _escapes_ok(path: str) -> bool:
+    """Every ``%`` starts an escape of two hex digits, and what they spell is UTF-8."""
+    try:
+        from urllib.parse import unquote_to_bytes
+
+        if re.search(r"%(?![0-9A-Fa-f]{2})", path):
+            return False
+        unquote_to_bytes(path).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 #: The hidden folders (at the library root) where other tools keep prompts, each with the format of the
@@ -211,6 +270,13 @@ def read_confined(root: str, rel: str, limit: int) -> bytes:
     real = os.path.realpath(os.path.join(root, rel))
     if not real.startswith(root.rstrip(os.sep) + os.sep):
         raise InvalidParams(f"file {rel!r} is a link that leads out of the library")
+    return read_real(real, rel, limit)
+
+
+def read_real(real: str, rel: str, limit: int) -> bytes:
+    """The bytes of ``real``, a path ``os.path.realpath`` gave and that was found inside the library (by
+    ``read_confined``, or ``LibraryRoot.readable``), named ``rel`` in errors: opened without following a
+    link there, and read only if it is a regular file of at most ``limit`` bytes."""
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the checked path is the one opened.
         fd = os.open(real, READ_FLAGS)
@@ -248,12 +314,24 @@ def read_opened(fd: int, rel: str, limit: int) -> bytes:
     return data
 
 
+def _posix(rel: str) -> str:
+    """``Path(rel).as_posix()``: at once for a path already in that form (the usual case), which this runs
+    for on every path a request names."""
+    if rel and rel != "." and "//" not in rel and "/./" not in rel and not rel.startswith("./") \
+            and not rel.endswith(("/", "/.")):
+        return rel
+    return Path(rel).as_posix()
+
+
 class LibraryRoot:
     """The folder a library lives in; the only way templates reach files."""
 
     def __init__(self, root: str | os.PathLike[str], missing: Callable[[str], bool] | None = None,
                  guard: Callable[[str, str, bytes], None] | None = None) -> None:
         self.root = Path(root).resolve()
+        # The checks below run on every path a request names: on strings (os.path), not pathlib objects.
+        self._root = str(self.root)
+        self._inside = self._root.rstrip(os.sep) + os.sep
         #: asked for a file that is not there (its relative path): whether it has put it there now. A
         #: stored library writes its prompt files on first need (``sources.stored``).
         self.missing = missing
@@ -299,27 +377,30 @@ class LibraryRoot:
     def _prompt_path(self, rel: str, real: Path) -> str | None:
         """The prompt file that reading ``rel`` (which leads to ``real``) reads, if it is one: where a
         symlink leads decides, and a prompt path that links to material is the prompt path."""
-        target = real.relative_to(self.root).as_posix()
+        target = self.below(real)
         if is_prompt_path(target):
             return target
-        name = Path(rel).as_posix()
+        name = _posix(rel)
         return name if is_prompt_path(name) else None
+
+    def below(self, real: Path) -> str:
+        """``real`` (a real path inside the root) as a path below the root, '/'-separated."""
+        return str(real)[len(self._inside):] if real != self.root else "."
 
     def _resolve(self, rel: str) -> Path:
         if not isinstance(rel, str) or not rel or "\x00" in rel:
             raise InvalidParams(f"file path {rel!r} is not valid")
-        candidate = Path(rel)
-        if candidate.is_absolute() or ".." in candidate.parts:
+        if rel.startswith("/") or ".." in rel.split("/"):
             raise InvalidParams(f"file path {rel!r} must be relative and stay inside the library")
-        real = (self.root / candidate).resolve()
-        if real != self.root and self.root not in real.parents:
+        real = os.path.realpath(os.path.join(self._root, rel))
+        if real != self._root and not real.startswith(self._inside):
             raise InvalidParams(f"file path {rel!r} leaves the library")
-        if not real.exists() and not (self.missing is not None and self.missing(real.relative_to(self.root).as_posix())
-                                      and real.exists()):
+        if not os.path.exists(real) and not (self.missing is not None and self.missing(real[len(self._inside):])
+                                             and os.path.exists(real)):
             raise InvalidParams(f"file {rel!r} does not exist in the library")
-        if not real.is_file():
+        if not os.path.isfile(real):
             raise InvalidParams(f"file {rel!r} is not a regular file")
-        return real
+        return Path(real)
 
     def readable(self, rel: str, pattern: re.Pattern[str] | None = None) -> Path:
         """The real path of ``rel`` if a ``path`` argument may name it, else ``InvalidParams``.
@@ -333,14 +414,14 @@ class LibraryRoot:
         real = self._resolve(rel)  # no prompt file passes _may_name, so the guard has nothing to see
         if real != self.root:
             try:
-                self._may_name(real.relative_to(self.root).as_posix(), pattern)
+                self._may_name(self.below(real), pattern)
             except InvalidParams:
                 raise InvalidParams(f"file {rel!r} leads to a file that arguments may not name") from None
         return real
 
     @staticmethod
     def _may_name(rel: str, pattern: re.Pattern[str] | None) -> None:
-        name = Path(rel).as_posix() if isinstance(rel, str) else rel
+        name = _posix(rel) if isinstance(rel, str) else rel
         if _is_hidden(name):
             raise InvalidParams(f"file {rel!r} is hidden; arguments may not name hidden files")
         if is_prompt_path(name):
@@ -376,7 +457,7 @@ class LibraryRoot:
         return True
 
     def uri(self, rel: str) -> str:
-        return "promptdeck:///" + Path(rel).as_posix()
+        return file_uri(rel)
 
     def files(self, prefix: str = "", limit: int = 1000, *, material_only: bool = False) -> list[str]:
         """Library files (not prompts, not hidden) whose relative path starts with ``prefix``; with

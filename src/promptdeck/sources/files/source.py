@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ...prompts.access import reading_as
 from ...prompts.arguments import MISSING, Argument, SpecError, parse_arguments
 from ...prompts.catalog import close_names
-from ...prompts.spec import NAME_RE, Prompt
+from ...prompts.spec import NAME_RE, Prompt, Reach
 from ...protocol.errors import InvalidParams, LibraryError, PromptFileError
 from .. import Source
 from . import native
@@ -34,6 +34,9 @@ from .skillset import FolderSkills
 
 if TYPE_CHECKING:
     from ...prompts.skills import Skill
+
+if TYPE_CHECKING:
+    from ...prompts.resources import ResourceProvider
 
 log = logging.getLogger("promptdeck.files")
 
@@ -203,6 +206,8 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     if errors:
         return ParsedFile(None, errors)
     path_args = {a.name: a.pattern for a in arguments if a.type == "path"}
+    files = frozenset(block.file for block in blocks if block.file is not None)
+    paths = tuple(a for a in arguments if a.type == "path")
     prompt = Prompt(
         name,
         render_blocks(library, tuple(blocks), path_args,
@@ -217,6 +222,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         completers=library.path_completers(arguments) if path_args else None,
         work=work_of(tuple(blocks), path_args),
         meta={native.META_MODEL: native.json_safe(model)} if model else None,
+        reach=Reach(library.root, files, paths) if files or paths else None,
     )
     return ParsedFile(prompt)
 
@@ -335,6 +341,12 @@ class FileSource(Source):
 
     def watch_roots(self) -> list[str]:
         return [str(self.root)]
+
+    def resources(self) -> list[ResourceProvider]:
+        """The library files its prompts send, readable by their URIs (``files.resources``)."""
+        from .resources import FolderResources  # on the first resources request: not on a first get's path
+
+        return [FolderResources(self.library)]
 
     def reload(self, paths: Sequence[str]) -> list[PromptFileError]:
         """``update`` with the paths below this folder; the problems in them."""

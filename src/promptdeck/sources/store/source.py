@@ -41,6 +41,7 @@ from ...protocol.errors import INTERNAL_ERROR, InternalError, McpError, Promptde
 from .. import Source
 from ..files.library import Library
 from ..files.paths import is_prompt_path, read_confined
+from ..files.resources import FolderResources
 from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
 from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
 from .database import Store
@@ -64,7 +65,6 @@ READ_TIMEOUT_SECONDS = 3
 WRITE_PAUSE_SECONDS = 0.5
 #: Files fetched per query when writing a label's files; bounds the memory a large label takes meanwhile.
 PAGE_FILES = 500
-#: What a ``StoredPrompt`` takes from its parsed file on first use.
 T = TypeVar("T")
 
 
@@ -149,6 +149,10 @@ class StoreSource(Source):
                 self._load_all(store)
         with self._lock:
             return [self._prompts[path] for path in sorted(self._prompts)]
+
+    def resources(self) -> list[FolderResources]:
+        """The label's files its prompts send, from its folder, as a folder's (``files.resources``)."""
+        return [] if self._library is None else [FolderResources(self._library)]
 
     def attach(self, changed: Callable[[], object]) -> None:
         self._changed = changed
@@ -480,7 +484,6 @@ class StoreSource(Source):
                         self.sync(store)
 
     def _poll(self) -> None:
-
         with Store(self.url) as store:
             conn = store.connection
             seen: Any = None
