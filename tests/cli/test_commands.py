@@ -39,11 +39,11 @@ def write(root: Path, files: dict[str, str | bytes]) -> Path:
 def test_check_passes_the_examples() -> None:
     source = FileSource(EXAMPLES)
     source.load(compile_all=True)
-    count = len(source.prompts())
-    assert count >= 10 and source.errors == {}
+    count, skills = len(source.prompts()), len(source.skills())
+    assert count >= 10 and skills >= 1 and source.errors == {}
     done = cli("check", str(EXAMPLES))
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"{count} prompts ok\n"
+    assert done.stdout == f"{count} prompts, {skills} skill{'s' * (skills != 1)} ok\n"
     assert done.stderr == ""
 
 

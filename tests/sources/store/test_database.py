@@ -65,9 +65,9 @@ def same_files(a: Path, b: Path) -> bool:
 def test_publish_label_rollback_history_diff_and_export(store_url: str, tmp_path: Path) -> None:
     folder = library(tmp_path)
     first = pd("publish", str(folder), "--store", store_url, "--label", "production", "-m", "first", "--author", "ada")
-    assert first.stdout.startswith("publish 1: 17 files changed; label production points at it")
+    assert first.stdout.startswith("publish 1: 19 files changed; label production points at it")
     again = pd("publish", str(folder), "--store", store_url, "--label", "production")
-    assert again.stdout == "nothing changed in 17 files; label production points at it\n"
+    assert again.stdout == "nothing changed in 19 files; label production points at it\n"
 
     (folder / "summarize.md").write_text((folder / "summarize.md").read_text() + "Keep it short.\n")
     (folder / "git" / "commit.md").unlink()
@@ -114,7 +114,7 @@ def test_a_folder_with_a_problem_publishes_nothing(store_url: str, tmp_path: Pat
     exported = tmp_path / "out"
     pd("export", str(exported), "--store", store_url, "--label", "production")
     assert same_files(exported, EXAMPLES)
-    assert len(pd("history", "--store", store_url).stdout.splitlines()) == 17
+    assert len(pd("history", "--store", store_url).stdout.splitlines()) == 19
 
 
 def test_a_bad_first_publish_makes_no_store_and_an_unchanged_one_is_not_checked_again(tmp_path: Path) -> None:
@@ -138,7 +138,7 @@ def test_a_bad_first_publish_makes_no_store_and_an_unchanged_one_is_not_checked_
         files["_material/new.txt"] = b"new material"
         assert to_check(files, store.latest()) is None  # material may change any prompt: all are checked
     done = pd("publish", str(folder), "--store", url, "--label", "staging")
-    assert done.stdout.startswith("nothing changed in 17 files; label staging points at it"), done.stdout
+    assert done.stdout.startswith("nothing changed in 19 files; label staging points at it"), done.stdout
     (folder / "summarize.md").write_text("changed\n")
     assert pd("publish", str(folder), "--store", url).stdout.startswith("publish 2: 1 file changed")
     history = pd("history", "--store", url, "summarize").stdout.splitlines()
@@ -196,7 +196,7 @@ def test_bad_input_is_one_clear_line_and_changes_nothing(store_url: str, tmp_pat
     assert "sqlite:///path.db" in refused("history", "--store", "sqlite:relative.db")
     assert "serve needs a FOLDER or --store URL" in refused("serve")
     assert "no label 'nope'" in refused("serve", "--store", store_url, "--label", "nope")
-    assert len(pd("history", "--store", store_url).stdout.splitlines()) == 17
+    assert len(pd("history", "--store", store_url).stdout.splitlines()) == 19
 
 
 def test_an_unreachable_or_missing_postgresql_store_is_one_line_without_its_password(postgres: str) -> None:

@@ -6,12 +6,14 @@ import { $, announce, h, show } from "./dom.js";
 import { ArgumentForm } from "./form.js";
 import { Client, HttpError, McpError, setToken, token } from "./mcp.js";
 import { conversationText, copy, renderMessages } from "./messages.js";
+import { Skills, openSkill, renderSkillList } from "./skills.js";
 import { StoreApi, StoreError } from "./store.js";
 import { renderSnippets, snippets } from "./useit.js";
 import { Versions } from "./versions.js";
 
 const client = new Client(document.querySelector('meta[name="promptdeck-endpoint"]').content);
 let catalog = null;
+let skills = new Skills(client);
 let view = null;
 let current = null;  // {form, prompt, messages}
 let stopFollowing = null;
@@ -44,7 +46,7 @@ const versions = new Versions(new StoreApi(), (err) => {
 });
 
 function login(error) {
-  for (const id of ["catalog", "prompt"]) show($(id), false);
+  for (const id of ["catalog", "prompt", "skill"]) show($(id), false);
   show($("login"));
   const why = $("login-error");
   why.textContent = error || "";
@@ -86,10 +88,19 @@ function start() {
     }
   }).then(() => {
     stopFollowing = client.listen(changed);
+    return loadSkills();
   }).catch((err) => {
     if (first) first = false;
     failed(err);
   });
+}
+
+/** The skills, read after the prompts (and again on every change), shown under them. */
+async function loadSkills() {
+  const fresh = await new Skills(client).load();
+  skills = fresh;
+  renderSkillList(fresh);
+  if (/^#\/s\//.test(location.hash)) route();
 }
 
 // The library changed (list_changed on the page's subscription): the whole list is read again, then
@@ -109,6 +120,7 @@ function changed() {
     view.refresh();
     announce(`The library changed: ${fresh.prompts.length} prompt${fresh.prompts.length === 1 ? "" : "s"}`);
     if (current) followOpenPrompt(fresh.byName.get(current.prompt.name));
+    return loadSkills();
   }).catch((err) => {
     failed(err);
   }).finally(() => {
@@ -142,6 +154,12 @@ function followOpenPrompt(entry) {
 
 async function route() {
   if (!$("login").hidden) return;
+  const skillAt = /^#\/s\/(.+)$/.exec(location.hash);
+  if (skillAt) {
+    openSkillPage(decodeURIComponent(skillAt[1]));
+    return;
+  }
+  show($("skill"), false);
   const match = /^#\/p\/(.+)$/.exec(location.hash);
   if (!match) {
     show($("prompt"), false);
@@ -166,6 +184,27 @@ async function route() {
   }
   banner("");
   openPrompt(entry);
+}
+
+async function openSkillPage(uri) {
+  show($("catalog"), false);
+  show($("prompt"), false);
+  const skill = skills.find(uri);
+  if (!skill) {
+    if (!skills.loaded) return;  // not read yet: loadSkills routes again when it is
+    show($("catalog"));
+    banner(`No skill ${uri} here (or not one you may see).`);
+    return;
+  }
+  banner("");
+  show($("skill"));
+  const command = `promptdeck skill ${client.endpoint} ${skill.uri} --to .claude/skills`;
+  try {
+    await openSkill(client, skill, command);
+  } catch (err) {
+    failed(err);
+  }
+  $("skill-title").focus();
 }
 
 function openPrompt(entry) {

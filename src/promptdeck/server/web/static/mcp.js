@@ -7,7 +7,7 @@ const META_VERSION = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const TOKEN_KEY = "promptdeck.token";
 /** Methods whose Mcp-Name header repeats a member of their params. */
-const NAMED = { "prompts/get": "name" };
+const NAMED = { "prompts/get": "name", "resources/read": "uri" };
 
 /** A JSON-RPC error from the server: code, message and data as sent. */
 export class McpError extends Error {
