@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -20,10 +21,14 @@ Handler = Callable[[Any], Awaitable[None]]
 
 
 def recorded_serve(serve_args: list[str], log: Path) -> StdioServerParameters:
-    """``promptdeck serve SERVE_ARGS`` behind the recorder, which appends every line both ways to ``log``."""
+    """``promptdeck serve SERVE_ARGS`` behind the recorder, which appends every line both ways to ``log``.
+
+    With this process's environment: the SDK's default keeps only a few variables, and without
+    ``PYTHONPATH`` a checkout other than the one installed would serve the installed one's code."""
     return StdioServerParameters(
         command=sys.executable,
         args=[str(RECORDER), str(log), "--", sys.executable, "-m", "promptdeck", "serve", *serve_args],
+        env=dict(os.environ),
     )
 
 
