@@ -52,6 +52,7 @@ class ServeOptions:
     tools_per_prompt: int
     tool_names: tuple[str, str]
     tool_prefix: str
+    elicit_timeout: float
     #: logs
     verbose: int
     log_format: str
@@ -112,6 +113,9 @@ HTTP_ONLY = ("stateless", "json_response", "allow_host", "allow_origin", "token_
               metavar="LIST GET", help="With --tools: the names of the list tool and the get tool.")
 @click.option("--tool-prefix", default="", metavar="PREFIX", help="With --tools: put before each per-prompt "
               "tool's name.")
+@click.option("--elicit-timeout", type=click.FloatRange(0, min_open=True), default=300.0, show_default=True,
+              metavar="SECONDS", help="How long a 2025-06-18 or 2025-11-25 session waits for its client to fill in "
+              "a form for a prompt's missing arguments (then -32602).")
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
 @click.option("--log-format", type=click.Choice(FORMATS), default="text", show_default=True,
               help="Log lines as escaped text or as one JSON object each.")
@@ -186,7 +190,7 @@ def serve(**given: Any) -> None:
 
         sys.exit(serve_stdio_folders(list(options.folders), options.name, options.page_size, not options.no_watch,
                                      options.verbose, options.list_ttl, options.log_format, options.store, labels[0],
-                                     tool_options, options.folder_format))
+                                     tool_options, options.folder_format, options.elicit_timeout))
     _serve_http(options, options.http, labels, tool_options)
 
 
@@ -221,7 +225,8 @@ def _serve_http(o: ServeOptions, http: str, labels: tuple[str, ...], tool_option
     # One server per label: the first on /mcp, each other on /mcp/LABEL (see server.http.endpoints).
     servers = {"/mcp" if number == 0 else f"/mcp/{label}": PromptServer(o.name, page_size=o.page_size,
                                                                           list_ttl_ms=o.list_ttl,
-                                                                          tools=tool_options or False)
+                                                                          tools=tool_options or False,
+                                                                          elicit_seconds=o.elicit_timeout)
                for number, label in enumerate(labels)}
     auth: Authenticator | None = None
     metadata = None

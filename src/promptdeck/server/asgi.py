@@ -10,10 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol import jsonrpc
 from ..protocol.errors import HttpError, InvalidRequest, McpError
+
+if TYPE_CHECKING:
+    from .outcome import Answer
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -225,6 +228,80 @@ async def respond_messages(send: Send, related: list[bytes], final: bytes, *, st
         stream = sse_priming(f"{stream_id}-0") + b"".join(
             sse_event(data, f"{stream_id}-{n}") for n, data in enumerate(frames, 1))
     await respond_events(send, stream, headers)
+
+
+class PostStream:
+    """A POST's answer that must begin before it is ready: a request the server makes of its client while it
+    answers (``elicitation/create``, given to ``ask``) goes out at once as an event of this POST's stream, the
+    place the spec gives requests related to the client's, and the answer follows on the same stream.
+
+    ``settle`` awaits the answer; while nothing was asked, nothing is sent, and the caller answers as
+    ``respond_messages`` does. Once the stream has begun, a client that leaves cancels the answer's work:
+    nothing could reach it, nor its reply to what it was asked come back.
+    """
+
+    def __init__(self, send: Send, receive: Receive, stream_id: Callable[[], str | None],
+                 headers: Headers | None = None) -> None:
+        self._send = send
+        self._receive = receive
+        #: the stream's id when it is primed (made only if it begins: it numbers the session's streams)
+        self._stream_id = stream_id
+        self._headers = headers or []
+        self._asked: asyncio.Queue[bytes] = asyncio.Queue()
+        #: whether the response has begun: then ``settle`` has sent the answer too
+        self.started = False
+        self._id: str | None = None
+        self._events = 0
+        self._held = 0
+
+    def ask(self, message: bytes) -> None:
+        """Send ``message`` at once (on the event loop; it leaves when ``settle`` next runs)."""
+        self._asked.put_nowait(message)
+
+    async def settle(self, pending: Awaitable[Answer | None], related: list[bytes]) -> Answer | None:
+        """``pending``'s answer (an ``outcome.Answer``; None when its request was cancelled), the requests it
+        makes sent meanwhile with the ``related`` messages queued before them."""
+        task = asyncio.ensure_future(pending)
+        gone: asyncio.Future[None] | None = None
+        try:
+            while not task.done():
+                asked = asyncio.ensure_future(self._asked.get())
+                waiting: set[asyncio.Future[Any]] = {task, asked} if gone is None else {task, asked, gone}
+                await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if not asked.done():
+                    asked.cancel()
+                else:
+                    await self._write(related, asked.result())
+                    gone = gone or asyncio.ensure_future(disconnected(self._receive))
+                if gone is not None and gone.done():
+                    task.cancel()
+                    await asyncio.wait({task})
+            answer = None if task.cancelled() else task.result()
+            while not self._asked.empty():  # sent as its work ended (a notifications/cancelled)
+                await self._write(related, self._asked.get_nowait())
+            if self.started:
+                if answer is not None and not (gone is not None and gone.done()):
+                    await self._write(related, answer.data)
+                await self._send({"type": "http.response.body", "body": b""})
+            return answer
+        finally:
+            task.cancel()
+            if gone is not None:
+                gone.cancel()
+
+    async def _write(self, related: list[bytes], message: bytes) -> None:
+        frames = [*related[self._held:], message]
+        self._held = len(related)
+        body = b""
+        if not self.started:
+            self.started = True
+            self._id = self._stream_id()
+            await self._send({"type": "http.response.start", "status": 200, "headers": [*SSE_HEADERS, *self._headers]})
+            body = sse_priming(f"{self._id}-0") if self._id is not None else b""
+        for data in frames:
+            self._events += 1
+            body += sse_event(data, None if self._id is None else f"{self._id}-{self._events}")
+        await self._send({"type": "http.response.body", "body": body, "more_body": True})
 
 
 async def respond_error(send: Send, status: int, error: McpError, headers: Headers | None = None) -> None:

@@ -152,9 +152,11 @@ class StdioConnection:
                 out.clear()  # a related message sent later (by an async render) must not send these again
 
     def finish(self) -> None:
-        """End of input: answer a last line without a newline, then wait for async work."""
+        """End of input: answer a last line without a newline, then wait for async work (a request waiting for
+        the client to fill in a form fails at once: no answer can come now)."""
         if self.buffer.strip() and not self.skipping:
             self.feed(b"\n")
+        self.session.hung_up()
         self.runner.drain(timeout=5)
         self.session.close()
 
