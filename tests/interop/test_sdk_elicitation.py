@@ -20,6 +20,7 @@ from mcp.client.context import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from tests.support.http_server import http_server
+from tests.support.libraries import BRIEF, BRIEF_ANSWER, BRIEF_RENDERED
 from tests.support.schema import schema_available
 from tests.support.traffic import read_log, validate_traffic
 
@@ -29,21 +30,6 @@ from .sdk_http import connect_http
 
 pytestmark = pytest.mark.slow
 
-BRIEF = """---
-description: Writes a brief
-arguments:
-  - {name: topic, title: Topic, description: What the brief is about, required: true, min: 3, max: 80}
-  - {name: pages, description: How many pages, type: integer, required: true, min: 1, max: 5}
-  - {name: audience, description: Who reads it, enum: [engineers, managers], required: true}
-  - {name: urgent, description: Whether it is urgent, type: boolean, required: true}
-  - {name: tone, enum: [plain, formal], default: plain}
----
-A {{ tone }} brief of {{ pages }} pages on {{ topic }} for {{ audience }}{% if urgent %}, urgent{% endif %}.
-"""
-#: A form's answer as a person fills it in: typed JSON values.
-FILLED: dict[str, str | int | float | bool | list[str] | None] = {
-    "topic": "caching", "pages": 2, "audience": "managers", "urgent": True}
-RENDERED = "A plain brief of 2 pages on caching for managers, urgent."
 #: What the asked-for arguments look like in the form, for both revisions.
 SCHEMA = {"type": "object", "required": ["topic", "pages", "audience", "urgent"], "properties": {
     "topic": {"type": "string", "title": "Topic", "description": "What the brief is about", "minLength": 3,
@@ -119,11 +105,11 @@ def questions(log: Path) -> list[dict[str, Any]]:
 
 def test_a_missing_argument_is_asked_for_and_the_answer_renders(target: str | list[str], revision: str,
                                                                  log: Path) -> None:
-    form = Form(content=FILLED)
+    form = Form(content=BRIEF_ANSWER)
 
     async def run() -> None:
         async with session_on(target, revision, log, elicitation_callback=form) as session:
-            assert prompt_text(await session.get_prompt("brief")) == RENDERED
+            assert prompt_text(await session.get_prompt("brief")) == BRIEF_RENDERED
             # Only what is missing is asked for; what was given stays.
             form.content = {"pages": 2, "audience": "managers", "urgent": True}
             given = await session.get_prompt("brief", {"topic": "queues", "tone": "formal"})
@@ -178,12 +164,12 @@ def test_a_client_without_a_callback_is_not_asked(target: str | list[str], revis
 def test_a_prompts_tool_asks_as_prompts_get_does(target: str | list[str], revision: str, log: Path) -> None:
     """A form declined is a -32602 error, as in the 2026-07-28 era; without a callback the model gets the
     isError result it always got."""
-    form = Form(content=FILLED)
+    form = Form(content=BRIEF_ANSWER)
 
     async def run() -> None:
         async with session_on(target, revision, log, elicitation_callback=form) as session:
             called = await session.call_tool("brief", {})
-            assert not called.is_error and called.content[0].text == RENDERED
+            assert not called.is_error and called.content[0].text == BRIEF_RENDERED
             form.action = "decline"
             with pytest.raises(MCPError) as err:
                 await session.call_tool("brief", {"topic": "queues"})
@@ -200,7 +186,7 @@ def test_a_prompts_tool_asks_as_prompts_get_does(target: str | list[str], revisi
 def test_a_2025_03_26_session_is_never_asked(target: str | list[str], tmp_path: Path) -> None:
     """Elicitation came with 2025-06-18: an older session is answered as before, whatever its client offers.
     (Over stdio 2024-11-05 too; its HTTP transport is another one.)"""
-    form = Form(content=FILLED)
+    form = Form(content=BRIEF_ANSWER)
     older = ["2025-03-26"] + (["2024-11-05"] if isinstance(target, list) else [])
 
     async def run(revision: str, log: Path) -> None:

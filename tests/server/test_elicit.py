@@ -19,19 +19,8 @@ from promptdeck.server.elicit import MAX_QUESTIONS, Questions, Unanswered
 from promptdeck.server.legacy import LegacySession
 from promptdeck.server.outcome import Answer, Pending
 from promptdeck.server.tools import ToolOptions
+from tests.support.libraries import BRIEF, BRIEF_ANSWER, BRIEF_RENDERED
 
-BRIEF = """---
-description: Writes a brief
-arguments:
-  - {name: topic, title: Topic, description: What the brief is about, required: true, min: 3, max: 80}
-  - {name: pages, description: How many pages, type: integer, required: true, min: 1, max: 5}
-  - {name: audience, enum: [engineers, managers], required: true}
-  - {name: tone, enum: [plain, formal], default: plain}
----
-A {{ tone }} brief of {{ pages }} pages on {{ topic }} for {{ audience }}.
-"""
-FILLED = {"topic": "caching", "pages": 2, "audience": "managers"}
-RENDERED = "A plain brief of 2 pages on caching for managers."
 FORMS: dict[str, Any] = {"elicitation": {}}
 
 
@@ -218,18 +207,20 @@ def test_a_2025_06_18_session_asks_for_what_is_missing_and_renders_with_the_answ
     async def run() -> None:
         client = Client(make_server(tmp_path), "2025-06-18", FORMS)
         got = await client.request("prompts/get", {"name": "brief", "arguments": {"topic": "caching"}},
-                                   accept({"pages": 2, "audience": "managers"}))
-        assert got["result"]["messages"][0]["content"]["text"] == RENDERED
+                                   accept({"pages": 2, "audience": "managers", "urgent": True}))
+        assert got["result"]["messages"][0]["content"]["text"] == BRIEF_RENDERED
         [question] = client.asked
         params = question["params"]
         assert question["method"] == "elicitation/create" and "mode" not in params  # 2025-06-18 has no modes
-        assert params["requestedSchema"] == {"type": "object", "required": ["pages", "audience"], "properties": {
+        assert params["requestedSchema"] == {"type": "object", "required": ["pages", "audience", "urgent"],
+                                             "properties": {
             "pages": {"type": "integer", "description": "How many pages", "minimum": 1, "maximum": 5},
-            "audience": {"type": "string", "enum": ["engineers", "managers"]}}}
+            "audience": {"type": "string", "enum": ["engineers", "managers"], "description": "Who reads it"},
+            "urgent": {"type": "boolean", "description": "Whether it is urgent"}}}
         # Nothing missing, nothing asked.
         whole = await client.request("prompts/get", {"name": "brief", "arguments": {
-            "topic": "caching", "pages": "2", "audience": "managers"}})
-        assert whole["result"]["messages"][0]["content"]["text"] == RENDERED and len(client.asked) == 1
+            "topic": "caching", "pages": "2", "audience": "managers", "urgent": "yes"}})
+        assert whole["result"]["messages"][0]["content"]["text"] == BRIEF_RENDERED and len(client.asked) == 1
         assert len(client.session.questions) == 0
 
     asyncio.run(run())
@@ -257,16 +248,16 @@ def test_a_form_not_filled_in_is_the_missing_argument_error(tmp_path: Path, repl
 def test_an_answer_of_the_wrong_type_names_its_argument_and_values_are_checked_as_arguments(tmp_path: Path) -> None:
     async def run() -> None:
         client = Client(make_server(tmp_path), "2025-11-25", FORMS)
-        wrong = await client.request("prompts/get", {"name": "brief"}, accept({**FILLED, "pages": "2"}))
+        wrong = await client.request("prompts/get", {"name": "brief"}, accept({**BRIEF_ANSWER, "pages": "2"}))
         assert wrong["error"]["code"] == -32602 and wrong["error"]["data"] == {"prompt": "brief", "argument": "pages"}
         # Of the right type, a value is then held to the argument's own rules, as one sent in arguments.
-        big = await client.request("prompts/get", {"name": "brief"}, accept({**FILLED, "pages": 9}))
+        big = await client.request("prompts/get", {"name": "brief"}, accept({**BRIEF_ANSWER, "pages": 9}))
         assert big["error"]["code"] == -32602 and big["error"]["data"] == {"argument": "pages"}
-        short = await client.request("prompts/get", {"name": "brief"}, accept({**FILLED, "topic": "ab"}))
+        short = await client.request("prompts/get", {"name": "brief"}, accept({**BRIEF_ANSWER, "topic": "ab"}))
         assert short["error"]["data"] == {"argument": "topic"}
-        other = await client.request("prompts/get", {"name": "brief"}, accept({**FILLED, "audience": "all"}))
+        other = await client.request("prompts/get", {"name": "brief"}, accept({**BRIEF_ANSWER, "audience": "all"}))
         assert "must be one of" in other["error"]["message"]
-        extra = await client.request("prompts/get", {"name": "brief"}, accept({**FILLED, "tone": "formal"}))
+        extra = await client.request("prompts/get", {"name": "brief"}, accept({**BRIEF_ANSWER, "tone": "formal"}))
         assert extra["error"]["data"] == {"prompt": "brief", "unknown": ["tone"]}
 
     asyncio.run(run())
@@ -285,8 +276,8 @@ def test_a_session_that_cannot_be_asked_gets_the_error_it_always_got(tmp_path: P
         client = Client(make_server(tmp_path), revision, capabilities, announces)
         got = await client.request("prompts/get", {"name": "brief"})
         assert got["error"] == {"code": -32602, "message": "prompt 'brief' is missing required argument "
-                                                           "'topic', 'pages', 'audience'",
-                                "data": {"prompt": "brief", "missing": ["topic", "pages", "audience"]}}
+                                                           "'topic', 'pages', 'audience', 'urgent'",
+                                "data": {"prompt": "brief", "missing": ["topic", "pages", "audience", "urgent"]}}
         assert client.asked == [] and client.session._questions is None  # not even made
 
     asyncio.run(run())
@@ -320,7 +311,7 @@ def test_a_cancelled_get_cancels_its_question(tmp_path: Path) -> None:
             "requestId": client.asked[0]["id"], "reason": "the request it was asked for was cancelled"}}
         assert len(client.session.questions) == 0 and client.session.in_flight == {}
         # The late answer is ignored.
-        client.reply({"id": client.asked[0]["id"], "result": {"action": "accept", "content": FILLED}})
+        client.reply({"id": client.asked[0]["id"], "result": {"action": "accept", "content": BRIEF_ANSWER}})
 
     asyncio.run(run())
 
@@ -360,14 +351,15 @@ def test_a_prompts_tool_asks_too(tmp_path: Path, per_prompt: int) -> None:
         name, arguments = ("brief", {"topic": "caching"}) if per_prompt else \
             ("get_prompt", {"name": "brief", "arguments": {"topic": "caching"}})
         called = await client.request("tools/call", {"name": name, "arguments": arguments},
-                                      accept({"pages": 2, "audience": "managers"}))
-        assert called["result"]["content"][0]["text"] == RENDERED and "isError" not in called["result"]
-        assert client.asked[0]["params"]["requestedSchema"]["required"] == ["pages", "audience"]
+                                      accept({"pages": 2, "audience": "managers", "urgent": True}))
+        assert called["result"]["content"][0]["text"] == BRIEF_RENDERED and "isError" not in called["result"]
+        assert client.asked[0]["params"]["requestedSchema"]["required"] == ["pages", "audience", "urgent"]
         declined = await client.request("tools/call", {"name": name, "arguments": arguments},
                                         lambda _question: {"result": {"action": "decline"}})
-        assert declined["error"]["code"] == -32602 and declined["error"]["data"]["missing"] == ["pages", "audience"]
+        assert declined["error"]["code"] == -32602 and declined["error"]["data"]["missing"] == ["pages", "audience",
+                                                                                            "urgent"]
         big = await client.request("tools/call", {"name": name, "arguments": arguments},
-                                   accept({"pages": 9, "audience": "managers"}))
+                                   accept({"pages": 9, "audience": "managers", "urgent": False}))
         assert big["result"]["isError"] is True and "'pages'" in big["result"]["content"][0]["text"]
         # The list tool and a prompt without arguments ask nothing.
         listed = await client.request("tools/call", {"name": "hello" if per_prompt else "list_prompts"})

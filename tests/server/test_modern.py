@@ -34,6 +34,7 @@ from promptdeck.server.modern import META_LOG_LEVEL as LOG_LEVEL_KEY
 from promptdeck.server.modern import META_SUBSCRIPTION as SUBSCRIPTION_KEY
 from tests.server.http.test_protocol import serve
 from tests.support.http_server import http_server
+from tests.support.libraries import BRIEF, BRIEF_ANSWER
 from tests.support.listeners import subscriptions
 from tests.support.modern import (
     BOTH,
@@ -78,22 +79,9 @@ arguments:
 ---
 Say hello to {{ name }} in a {{ tone }} way.
 """
-BRIEF = """---
-description: Writes a brief
-arguments:
-  - {name: topic, title: Topic, description: What the brief is about, required: true, min: 3, max: 80}
-  - {name: pages, description: How many pages, type: integer, required: true, min: 1, max: 5}
-  - {name: audience, description: Who reads it, enum: [engineers, managers], required: true}
-  - {name: urgent, description: Whether it is urgent, type: boolean, required: true}
-  - {name: tone, enum: [plain, formal], default: plain}
----
-A {{ tone }} brief of {{ pages }} pages on {{ topic }} for {{ audience }}{% if urgent %}, urgent{% endif %}.
-"""
 PAYROLL = "---\ndescription: HR only\nscopes: [hr]\n---\nPayroll.\n"
 NOTES = [f"note-{c}" for c in "abcde"]
 NAMES = sorted(["greet", "brief", *NOTES])
-#: What answers the brief form fully, as a client's form would send it (typed JSON values).
-BRIEF_ANSWER = {"topic": "caching", "pages": 2, "audience": "managers", "urgent": True}
 
 ids = itertools.count(1)
 
