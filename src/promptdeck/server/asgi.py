@@ -247,51 +247,65 @@ class PostStream:
         #: the stream's id when it is primed (made only if it begins: it numbers the session's streams)
         self._stream_id = stream_id
         self._headers = headers or []
-        self._asked: asyncio.Queue[bytes] = asyncio.Queue()
         #: whether the response has begun: then ``settle`` has sent the answer too
         self.started = False
+        #: whether the client has left since it began
+        self.left = False
+        self._related: list[bytes] = []
+        self._out: list[bytes] = []
+        self._writer: asyncio.Task[None] | None = None
+        self._work: asyncio.Task[Answer | None] | None = None
+        self._gone: asyncio.Task[None] | None = None
         self._id: str | None = None
         self._events = 0
         self._held = 0
 
     def ask(self, message: bytes) -> None:
-        """Send ``message`` at once (on the event loop; it leaves when ``settle`` next runs)."""
-        self._asked.put_nowait(message)
+        """Send ``message`` at once (called on the event loop, by the work ``settle`` awaits)."""
+        self._out.append(message)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.ensure_future(self._flush())
 
     async def settle(self, pending: Awaitable[Answer | None], related: list[bytes]) -> Answer | None:
         """``pending``'s answer (an ``outcome.Answer``; None when its request was cancelled), the requests it
         makes sent meanwhile with the ``related`` messages queued before them."""
-        task = asyncio.ensure_future(pending)
-        gone: asyncio.Future[None] | None = None
+        self._related = related
+        # A task of its own, so that a client leaving cancels the work and not this response.
+        work = self._work = asyncio.ensure_future(pending)
         try:
-            while not task.done():
-                asked = asyncio.ensure_future(self._asked.get())
-                waiting: set[asyncio.Future[Any]] = {task, asked} if gone is None else {task, asked, gone}
-                await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-                if not asked.done():
-                    asked.cancel()
-                else:
-                    await self._write(related, asked.result())
-                    gone = gone or asyncio.ensure_future(disconnected(self._receive))
-                if gone is not None and gone.done():
-                    task.cancel()
-                    await asyncio.wait({task})
-            answer = None if task.cancelled() else task.result()
-            while not self._asked.empty():  # sent as its work ended (a notifications/cancelled)
-                await self._write(related, self._asked.get_nowait())
+            try:
+                answer = await work
+            except asyncio.CancelledError:
+                if not work.cancelled() or _cancelling():
+                    raise
+                answer = None  # cancelled before it began
+            while self._writer is not None and not self._writer.done():
+                await self._writer  # what it asked as it ended (a notifications/cancelled) goes first
             if self.started:
-                if answer is not None and not (gone is not None and gone.done()):
-                    await self._write(related, answer.data)
+                if answer is not None and not self.left:
+                    await self._write(answer.data)
                 await self._send({"type": "http.response.body", "body": b""})
             return answer
         finally:
-            task.cancel()
-            if gone is not None:
-                gone.cancel()
+            work.cancel()
+            if self._gone is not None:
+                self._gone.cancel()
 
-    async def _write(self, related: list[bytes], message: bytes) -> None:
-        frames = [*related[self._held:], message]
-        self._held = len(related)
+    async def _flush(self) -> None:
+        while self._out:
+            await self._write(self._out.pop(0))
+        if self._gone is None:
+            self._gone = asyncio.ensure_future(self._watch())
+
+    async def _watch(self) -> None:
+        await disconnected(self._receive)
+        self.left = True
+        if self._work is not None:
+            self._work.cancel()
+
+    async def _write(self, message: bytes) -> None:
+        frames = [*self._related[self._held:], message]
+        self._held = len(self._related)
         body = b""
         if not self.started:
             self.started = True
@@ -302,6 +316,12 @@ class PostStream:
             self._events += 1
             body += sse_event(data, None if self._id is None else f"{self._id}-{self._events}")
         await self._send({"type": "http.response.body", "body": body, "more_body": True})
+
+
+def _cancelling() -> bool:
+    """Whether the running task itself is being cancelled (not only a task it awaited)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 async def respond_error(send: Send, status: int, error: McpError, headers: Headers | None = None) -> None:
