@@ -253,6 +253,29 @@ def test_input_required_is_answered_through_elicit(transport: str, request: pyte
     assert schema["type"] == "object" and schema["required"] == ["code"] and "code" in schema["properties"]
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_legacy_session_is_asked_through_elicit_too(transport: str, request: pytest.FixtureRequest) -> None:
+    """promptdeck's client and server in the legacy era: the server's elicitation/create reaches ``elicit``."""
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def elicit(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        asked.append((message, schema))
+        return {"code": "def tricky(): return 42"} if len(asked) == 1 else None
+
+    async def scenario() -> None:
+        async with connect(target_of(transport, request), era="legacy", elicit=elicit) as client:
+            assert client.era == "legacy"
+            rendered = await client.get_prompt("code-review")
+            assert any(isinstance(m.content, EmbeddedResource) and m.content.resource.text == "def tricky(): return 42"
+                       for m in rendered.messages)
+            with pytest.raises(InvalidParams) as raised:  # declined the second time
+                await client.get_prompt("code-review")
+            assert raised.value.code == -32602 and "'code'" in raised.value.message
+
+    run(scenario())
+    assert [schema["required"] for _, schema in asked] == [["code"], ["code"]]
+
+
 @pytest.mark.parametrize("answer", ["none", "declines"])
 def test_input_required_without_an_answer_is_invalid_params(answer: str) -> None:
     async def decline(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:

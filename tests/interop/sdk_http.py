@@ -95,14 +95,15 @@ def recording_client(transport: RecordingTransport) -> httpx2.AsyncClient:
 
 
 @asynccontextmanager
-async def connect_http(url: str, revision: str, log: Path,
-                       message_handler: Handler | None = None) -> AsyncIterator[tuple[Any, Any]]:
-    """An initialized SDK ``ClientSession`` on the Streamable HTTP endpoint ``url`` offering ``revision``."""
+async def connect_http(url: str, revision: str, log: Path, message_handler: Handler | None = None,
+                       **options: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """An initialized SDK ``ClientSession`` on the Streamable HTTP endpoint ``url`` offering ``revision``;
+    ``options`` go to ``ClientSession`` (an ``elicitation_callback``)."""
     with open(log, "ab") as sink:
         client = recording_client(RecordingTransport(sink))
         # The SDK always offers its newest handshake revision; pin the one under test.
         with mock.patch.object(sdk_session, "LATEST_HANDSHAKE_VERSION", revision):
             async with client, streamable_http_client(url, http_client=client) as (read, write):
-                async with ClientSession(read, write, message_handler=message_handler) as session:
+                async with ClientSession(read, write, message_handler=message_handler, **options) as session:
                     result = await session.initialize()
                     yield session, result

@@ -248,14 +248,21 @@ def test_input_required_round_trip(transport: str, modern: Recorded, tmp_path: P
                 with pytest.raises(MCPError) as err:
                     await plain.get_prompt("code-review")
                 assert err.value.error.code == -32602 and "'code'" in err.value.error.message
-            # Nor is a legacy session, though it declares elicitation: input_required is modern only.
+            # A legacy session that declares elicitation is asked too, with the same form, though never with
+            # input_required (modern only): the server sends it elicitation/create.
             legacy_log = Recorded(tmp_path / "legacy.log")
-            legacy_form = Form({"code": "x"})
+            legacy_form = Form({"code": "def sub(a, b):\n    return a + b"})
+            stateless = transport == "http-stateless"
             async with sdk_client(target, legacy_log, mode="legacy", legacy_revision="2025-11-25",
                                   elicitation_callback=legacy_form) as legacy:
-                with pytest.raises(MCPError) as err:
-                    await legacy.get_prompt("code-review")
-                assert err.value.error.code == -32602 and not legacy_form.asked
+                if stateless:  # its answer could not come back to a session: it is not asked
+                    with pytest.raises(MCPError) as err:
+                        await legacy.get_prompt("code-review")
+                    assert err.value.error.code == -32602 and not legacy_form.asked
+                else:
+                    assert "return a + b" in prompt_text(await legacy.get_prompt("code-review"))
+                    [legacy_asked] = legacy_form.asked
+                    assert legacy_asked.requested_schema == schema and legacy_asked.message == asked.message
             check_legacy(legacy_log, "2025-11-25")
 
     with serving(transport, str(EXAMPLES), "--no-watch") as target:

@@ -35,6 +35,8 @@ SINCE: dict[str, str] = {
     "structured_output": "2025-06-18",  # Tool.outputSchema, structuredContent (R3)
     "schema_keywords": "2026-07-28",
     "modern": "2026-07-28",
+    "elicitation": "2025-06-18",  # elicitation/create and the client's elicitation capability (R3)
+    "elicitation_modes": "2025-11-25",  # ElicitRequestFormParams.mode, capability {form, url} (R4)
 }
 
 
@@ -92,3 +94,30 @@ def test_negotiate_echoes_a_legacy_version_it_has(version: str) -> None:
 def test_negotiate_counter_offers_the_newest_legacy_revision(requested: object) -> None:
     # a modern version is never negotiated by initialize: it has no handshake
     assert negotiate(requested) is LATEST
+
+
+@pytest.mark.parametrize(("version", "capabilities", "asked"), [
+    # R1 and R2 have no elicitation, whatever a client declares.
+    ("2024-11-05", {"elicitation": {}}, False),
+    ("2025-03-26", {"elicitation": {}}, False),
+    # R3: any elicitation object (it has form mode alone).
+    ("2025-06-18", {"elicitation": {}}, True),
+    ("2025-06-18", {"elicitation": {"form": {}, "url": {}}}, True),
+    # R4 and on: an empty object is form mode, else form must be listed.
+    ("2025-11-25", {"elicitation": {}}, True),
+    ("2025-11-25", {"elicitation": {"form": {}}}, True),
+    ("2025-11-25", {"elicitation": {"url": {}}}, False),
+    ("2026-07-28", {"elicitation": {"form": {}, "url": {}}}, True),
+    ("2026-07-28", {"elicitation": {"url": {}}}, False),
+    # Nothing declared, or not an object.
+    ("2025-11-25", {}, False),
+    ("2025-11-25", {"sampling": {}}, False),
+    ("2025-11-25", {"elicitation": True}, False),
+    ("2025-11-25", {"elicitation": None}, False),
+    ("2025-06-18", None, False),
+    ("2025-06-18", ["elicitation"], False),
+])
+def test_elicits_forms_reads_the_capability_as_each_revision_defines_it(version: str, capabilities: object,
+                                                                         asked: bool) -> None:
+    revision = {r.version: r for r in every_revision()}[version]
+    assert revision.elicits_forms(capabilities) is asked

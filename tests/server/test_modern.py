@@ -34,6 +34,7 @@ from promptdeck.server.modern import META_LOG_LEVEL as LOG_LEVEL_KEY
 from promptdeck.server.modern import META_SUBSCRIPTION as SUBSCRIPTION_KEY
 from tests.server.http.test_protocol import serve
 from tests.support.http_server import http_server
+from tests.support.libraries import BRIEF, BRIEF_ANSWER
 from tests.support.listeners import subscriptions
 from tests.support.modern import (
     BOTH,
@@ -60,6 +61,7 @@ from tests.support.modern import (
     on_subscription,
     post,
     request,
+    sse_messages,
     subscription_of,
     wrap,
 )
@@ -77,22 +79,9 @@ arguments:
 ---
 Say hello to {{ name }} in a {{ tone }} way.
 """
-BRIEF = """---
-description: Writes a brief
-arguments:
-  - {name: topic, title: Topic, description: What the brief is about, required: true, min: 3, max: 80}
-  - {name: pages, description: How many pages, type: integer, required: true, min: 1, max: 5}
-  - {name: audience, description: Who reads it, enum: [engineers, managers], required: true}
-  - {name: urgent, description: Whether it is urgent, type: boolean, required: true}
-  - {name: tone, enum: [plain, formal], default: plain}
----
-A {{ tone }} brief of {{ pages }} pages on {{ topic }} for {{ audience }}{% if urgent %}, urgent{% endif %}.
-"""
 PAYROLL = "---\ndescription: HR only\nscopes: [hr]\n---\nPayroll.\n"
 NOTES = [f"note-{c}" for c in "abcde"]
 NAMES = sorted(["greet", "brief", *NOTES])
-#: What answers the brief form fully, as a client's form would send it (typed JSON values).
-BRIEF_ANSWER = {"topic": "caching", "pages": 2, "audience": "managers", "urgent": True}
 
 ids = itertools.count(1)
 
@@ -422,10 +411,18 @@ def test_stdio_legacy_session_and_modern_requests_stay_apart(tmp_path: Path) -> 
         assert modern["ttlMs"] == 60_000 and modern["cacheScope"] == "public"  # the default TTL
         listing = peer.call(legacy(next(ids), "prompts/list"))["result"]
         assert [p["name"] for p in listing["prompts"]] == NAMES and not MODERN_ONLY & set(listing)
-        # A legacy client that declared elicitation still gets the error it always got, never a form.
-        assert error_code(peer.call(legacy(next(ids), "prompts/get", {"name": "brief"}))) == -32602
-        assert peer.call(get_prompt(next(ids), "brief", capabilities=ELICITS))["result"]["resultType"] == \
-            "input_required"
+        # A legacy client that declared elicitation is asked for what is missing with elicitation/create, the
+        # form a modern request gets in its input_required result (whose own era it never sees), and the
+        # prompt renders with its answer.
+        get = legacy(next(ids), "prompts/get", {"name": "brief"})
+        peer.send(get)
+        asked = peer.take(lambda m: m.get("method") == "elicitation/create")
+        modern_form = peer.call(get_prompt(next(ids), "brief", capabilities=ELICITS))["result"]
+        assert modern_form["resultType"] == "input_required"
+        assert asked["params"] == modern_form["inputRequests"]["arguments"]["params"]
+        peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": BRIEF_ANSWER}})
+        brief = peer.take(lambda m: m.get("id") == get["id"] and "method" not in m)["result"]
+        assert brief["messages"][0]["content"]["text"] == "A plain brief of 2 pages on caching for managers, urgent."
         got = peer.call(legacy(next(ids), "prompts/get", {"name": "greet", "arguments": {"name": "Ada"}}))["result"]
         assert got["messages"] and "_meta" not in got
         done = peer.call(legacy(next(ids), "completion/complete", {
@@ -482,8 +479,21 @@ def test_http_get_and_delete_in_2026_are_405_while_a_legacy_session_keeps_workin
         # Modern requests on the same endpoint, even carrying the session's id, stay modern.
         status, answer = post(client, http_url, request(2, "prompts/list"), mcp_session_id=session["mcp-session-id"])
         assert status == 200 and answer["result"]["ttlMs"] == LIST_TTL
-        assert error_code(legacy_call(client, http_url, session, legacy(3, "prompts/get", {"name": "brief"}))) == \
-            -32602  # never input_required, though the session declared elicitation
+        # The session declared elicitation: it is asked for what is missing on the POST's own stream, and its
+        # answer, POSTed on the session, renders (never an input_required result: that is modern only).
+        with client.stream("POST", http_url, json=legacy(3, "prompts/get", {"name": "brief"}),
+                           headers=session) as stream:
+            assert stream.headers["content-type"] == "text/event-stream"
+            events = stream.iter_lines()
+            asked = next(sse_messages(line)[0] for line in events if line.startswith("data:") and line[5:].strip())
+            check_legacy(asked, "2025-11-25")
+            assert asked["method"] == "elicitation/create" and asked["params"]["mode"] == "form"
+            reply = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "decline"}}
+            assert client.post(http_url, json=reply, headers=session).status_code == 202
+            [declined] = [message for line in events for message in sse_messages(line)]
+        check_legacy(declined, "2025-11-25", "prompts/get")
+        assert error_code(declined) == -32602 and declined["error"]["data"]["missing"] == [
+            "topic", "pages", "audience", "urgent"]
         got = legacy_call(client, http_url, session, legacy(4, "prompts/get", {"name": "greet",
                                                                                 "arguments": {"name": "Ada"}}))
         assert got["result"]["messages"] and not MODERN_ONLY & set(got["result"])

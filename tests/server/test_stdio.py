@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+from promptdeck import PromptServer, RenderContext
+from promptdeck.server.stdio import StdioConnection, _Output
 from tests.support.libraries import EXAMPLES
 
 
@@ -108,3 +113,31 @@ def test_an_unknown_prompt_name_gets_did_you_mean_in_its_error() -> None:
     assert completed["error"]["data"] == {"prompt": "code_review", "suggestions": ["code-review"]}
     assert called["result"]["isError"] is True
     assert "unknown prompt 'Summarise'; did you mean 'summarize'?" in called["result"]["content"][0]["text"]
+
+
+def test_a_related_message_sent_after_its_frame_was_answered_sends_that_frame_once() -> None:
+    """An async prompt's progress leaves from the runner's thread once ``feed`` has written the frame's other
+    answers: it once wrote them a second time (here the ping's), outside the output lock."""
+    server = PromptServer("t")
+
+    @server.prompt()
+    async def slow(ctx: RenderContext) -> str:
+        ctx.progress(1, 2, "half")
+        return "done"
+
+    read_end, write_end = os.pipe()
+    connection = StdioConnection(server, _Output(write_end, threading.RLock()))
+    connection.feed(INIT)
+    get = {"jsonrpc": "2.0", "id": 2, "method": "prompts/get",
+           "params": {"name": "slow", "_meta": {"progressToken": 7}}}
+    connection.feed(msg({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + msg(get))
+    connection.finish()
+    loop = connection.runner.loop
+    assert loop is not None
+    while loop.is_running():  # drained and told to stop: its thread ends at once
+        time.sleep(0.01)
+    loop.close()
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as out:
+        messages = [json.loads(line) for line in out.read().splitlines()]
+    assert [m.get("id", m.get("method")) for m in messages] == [0, 1, "notifications/progress", 2]

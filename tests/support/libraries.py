@@ -23,6 +23,24 @@ EXAMPLE_ARGS: dict[str, dict[str, str]] = {
     "changelog": {"arguments": "2.5.0"},
 }
 
+#: A prompt whose required arguments are of every type a form field has (text with bounds, an integer, a choice,
+#: a boolean), beside an optional one: what the elicitation tests ask for.
+BRIEF = """---
+description: Writes a brief
+arguments:
+  - {name: topic, title: Topic, description: What the brief is about, required: true, min: 3, max: 80}
+  - {name: pages, description: How many pages, type: integer, required: true, min: 1, max: 5}
+  - {name: audience, description: Who reads it, enum: [engineers, managers], required: true}
+  - {name: urgent, description: Whether it is urgent, type: boolean, required: true}
+  - {name: tone, enum: [plain, formal], default: plain}
+---
+A {{ tone }} brief of {{ pages }} pages on {{ topic }} for {{ audience }}{% if urgent %}, urgent{% endif %}.
+"""
+#: What answers the brief's form fully, as a client's form would send it (typed JSON values), and what it renders.
+BRIEF_ANSWER: dict[str, str | int | float | bool | list[str] | None] = {
+    "topic": "caching", "pages": 2, "audience": "managers", "urgent": True}
+BRIEF_RENDERED = "A plain brief of 2 pages on caching for managers, urgent."
+
 
 def write_prompts(root: Path, count: int, *, per_folder: int = 500) -> list[str]:
     """``count`` small prompts with two arguments, in folders of ``per_folder``; returns their names."""

@@ -253,9 +253,9 @@ class StdioPeer:
         return rest, self.proc.wait(DEADLINE)
 
     def _check(self, message: Message) -> None:
-        if "method" in message:  # a notification: modern ones belong to a subscription
-            modern = subscription_of(message) is not None or message["method"] == "notifications/cancelled"
-            if modern:
+        if "method" in message:  # a notification or request: modern ones belong to a subscription (an ending one's
+            # notifications/cancelled too), legacy ones to the session (a question it gave up on, cancelled)
+            if subscription_of(message) is not None:
                 check(message)
             else:
                 check_legacy(message, self.legacy_revision or LEGACY_REVISION)

@@ -53,6 +53,7 @@ class ServeOptions:
     tool_names: tuple[str, str]
     tool_prefix: str
     text_resources: bool
+    elicit_timeout: float
     #: logs
     verbose: int
     log_format: str
@@ -115,6 +116,9 @@ HTTP_ONLY = ("stateless", "json_response", "allow_host", "allow_origin", "token_
               "tool's name.")
 @click.option("--text-resources", is_flag=True, help="Send embedded text resources and resource links as text "
               "blocks, for clients that take text only (LangChain's and LlamaIndex's MCP adapters; docs/protocol.md).")
+@click.option("--elicit-timeout", type=click.FloatRange(0, min_open=True), default=300.0, show_default=True,
+              metavar="SECONDS", help="How long a 2025-06-18 or 2025-11-25 session waits for its client to fill in "
+              "a form for a prompt's missing arguments (then -32602).")
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
 @click.option("--log-format", type=click.Choice(FORMATS), default="text", show_default=True,
               help="Log lines as escaped text or as one JSON object each.")
@@ -189,7 +193,8 @@ def serve(**given: Any) -> None:
 
         sys.exit(serve_stdio_folders(list(options.folders), options.name, options.page_size, not options.no_watch,
                                      options.verbose, options.list_ttl, options.log_format, options.store, labels[0],
-                                     tool_options, options.folder_format, options.text_resources))
+                                     tool_options, options.folder_format, options.text_resources,
+                                     options.elicit_timeout))
     _serve_http(options, options.http, labels, tool_options)
 
 
@@ -225,7 +230,8 @@ def _serve_http(o: ServeOptions, http: str, labels: tuple[str, ...], tool_option
     servers = {"/mcp" if number == 0 else f"/mcp/{label}": PromptServer(o.name, page_size=o.page_size,
                                                                           list_ttl_ms=o.list_ttl,
                                                                           tools=tool_options or False,
-                                                                          text_resources=o.text_resources)
+                                                                          text_resources=o.text_resources,
+                                                                          elicit_seconds=o.elicit_timeout)
                for number, label in enumerate(labels)}
     auth: Authenticator | None = None
     metadata = None

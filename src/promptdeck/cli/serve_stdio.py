@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bool, verbose: int,
                         list_ttl_ms: int = 60_000, log_format: str = "text", store: str | None = None,
                         label: str = "production", tools: ToolOptions | None = None,
-                        folder_format: str | None = None, text_resources: bool = False) -> int:
+                        folder_format: str | None = None, text_resources: bool = False,
+                        elicit_seconds: float | None = None) -> int:
     """Serve FOLDERS (and the ``label`` of ``store``) on stdin/stdout; returns the exit code (1 when a
     folder or the store cannot be served)."""
     setup_logging(verbose, log_format)
@@ -23,6 +24,8 @@ def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bo
 
     server = PromptServer(name, page_size=page_size, list_ttl_ms=list_ttl_ms, tools=tools or False,
                           text_resources=text_resources)
+    if elicit_seconds is not None:  # --elicit-timeout (the front door's plain serve leaves the default)
+        server.elicit_seconds = elicit_seconds
     try:
         for folder in folders:
             server.add_folder(folder, defer=True, format=folder_format)

@@ -44,6 +44,20 @@ class Revision(msgspec.Struct, frozen=True, kw_only=True):
     schema_keywords: bool = False
     #: the version travels in every request's ``_meta``: no initialize, no session (2026-07-28 on)
     modern: bool = False
+    #: the server may ask a client that declared ``elicitation`` to fill in a form (``elicitation/create``)
+    elicitation: bool = False
+    #: elicitation has modes: a request names its ``mode``, and the capability lists ``form`` and ``url``
+    #: (an empty object still means form)
+    elicitation_modes: bool = False
+
+    def elicits_forms(self, capabilities: object) -> bool:
+        """Whether a client that declared ``capabilities`` may be asked to fill in a form in this revision."""
+        if not self.elicitation or type(capabilities) is not dict:
+            return False
+        elicitation = capabilities.get("elicitation")
+        if type(elicitation) is not dict:
+            return False
+        return not self.elicitation_modes or not elicitation or "form" in elicitation
 
 
 R2024_11_05 = Revision(version="2024-11-05", titles=False, meta=False, icons=False, audio=False,
@@ -56,17 +70,20 @@ R2025_03_26 = Revision(version="2025-03-26", titles=False, meta=False, icons=Fal
                        structured_output=False)
 R2025_06_18 = Revision(version="2025-06-18", titles=True, meta=True, icons=False, audio=True,
                        resource_link=True, last_modified=True, completions_capability=True,
-                       progress_message=True, batches=False, completion_context=True, sse_priming=False)
+                       progress_message=True, batches=False, completion_context=True, sse_priming=False,
+                       elicitation=True)
 R2025_11_25 = Revision(version="2025-11-25", titles=True, meta=True, icons=True, audio=True,
                        resource_link=True, last_modified=True, completions_capability=True,
-                       progress_message=True, batches=False, completion_context=True, sse_priming=True)
+                       progress_message=True, batches=False, completion_context=True, sse_priming=True,
+                       elicitation=True, elicitation_modes=True)
 
 #: The modern era: no handshake, the version travels in every request's ``_meta``.
 R2026_07_28 = Revision(version="2026-07-28", titles=True, meta=True, icons=True, audio=True,
                        resource_link=True, last_modified=True, completions_capability=True,
                        progress_message=True, batches=False, completion_context=True,
                        # no event ids: 2026-07-28 streams do not resume
-                       sse_priming=False, schema_keywords=True, modern=True)
+                       sse_priming=False, schema_keywords=True, modern=True, elicitation=True,
+                       elicitation_modes=True)
 #: The newest modern revision: what promptdeck's client asks for, and what a server's ``_meta`` identity
 #: is built for.
 NEWEST_MODERN = R2026_07_28

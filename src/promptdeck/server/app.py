@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("promptdeck.server")
 F = TypeVar("F", bound=Callable[..., Any])
+#: How long a legacy session waits for its client to fill in a form for a prompt's missing arguments.
+ELICIT_SECONDS = 300.0
 
 
 class PromptServer:
@@ -48,7 +50,8 @@ class PromptServer:
     def __init__(self, name: str = "promptdeck", *, version: str | None = None,
                  instructions: str | None = None, page_size: int = DEFAULT_PAGE_SIZE,
                  list_ttl_ms: int = 60_000, prompt_seconds: float = CODE_SECONDS,
-                 tools: bool | ToolOptions = False, text_resources: bool = False) -> None:
+                 tools: bool | ToolOptions = False, text_resources: bool = False,
+                 elicit_seconds: float = ELICIT_SECONDS) -> None:
         self.name = name
         #: the prompts offered as tools too (``tools/list``, ``tools/call``), for clients that show no prompts
         self.tools: PromptTools | None = None
@@ -61,6 +64,10 @@ class PromptServer:
         self.prompt_seconds = prompt_seconds
         #: send embedded text resources and links as text blocks, for clients that take only text (docs/protocol.md)
         self.text_resources = text_resources
+        if elicit_seconds <= 0:
+            raise ValueError("elicit_seconds must be positive")
+        #: how long a legacy session waits for its client to fill in a form for a prompt's missing arguments
+        self.elicit_seconds = elicit_seconds
         self.version = version or __version__
         self.instructions = instructions
         self.page_size = page_size

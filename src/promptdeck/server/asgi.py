@@ -10,10 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol import jsonrpc
 from ..protocol.errors import HttpError, InvalidRequest, McpError
+
+if TYPE_CHECKING:
+    from .outcome import Answer
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -225,6 +228,100 @@ async def respond_messages(send: Send, related: list[bytes], final: bytes, *, st
         stream = sse_priming(f"{stream_id}-0") + b"".join(
             sse_event(data, f"{stream_id}-{n}") for n, data in enumerate(frames, 1))
     await respond_events(send, stream, headers)
+
+
+class PostStream:
+    """A POST's answer that must begin before it is ready: a request the server makes of its client while it
+    answers (``elicitation/create``, given to ``ask``) goes out at once as an event of this POST's stream, the
+    place the spec gives requests related to the client's, and the answer follows on the same stream.
+
+    ``settle`` awaits the answer; while nothing was asked, nothing is sent, and the caller answers as
+    ``respond_messages`` does. Once the stream has begun, a client that leaves cancels the answer's work:
+    nothing could reach it, nor its reply to what it was asked come back.
+    """
+
+    def __init__(self, send: Send, receive: Receive, stream_id: Callable[[], str | None],
+                 headers: Headers | None = None) -> None:
+        self._send = send
+        self._receive = receive
+        #: the stream's id when it is primed (made only if it begins: it numbers the session's streams)
+        self._stream_id = stream_id
+        self._headers = headers or []
+        #: whether the response has begun: then ``settle`` has sent the answer too
+        self.started = False
+        #: whether the client has left since it began
+        self.left = False
+        self._related: list[bytes] = []
+        self._out: list[bytes] = []
+        self._writer: asyncio.Task[None] | None = None
+        self._work: asyncio.Task[Answer | None] | None = None
+        self._gone: asyncio.Task[None] | None = None
+        self._id: str | None = None
+        self._events = 0
+        self._held = 0
+
+    def ask(self, message: bytes) -> None:
+        """Send ``message`` at once (called on the event loop, by the work ``settle`` awaits)."""
+        self._out.append(message)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.ensure_future(self._flush())
+
+    async def settle(self, pending: Awaitable[Answer | None], related: list[bytes]) -> Answer | None:
+        """``pending``'s answer (an ``outcome.Answer``; None when its request was cancelled), the requests it
+        makes sent meanwhile with the ``related`` messages queued before them."""
+        self._related = related
+        # A task of its own, so that a client leaving cancels the work and not this response.
+        work = self._work = asyncio.ensure_future(pending)
+        try:
+            try:
+                answer = await work
+            except asyncio.CancelledError:
+                if not work.cancelled() or _cancelling():
+                    raise
+                answer = None  # cancelled before it began
+            while self._writer is not None and not self._writer.done():
+                await self._writer  # what it asked as it ended (a notifications/cancelled) goes first
+            if self.started:
+                if answer is not None and not self.left:
+                    await self._write(answer.data)
+                await self._send({"type": "http.response.body", "body": b""})
+            return answer
+        finally:
+            work.cancel()
+            if self._gone is not None:
+                self._gone.cancel()
+
+    async def _flush(self) -> None:
+        while self._out:
+            await self._write(self._out.pop(0))
+        if self._gone is None:
+            self._gone = asyncio.ensure_future(self._watch())
+
+    async def _watch(self) -> None:
+        await disconnected(self._receive)
+        self.left = True
+        if self._work is not None:
+            self._work.cancel()
+
+    async def _write(self, message: bytes) -> None:
+        frames = [*self._related[self._held:], message]
+        self._held = len(self._related)
+        body = b""
+        if not self.started:
+            self.started = True
+            self._id = self._stream_id()
+            await self._send({"type": "http.response.start", "status": 200, "headers": [*SSE_HEADERS, *self._headers]})
+            body = sse_priming(f"{self._id}-0") if self._id is not None else b""
+        for data in frames:
+            self._events += 1
+            body += sse_event(data, None if self._id is None else f"{self._id}-{self._events}")
+        await self._send({"type": "http.response.body", "body": body, "more_body": True})
+
+
+def _cancelling() -> bool:
+    """Whether the running task itself is being cancelled (not only a task it awaited)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 async def respond_error(send: Send, status: int, error: McpError, headers: Headers | None = None) -> None:

@@ -12,6 +12,11 @@ Transport-neutral: ``handle`` takes a decoded message and returns an
 answered). Notifications that belong to a request (progress) go to the
 ``related`` callback the transport passes in; the rest (list_changed, log
 messages) go to ``notify``.
+
+From 2025-06-18, a session whose client declared form elicitation asks it for
+a prompt's missing arguments (``elicit``): the ``elicitation/create`` request
+goes to the ``ask`` callback the transport passes in (the request's own stream,
+at once), and the client's response comes back to ``handle``.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ if TYPE_CHECKING:
 
     from ..prompts.catalog import Catalog
     from ..prompts.resources import ResourceCatalog, Sight
+    from .elicit import Questions
     from .modern import ModernEndpoint, Subscription
     from .resources import Follows
     from .served import Served
@@ -52,8 +58,14 @@ if TYPE_CHECKING:
         @property
         def modern(self) -> ModernEndpoint: ...
 
+        #: how long a session waits for its client to fill in a form for missing arguments
+        elicit_seconds: float
+
 _PY_LEVEL = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40, "critical": 50,
              "alert": 50, "emergency": 50}
+
+#: The methods that may ask the client for missing arguments: given ``ask`` when the session may (``elicits``).
+ASKING = frozenset({"prompts/get", "tools/call"})
 
 
 class LegacySession:
@@ -62,8 +74,8 @@ class LegacySession:
     def __init__(self, server: LegacyServed, notify: Send, *, announces: bool = True) -> None:
         self.server = server
         self.notify = notify
-        #: whether anything the server says on its own can reach this client (a stateless HTTP session
-        #: has no stream for it): only then is prompts.listChanged offered
+        #: whether anything the server says on its own can reach this client, and its answers this session (a
+        #: stateless HTTP session has no stream for it): only then is prompts.listChanged offered, or a form sent
         self.announces = announces
         self.lifecycle = Lifecycle()
         self.log_level: int | None = None
@@ -77,6 +89,10 @@ class LegacySession:
         self.subscriptions: dict[RequestId, Subscription] = {}
         #: what it follows of the resources: the list once it has read it, the URIs it subscribed to
         self.follows: Follows | None = None
+        #: whether the client may be asked for missing arguments: it declared form elicitation (2025-06-18 on)
+        self.elicits = False
+        #: the questions (elicitation/create) waiting for the client's answers; made when it is first asked
+        self._questions: Questions | None = None
 
     @property
     def catalog(self) -> Catalog:
@@ -99,11 +115,13 @@ class LegacySession:
 
     # -- entry points -------------------------------------------------------------------------
 
-    def handle_bytes(self, data: bytes, related: Send,
-                     admit: Callable[[Request], McpError | None] | None = None) -> Outcome | list[Outcome]:
+    def handle_bytes(self, data: bytes, related: Send, admit: Callable[[Request], McpError | None] | None = None,
+                     ask: Send | None = None) -> Outcome | list[Outcome]:
         """Decode a frame and handle it; a batch gives a list of outcomes, one per message
         (``outcome.join`` makes them one answer). ``admit`` is asked about each request of a batch in
-        order (a rate limit): a request it gives an error for is answered with that error and not run."""
+        order (a rate limit): a request it gives an error for is answered with that error and not run.
+        ``ask`` sends, at once, a request this session makes of its client while it answers the frame
+        (``related`` when None: a transport that writes related messages as they come)."""
         try:
             decoded = jsonrpc.decode(data)
         except McpError as exc:
@@ -119,7 +137,7 @@ class LegacySession:
             if admit is None:
                 return [self.handle(m, related) for m in decoded]
             return [self._admitted(m, related, admit) for m in decoded]
-        return self.handle(decoded, related)
+        return self.handle(decoded, related, ask)
 
     def _admitted(self, msg: jsonrpc.Message, related: Send, admit: Callable[[Request], McpError | None]) -> Outcome:
         if isinstance(msg, Request):
@@ -128,16 +146,19 @@ class LegacySession:
                 return failed(msg.id, msg.method, refused)
         return self.handle(msg, related)
 
-    def handle(self, msg: jsonrpc.Message, related: Send) -> Outcome:
+    def handle(self, msg: jsonrpc.Message, related: Send, ask: Send | None = None) -> Outcome:
         if isinstance(msg, Request):
-            return self._request(msg, related)
+            return self._request(msg, related, ask)
         if isinstance(msg, Notification):
             self._notification(msg)
             return None
         if isinstance(msg, Invalid):
             return failed(msg.id, "", msg.error)
         if isinstance(msg, Response):
-            return None  # promptdeck sends no requests of its own, so no response is awaited
+            # The answer to a question this session asked (elicitation/create); any other one is ignored.
+            if self._questions is not None:
+                self._questions.answer(msg)
+            return None
         raise AssertionError(msg)  # pragma: no cover
 
     def assume(self, revision: Revision) -> None:
@@ -151,14 +172,29 @@ class LegacySession:
             # 2026-07-28 on stdio: a subscription the server tears down is ended with notifications/cancelled.
             subscription.send(subscription.cancelled())
         self.subscriptions.clear()
+        self.hung_up("the session closed")
         self.lifecycle.fire("close")
         for task in list(self.in_flight.values()):
             task.get_loop().call_soon_threadsafe(task.cancel)
         self.server.listeners.discard(self)
 
+    def hung_up(self, reason: str = "the client has gone") -> None:
+        """The client can answer no more (its input closed): questions still waiting fail now, not at their
+        time limit."""
+        if self._questions is not None:
+            self._questions.close(reason)
+
+    @property
+    def questions(self) -> Questions:
+        if self._questions is None:
+            from .elicit import Questions
+
+            self._questions = Questions(self.server.elicit_seconds)
+        return self._questions
+
     # -- requests ------------------------------------------------------------------------------
 
-    def _request(self, req: Request, related: Send) -> Outcome:
+    def _request(self, req: Request, related: Send, ask: Send | None = None) -> Outcome:
         meta = modern_meta(req.params)
         if meta is not None:
             return self._modern(req, meta, related)
@@ -169,7 +205,8 @@ class LegacySession:
         handler = METHODS.get(req.method)
         if handler is None:
             return failed(req.id, req.method, MethodNotFound(f"method {req.method!r} is not offered by this server"))
-        outcome: Outcome = answer(req, handler, self, req.params or {}, req, related)
+        asking = (ask or related,) if self.elicits and req.method in ASKING else ()
+        outcome: Outcome = answer(req, handler, self, req.params or {}, req, related, *asking)
         if type(outcome) is Pending:
             outcome.track(self.in_flight)
         return outcome
@@ -199,6 +236,7 @@ class LegacySession:
         info = params.get("clientInfo")
         self.client_info = info if isinstance(info, dict) else {}
         self.lifecycle.initialize(rev)
+        self.elicits = self.announces and rev.elicits_forms(params.get("capabilities"))
         self.server.listeners.add(self)
         capabilities: dict[str, Any] = {"prompts": {"listChanged": True} if self.announces else {}, "logging": {}}
         if self.server.tools is not None:
@@ -222,8 +260,12 @@ class LegacySession:
     def _list(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         return handlers.list_prompts(self.catalog, self.revision, params)
 
-    def _get(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+    def _get(self, params: dict[str, Any], req: Request, related: Send, ask: Send | None = None) -> Any:
         prompt, given = handlers.find_prompt(self.catalog, params)
+        if ask is not None:
+            from . import elicit
+
+            return elicit.get(self.server, self.questions, prompt, given, params, self.revision, related, ask)
         return handlers.render(self.server, prompt, given, params, self.revision, related)
 
     def _complete(self, params: dict[str, Any], req: Request, related: Send) -> Any:
@@ -239,13 +281,17 @@ class LegacySession:
 
         return tools.list_tools(self._tools(req.method).of(self.catalog), self.revision, params)
 
-    def _call_tool(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+    def _call_tool(self, params: dict[str, Any], req: Request, related: Send, ask: Send | None = None) -> Any:
         from . import tools
 
         catalog = self.catalog
         call = tools.prepare(catalog, self._tools(req.method).of(catalog), params)
         if isinstance(call, dict):
             return call
+        if ask is not None:
+            from . import elicit
+
+            return elicit.call(self.server, self.questions, catalog, call, params, self.revision, related, ask)
         return tools.run(self.server, catalog, call, params, self.revision, related)
 
     # -- resources (server/resources.py, imported on first use) --------------------------------

@@ -19,9 +19,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..prompts.arguments import MISSING
 from ..prompts.execution import when_ready
-from ..prompts.forms import answered, form
+from ..prompts.forms import answered, form, missing
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, MethodNotFound, UnsupportedVersion
 from ..protocol.jsonrpc import Request, RequestId
@@ -63,9 +62,7 @@ class Context:
 
     @property
     def elicits_forms(self) -> bool:
-        elicitation = self.capabilities.get("elicitation")
-        # An empty object declares form mode (the default); otherwise form must be listed.
-        return isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
+        return self.revision.elicits_forms(self.capabilities)
 
 
 class Subscription:
@@ -253,11 +250,11 @@ class ModernEndpoint:
             raise InvalidParams("inputResponses came without the requestState they answer")
         if not ctx.elicits_forms:
             return None  # a client that takes no forms is not asked: its missing arguments fail in the render
-        missing = [a for a in prompt.arguments if a.required and a.default is MISSING and a.name not in arguments]
-        if missing:
+        asked = missing(prompt.arguments, arguments)
+        if asked:
             return self._envelope({
                 "inputRequests": {ARGUMENTS_INPUT: {"method": "elicitation/create", "params": form(prompt.name,
-                                                                                                     missing)}},
+                                                                                                     asked)}},
                 "requestState": self.states.issue(ctx.principal, request_digest(method, name, given)),
             }, "input_required")
         return None

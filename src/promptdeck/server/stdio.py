@@ -149,21 +149,26 @@ class StdioConnection:
                 out.append(jsonrpc.encode_error(None, InvalidRequest(f"message longer than {MAX_LINE_BYTES} bytes")))
             if out:
                 self.output.write_locked(b"\n".join(out) + b"\n")
+                out.clear()  # a related message sent later (by an async render) must not send these again
 
     def finish(self) -> None:
-        """End of input: answer a last line without a newline, then wait for async work."""
+        """End of input: answer a last line without a newline, then wait for async work (a request waiting for
+        the client to fill in a form fails at once: no answer can come now)."""
         if self.buffer.strip() and not self.skipping:
             self.feed(b"\n")
+        self.session.hung_up()
         self.runner.drain(timeout=5)
         self.session.close()
 
     def _line(self, line: bytes, out: list[bytes]) -> None:
-        # Progress notifications must leave before the response they belong to: flush what is queued.
+        # Progress notifications must leave before the response they belong to: flush what is queued. An
+        # async render sends them from the runner's thread, after ``feed`` has written ``out``: under the lock.
         def related(message: bytes) -> None:
-            if out:
-                self.output.write_locked(b"\n".join(out) + b"\n")
-                out.clear()
-            self.output.write_locked(message + b"\n")
+            with self.output.lock:
+                if out:
+                    self.output.write_locked(b"\n".join(out) + b"\n")
+                    out.clear()
+                self.output.write_locked(message + b"\n")
 
         response = assemble(self.session.handle_bytes(line, related))
         if isinstance(response, Answer):

@@ -81,8 +81,9 @@ def rpc(method: str, params: dict[str, Any] | None = None, id: int | str | None 
     return message
 
 
-def init(revision: str = "2025-11-25") -> dict[str, Any]:
-    return rpc("initialize", {"protocolVersion": revision, "capabilities": {}, "clientInfo": CLIENT}, id=0)
+def init(revision: str = "2025-11-25", capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+    return rpc("initialize", {"protocolVersion": revision, "capabilities": capabilities or {}, "clientInfo": CLIENT},
+               id=0)
 
 
 def sse_events(text: str) -> list[dict[str, str]]:
@@ -108,9 +109,10 @@ def messages_of(response: httpx.Response) -> list[Any]:
     return [json.loads(e["data"]) for e in sse_events(response.text) if e.get("data", "").strip()]
 
 
-def start_session(client: httpx.Client, url: str, revision: str = "2025-11-25") -> dict[str, str]:
+def start_session(client: httpx.Client, url: str, revision: str = "2025-11-25",
+                  capabilities: dict[str, Any] | None = None) -> dict[str, str]:
     """Initialize, send initialized, and return the headers every later request carries."""
-    answer = client.post(url, json=init(revision), headers=POST_HEADERS)
+    answer = client.post(url, json=init(revision, capabilities), headers=POST_HEADERS)
     assert answer.status_code == 200, answer.text
     [result] = messages_of(answer)
     assert result["result"]["protocolVersion"] == revision
@@ -425,6 +427,74 @@ def test_post_stream_primes_2025_11_25_clients() -> None:
         # Older revisions get no priming event: their clients may not expect empty data.
         old = start_session(client, url, "2025-06-18")
         assert [e for e in sse_events(client.post(url, json=rpc("ping"), headers=old).text) if not e.get("data")] == []
+
+
+# -- a question on a POST's stream ----------------------------------------------------------------
+
+ELICITS: dict[str, Any] = {"elicitation": {}}
+
+
+def test_a_question_goes_out_on_the_posts_stream_and_its_answer_follows_there() -> None:
+    """A session that declared elicitation asks for a missing argument as soon as it knows, on the POST's
+    own stream (primed and numbered in 2025-11-25), before the answer; the client's reply is a POST of its
+    own (202), and the rendered answer ends the same stream. In JSON-response mode too: a question needs SSE."""
+    for revision, json_response in (("2025-11-25", False), ("2025-06-18", True)):
+        with serve(json_response=json_response) as (url, app), httpx.Client(timeout=10) as client:
+            headers = start_session(client, url, revision, ELICITS)
+            with client.stream("POST", url, json=rpc("prompts/get", {"name": "greet"}, id=7),
+                               headers=headers) as stream:
+                assert stream.status_code == 200 and stream.headers["content-type"] == "text/event-stream"
+                assert "content-length" not in stream.headers  # it begins before its answer is known
+                lines = stream.iter_lines()
+                events: list[str] = []
+                for line in lines:
+                    events.append(line)
+                    if line.startswith("data:") and line[5:].strip():
+                        break
+                question = json.loads(events[-1][5:])
+                assert question["method"] == "elicitation/create", question
+                assert question["params"]["requestedSchema"]["required"] == ["name"]
+                primed = revision == "2025-11-25"
+                assert ("id: p2-0" in events and "id: p2-1" in events) is primed  # p1 was initialize's
+                reply = rpc("", id=question["id"])
+                del reply["method"]
+                reply["result"] = {"action": "accept", "content": {"name": "Ada"}}
+                assert client.post(url, json=reply, headers=headers).status_code == 202
+                rest = "\n".join(lines)
+            [answer] = [json.loads(e["data"]) for e in sse_events(rest) if e.get("data", "").strip()]
+            assert answer["id"] == 7 and answer["result"]["messages"][0]["content"]["text"] == "Hello Ada"
+            assert ("id: p2-2" in rest) is primed
+            [session] = app.table.streamable.values()
+            assert len(session.legacy.questions) == 0
+
+
+def test_a_client_that_leaves_while_asked_ends_the_wait() -> None:
+    with serve() as (url, app), httpx.Client(timeout=10) as client:
+        headers = start_session(client, url, "2025-11-25", ELICITS)
+        [session] = app.table.streamable.values()
+        with client.stream("POST", url, json=rpc("prompts/get", {"name": "greet"}, id=8), headers=headers) as stream:
+            # Held: a generator dropped mid-stream closes the connection as it is collected.
+            lines = stream.iter_lines()
+            for line in lines:
+                if "elicitation/create" in line:
+                    break
+            assert len(session.legacy.questions) == 1
+        # The stream is closed: nothing could reach the client, so its request's work is cancelled.
+        deadline = time.monotonic() + 5
+        while (len(session.legacy.questions) or session.legacy.in_flight) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(session.legacy.questions) == 0 and session.legacy.in_flight == {}
+        assert client.post(url, json=rpc("ping", id=9), headers=headers).status_code == 200  # the session lives on
+
+
+def test_a_stateless_session_is_never_asked() -> None:
+    """Its client's answer would be a POST no session waits for: the missing argument fails as it always did."""
+    with serve(stateless=True) as (url, _), httpx.Client(timeout=10) as client:
+        client.post(url, json=init("2025-11-25", ELICITS), headers=POST_HEADERS)
+        answer = client.post(url, json=rpc("prompts/get", {"name": "greet"}),
+                             headers={**POST_HEADERS, "mcp-protocol-version": "2025-11-25"})
+        [message] = messages_of(answer)
+        assert message["error"]["code"] == -32602 and message["error"]["data"]["missing"] == ["name"]
 
 
 # -- DNS rebinding --------------------------------------------------------------------------------

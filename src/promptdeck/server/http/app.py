@@ -52,6 +52,7 @@ from ...protocol.revisions import HTTP_DEFAULT, MODERN, REVISIONS, Revision, mod
 from ..asgi import (
     SSE_HEADERS,
     Disconnected,
+    PostStream,
     Receive,
     Scope,
     Send,
@@ -373,7 +374,7 @@ class StreamableHttpApp:
             # Registered before answering: the client may send its next request the moment it reads this.
             self.table.streamable[session.id] = session
         try:
-            await self._answer(send, legacy, session, body, messages, extra, principal,
+            await self._answer(send, receive, legacy, session, body, messages, extra, principal,
                                batch=isinstance(decoded, list))
         finally:
             if options.stateless:
@@ -381,27 +382,43 @@ class StreamableHttpApp:
             elif session is not None and initialize and legacy.lifecycle.revision is None:
                 self.table.streamable.pop(session.id, None)  # initialize failed: no session to keep
 
-    async def _answer(self, send: Send, legacy: LegacySession, session: HttpSession | None, body: bytes,
-                      messages: list[jsonrpc.Message], extra: list[tuple[bytes, bytes]], principal: Principal,
-                      batch: bool = False) -> None:
+    async def _answer(self, send: Send, receive: Receive, legacy: LegacySession, session: HttpSession | None,
+                      body: bytes, messages: list[jsonrpc.Message], extra: list[tuple[bytes, bytes]],
+                      principal: Principal, batch: bool = False) -> None:
         related: list[bytes] = []
         started = time.perf_counter()
-        outcome = legacy.handle_bytes(body, related.append, self.admission(principal))
+        # A session that may ask its client for missing arguments sends the question on this POST's stream,
+        # which then begins before the answer is ready (``PostStream``).
+        stream = PostStream(send, receive, lambda: self._stream_id(legacy, session), extra) if legacy.elicits \
+            else None
+        outcome = legacy.handle_bytes(body, related.append, self.admission(principal),
+                                      None if stream is None else stream.ask)
         if batch and isinstance(outcome, Answer):
             # The session refused the batch whole (none after 2025-03-26, none with initialize): nothing
             # in the body can be processed, so an HTTP error carrying the JSON-RPC one, as above.
             await respond(send, 400, outcome.data)
             return
         pending = assemble(outcome, self.options.max_batch_response_bytes)
-        response = pending if pending is None or isinstance(pending, Answer) else await pending
+        if pending is None or isinstance(pending, Answer):
+            response = pending
+        else:
+            response = await pending if stream is None else await stream.settle(pending, related)
+        if stream is not None and stream.started:  # answered on its stream already
+            if response is not None:
+                self.observe(messages, response, time.perf_counter() - started, principal)
+            return
         if response is None:
             await respond(send, 202, b"", None, extra)
             return
         self.observe(messages, response, time.perf_counter() - started, principal)
         json_response = self.options.json_response
-        primed = legacy.revision.sse_priming and not (json_response and not related)
+        primed = not (json_response and not related)
         await respond_messages(send, related, response.data, json=json_response, headers=extra,
-                               stream_id=f"p{self._stream_number(session)}" if primed else None)
+                               stream_id=self._stream_id(legacy, session) if primed else None)
+
+    def _stream_id(self, legacy: LegacySession, session: HttpSession | None) -> str | None:
+        """The id of a POST's event stream, which is primed in revisions that prime streams; else None."""
+        return f"p{self._stream_number(session)}" if legacy.revision.sse_priming else None
 
     def admission(self, principal: Principal) -> Callable[[Request], McpError | None] | None:
         """What decides, request by request, which of a batch's requests the rate limit lets through."""
