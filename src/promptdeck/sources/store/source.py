@@ -27,8 +27,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shutil
-import tempfile
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -45,13 +43,9 @@ from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_pro
 from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
 from .database import Store
 from .model import Entry, StoreError
+from .private import private_folder, release, write_new
 from .schema import CHANNEL
 from .urls import is_postgres_url, shown_url, sqlite_path, without_secrets
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: folders are still removed at exit, but not swept after a crash
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger("promptdeck.store")
 
@@ -126,8 +120,8 @@ class StoreSource(Source):
     def load(self) -> Sequence[PromptdeckError]:
         with Store(self.url) as store:
             position = store.require_position(self.label)
-            self._folder, held = _private_folder()
-            self._held.append(weakref.finalize(self, _release, self._folder, held))  # at close, or process end
+            self._folder, held = private_folder()
+            self._held.append(weakref.finalize(self, release, self._folder, held))  # at close, or process end
             self._library = Library(Path(self._folder), self._fetch_missing)
             if store.fully_listed(position):
                 self._move_listed(store, position)
@@ -168,8 +162,8 @@ class StoreSource(Source):
                 if reader is not None:
                     reader.close()
             self._reader = self._mirror = None
-        for release in self._held:
-            release()
+        for finalize in self._held:
+            finalize()
 
     # -- a label position ------------------------------------------------------------------------
 
@@ -293,10 +287,10 @@ class StoreSource(Source):
                     temporary = target + ".promptdeck-new"
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(temporary)  # left by a write that failed
-                    _write_new(temporary, data)
+                    write_new(temporary, data)
                     os.replace(temporary, target)  # a reader sees the old file or the new one, never half
                 else:
-                    _write_new(target, data)
+                    write_new(target, data)
             except OSError as exc:  # "a" a file and "a/b" too, say: that file is left out, the rest served
                 log.error("cannot write the stored file %r of label %s (%s); left out", path, self.label,
                           exc.strerror)
@@ -405,8 +399,8 @@ class StoreSource(Source):
     def _copy_listing(self, store: Store, position: int) -> None:
         """Copy the position's listing to a local SQLite file and read pages there from now on."""
         if not self._mirrors:
-            self._mirrors, held = _private_folder()
-            self._held.append(weakref.finalize(self, _release, self._mirrors, held))
+            self._mirrors, held = private_folder()
+            self._held.append(weakref.finalize(self, release, self._mirrors, held))
         path = os.path.join(self._mirrors, f"listing-{position}.db")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # a copy an earlier attempt left half made
@@ -514,79 +508,6 @@ def _unshadowed(entries: dict[str, Entry], label: str) -> dict[str, Entry]:
         else:
             kept[path] = entry
     return kept
-
-
-_PREFIX = "promptdeck-store-"
-
-
-def _private_folder() -> tuple[str, int]:
-    """A new folder only this process uses, in memory (tmpfs) where there is one; and the descriptor
-    that holds its lock.
-
-    Creating a file costs ~0.8 ms on this machine's disk and ~12 µs in ``/dev/shm``: for a large library
-    that is the difference between seconds and a blink. The memory it takes is the library's size, so
-    a folder must not outlive its server: beside it, FOLDER.lock is held locked (``flock``) for as long
-    as the server lives, and each new folder first removes those whose lock it can take, left by a
-    server killed before it could clean up (kill -9, the OOM killer), whatever pid namespace it ran in.
-    """
-    bases = ["/dev/shm"] if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else []
-    for base in [*bases, tempfile.gettempdir()]:
-        _sweep(base)
-        try:
-            # The lock first: a sweep never finds the folder without its lock held (a lock taken in the
-            # moment between these two calls only loses this folder its sweep, never a live folder).
-            fd, lock = tempfile.mkstemp(prefix=_PREFIX, suffix=".lock", dir=base)
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            os.mkdir(lock[:-len(".lock")], 0o700)
-        except OSError:
-            continue
-        return lock[:-len(".lock")], fd
-    raise StoreError("no folder can be made for the store's files (tried /dev/shm and the temporary folder)")
-
-
-def _sweep(base: str) -> None:
-    """Remove the folders in ``base`` of store servers that are gone (their lock is free)."""
-    if fcntl is None:
-        return
-    try:
-        entries = [e for e in os.scandir(base) if e.name.startswith(_PREFIX) and e.name.endswith(".lock")]
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            if entry.stat(follow_symlinks=False).st_uid != os.getuid():
-                continue
-            fd = os.open(entry.path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # held: its server lives
-            os.close(fd)
-            continue
-        log.info("removing %s, left by a store server that is gone", entry.path[:-len(".lock")])
-        _release(entry.path[:-len(".lock")], fd)
-
-
-def _release(folder: str, fd: int) -> None:
-    """Remove a private folder and its lock file, and let the lock go."""
-    shutil.rmtree(folder, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        os.unlink(folder + ".lock")
-    with contextlib.suppress(OSError):
-        os.close(fd)
-
-
-def _write_new(path: str, data: bytes) -> None:
-    """Create ``path`` (it must not exist) with ``data``; raw calls, as this runs once per stored file."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
 
 
 def _reason(exc: BaseException) -> str:
