@@ -35,11 +35,11 @@ def check(folders: tuple[str, ...], folder_format: str | None) -> None:
     sys.exit(1 if problems else 0)
 
 
-def library_problems(folders: tuple[str, ...], folder_format: str | None = None) \
+def library_problems(folders: tuple[str, ...], folder_format: str | None = None, *, skills: bool = False) \
         -> tuple[list[str], dict[str, Prompt], int]:
     """What ``check`` finds in the prompt files of FOLDERS: (problems, prompt name -> the prompt served, files
-    with a problem). Skills are not read (``check`` reads them too)."""
-    problems, prompts, files, _ = _library_check(folders, folder_format, skills=False)
+    with a problem). Skills are read only with ``skills`` (as ``check`` and ``publish`` read them)."""
+    problems, prompts, files, _ = _library_check(folders, folder_format, skills=skills)
     return problems, prompts, files
 
 

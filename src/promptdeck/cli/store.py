@@ -76,7 +76,8 @@ def _when(seconds: float) -> str:
 @FORMAT_OPTION
 def publish(folder: str, url: str, label: str | None, message: str, author: str | None,
             folder_format: str | None) -> None:
-    """Record a new version of every prompt and file in FOLDER that changed, deletions included.
+    """Record a new version of every prompt, skill file and other file in FOLDER that changed, deletions
+    included.
 
     FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
     """
@@ -87,9 +88,10 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
 
     if label is not None:
         valid_label(label)
+    left_out: list[str] = []  # skill folders with a problem: check says which
     try:
         # The files of ~/.claude/commands are kept as .claude/commands/..., so the store reads them as served.
-        content = read_library(folder, folder_prefix(folder, folder_format))
+        content = read_library(folder, folder_prefix(folder, folder_format), left_out=left_out)
     except PromptdeckError as exc:
         fail(str(exc))
     # What the store has was checked when it was published: only what changed is checked again (see
@@ -99,9 +101,9 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     with suppress(PromptdeckError):
         with Store(url) as existing:
             latest = existing.latest()
-    some = to_check(content, latest)
+    some = None if left_out else to_check(content, latest)
     if some is None:
-        problems, prompts, files = library_problems((folder,), folder_format)
+        problems, prompts, files = library_problems((folder,), folder_format, skills=True)
     elif some:
         problems, prompts, files = _check_some(folder, some, content, latest, folder_format)
     else:
@@ -111,6 +113,8 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
             click.echo(problem)
         fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
              f"file{'s' * (files != 1)}")
+    if left_out:  # check found nothing wrong where reading did: changed meanwhile
+        fail(f"nothing published: the skill folder {left_out[0]} changed while it was read; publish again")
     if some == set() and label is None:
         # The store's newest versions are these bytes, listed: a publish would record nothing. (One made
         # meanwhile by someone else comes after this one, which changed nothing when it looked.)
