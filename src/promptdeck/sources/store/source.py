@@ -29,22 +29,25 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ...prompts.catalog import Catalog
+from ...prompts.skills import Skill
 from ...prompts.spec import Prompt
 from ...protocol.errors import INTERNAL_ERROR, InternalError, McpError, PromptdeckError, PromptFileError
 from .. import Source
 from ..files.library import Library
 from ..files.paths import is_prompt_path, read_confined
+from ..files.skills import SkillLimits
 from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
 from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
 from .database import Store
 from .model import Entry, StoreError
 from .private import private_folder, release, write_new
 from .schema import CHANNEL
+from .skills import StoredSkills
 from .urls import is_postgres_url, shown_url, sqlite_path, without_secrets
 
 log = logging.getLogger("promptdeck.store")
@@ -69,11 +72,18 @@ class StoreSource(Source):
     a listing of this promptdeck's format and the server has no other source (``catalog`` then pages
     the listing from the database, and nothing is held per prompt until it is used); otherwise *loaded*:
     one ``StoredPrompt`` per listed file and a parsed prompt per unlisted one, held in memory.
+
+    The label's Agent Skills are served too (``skills``; ``skills=False`` serves none), each within
+    ``skill_limits`` (``stored_skills.StoredSkills``).
     """
 
-    def __init__(self, url: str, label: str = "production") -> None:
+    def __init__(self, url: str, label: str = "production", *, skills: bool = True,
+                 skill_limits: SkillLimits | None = None) -> None:
         self.url = url
         self.label = label
+        self._skill_limits = (skill_limits or SkillLimits()) if skills else None
+        #: the label's skills, once loaded (None: before ``load``, or skills are not served)
+        self._skills: StoredSkills | None = None
         self._folder = ""
         self._library: Library | None = None
         self._position: int | None = None
@@ -123,10 +133,13 @@ class StoreSource(Source):
             self._folder, held = private_folder()
             self._held.append(weakref.finalize(self, release, self._folder, held))  # at close, or process end
             self._library = Library(Path(self._folder), self._fetch_missing)
+            if self._skill_limits is not None:
+                self._skills = StoredSkills(self._folder, self._skill_limits, self._written.get, self._put)
             if store.fully_listed(position):
                 self._move_listed(store, position)
-                return []
-            return self._load_all(store)
+                return self._move_skills(store, position)
+            problems: list[PromptdeckError] = [*self._load_all(store)]
+            return problems + self._move_skills(store, position)
 
     def catalog(self, page_size: int) -> Catalog | None:
         with self._lock:
@@ -143,6 +156,26 @@ class StoreSource(Source):
                 self._load_all(store)
         with self._lock:
             return [self._prompts[path] for path in sorted(self._prompts)]
+
+    def skills(self) -> Mapping[tuple[str, ...], Skill]:
+        """The label's skills: a snapshot, replaced whole when the label moves, before ``changed`` is called."""
+        return self._skills.skills() if self._skills is not None else {}
+
+    def read_skill_file(self, skill: Skill, rel: str) -> bytes:
+        """The bytes of ``skill``'s file at ``rel``, exactly those its listing's digest promises."""
+        if self._skills is None:
+            return super().read_skill_file(skill, rel)
+
+        def fetch(digest: str) -> bytes:
+            try:
+                return self.read(lambda store: store.blob(digest))
+            except StoreError as exc:
+                log.error("a file of skill %s (label %s) cannot be read from the store: %s", "/".join(skill.path),
+                          self.label, exc)
+                raise McpError(f"skill file {skill.file_uri(rel)} cannot be read from the store now; try again",
+                               code=INTERNAL_ERROR) from None
+
+        return self._skills.read(skill, rel, fetch)
 
     def attach(self, changed: Callable[[], object]) -> None:
         self._changed = changed
@@ -245,10 +278,18 @@ class StoreSource(Source):
         return problems
 
     def _unwrite(self, path: str) -> None:
-        """(Holding the lock.) Remove ``path`` from the folder."""
+        """(Holding the lock.) Remove ``path`` from the folder, and the folders it leaves empty: a folder is
+        there only for the files in it (a skill's folder is listed as its files are)."""
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(self._folder, path))
         self._written.pop(path, None)
+        folder = path.rpartition("/")[0]
+        while folder:
+            try:
+                os.rmdir(os.path.join(self._folder, folder))
+            except OSError:  # not empty (the usual case), or gone
+                break
+            folder = folder.rpartition("/")[0]
 
     def _parse(self, entry: Entry, compile_now: bool) -> list[PromptFileError]:
         """(Holding the lock.) Parse an unlisted prompt file now; on failure its last good version stays."""
@@ -284,7 +325,9 @@ class StoreSource(Source):
             try:
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 if path in self._written or os.path.lexists(target):
-                    temporary = target + ".promptdeck-new"
+                    # Hidden, so a walk of the folder (a skill's) never takes it for one of the label's files.
+                    head, name = os.path.split(target)
+                    temporary = os.path.join(head, f".{name}.promptdeck-new")
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(temporary)  # left by a write that failed
                     write_new(temporary, data)
@@ -422,21 +465,29 @@ class StoreSource(Source):
         if store is None:
             with Store(self.url) as opened:
                 return self.sync(opened)
-        problems: list[PromptFileError] = []
+        problems: list[PromptdeckError] = []
         head = store.head(self.label)
         position = head[0] if head is not None else None
-        if position == self._position:
+        skills_at = self._skills.position if self._skills is not None else position
+        if position == self._position and position == skills_at:
             return False
-        if self._listed and head is not None and head[1]:
-            self._move_listed(store, head[0])
-        else:
-            problems = self._load_all(store)
+        if position != self._position:
+            if self._listed and head is not None and head[1]:
+                self._move_listed(store, head[0])
+            else:
+                problems += self._load_all(store)
+        if position is not None:  # the skills follow once the prompts have moved (or again, after a failure)
+            problems += self._move_skills(store, position)
         for problem in problems:
             log.error("%s (label %s)", problem, self.label)
         log.info("label %s moved to position %s", self.label, position)
         if self._changed is not None:
             self._changed()
         return True
+
+    def _move_skills(self, store: Store, position: int) -> list[PromptdeckError]:
+        """Serve the skills of ``position`` (written to the folder first); the problems found."""
+        return [*self._skills.move(store, position)] if self._skills is not None else []
 
     def _follow(self) -> None:
         pause = POLL_SECONDS
