@@ -202,12 +202,18 @@ class Reading(Connected):
         out: dict[tuple[str, int], Recorded] = {}
         for start in range(0, len(paths), 500):
             chunk = paths[start:start + 500]
-            rows = self._rows(f"SELECT path, version, prompt, digest, scopes FROM files WHERE path IN "
+            rows = self._rows(f"SELECT path, version, prompt, digest, scopes, publish FROM files WHERE path IN "
                               f"({', '.join('?' * len(chunk))})", *chunk)
-            for path, version, prompt, digest, scopes in rows:
+            for path, version, prompt, digest, scopes, publish in rows:
                 if (path, int(version)) in wanted:
-                    out[path, int(version)] = Recorded(prompt, digest, scopes)
+                    out[path, int(version)] = Recorded(prompt, digest, scopes, int(publish))
         return out
+
+    def last_held(self, path: str, publish: int) -> int | None:
+        """The newest version of ``path`` that holds the file (no deletion) made at or before ``publish``."""
+        rows = self._rows("SELECT MAX(version) FROM files WHERE path = ? AND publish <= ? AND digest IS NOT NULL",
+                          path, publish)
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
     def path_of(self, prompt: str) -> str:
         """The file a prompt name (or a path) stands for."""
