@@ -38,7 +38,7 @@ def check(folders: tuple[str, ...], folder_format: str | None) -> None:
 def library_problems(folders: tuple[str, ...], folder_format: str | None = None, *, skills: bool = False) \
         -> tuple[list[str], dict[str, Prompt], int]:
     """What ``check`` finds in the prompt files of FOLDERS: (problems, prompt name -> the prompt served, files
-    with a problem). Skills are read only with ``skills`` (export writes them; publish has checks of its own)."""
+    with a problem). Skills are read only with ``skills`` (as ``check``, ``publish`` and ``export`` read them)."""
     problems, prompts, files, _ = _library_check(folders, folder_format, skills=skills)
     return problems, prompts, files
 

@@ -76,7 +76,8 @@ def _when(seconds: float) -> str:
 @FORMAT_OPTION
 def publish(folder: str, url: str, label: str | None, message: str, author: str | None,
             folder_format: str | None) -> None:
-    """Record a new version of every prompt and file in FOLDER that changed, deletions included.
+    """Record a new version of every prompt, skill file and other file in FOLDER that changed, deletions
+    included.
 
     FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
     """
@@ -87,9 +88,10 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
 
     if label is not None:
         valid_label(label)
+    left_out: list[str] = []  # skill folders with a problem: check says which
     try:
         # The files of ~/.claude/commands are kept as .claude/commands/..., so the store reads them as served.
-        content = read_library(folder, folder_prefix(folder, folder_format))
+        content = read_library(folder, folder_prefix(folder, folder_format), left_out=left_out)
     except PromptdeckError as exc:
         fail(str(exc))
     # What the store has was checked when it was published: only what changed is checked again (see
@@ -99,9 +101,9 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     with suppress(PromptdeckError):
         with Store(url) as existing:
             latest = existing.latest()
-    some = to_check(content, latest)
+    some = None if left_out else to_check(content, latest)
     if some is None:
-        problems, prompts, files = library_problems((folder,), folder_format)
+        problems, prompts, files = library_problems((folder,), folder_format, skills=True)
     elif some:
         problems, prompts, files = _check_some(folder, some, content, latest, folder_format)
     else:
@@ -111,6 +113,8 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
             click.echo(problem)
         fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
              f"file{'s' * (files != 1)}")
+    if left_out:  # check found nothing wrong where reading did: changed meanwhile
+        fail(f"nothing published: the skill folder {left_out[0]} changed while it was read; publish again")
     if some == set() and label is None:
         # The store's newest versions are these bytes, listed: a publish would record nothing. (One made
         # meanwhile by someone else comes after this one, which changed nothing when it looked.)
@@ -161,19 +165,50 @@ def _check_some(folder: str, paths: set[str], content: dict[str, bytes], latest:
     return problems, {prompt.name: prompt for prompt in parsed.values()}, len(errors)
 
 
+def _named(opened: Store, name: str) -> tuple[str, bool]:
+    """The path of what ``name`` names in the store: a prompt (by name), a file (by path), a skill's file
+    (``skill://git/references/a.md``) or a skill (``skill://git``, or its folder ``skills/git``), the last
+    two as (its folder, True)."""
+    from ..sources.store.model import StoreMissing
+
+    if name.startswith("skill://"):
+        target = opened.skill_target(name)
+        if target is None:
+            raise StoreMissing(f"no skill or skill file {name!r} in the store")
+        return target
+    try:
+        return opened.path_of(name), False
+    except StoreMissing:
+        target = opened.skill_target(name)
+        if target is None or not target[1]:
+            raise
+        return target
+
+
+def _one_file(opened: Store, name: str, command: str) -> str:
+    """The path of the one file ``name`` names (``_named``); a skill's folder is refused, naming its files."""
+    path, folder = _named(opened, name)
+    if folder:
+        fail(f"{name} is a skill's folder of several files: {command} takes one of them "
+             f"(promptdeck history {name} lists them)")
+    return path
+
+
 @click.command(name="label")
 @click.argument("prompt", metavar="NAME[@VERSION]")
 @click.argument("label")
 @_STORE
 @_AUTHOR
 def label_command(prompt: str, label: str, url: str, author: str | None) -> None:
-    """Point LABEL at one version of one prompt (its newest without @VERSION); the rest stay."""
+    """Point LABEL at one version of one prompt or file (a skill's: skill://SKILL/FILE, or its path) (its newest
+    without @VERSION); the rest stay."""
     name, _, version_text = prompt.partition("@")
     if version_text and not version_text.isdigit():
         fail(f"{prompt!r}: the version after @ is a number", 2)
     with _opened(url) as opened:
         try:
-            version = opened.label(name, int(version_text) if version_text else None, valid_label(label),
+            path = _one_file(opened, name, "label") if name.startswith("skill://") else name
+            version = opened.label(path, int(version_text) if version_text else None, valid_label(label),
                                    author=_author(author))
         except PromptdeckError as exc:
             fail(str(exc))
@@ -198,16 +233,24 @@ def rollback(label: str, url: str, author: str | None) -> None:
 @click.argument("prompt", required=False, metavar="[NAME]")
 @_STORE
 def history(prompt: str | None, url: str) -> None:
-    """Versions, newest first: of one prompt, or of every file in the store."""
+    """Versions, newest first: of one prompt or file, of every file of a skill (skill://NAME, or its folder), or
+    of every file in the store."""
+    from ..sources.store.model import in_skill, skill_of
+
     with _opened(url) as opened:
         try:
-            versions = opened.history(prompt)
+            path, folder = _named(opened, prompt) if prompt is not None else ("", False)
+            versions = opened.history_below(path) if folder else opened.history(path or None)
         except PromptdeckError as exc:
             fail(str(exc))
         labels = {label: opened.position(label) for label in opened.labels()}
+        markers = opened.skill_markers() if any(in_skill(v.path) for v in versions) else set()
     for v in versions:
         at = sorted(name for name, p in labels.items() if p is not None and p.files.get(v.path) == v.version)
+        skill = skill_of(v.path, markers)
         what = "deleted" if v.digest is None else (v.prompt or "file")
+        if skill is not None:  # a skill's file, its SKILL.md too: named by its skill
+            what = f"skill {skill}" + (", deleted" if v.digest is None else "")
         tags = f"  [{', '.join(at)}]" if at else ""
         message = f"  {v.message}" if v.message else ""
         click.echo(f"{v.path} v{v.version}  {what}  publish {v.publish}  {_when(v.created)}  {v.author}"
@@ -220,14 +263,27 @@ def history(prompt: str | None, url: str) -> None:
 @click.argument("second", type=int, required=False, metavar="[V2]")
 @_STORE
 def diff(prompt: str, first: int, second: int | None, url: str) -> None:
-    """Unified diff of a prompt between two versions (V2: its newest), of its file and of its arguments."""
+    """Unified diff of a prompt or file (a skill's: skill://SKILL/FILE, or its path) between two versions (V2:
+    its newest): of its text, and of a prompt's arguments."""
+    from ..sources.files.paths import is_prompt_path
+
     with _opened(url) as opened:
         try:
-            path, older, old_data = opened.version_of(prompt, first)
-            _, newer, new_data = opened.version_of(prompt, second)
+            path = _one_file(opened, prompt, "diff")
+            older, old_data = opened.file_version(path, first, prompt)
+            newer, new_data = opened.file_version(path, second, prompt)
         except PromptdeckError as exc:
             fail(str(exc))
-    from ..sources.store.versions import argument_schema, schema_text, text_of, unified
+    from ..sources.store.versions import argument_schema, is_text, schema_text, text_of, unified
+
+    if not (is_text(old_data) and is_text(new_data)):  # an image, an archive: no lines to compare
+        if old_data != new_data:
+            click.echo(f"Binary files {path}@{older} and {path}@{newer} differ")
+        return
+    if not is_prompt_path(path):
+        click.echo("".join(unified(text_of(old_data), text_of(new_data), f"{path}@{older}", f"{path}@{newer}")),
+                   nl=False)
+        return
 
     def arguments(data: bytes | None) -> str:
         if data is None:

@@ -528,7 +528,8 @@ MIXED: Files = {
     "summarize.md": "---\ndescription: Summarize\narguments:\n  - {name: text, required: true}\n"
                     "  - {name: tone, enum: [plain, formal], default: plain}\n---\n{{ tone }}: {{ text }}\n",
     ".claude/commands/git/commit.md": COMMIT,
-    ".claude/skills/explain/SKILL.md": "---\ndescription: Explain\narguments: topic\n---\nExplain $topic.\n",
+    ".claude/skills/explain/SKILL.md":
+        "---\nname: explain\ndescription: Explain\narguments: topic\n---\nExplain $topic.\n",
     ".github/prompts/react/form.prompt.md": FORM,
     ".codex/prompts/pair.md": "Pair $USER with $BRANCH.\n",
     ".cursor/commands/tidy.md": "Tidy up.\n",

@@ -159,16 +159,17 @@ def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, 
         conn.execute("DROP TABLE used_states; DROP TABLE state_key; UPDATE promptdeck_schema SET version = 1; "
                      "ALTER TABLE files DROP COLUMN listing, DROP COLUMN scopes; DROP INDEX position_files_by_name; "
                      "ALTER TABLE position_files DROP COLUMN name, DROP COLUMN scopes; "
-                     "ALTER TABLE positions DROP COLUMN listing_format, DROP COLUMN scope_sets")
+                     "ALTER TABLE positions DROP COLUMN listing_format, DROP COLUMN scope_sets; "
+                     "DROP INDEX position_files_skills; ALTER TABLE position_files DROP COLUMN skill")
     refused = subprocess.run([sys.executable, "-m", "promptdeck", "serve", "--store", url], capture_output=True,
                              text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert refused.returncode == 1 and "has schema 1: run `promptdeck store upgrade" in refused.stderr
     upgraded = subprocess.run([sys.executable, "-m", "promptdeck", "store", "upgrade", url], capture_output=True,
                               text=True, timeout=60)
-    assert upgraded.returncode == 0 and "upgraded the store from schema 1 to 3" in upgraded.stdout
+    assert upgraded.returncode == 0 and "upgraded the store from schema 1 to 4" in upgraded.stdout
     again = subprocess.run([sys.executable, "-m", "promptdeck", "store", "upgrade", url], capture_output=True,
                            text=True, timeout=60)
-    assert "at schema 3 already" in again.stdout
+    assert "at schema 4 already" in again.stdout
     history = subprocess.run([sys.executable, "-m", "promptdeck", "history", "--store", url, "summarize"],
                              capture_output=True, text=True, timeout=60)
     assert history.returncode == 0 and "summarize" in history.stdout

@@ -24,6 +24,7 @@ docs/store-api.md has the whole contract.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -31,11 +32,13 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import msgspec
 
 from ...prompts.access import EVERYONE, may_see, parse_scopes, shown_scopes, viewing
+from ...prompts.skills import resolve_skill_uri
 from ...protocol.errors import HttpError, PromptFileError
 from ...protocol.jsonrpc import encode_json
 from ...sources.files.frontmatter import line_of_key, split_front_matter
 from ...sources.files.library import file_scopes
 from ...sources.files.paths import is_prompt_path
+from ...sources.files.skills import skill_md_front
 from ...sources.files.source import MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
 from ...sources.store.catalog import META_LABEL
 from ...sources.store.database import Store
@@ -45,12 +48,14 @@ from ...sources.store.model import (
     StoreConflict,
     StoreError,
     StoreMissing,
+    in_skill,
     is_label,
     listing_of,
     no_version,
+    skill_folders,
 )
 from ...sources.store.source import StoreSource
-from ...sources.store.versions import TooLargeToDiff, argument_schema, schema_text, side_by_side, text_of
+from ...sources.store.versions import TooLargeToDiff, argument_schema, is_text, schema_text, side_by_side, text_of
 from ..asgi import Disconnected, Receive, Scope, Send, headers_of, media_type, read_body, respond
 from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, missing_scopes
 from ..security.quotas import Quota
@@ -130,6 +135,15 @@ class StoreApi:
     async def _get(self, route: str, query: dict[str, str], principal: Principal) -> dict[str, Any]:
         if route == "":
             return await self._run(principal, self._overview, principal)
+        if "skill" in query and "prompt" not in query:
+            uri = _field(query, "skill")
+            path = self._visible_skill_file(principal, uri)
+            if route == "/history":
+                return await self._run(principal, self._skill_history, uri, path)
+            if route == "/version":
+                return await self._run(principal, self._skill_version, uri, path, _number(query, "version"))
+            return await self._run(principal, self._skill_diff, uri, path, _number(query, "from"),
+                                   _number(query, "to"))
         prompt = self._visible(principal, _field(query, "prompt"))
         if route == "/history":
             return await self._run(principal, self._history, prompt)
@@ -148,13 +162,7 @@ class StoreApi:
                 "labels": labels}
 
     def _history(self, sight: _Sight, prompt: Prompt) -> dict[str, Any]:
-        path = prompt.source
-        labels = sight.store.labels_at(path)
-        versions = [{"version": v.version, "publish": v.publish, "author": v.author, "message": v.message,
-                     "created": v.created, "deleted": v.digest is None, "labels": labels.get(v.version, [])}
-                    for v in sight.store.history(path)
-                    if sight.version(path, v.version, Recorded(v.prompt, v.digest, v.scopes))]
-        return {"prompt": prompt.name, "path": path, "versions": versions}
+        return {"prompt": prompt.name, "path": prompt.source, "versions": _versions(sight, prompt.source)}
 
     def _version(self, sight: _Sight, prompt: Prompt, version: int) -> dict[str, Any]:
         found, data = sight.content(prompt, version)
@@ -177,6 +185,30 @@ class StoreApi:
             raise HttpError(413, str(exc)) from None
         return {"prompt": prompt.name, "path": path, "from": first, "to": second, "source": rows,
                 "arguments": argument_rows, "same": old == new}
+
+    # -- a skill's files (docs/skills.md) ---------------------------------------------------------
+
+    def _skill_history(self, sight: _Sight, uri: str, path: str) -> dict[str, Any]:
+        return {"skill": uri, "path": path, "versions": _versions(sight, path)}
+
+    def _skill_version(self, sight: _Sight, uri: str, path: str, version: int) -> dict[str, Any]:
+        found, data = sight.file_content(path, version, uri)
+        binary = not is_text(data)
+        return {"skill": uri, "path": path, "version": found, "binary": binary,
+                "text": None if data is None or binary else text_of(data),
+                "size": None if data is None else len(data),
+                "digest": None if data is None else "sha256:" + hashlib.sha256(data).hexdigest()}
+
+    def _skill_diff(self, sight: _Sight, uri: str, path: str, first: int, second: int) -> dict[str, Any]:
+        _, old = sight.file_content(path, first, uri)
+        _, new = sight.file_content(path, second, uri)
+        binary = not (is_text(old) and is_text(new))
+        try:
+            rows = [] if binary else side_by_side(text_of(old), text_of(new))
+        except TooLargeToDiff as exc:
+            raise HttpError(413, str(exc)) from None
+        return {"skill": uri, "path": path, "from": first, "to": second, "binary": binary, "source": rows,
+                "same": old == new}
 
     # -- checking and writing --------------------------------------------------------------------
 
@@ -209,7 +241,8 @@ class StoreApi:
     def _check(self, sight: _Sight, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
         """What ``check`` finds in ``data`` as ``prompt``'s file in the served label, as its principal may
         know it: the file's own problems (its material read from the label; a file the principal may not
-        see is absent), a version the principal could not see, and its name taken by another prompt."""
+        see is absent; a skill's ``SKILL.md`` is held to the skill's rules too), a version the principal
+        could not see, and its name taken by another prompt."""
         library = self.source.library
         if library is None:
             raise HttpError(503, "the label is not loaded yet; try again")
@@ -217,8 +250,9 @@ class StoreApi:
         with viewing(sight.held):
             parsed = build_prompt(library, path, stage_file(path, data), compile_now=True)
         checked = parsed.prompt
-        if checked is None:
-            return None, parsed.errors
+        as_skill = _skill_md_problems(path, data)
+        if checked is None or as_skill:
+            return None, list(dict.fromkeys([*parsed.errors, *as_skill]))
         if not may_see(sight.held, checked.scopes):
             front = split_front_matter(data.decode("utf-8"))[0] or ""  # it parsed: it has front matter
             return None, [PromptFileError(path, f"scopes: {shown_scopes(checked.scopes)}: you could not see this "
@@ -277,6 +311,14 @@ class StoreApi:
             raise HttpError(404, f"no prompt {name!r} in label {self.source.label}")
         return prompt
 
+    def _visible_skill_file(self, principal: Principal, uri: str) -> str:
+        """The store path of the file ``uri`` names of a skill this label serves, if the principal may see the
+        skill; else 404, in the same words for a hidden skill as for no skill at all."""
+        target = resolve_skill_uri(uri, self.source.skills(), principal.scopes)
+        if target is None or target.directory:
+            raise HttpError(404, f"no skill file {uri[:300]!r} in label {self.source.label}")
+        return f"{target.skill.origin}/{target.rel}"
+
     async def _run(self, principal: Principal, call: Callable[..., T], *args: Any) -> T:
         """``call(store, *args)`` in a thread, on a connection of its own, within the quota."""
         refusal = self.calls.refusal(principal.name)
@@ -310,22 +352,45 @@ class _Sight:
     """One store call's view of the store, as one principal may see it: the access rule
     (``prompts.access.may_see``) applied to each version by its own scopes."""
 
-    __slots__ = ("store", "held", "_seen")
+    __slots__ = ("store", "held", "_seen", "_skills")
 
     def __init__(self, store: Store, held: frozenset[str] | None) -> None:
         self.store = store
         self.held = held
         self._seen: dict[tuple[str, int], bool] = {}
+        #: (a SKILL.md's path, a publish) -> the scopes of that skill as of the publish
+        self._skills: dict[tuple[str, int], frozenset[str]] = {}
 
     def version(self, path: str, version: int, recorded: Recorded | None = None) -> bool:
         """Whether the principal may see ``version`` of ``path``: material and deletions as their prompt,
-        a prompt file's version by the scopes recorded for it, or its own front matter's when none were."""
+        a prompt file's version by the scopes recorded for it, or its own front matter's when none were;
+        and a file of a skill (its ``SKILL.md`` too) only by whoever may see every skill it lies in, as
+        that skill was when the version was published."""
         key = (path, version)
         if key not in self._seen:
-            if recorded is None:
+            if recorded is None or (recorded.publish is None and in_skill(path)):
                 recorded = self.store.recorded([key]).get(key)
-            self._seen[key] = recorded is not None and may_see(self.held, self._scopes(path, version, recorded))
+            self._seen[key] = recorded is not None and may_see(self.held, self._scopes(path, version, recorded)) \
+                and all(may_see(self.held, scopes) for scopes in self._skill_scopes(path, recorded))
         return self._seen[key]
+
+    def _skill_scopes(self, path: str, recorded: Recorded) -> list[frozenset[str]]:
+        """The scopes of each skill ``path`` lies in, read from the newest version of its ``SKILL.md`` that
+        held the file when ``recorded`` was published (a deletion is judged by the skill it removed)."""
+        if not in_skill(path) or recorded.publish is None:
+            return []
+        found = []
+        for skill_md in (f"{folder}/SKILL.md" for folder in skill_folders(path)):
+            key = (skill_md, recorded.publish)
+            if key not in self._skills:
+                version = self.store.last_held(skill_md, recorded.publish)
+                if version is None:  # no skill there (an outer folder without a SKILL.md is no skill)
+                    continue
+                data = self.store.file_version(skill_md, version)[1]
+                scopes = file_scopes(skill_md, data) if data is not None else None
+                self._skills[key] = scopes if scopes is not None else frozenset({"\0unreadable"})
+            found.append(self._skills[key])
+        return found
 
     def _scopes(self, path: str, version: int, recorded: Recorded) -> frozenset[str]:
         if recorded.digest is None or not is_prompt_path(path):
@@ -339,14 +404,17 @@ class _Sight:
     def content(self, prompt: Prompt, version: int) -> tuple[int, bytes | None]:
         """(version, bytes) of a version of ``prompt`` the principal may see; a hidden one is unknown. The
         bytes must agree with the recorded scopes, so a forged row cannot show a hidden version."""
-        path = prompt.source
+        return self.file_content(prompt.source, version, prompt.name)
+
+    def file_content(self, path: str, version: int, shown: str) -> tuple[int, bytes | None]:
+        """``content`` of any file, named ``shown`` in what is said of a version it has not."""
         if not self.version(path, version):
-            raise no_version(prompt.name, version)
-        found, data = self.store.file_version(path, version, prompt.name)
+            raise no_version(shown, version)
+        found, data = self.store.file_version(path, version, shown)
         if data is not None and is_prompt_path(path):
             own = file_scopes(path, data)
             if own is None or not may_see(self.held, own):
-                raise no_version(prompt.name, version)
+                raise no_version(shown, version)
         return found, data
 
     def _changed(self, before: dict[str, int], after: dict[str, int]) -> tuple[int, int]:
@@ -374,6 +442,23 @@ class _Sight:
             if hidden and not visible:
                 shown.update(reason="label moved", author=None)
         return shown
+
+
+def _skill_md_problems(path: str, data: bytes) -> list[PromptFileError]:
+    """What breaks the Agent Skills format in ``data`` as the ``SKILL.md`` at ``path``, if it is a skill's."""
+    if not (path.endswith("/SKILL.md") and in_skill(path)):
+        return []
+    found = skill_md_front(data, path.rsplit("/", 2)[-2]).problems
+    return [PromptFileError(path, message, line) for message, line in found]
+
+
+def _versions(sight: _Sight, path: str) -> list[dict[str, Any]]:
+    """The versions of ``path`` the principal may see, newest first, with the labels at each now."""
+    labels = sight.store.labels_at(path)
+    return [{"version": v.version, "publish": v.publish, "author": v.author, "message": v.message,
+             "created": v.created, "deleted": v.digest is None, "labels": labels.get(v.version, [])}
+            for v in sight.store.history(path)
+            if sight.version(path, v.version, Recorded(v.prompt, v.digest, v.scopes, v.publish))]
 
 
 def _query(scope: Scope) -> dict[str, str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ MAX_SKILL_MD_BYTES = 1 * MiB
 #: Problems kept per skill folder: a folder of 10,000 bad files says so in a few lines, not 10,000.
 MAX_PROBLEMS = 20
 _SKIPPED = frozenset({"__pycache__"})
+_HEX_RE = re.compile(r"[0-9a-f]{64}\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +224,12 @@ def _read_front(top: str, rel: str, folder_name: str) -> _Front:
     except InvalidParams as exc:
         reason = exc.message.replace(f"file {rel!r} ", "", 1)
         return _Front(None, b"", [(f"SKILL.md {reason}", None)])
+    return skill_md_front(data, folder_name)
+
+
+def skill_md_front(data: bytes, folder_name: str) -> _Front:
+    """The front matter of a SKILL.md holding ``data``, in the folder named ``folder_name``, and what breaks
+    the format in it, each at its line (None: the whole file)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -239,10 +247,19 @@ def _read_front(top: str, rel: str, folder_name: str) -> _Front:
     return _Front(front, data, found)
 
 
-def find_skills(top: str, origin: str, limits: SkillLimits, *, name: str | None = None) -> Found:
+#: What a source already knows of a file's bytes: given its path below the library root, the SHA-256 (64
+#: lowercase hex digits) of the bytes it holds now, or None. A store wrote each file from a blob it keeps by
+#: that digest, so its skills are listed without hashing their files again.
+KnownDigest = Callable[[str], str | None]
+
+
+def find_skills(top: str, origin: str, limits: SkillLimits, *, name: str | None = None,
+                known: KnownDigest | None = None) -> Found:
     """The skills in the folder ``top`` (real, absolute), found at ``origin`` (its path below the library
     root, ``.claude/skills/git-workflow``) and named ``name`` (by default, its last part): the folder's own
-    skill and every one nested in it. Problems name files by their path below the library root."""
+    skill and every one nested in it. Problems name files by their path below the library root. ``known``:
+    digests the caller vouches for (see ``KnownDigest``); a file it knows is not read unless its MIME type
+    depends on its bytes."""
     name = name or origin.rstrip("/").rpartition("/")[2]
     if not os.path.lexists(os.path.join(top, SKILL_FILE)):
         hint = "; skill.md must be named SKILL.md" if os.path.lexists(os.path.join(top, "skill.md")) else ""
@@ -284,7 +301,8 @@ def find_skills(top: str, origin: str, limits: SkillLimits, *, name: str | None 
         if problems[folder]:
             continue
         try:
-            skills.append(_make(top, folder, paths[folder], at(folder), fronts, walked, limits, digests))
+            skills.append(_make(top, folder, paths[folder], at(folder), fronts, walked, limits, digests,
+                                (lambda rel: known(at(rel))) if known is not None else None))
         except InvalidParams as exc:  # changed under us since the walk
             problems[folder].append(PromptFileError(at(folder), exc.message))
     shown = [error for folder in roots for error in problems[folder]]
@@ -338,9 +356,10 @@ def _mime(rel: str, data: bytes) -> str:
 
 
 def _make(top: str, folder: str, path: tuple[str, ...], origin: str, fronts: dict[str, _Front], walked: _Walk,
-          limits: SkillLimits, digests: dict[str, tuple[str, str]]) -> Skill:
-    """The ``Skill`` at ``folder`` (below ``top``): every file read (confined) and hashed, once per walk; a
-    SKILL.md from the bytes its front matter was read from."""
+          limits: SkillLimits, digests: dict[str, tuple[str, str]], known: KnownDigest | None) -> Skill:
+    """The ``Skill`` at ``folder`` (below ``top``): every file read (confined) and hashed, once per walk, but
+    those whose digest is ``known`` (by their path below ``top``); a SKILL.md from the bytes its front matter
+    was read from."""
     for inner, read in fronts.items():
         rel = f"{inner}/{SKILL_FILE}" if inner else SKILL_FILE
         if rel not in digests and read.front is not None:
@@ -351,7 +370,10 @@ def _make(top: str, folder: str, path: tuple[str, ...], origin: str, fronts: dic
     for entry in walked.files:
         if not _below(entry.rel, folder):
             continue
-        if entry.rel not in digests:
+        hinted = known(entry.rel) if known is not None and entry.rel not in digests else None
+        if hinted is not None and _HEX_RE.match(hinted) and guess_mime(entry.rel) != "application/octet-stream":
+            digests[entry.rel] = ("sha256:" + hinted, guess_mime(entry.rel))
+        elif entry.rel not in digests:
             data = read_confined(top, entry.rel, limits.max_file_bytes)
             if len(data) != entry.size:
                 raise InvalidParams(f"{entry.rel} changed while it was read: check again")

@@ -21,7 +21,7 @@ from pathlib import Path
 from ...prompts.skills import Skill
 from ...protocol.errors import InvalidParams, PromptFileError
 from .paths import SKILL_FOLDERS, skill_folder_of
-from .skills import Found, SkillLimits, find_skills, read_skill_bytes
+from .skills import Found, KnownDigest, SkillLimits, find_skills, read_skill_bytes
 
 log = logging.getLogger("promptdeck.files")
 
@@ -31,10 +31,12 @@ class FolderSkills:
     prefix: ``""``, or ``.claude/`` for a served ``~/.claude``). Problems name files below the served
     folder, as the user knows them."""
 
-    def __init__(self, root: Path, prefix: str, limits: SkillLimits) -> None:
+    def __init__(self, root: Path, prefix: str, limits: SkillLimits, known: KnownDigest | None = None) -> None:
         self.root = root
         self.prefix = prefix
         self.limits = limits
+        #: digests the owner vouches for, by path below the library root (``skills.KnownDigest``): a store's
+        self.known = known
         #: origin -> the skills it served last (its last good versions), by skill-path
         self._good: dict[str, dict[tuple[str, ...], Skill]] = {}
         #: origin -> its real folder, where its skills' files are read (a nested skill's below it)
@@ -145,18 +147,28 @@ class FolderSkills:
         self._real.pop(origin, None)
         self._problems.pop(origin, None)
 
-    def _read(self, origin: str, path: str) -> None:
-        """Read ``origin`` (at ``path``) again."""
+    def real_folder(self, path: str) -> tuple[str | None, str]:
+        """(the real folder, "") of the origin at ``path`` (from ``origins``), or (None, what is wrong with it):
+        a skill folder that is a link is read where it leads, if that lies inside the library and is no
+        hidden folder but a skill folder's own."""
         real = os.path.realpath(path)
         library = str(self.root)
         at = os.path.relpath(real, library).replace(os.sep, "/") if _within(real, library) else None
-        if at is None or (at != "." and _hidden_outside_skill_folders(self.prefix + at)):
+        if at is None:
+            return None, "is a link that leads out of the library"
+        if at != "." and _hidden_outside_skill_folders(self.prefix + at):
+            return None, "is a link to a hidden folder"
+        return real, ""
+
+    def _read(self, origin: str, path: str) -> None:
+        """Read ``origin`` (at ``path``) again."""
+        real, wrong = self.real_folder(path)
+        if real is None:
             self._forget(origin)
-            self._problems[origin] = [PromptFileError(origin, "is a link that leads out of the library" if at
-                                                      is None else "is a link to a hidden folder")]
+            self._problems[origin] = [PromptFileError(origin, wrong)]
             return
         self._real[origin] = real
-        found: Found = find_skills(real, origin, self.limits, name=origin.rpartition("/")[2])
+        found: Found = find_skills(real, origin, self.limits, name=origin.rpartition("/")[2], known=self.known)
         old = self._good.get(origin, {})
         good = {skill.path: skill for skill in found.skills}
         for path_ in found.claimed:

@@ -34,7 +34,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from .model import _NEW, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path
+from .model import _NEW, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path, skill_marker
 from .reads import Reading
 from .schema import CHANNEL, LISTING_FORMAT, LISTING_HEAD
 
@@ -152,8 +152,8 @@ class Store(Reading):
             allow(now.files if now is not None else {}, files)
         position_id = int(self._run("INSERT INTO positions (label, author, reason, created) VALUES (?, ?, ?, ?) "
                                     "RETURNING id", label, author, reason, time.time()).fetchone()[0])
-        self._many("INSERT INTO position_files (position, path, version) VALUES (?, ?, ?)",
-                   [(position_id, path, version) for path, version in sorted(files.items())])
+        self._many("INSERT INTO position_files (position, path, version, skill) VALUES (?, ?, ?, ?)",
+                   [(position_id, path, version, skill_marker(path)) for path, version in sorted(files.items())])
         self._run("UPDATE position_files SET name = f.prompt, scopes = f.scopes FROM files f WHERE "
                   "position_files.position = ? AND f.path = position_files.path AND f.version = position_files.version "
                   "AND f.prompt IS NOT NULL", position_id)

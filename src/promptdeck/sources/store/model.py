@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from ...protocol.errors import LibraryError
-from ..files.paths import is_prompt_path
+from ..files.paths import SKILL_FOLDERS, is_prompt_path, skill_folder_of
 from .schema import _LABEL_RE, LISTING_FORMAT
 
 if TYPE_CHECKING:
     from ...prompts.spec import Prompt
 
 log = logging.getLogger("promptdeck.store")
+_SKILL_PREFIXES = tuple(folder for folder, _ in SKILL_FOLDERS)
 
 def listing_of(prompt: Prompt) -> Listed:
     """What a publish records of a prompt beside its file: its name, listing entry and scopes."""
@@ -79,14 +80,15 @@ def to_check(files: dict[str, bytes], latest: dict[str, Latest]) -> set[str] | N
     A file whose bytes the store has was checked when it was published; its listing says what it
     serves. So when only prompt files were added or changed (or lack this promptdeck's listing), only
     those are parsed, and the rest are taken from their listings. A change to any other file (material
-    that prompts embed and read), or a file gone, may change what any prompt makes of the library:
-    then None, for a check of every file. An empty set: nothing to check.
+    that prompts embed and read; any file of a skill, whose rules span the whole skill), or a file gone,
+    may change what any prompt makes of the library: then None, for a check of every file and skill. An
+    empty set: nothing to check.
     """
     some: set[str] = set()
     for path, data in files.items():
         newest = latest.get(path, _NEW)
         if newest.digest != hashlib.sha256(data).hexdigest():
-            if not is_prompt_path(path):
+            if not is_prompt_path(path) or in_skill(path):  # a skill is checked whole (its caps, its nesting)
                 return None
             some.add(path)
         elif not newest.listed and is_prompt_path(path):
@@ -119,6 +121,8 @@ class Recorded(NamedTuple):
     digest: str | None
     #: space-separated; None for material and for prompt files published before listings
     scopes: str | None
+    #: the publish that made the version (a skill's file is seen by its skill's scopes as of then)
+    publish: int | None = None
 
 
 #: A write's own rule for the label move it makes: given where the label pointed (path -> version) and
@@ -154,10 +158,52 @@ def is_safe_path(path: object) -> bool:
     another tool may have written, and each becomes a file below a folder of ours."""
     # Substring tests rather than a split: this runs for every file of a publish and of a label.
     # A hidden part is allowed only on the way to another tool's prompt file (``.claude/commands/x.md``),
-    # whose pattern admits no '.' or '..' part.
+    # whose pattern admits no '.' or '..' part, or to a file of a skill in a tool's skill folder
+    # (``.agents/skills/pdf/forms.md``), below which no part is hidden.
     return (isinstance(path, str) and 0 < len(path) <= 1024 and "\\" not in path and "\0" not in path
             and path[0] != "/" and path[-1] != "/" and "//" not in path
-            and ((path[0] != "." and "/." not in path) or is_prompt_path(path)))
+            and ((path[0] != "." and "/." not in path) or is_prompt_path(path) or in_skill(path)))
+
+
+def in_skill(path: str) -> bool:
+    """Whether the library path ``path`` lies in a skill's folder (``skills/pdf/forms.md``,
+    ``.claude/skills/git/SKILL.md``; ``paths.SKILL_FOLDERS``), with no hidden part below the skill folder:
+    where a publish keeps a skill's files (docs/skills.md)."""
+    at = skill_folder_of(path)
+    if at is None:
+        return False
+    rest = path[len(at[0]):]
+    return "/" in rest and "/." not in rest
+
+
+def skill_marker(path: str) -> int | None:
+    """``position_files.skill`` of a path (schema 4): 1 where it lies in a skill folder, else None."""
+    return 1 if path.startswith(_SKILL_PREFIXES) else None
+
+
+def skill_folders(path: str) -> list[str]:
+    """Each folder, outermost first, that is or may be the folder of a skill holding the library path
+    ``path``: its skill folder's subfolder, and every folder below that on the way to it (a skill nests
+    where a ``SKILL.md`` is). ``skills/pdf/forms/fill.md``: ``skills/pdf``, ``skills/pdf/forms``. None
+    outside a skill folder."""
+    at = skill_folder_of(path)
+    if at is None or not in_skill(path):
+        return []
+    folders = [at[0] + at[1]]
+    for part in path[len(folders[0]) + 1:].split("/")[:-1]:
+        folders.append(f"{folders[-1]}/{part}")
+    return folders
+
+
+def skill_of(path: str, markers: set[str]) -> str | None:
+    """The skill-path (``git``, ``pdf/forms``) of the innermost skill the library path ``path`` lies in, the
+    ``SKILL.md`` paths being ``markers``; None outside any."""
+    found = [folder for folder in skill_folders(path) if f"{folder}/SKILL.md" in markers]
+    if not found:
+        return None
+    at = skill_folder_of(path)
+    assert at is not None
+    return found[-1][len(at[0]):]
 
 
 def is_label(value: str) -> bool:

@@ -8,6 +8,8 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from ...prompts.skills import SCHEME, parse_skill_uri
+from ..files.paths import SKILL_FOLDERS, skill_folder_of
 from .connection import Connected
 from .model import (
     Entry,
@@ -18,6 +20,7 @@ from .model import (
     Recorded,
     StoreError,
     StoreMissing,
+    in_skill,
     is_safe_path,
     no_version,
 )
@@ -199,12 +202,18 @@ class Reading(Connected):
         out: dict[tuple[str, int], Recorded] = {}
         for start in range(0, len(paths), 500):
             chunk = paths[start:start + 500]
-            rows = self._rows(f"SELECT path, version, prompt, digest, scopes FROM files WHERE path IN "
+            rows = self._rows(f"SELECT path, version, prompt, digest, scopes, publish FROM files WHERE path IN "
                               f"({', '.join('?' * len(chunk))})", *chunk)
-            for path, version, prompt, digest, scopes in rows:
+            for path, version, prompt, digest, scopes, publish in rows:
                 if (path, int(version)) in wanted:
-                    out[path, int(version)] = Recorded(prompt, digest, scopes)
+                    out[path, int(version)] = Recorded(prompt, digest, scopes, int(publish))
         return out
+
+    def last_held(self, path: str, publish: int) -> int | None:
+        """The newest version of ``path`` that holds the file (no deletion) made at or before ``publish``."""
+        rows = self._rows("SELECT MAX(version) FROM files WHERE path = ? AND publish <= ? AND digest IS NOT NULL",
+                          path, publish)
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
     def path_of(self, prompt: str) -> str:
         """The file a prompt name (or a path) stands for."""
@@ -257,8 +266,69 @@ class Reading(Connected):
             moves.setdefault(label, []).append(Move(int(position_id), label, reason, author, float(created)))
         return [(now[0], now[1] if len(now) > 1 else None) for now in moves.values()]
 
-    # -- writing ---------------------------------------------------------------------------------
+    # -- skills (docs/skills.md) --------------------------------------------------------------------
 
+    def skill_files(self, position_id: int) -> list[tuple[str, int, str]]:
+        """Every file of a position that lies in a skill's folder (``model.in_skill``): (path, version, its
+        digest: 64 hex digits of SHA-256), in path order. No bytes: a skill is listed by these."""
+        rows = self._rows("SELECT pf.path, pf.version, f.digest FROM position_files pf JOIN files f "
+                          "ON f.path = pf.path AND f.version = pf.version "
+                          "WHERE pf.position = ? AND pf.skill IS NOT NULL AND f.digest IS NOT NULL", position_id)
+        return sorted((path, int(version), digest) for path, version, digest in rows
+                      if is_safe_path(path) and in_skill(path) and isinstance(digest, str))
+
+    def skill_target(self, name: str) -> tuple[str, bool] | None:
+        """Where the store keeps what ``name`` names, if it names a skill or a file of one: a ``skill://`` URI
+        (``skill://git``, ``skill://git/SKILL.md``, ``skill://pdf/forms/fill.md``) or a skill's folder
+        (``skills/git``, ``.claude/skills/git``). (the path of a file, False) or (a folder, True); None when
+        the store has nothing there. A skill-path given by two skill folders is the first one's, as served."""
+        if name.startswith(SCHEME):
+            parts = parse_skill_uri(name)
+            if parts is None:
+                return None
+            candidates = [folder + "/".join(parts) for folder, _ in SKILL_FOLDERS]
+        elif skill_folder_of(name) is not None and is_safe_path(name.rstrip("/") + "/SKILL.md"):
+            candidates = [name.rstrip("/")]
+        else:
+            return None
+        for path in candidates:
+            if self._rows("SELECT 1 FROM files WHERE path = ? LIMIT 1", path):
+                return path, False
+            if self._rows("SELECT 1 FROM files WHERE substr(path, 1, ?) = ? LIMIT 1", len(path) + 1, path + "/"):
+                return path, True
+        return None
+
+    def history_below(self, folder: str) -> list[FileVersion]:
+        """The versions of every file below ``folder`` (a skill's), newest first."""
+        rows = self._rows("SELECT f.path, f.version, f.publish, f.prompt, f.digest, p.author, p.message, p.created, "
+                          "f.scopes FROM files f JOIN publishes p ON p.id = f.publish WHERE substr(f.path, 1, ?) = ? "
+                          "ORDER BY f.publish DESC, f.path", len(folder) + 1, folder + "/")
+        return [FileVersion(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], float(r[7]), r[8]) for r in rows]
+
+    def skill_markers(self) -> set[str]:
+        """The paths of every ``SKILL.md`` in a skill folder the store has ever held: where its skills are."""
+        rows = self._rows("SELECT DISTINCT path FROM files WHERE substr(path, length(path) - 8, 9) = '/SKILL.md'")
+        return {row[0] for row in rows if in_skill(row[0])}
+
+    def contents_of(self, position_id: int, paths: Sequence[str]) -> list[tuple[str, int, bytes]]:
+        """The files at ``paths`` of a position, those it has: (path, version, bytes)."""
+        out = []
+        for start in range(0, len(paths), 500):
+            chunk = list(paths[start:start + 500])
+            rows = self._rows("SELECT pf.path, pf.version, CASE WHEN length(b.data) <= ? THEN b.data END "
+                              "FROM position_files pf JOIN files f ON f.path = pf.path AND f.version = pf.version "
+                              "JOIN blobs b ON b.digest = f.digest WHERE pf.position = ? AND pf.path IN "
+                              f"({', '.join('?' * len(chunk))})", MAX_FILE_BYTES, position_id, *chunk)
+            out += [(path, version, data) for path, (version, data) in _usable(rows)]
+        return out
+
+    def blob(self, digest: str) -> bytes:
+        """The bytes the store keeps under ``digest`` (64 hex digits of their SHA-256, as recorded)."""
+        rows = self._rows("SELECT CASE WHEN length(data) <= ? THEN data END FROM blobs WHERE digest = ?",
+                          MAX_FILE_BYTES, digest)
+        if not rows or rows[0][0] is None:
+            raise StoreMissing(f"the store holds no file of digest {digest[:16]}… (or one too large)")
+        return bytes(rows[0][0])
 
 
 def _usable(rows: Sequence[tuple[Any, ...]]) -> Iterator[tuple[str, tuple[int, bytes]]]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 import re
 
+from ..files.paths import SKILL_FOLDERS
+
 log = logging.getLogger("promptdeck.store")
 
 #: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
 #: ``promptdeck store upgrade``.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: The PostgreSQL channel a label move is announced on (its payload: the label's name).
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
@@ -54,6 +56,14 @@ _MIGRATIONS: dict[int, list[str]] = {
         # scope sets its prompts carry (a JSON list): what a server needs before its first page.
         "ALTER TABLE positions ADD COLUMN listing_format INTEGER",
         "ALTER TABLE positions ADD COLUMN scope_sets TEXT"],
+    # 4: which of a position's files lie in a skill folder (``paths.SKILL_FOLDERS``; 1, else NULL), with an
+    # index of those alone: a server finds a label's skills without reading its other rows (a scan of a
+    # 1,000,000-prompt position took 0.3 to 3 s; neither database can range over a path prefix in byte
+    # order through the path index, PostgreSQL's comparing paths by the database's locale).
+    4: ["ALTER TABLE position_files ADD COLUMN skill INTEGER",
+        "UPDATE position_files SET skill = 1 WHERE "
+        + " OR ".join(f"substr(path, 1, {len(folder)}) = '{folder}'" for folder, _ in SKILL_FOLDERS),
+        "CREATE INDEX position_files_skills ON position_files (position) WHERE skill IS NOT NULL"],
 }
 #: The shape of ``files.listing``: '{"v":FORMAT,"d":<Prompt.listing()>}'. A listing of another format
 #: (another promptdeck's) is not used; the server reads the files instead.

@@ -27,32 +27,29 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shutil
-import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ...prompts.catalog import Catalog
+from ...prompts.skills import Skill
 from ...prompts.spec import Prompt
 from ...protocol.errors import INTERNAL_ERROR, InternalError, McpError, PromptdeckError, PromptFileError
 from .. import Source
 from ..files.library import Library
 from ..files.paths import is_prompt_path, read_confined
 from ..files.resources import FolderResources
+from ..files.skills import SkillLimits
 from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
 from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
 from .database import Store
 from .model import Entry, StoreError
+from .private import private_folder, release, write_new
 from .schema import CHANNEL
+from .skills import StoredSkills
 from .urls import is_postgres_url, shown_url, sqlite_path, without_secrets
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: folders are still removed at exit, but not swept after a crash
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger("promptdeck.store")
 
@@ -75,11 +72,18 @@ class StoreSource(Source):
     a listing of this promptdeck's format and the server has no other source (``catalog`` then pages
     the listing from the database, and nothing is held per prompt until it is used); otherwise *loaded*:
     one ``StoredPrompt`` per listed file and a parsed prompt per unlisted one, held in memory.
+
+    The label's Agent Skills are served too (``skills``; ``skills=False`` serves none), each within
+    ``skill_limits`` (``stored_skills.StoredSkills``).
     """
 
-    def __init__(self, url: str, label: str = "production") -> None:
+    def __init__(self, url: str, label: str = "production", *, skills: bool = True,
+                 skill_limits: SkillLimits | None = None) -> None:
         self.url = url
         self.label = label
+        self._skill_limits = (skill_limits or SkillLimits()) if skills else None
+        #: the label's skills, once loaded (None: before ``load``, or skills are not served)
+        self._skills: StoredSkills | None = None
         self._folder = ""
         self._library: Library | None = None
         self._position: int | None = None
@@ -126,13 +130,16 @@ class StoreSource(Source):
     def load(self) -> Sequence[PromptdeckError]:
         with Store(self.url) as store:
             position = store.require_position(self.label)
-            self._folder, held = _private_folder()
-            self._held.append(weakref.finalize(self, _release, self._folder, held))  # at close, or process end
+            self._folder, held = private_folder()
+            self._held.append(weakref.finalize(self, release, self._folder, held))  # at close, or process end
             self._library = Library(Path(self._folder), self._fetch_missing)
+            if self._skill_limits is not None:
+                self._skills = StoredSkills(self._folder, self._skill_limits, self._written.get, self._put)
             if store.fully_listed(position):
                 self._move_listed(store, position)
-                return []
-            return self._load_all(store)
+                return self._move_skills(store, position)
+            problems: list[PromptdeckError] = [*self._load_all(store)]
+            return problems + self._move_skills(store, position)
 
     def catalog(self, page_size: int) -> Catalog | None:
         with self._lock:
@@ -154,6 +161,26 @@ class StoreSource(Source):
         """The label's files its prompts send, from its folder, as a folder's (``files.resources``)."""
         return [] if self._library is None else [FolderResources(self._library)]
 
+    def skills(self) -> Mapping[tuple[str, ...], Skill]:
+        """The label's skills: a snapshot, replaced whole when the label moves, before ``changed`` is called."""
+        return self._skills.skills() if self._skills is not None else {}
+
+    def read_skill_file(self, skill: Skill, rel: str) -> bytes:
+        """The bytes of ``skill``'s file at ``rel``, exactly those its listing's digest promises."""
+        if self._skills is None:
+            return super().read_skill_file(skill, rel)
+
+        def fetch(digest: str) -> bytes:
+            try:
+                return self.read(lambda store: store.blob(digest))
+            except StoreError as exc:
+                log.error("a file of skill %s (label %s) cannot be read from the store: %s", "/".join(skill.path),
+                          self.label, exc)
+                raise McpError(f"skill file {skill.file_uri(rel)} cannot be read from the store now; try again",
+                               code=INTERNAL_ERROR) from None
+
+        return self._skills.read(skill, rel, fetch)
+
     def attach(self, changed: Callable[[], object]) -> None:
         self._changed = changed
         for target, name in ((self._follow, "follow"), (self._write_rest, "files")):
@@ -172,8 +199,8 @@ class StoreSource(Source):
                 if reader is not None:
                     reader.close()
             self._reader = self._mirror = None
-        for release in self._held:
-            release()
+        for finalize in self._held:
+            finalize()
 
     # -- a label position ------------------------------------------------------------------------
 
@@ -255,10 +282,18 @@ class StoreSource(Source):
         return problems
 
     def _unwrite(self, path: str) -> None:
-        """(Holding the lock.) Remove ``path`` from the folder."""
+        """(Holding the lock.) Remove ``path`` from the folder, and the folders it leaves empty: a folder is
+        there only for the files in it (a skill's folder is listed as its files are)."""
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(self._folder, path))
         self._written.pop(path, None)
+        folder = path.rpartition("/")[0]
+        while folder:
+            try:
+                os.rmdir(os.path.join(self._folder, folder))
+            except OSError:  # not empty (the usual case), or gone
+                break
+            folder = folder.rpartition("/")[0]
 
     def _parse(self, entry: Entry, compile_now: bool) -> list[PromptFileError]:
         """(Holding the lock.) Parse an unlisted prompt file now; on failure its last good version stays."""
@@ -294,13 +329,15 @@ class StoreSource(Source):
             try:
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 if path in self._written or os.path.lexists(target):
-                    temporary = target + ".promptdeck-new"
+                    # Hidden, so a walk of the folder (a skill's) never takes it for one of the label's files.
+                    head, name = os.path.split(target)
+                    temporary = os.path.join(head, f".{name}.promptdeck-new")
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(temporary)  # left by a write that failed
-                    _write_new(temporary, data)
+                    write_new(temporary, data)
                     os.replace(temporary, target)  # a reader sees the old file or the new one, never half
                 else:
-                    _write_new(target, data)
+                    write_new(target, data)
             except OSError as exc:  # "a" a file and "a/b" too, say: that file is left out, the rest served
                 log.error("cannot write the stored file %r of label %s (%s); left out", path, self.label,
                           exc.strerror)
@@ -409,8 +446,8 @@ class StoreSource(Source):
     def _copy_listing(self, store: Store, position: int) -> None:
         """Copy the position's listing to a local SQLite file and read pages there from now on."""
         if not self._mirrors:
-            self._mirrors, held = _private_folder()
-            self._held.append(weakref.finalize(self, _release, self._mirrors, held))
+            self._mirrors, held = private_folder()
+            self._held.append(weakref.finalize(self, release, self._mirrors, held))
         path = os.path.join(self._mirrors, f"listing-{position}.db")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # a copy an earlier attempt left half made
@@ -432,21 +469,29 @@ class StoreSource(Source):
         if store is None:
             with Store(self.url) as opened:
                 return self.sync(opened)
-        problems: list[PromptFileError] = []
+        problems: list[PromptdeckError] = []
         head = store.head(self.label)
         position = head[0] if head is not None else None
-        if position == self._position:
+        skills_at = self._skills.position if self._skills is not None else position
+        if position == self._position and position == skills_at:
             return False
-        if self._listed and head is not None and head[1]:
-            self._move_listed(store, head[0])
-        else:
-            problems = self._load_all(store)
+        if position != self._position:
+            if self._listed and head is not None and head[1]:
+                self._move_listed(store, head[0])
+            else:
+                problems += self._load_all(store)
+        if position is not None:  # the skills follow once the prompts have moved (or again, after a failure)
+            problems += self._move_skills(store, position)
         for problem in problems:
             log.error("%s (label %s)", problem, self.label)
         log.info("label %s moved to position %s", self.label, position)
         if self._changed is not None:
             self._changed()
         return True
+
+    def _move_skills(self, store: Store, position: int) -> list[PromptdeckError]:
+        """Serve the skills of ``position`` (written to the folder first); the problems found."""
+        return [*self._skills.move(store, position)] if self._skills is not None else []
 
     def _follow(self) -> None:
         pause = POLL_SECONDS
@@ -517,79 +562,6 @@ def _unshadowed(entries: dict[str, Entry], label: str) -> dict[str, Entry]:
         else:
             kept[path] = entry
     return kept
-
-
-_PREFIX = "promptdeck-store-"
-
-
-def _private_folder() -> tuple[str, int]:
-    """A new folder only this process uses, in memory (tmpfs) where there is one; and the descriptor
-    that holds its lock.
-
-    Creating a file costs ~0.8 ms on this machine's disk and ~12 µs in ``/dev/shm``: for a large library
-    that is the difference between seconds and a blink. The memory it takes is the library's size, so
-    a folder must not outlive its server: beside it, FOLDER.lock is held locked (``flock``) for as long
-    as the server lives, and each new folder first removes those whose lock it can take, left by a
-    server killed before it could clean up (kill -9, the OOM killer), whatever pid namespace it ran in.
-    """
-    bases = ["/dev/shm"] if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else []
-    for base in [*bases, tempfile.gettempdir()]:
-        _sweep(base)
-        try:
-            # The lock first: a sweep never finds the folder without its lock held (a lock taken in the
-            # moment between these two calls only loses this folder its sweep, never a live folder).
-            fd, lock = tempfile.mkstemp(prefix=_PREFIX, suffix=".lock", dir=base)
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            os.mkdir(lock[:-len(".lock")], 0o700)
-        except OSError:
-            continue
-        return lock[:-len(".lock")], fd
-    raise StoreError("no folder can be made for the store's files (tried /dev/shm and the temporary folder)")
-
-
-def _sweep(base: str) -> None:
-    """Remove the folders in ``base`` of store servers that are gone (their lock is free)."""
-    if fcntl is None:
-        return
-    try:
-        entries = [e for e in os.scandir(base) if e.name.startswith(_PREFIX) and e.name.endswith(".lock")]
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            if entry.stat(follow_symlinks=False).st_uid != os.getuid():
-                continue
-            fd = os.open(entry.path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # held: its server lives
-            os.close(fd)
-            continue
-        log.info("removing %s, left by a store server that is gone", entry.path[:-len(".lock")])
-        _release(entry.path[:-len(".lock")], fd)
-
-
-def _release(folder: str, fd: int) -> None:
-    """Remove a private folder and its lock file, and let the lock go."""
-    shutil.rmtree(folder, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        os.unlink(folder + ".lock")
-    with contextlib.suppress(OSError):
-        os.close(fd)
-
-
-def _write_new(path: str, data: bytes) -> None:
-    """Create ``path`` (it must not exist) with ``data``; raw calls, as this runs once per stored file."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
 
 
 def _reason(exc: BaseException) -> str:

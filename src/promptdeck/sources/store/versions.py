@@ -49,6 +49,17 @@ def schema_text(schema: dict[str, Any] | None) -> str:
     return "" if schema is None else json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
+def is_text(data: bytes | None) -> bool:
+    """Whether a version's bytes are text to compare line by line (UTF-8, no NUL); a deletion is."""
+    if data is None:
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return b"\x00" not in data
+
+
 def text_of(data: bytes | None) -> str:
     return "" if data is None else data.decode("utf-8", "replace")
 
