@@ -75,3 +75,32 @@ def test_no_skills_list_without_skills(pages: Pages, tmp_path: Path) -> None:
         expect(page.locator("#skills-list")).to_be_hidden()
         page.goto(endpoint.removesuffix("mcp") + "#/s/skill%3A%2F%2Fchangelog%2FSKILL.md")
         expect(page.locator("#banner")).to_contain_text("No skill skill://changelog/SKILL.md here")
+
+
+def test_with_a_store_a_skill_file_shows_its_versions(pages: Pages, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    library = tmp_path / "lib"
+    shutil.copytree(EXAMPLES, library)
+    url = f"sqlite:///{tmp_path}/prompts.db"
+
+    def publish(message: str) -> None:
+        subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(library), "--store", url, "--label",
+                        "production", "-m", message], check=True, capture_output=True, timeout=120)
+
+    publish("first")
+    style = library / "skills" / "changelog" / "references" / "style.md"
+    style.write_text(style.read_text() + "\nOne more rule.\n")
+    publish("a rule more")
+    with http_server("", "--store", url, "--label", "production", "--no-watch") as endpoint:
+        page = pages.open(endpoint.removesuffix("mcp") + "#/s/" + "skill%3A%2F%2Fchangelog%2FSKILL.md")
+        expect(page.locator("#skill-title")).to_have_text("changelog")
+        expect(page.locator("#skill-versions li")).to_have_count(1)
+        expect(page.locator("#skill-versions")).to_contain_text("v1")
+        page.get_by_role("button", name="references/style.md").click()
+        expect(page.locator("#skill-file-versions li")).to_have_count(2)
+        expect(page.locator("#skill-file-versions li").first).to_contain_text("v2")
+        expect(page.locator("#skill-file-versions li").first).to_contain_text("production")
+        expect(page.locator("#skill-file-versions li").first).to_contain_text("a rule more")
+        expect(page.locator("#skill-file-body pre")).to_contain_text("One more rule.")

@@ -38,9 +38,11 @@ function failed(err) {
   return false;
 }
 
+const storeApi = new StoreApi();
+
 // The open prompt's versions, when the server serves a store label. A 401 from the store API is the same
 // as one from /mcp: the token is asked for again. Any other refusal is shown in the versions panel.
-const versions = new Versions(new StoreApi(), (err) => {
+const versions = new Versions(storeApi, (err) => {
   if (!(err instanceof StoreError) || err.status !== 401) return false;
   return failed(new HttpError(401, err.message));
 });
@@ -200,7 +202,7 @@ async function openSkillPage(uri) {
   show($("skill"));
   const command = `promptdeck skill ${client.endpoint} ${skill.uri} --to .claude/skills`;
   try {
-    await openSkill(client, skill, command);
+    await openSkill(client, skill, command, storeApi);
   } catch (err) {
     failed(err);
   }

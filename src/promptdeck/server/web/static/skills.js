@@ -5,6 +5,7 @@
 import { $, h, show } from "./dom.js";
 import { McpError } from "./mcp.js";
 import { renderMarkdown } from "./markdown.js";
+import { when } from "./store.js";
 
 /** Pages asked for at most, as for prompts. */
 const MAX_PAGES = 10000;
@@ -76,8 +77,9 @@ function size(bytes) {
   return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** A skill's page: its front matter, its SKILL.md, its files; `command` is how to fetch it with promptdeck. */
-export async function openSkill(client, skill, command) {
+/** A skill's page: its front matter, its SKILL.md, its files; `command` is how to fetch it with promptdeck;
+ * `api` the store API, whose history of each file is shown when the server serves a store label. */
+export async function openSkill(client, skill, command, api) {
   const name = skillName(skill);
   document.title = `${name} · skill · promptdeck`;
   $("skill-title").textContent = name;
@@ -91,11 +93,12 @@ export async function openSkill(client, skill, command) {
   $("skill-files").replaceChildren(...files(skill).map((file) => {
     const rel = file.uri.startsWith(`${root}/`) ? file.uri.slice(root.length + 1) : file.uri;
     const button = h("button", { type: "button", className: "link" }, rel);
-    button.addEventListener("click", () => showFile(client, file, rel));
+    button.addEventListener("click", () => showFile(client, file, rel, api));
     return h("tr", {}, h("td", {}, button), h("td", { className: "num" }, size(file.size)),
       h("td", {}, h("code", { title: file.digest }, String(file.digest || "").slice(0, 19))));
   }));
   show($("skill-file"), false);
+  showVersions(api, skill.uri, $("skill-versions"));
   const body = await readText(client, skill.uri);
   $("skill-body").replaceChildren(body === null ? h("p", { className: "muted" }, "SKILL.md could not be read.")
     : renderMarkdown(body.replace(/^---\n[\s\S]*?\n---\n/, "")));
@@ -107,7 +110,28 @@ async function readText(client, uri) {
   return typeof content?.text === "string" ? content.text : null;
 }
 
-async function showFile(client, file, rel) {
+/** The versions of the file at `uri` from the store API, newest first; nothing when there is no store. */
+async function showVersions(api, uri, list) {
+  list.replaceChildren();
+  show(list, false);
+  let history;
+  try {
+    history = await api.get("/history", { skill: uri });
+  } catch {
+    return;  // no store behind this server (404), or none of it to see: no versions to show
+  }
+  const versions = Array.isArray(history.versions) ? history.versions : [];
+  list.replaceChildren(...versions.map((v) => {
+    const at = when(v.created);
+    const labels = (v.labels || []).map((label) => h("span", { className: "tag" }, label));
+    return h("li", {}, h("strong", {}, `v${v.version}`), " ", ...labels, " ",
+      h("time", { dateTime: at.iso }, at.text), ` ${v.author || ""}: ${v.deleted ? "deleted" : v.message || ""}`);
+  }));
+  show(list, versions.length > 0);
+}
+
+async function showFile(client, file, rel, api) {
+  showVersions(api, file.uri, $("skill-file-versions"));
   $("skill-file-title").textContent = rel;
   const box = $("skill-file-body");
   if (typeof file.size === "number" && file.size > SHOW_BYTES) {
