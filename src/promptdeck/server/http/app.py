@@ -80,7 +80,7 @@ from ..watch import watch_folders
 from ..web.page import WebUi
 from ..web.signin import PATH as SIGNIN_PATH
 from .legacy_sse import LegacySseTransport
-from .modern import serve_modern
+from .modern import plain_get, serve_modern
 from .options import HttpOptions
 from .sessions import HttpSession, SessionTable, count_listens
 
@@ -327,6 +327,15 @@ class StreamableHttpApp:
             meta = modern_meta(decoded.params)
             if meta is not None or header(scope, b"mcp-protocol-version") in MODERN:
                 # 2026-07-28: routed by what the request carries; Mcp-Session-Id is ignored.
+                if meta is not None and decoded.method == "prompts/get" and type(decoded) is Request:
+                    started = time.perf_counter()
+                    data = plain_get(self, scope, decoded, meta, principal)
+                    if data is not None:  # the common get, in one pass: counted and audited as observe does
+                        seconds = time.perf_counter() - started
+                        self.metrics.observe("prompts/get", "ok", seconds)
+                        log_get(principal.name, decoded.params["name"], "ok", seconds)  # type: ignore[index]
+                        await respond(send, 200, data)
+                        return
                 await serve_modern(self, scope, receive, send, principal, decoded, meta)
                 return
         messages = decoded if isinstance(decoded, list) else [decoded]
