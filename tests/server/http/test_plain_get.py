@@ -250,3 +250,18 @@ def test_plain_get_makes_the_bytes_handle_makes(library: Path) -> None:
             assert isinstance(outcome, Answer) and outcome.error is None
             assert fast == outcome.data, message
 
+
+@pytest.mark.parametrize(("path", "ui", "routed"), [
+    ("/mcp", True, "mcp"), ("/", True, "ui"), ("/", False, "mcp"), ("/ui/mcp", True, "ui"),
+    ("/healthz", False, "health"),
+])
+def test_an_mcp_path_another_route_takes_stays_that_routes(library: Path, path: str, ui: bool, routed: str) -> None:
+    # Requests for the MCP path skip the routes tried before it, unless one of them takes that path.
+    server = PromptServer("plain-get-test")
+    server.add_folder(library)
+    app = create_app(server, path=path, stateless=True, ui=ui, watch=False)
+    message = get("note", {"topic": "caching"})
+    sent = asyncio.run(call(app, message, heads(message), path=path))
+    body = sent[-1]["body"]
+    assert {"mcp": b'"resultType":"complete"' in body, "ui": sent[0]["status"] == 405,
+            "health": body == b"ok"}[routed], sent
