@@ -360,6 +360,52 @@ def test_decode_of_encoded_json_is_classify(value: Any) -> None:
         assert type(decoded) is expected_kind(value)
 
 
+def shape(message: jsonrpc.Message) -> tuple[Any, ...]:
+    """Everything a message holds, to compare two decodings of one frame."""
+    error = getattr(message, "error", None)
+    if isinstance(error, Exception):
+        error = (error.code, error.message)  # type: ignore[attr-defined]
+    return (type(message), getattr(message, "id", None), getattr(message, "method", None),
+            getattr(message, "params", None), getattr(message, "result", None), error)
+
+
+def classified(frame: bytes) -> list[tuple[Any, ...]] | tuple[Any, ...]:
+    value = msgspec.json.decode(frame)
+    if isinstance(value, list):
+        return [shape(jsonrpc.classify(item)) for item in value]
+    return shape(jsonrpc.classify(value))
+
+
+def decoded_shape(frame: bytes) -> list[tuple[Any, ...]] | tuple[Any, ...]:
+    decoded = jsonrpc.decode(frame)
+    return [shape(m) for m in decoded] if isinstance(decoded, list) else shape(decoded)
+
+
+@given(message_like)
+def test_decode_reads_every_frame_as_classify_reads_its_value(value: Any) -> None:
+    # decode reads the usual frame straight into its parts; whatever it reads must be what classify reads.
+    frame = msgspec.json.encode(value)
+    assert decoded_shape(frame) == classified(frame)
+
+
+@pytest.mark.parametrize("frame", [
+    b'{"jsonrpc":"2.0","id":1,"id":"x","method":"m"}',
+    b'{"jsonrpc":"2.0","id":"x","id":1,"method":"m"}',
+    b'{"jsonrpc":"2.0","id":1,"id":null,"method":"m"}',
+    b'{"jsonrpc":"2.0","id":1,"method":"m","method":5}',
+    b'{"jsonrpc":"2.0","id":1,"method":5,"method":"m"}',
+    b'{"jsonrpc":"1.0","jsonrpc":"2.0","id":1,"method":"m"}',
+    b'{"jsonrpc":"2.0","method":"m","params":{"a":1,"a":2},"params":null}',
+    b'{"jsonrpc":"2.0","id":1e3,"method":"m"}',
+    b'{"jsonrpc":"2.0","id":-0,"method":"m"}',
+    b'{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"m"}',
+    b'{"jsonrpc":"2.0","id":1,"method":"m","result":1,"error":{}}',
+    b'{"jsonrpc":"2.0","method":"m","id":true}',
+])
+def test_decode_reads_repeated_and_odd_members_as_classify_does(frame: bytes) -> None:
+    assert decoded_shape(frame) == classified(frame)
+
+
 @given(ids, json_values)
 def test_encode_result_decodes_back_to_the_same(id_: int | str, result: Any) -> None:
     frame = jsonrpc.encode_result(id_, result)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..protocol.content import Message
 from ..protocol.revisions import Revision
 from .arguments import Argument
+
+if TYPE_CHECKING:
+    from .render import TemplateText
 
 #: Where the full argument schema goes in a prompt's ``_meta`` (2025-06-18 and later).
 META_ARGUMENTS = "promptdeck.dev/arguments"
@@ -54,13 +57,19 @@ RenderFn = Callable[[dict[str, Any], RenderContext], "list[Message] | Awaitable[
 Completer = Callable[[str, Mapping[str, str]], "Iterable[str] | Awaitable[Iterable[str]]"]
 #: A completer that answers at once (a library's file names)
 SyncCompleter = Callable[[str, Mapping[str, str]], Iterable[str]]
+#: A prompt's messages when each is text that only substitutes names (``TemplateText.simple``, no annotations):
+#: its role and template, in order. Rendering it is what the prompt's ``render`` does for these messages (a
+#: message whose text renders blank left out), without the layers a render that might read files or run
+#: Jinja needs; a fault there is left to ``render`` to report.
+PlainMessages = tuple[tuple[str, "TemplateText"], ...]
 
 
 class Prompt:
     """An immutable prompt. ``descriptor(rev)`` is its ``prompts/list`` entry for a revision."""
 
     __slots__ = ("name", "title", "description", "arguments", "icons", "tags", "scopes", "source", "render",
-                 "completers", "work", "meta", "reach", "_wire", "_by_name")
+                 "completers", "work", "meta", "reach", "plain", "_wire",
+                 "_by_name")
 
     def __init__(
         self,
@@ -78,6 +87,7 @@ class Prompt:
         work: str = "code",
         meta: Mapping[str, Any] | None = None,
         reach: Reach | None = None,
+        plain: PlainMessages | None = None,
     ) -> None:
         if not NAME_RE.match(name):
             raise ValueError(f"prompt name {name!r} must be 1-128 letters, digits, '_', '-' or '.'")
@@ -98,6 +108,8 @@ class Prompt:
         self.meta: Mapping[str, Any] = dict(meta or {})
         #: the library files it may send whole (None: none, as for a prompt written in Python)
         self.reach = reach
+        #: its messages as plain substitutions (``PlainMessages``) when that is all ``render`` makes; else None
+        self.plain = plain
         self._wire: dict[str, dict[str, Any]] = {}
         self._by_name = {a.name: a for a in arguments}
 
@@ -106,7 +118,7 @@ class Prompt:
         return Prompt(self.name, self.render, title=self.title, description=self.description,
                       arguments=self.arguments, icons=self.icons, tags=self.tags, scopes=self.scopes,
                       source=self.source, completers=self.completers, work=self.work, meta={**self.meta, **extra},
-                      reach=self.reach)
+                      reach=self.reach, plain=self.plain)
 
     def argument(self, name: str) -> Argument | None:
         return self._by_name.get(name)

@@ -112,8 +112,31 @@ def classify(obj: object) -> Message:
     return Request(id_, method, params)
 
 
+class _Call(msgspec.Struct, gc=False):
+    """The usual frame, a request or a notification, decoded straight into its parts: half the cost of
+    decoding it as a dict and then reading the dict (``classify``)."""
+
+    jsonrpc: str
+    method: str
+    id: int | str | None | msgspec.UnsetType = msgspec.UNSET
+    params: dict[str, Any] | None = None
+
+
+_call_decoder = msgspec.json.Decoder(_Call)
+
+
 def decode(data: bytes | str) -> Message | list[Message]:
     """Decode one frame; a JSON array gives a list (a batch), which may be empty."""
+    try:
+        call = _call_decoder.decode(data)
+    except (msgspec.DecodeError, RecursionError, UnicodeError):
+        pass  # not the usual shape (a batch, a response, a wrong type, not JSON): read as any value below
+    else:
+        # What classify makes of the same object; an explicit null id is left to it (an Invalid).
+        if call.jsonrpc == "2.0" and call.id is not None:
+            if call.id is msgspec.UNSET:
+                return Notification(call.method, call.params)
+            return Request(call.id, call.method, call.params)
     try:
         obj = _decoder.decode(data)
     except (msgspec.DecodeError, RecursionError, UnicodeError) as exc:  # too deep, lone surrogates, bad UTF-8

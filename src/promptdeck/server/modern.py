@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..prompts.arguments import bind
 from ..prompts.execution import when_ready
 from ..prompts.forms import answered, form, missing
 from ..protocol import jsonrpc
@@ -150,6 +151,46 @@ class ModernEndpoint:
         return Context(revision, capabilities, principal, scopes)
 
     # -- answering -----------------------------------------------------------------------------
+
+    def plain_get(self, req: Request, meta: dict[str, Any], scopes: frozenset[str] | None) -> bytes | None:
+        """The encoded answer to the common ``prompts/get`` in one pass: a plain prompt (``Prompt.plain``)
+        ready to read, given its arguments, with no request state, form or progress to handle.
+
+        It checks what ``open`` and ``handle`` check and makes the same bytes. None for any other request, one
+        that fails included: nothing here has an effect, so the caller then answers it as any other (``open``,
+        ``handle``), from the start, and that path says what went wrong.
+        """
+        params = req.params
+        if params is None or "requestState" in params or "inputResponses" in params or "progressToken" in meta:
+            return None
+        version = meta.get(META_VERSION)
+        capabilities = meta.get(META_CAPABILITIES)
+        level = meta.get(META_LOG_LEVEL)
+        if type(version) is not str or version not in MODERN or type(capabilities) is not dict or \
+                (level is not None and level not in LOG_LEVELS):
+            return None
+        name = params.get("name")
+        given = params.get("arguments")
+        if type(name) is not str or (given is not None and type(given) is not dict):
+            return None
+        forms = MODERN[version].elicits_forms(capabilities)
+        try:
+            prompt = self.server.catalog.view(scopes).get(name)
+            if prompt is None or prompt.unprepared() is not None or prompt.plain is None:
+                return None
+            if forms and missing(prompt.arguments, given or {}):
+                return None  # a form to send: see _inputs
+            values = bind(prompt.arguments, given, name)
+            messages = []
+            for role, template in prompt.plain:
+                text = template.render(values)
+                if text.strip():  # as render_blocks: a message whose text renders blank is left out
+                    messages.append({"role": role, "content": {"type": "text", "text": text}})
+        except Exception:
+            return None  # an argument refused, a render fault, a store that failed: the general path says which
+        result: dict[str, Any] = {} if prompt.description is None else {"description": prompt.description}
+        result["messages"] = messages
+        return jsonrpc.encode_result(req.id, self._envelope(result))
 
     def handle(self, req: Request, ctx: Context, related: Send, send: Send | None = None) -> Outcome | Subscription:
         """An ``outcome`` for the request, or a ``Subscription`` for listen.

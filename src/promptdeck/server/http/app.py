@@ -80,7 +80,7 @@ from ..watch import watch_folders
 from ..web.page import WebUi
 from ..web.signin import PATH as SIGNIN_PATH
 from .legacy_sse import LegacySseTransport
-from .modern import serve_modern
+from .modern import plain_get, serve_modern
 from .options import HttpOptions
 from .sessions import HttpSession, SessionTable, count_listens
 
@@ -92,6 +92,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("promptdeck.http")
 
 LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
+#: where the RFC 9728 protected-resource metadata is also served, whatever path it is given
+METADATA_PATH = "/.well-known/oauth-protected-resource"
 #: Methods counted by name in /metrics. The method is client input: any other name is counted as
 #: "other", so label values stay few (memory) and cannot forge lines of the metrics text.
 METRIC_METHODS = frozenset(LEGACY_METHODS) | frozenset(MODERN_METHODS)
@@ -134,6 +136,10 @@ class StreamableHttpApp:
         self.store_api = _store_api(server, options.write_scope) if options.ui else None
         #: ``promptdeck ui``'s exchange of a one-time code for a token (``POST /signin``, see ``signin``)
         self.signin = signin
+        #: the MCP path when no route that ``_route`` tries before it takes it (its requests skip those); else None
+        self._direct = None if self._shadowed(options.path) else options.path
+        #: the Host and Origin checks' verdicts by the headers' values ("" when both pass, else the refusal)
+        self._verdicts: dict[tuple[bytes, bytes | None], str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -157,38 +163,49 @@ class StreamableHttpApp:
         return (self.store_api is not None and self.store_api.serves(path)) or \
             (self.signin is not None and path == SIGNIN_PATH)
 
+    def _shadowed(self, path: str) -> bool:
+        """Whether a route ``_route`` tries before the MCP endpoint's would take ``path``."""
+        return path == "/healthz" or (self.signin is not None and path == SIGNIN_PATH) \
+            or (self.ui is not None and self.ui.serves(path)) \
+            or (self.metadata is not None and path in (self.metadata[0], METADATA_PATH)) \
+            or (self.store_api is not None and self.store_api.serves(path))
+
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("http_version") not in ("1.1", "1.0"):
             raise HttpError(505, "only HTTP/1.1 is served here")
-        host = header(scope, b"host")
-        if host is None or (len(headers_of(scope)) != len(scope["headers"])
+        headers = headers_of(scope)
+        host = headers.get(b"host")
+        if host is None or (len(headers) != len(scope["headers"])
                             and sum(name == b"host" for name, _ in scope["headers"]) > 1):
             # RFC 9112 section 3.2: exactly one Host; which of two a proxy would route by is anyone's guess.
             raise HttpError(400, "a request needs exactly one Host header")
-        if not _host_allowed(host, self.allowed_hosts):
-            raise HttpError(403, "Host not allowed")
-        origin = header(scope, b"origin")
-        if origin is not None and not self._origin_ok(origin):
-            raise HttpError(403, "Origin not allowed")
+        origin = headers.get(b"origin")
+        refusal = self._verdicts.get((host, origin))
+        if refusal is None:
+            refusal = self._verdict(host, origin)
+        if refusal:
+            raise HttpError(403, refusal)
         path = scope["path"]
-        if path == "/healthz":
-            await respond(send, 200, b"ok", b"text/plain")
-            return
-        if self.signin is not None and path == SIGNIN_PATH:
-            await self.signin(scope, receive, send)
-            return
-        if self.ui is not None and self.ui.serves(path):
-            await self.ui(scope, receive, send)
-            return
-        if self.metadata is not None and path in (self.metadata[0], "/.well-known/oauth-protected-resource"):
-            await respond(send, 200, self.metadata[1], headers=[(b"cache-control", b"max-age=3600")])
-            return
-        old = self.legacy_sse
-        api = self.store_api is not None and self.store_api.serves(path)
-        if path not in (self.options.path, "/metrics") and not api \
-                and (old is None or path not in (old.sse_path, old.messages_path)):
-            await respond(send, 404, b"not found", b"text/plain")
-            return
+        api = False
+        if path != self._direct:  # the MCP endpoint's requests, the most by far, skip the other routes
+            if path == "/healthz":
+                await respond(send, 200, b"ok", b"text/plain")
+                return
+            if self.signin is not None and path == SIGNIN_PATH:
+                await self.signin(scope, receive, send)
+                return
+            if self.ui is not None and self.ui.serves(path):
+                await self.ui(scope, receive, send)
+                return
+            if self.metadata is not None and path in (self.metadata[0], METADATA_PATH):
+                await respond(send, 200, self.metadata[1], headers=[(b"cache-control", b"max-age=3600")])
+                return
+            api = self.store_api is not None and self.store_api.serves(path)
+            old = self.legacy_sse
+            if path not in (self.options.path, "/metrics") and not api \
+                    and (old is None or path not in (old.sse_path, old.messages_path)):
+                await respond(send, 404, b"not found", b"text/plain")
+                return
         principal = self._peer(scope) if self.auth is None else await self._principal(scope)
         if path == "/metrics":
             # The prompt count is what this asker may see: counting prompts hidden by scopes would tell
@@ -206,6 +223,7 @@ class StreamableHttpApp:
             await self.store_api(scope, receive, send, principal)
             return
         method = scope["method"]
+        old = self.legacy_sse
         if old is not None and path != self.options.path:
             if path == old.sse_path and method == "GET":
                 await old.stream(scope, receive, send, principal)
@@ -246,6 +264,21 @@ class StreamableHttpApp:
         except AuthError as exc:
             raise HttpError(exc.status, exc.message, headers=[(b"www-authenticate", self.auth.challenge(exc))]) \
                 from None
+
+    def _verdict(self, host: bytes, origin: bytes | None) -> str:
+        """The Host and Origin checks for these values: "" when both pass, else the refusal's message. Kept
+        for the next request (a client sends the same values every time) unless the values are long."""
+        if not _host_allowed(host.decode("latin-1"), self.allowed_hosts):
+            refusal = "Host not allowed"
+        elif origin is not None and not self._origin_ok(origin.decode("latin-1")):
+            refusal = "Origin not allowed"
+        else:
+            refusal = ""
+        if len(host) + len(origin or b"") <= 512:
+            if len(self._verdicts) >= 256:
+                self._verdicts.clear()
+            self._verdicts[host, origin] = refusal
+        return refusal
 
     def _origin_ok(self, origin: str) -> bool:
         if origin in self.options.allowed_origins:
@@ -327,6 +360,15 @@ class StreamableHttpApp:
             meta = modern_meta(decoded.params)
             if meta is not None or header(scope, b"mcp-protocol-version") in MODERN:
                 # 2026-07-28: routed by what the request carries; Mcp-Session-Id is ignored.
+                if meta is not None and decoded.method == "prompts/get" and type(decoded) is Request:
+                    started = time.perf_counter()
+                    data = plain_get(self, scope, decoded, meta, principal)
+                    if data is not None:  # the common get, in one pass: counted and audited as observe does
+                        seconds = time.perf_counter() - started
+                        self.metrics.observe("prompts/get", "ok", seconds)
+                        log_get(principal.name, decoded.params["name"], "ok", seconds)  # type: ignore[index]
+                        await respond(send, 200, data)
+                        return
                 await serve_modern(self, scope, receive, send, principal, decoded, meta)
                 return
         messages = decoded if isinstance(decoded, list) else [decoded]

@@ -160,3 +160,23 @@ async def _listen(app: ModernHost, message: Request, ctx: Any, receive: asgi.Rec
     finally:
         app.server.listeners.discard(outcome)
         app.table.subscriptions.pop(outcome, None)
+
+
+def plain_get(app: ModernHost, scope: asgi.Scope, message: Request, meta: dict[str, Any],
+              principal: Principal) -> bytes | None:
+    """``serve_modern``'s answer to the common ``prompts/get``, made in one pass (``ModernEndpoint.plain_get``)
+    once the headers say plainly what the body says; None when anything is out of the common case, and the
+    request is then served as any other (nothing here has an effect)."""
+    headers = asgi.headers_of(scope)
+    name = (message.params or {}).get("name")
+    if not (_says(headers.get(b"mcp-protocol-version"), meta.get(META_VERSION))
+            and headers.get(b"mcp-method") == b"prompts/get" and _says(headers.get(b"mcp-name"), name)):
+        return None
+    return app.server.modern.plain_get(message, meta, principal.scopes)
+
+
+def _says(raw: bytes | None, expected: object) -> bool:
+    """Whether a header is ``expected`` written plainly (no ``=?base64?`` wrapping, no spaces around), which
+    ``header_value`` reads as ``expected``."""
+    return raw is not None and type(expected) is str and raw.decode("latin-1") == expected \
+        and expected == expected.strip() and not expected.startswith("=?base64?")

@@ -12,7 +12,7 @@ from ...prompts.access import reading_as
 from ...prompts.arguments import Argument
 from ...prompts.execution import LIGHT, TEMPLATE
 from ...prompts.render import TemplateSyntax, TemplateText, run_bounded
-from ...prompts.spec import RenderContext, RenderFn
+from ...prompts.spec import PlainMessages, RenderContext, RenderFn
 from ...protocol.content import (
     ROLES,
     Annotations,
@@ -304,6 +304,14 @@ def work_of(blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] |
     light = not path_args and all(block.kind == "text" and block.body is not None and block.body.simple
                                   for block in blocks)
     return LIGHT if light else TEMPLATE
+
+
+def plain_messages(blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None]) -> PlainMessages | None:
+    """The blocks as ``PlainMessages`` when each is text that only substitutes names, with no annotations; else
+    None. ``render_blocks`` makes of these blocks exactly what rendering that plan makes."""
+    if work_of(blocks, path_args) != LIGHT or any(block.annotations is not None for block in blocks):
+        return None
+    return tuple((block.role, block.body) for block in blocks if block.body is not None)
 
 
 def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None],

@@ -24,7 +24,7 @@ from ...prompts.spec import NAME_RE, Prompt, Reach
 from ...protocol.errors import InvalidParams, LibraryError, PromptFileError
 from .. import Source
 from . import native
-from .blocks import Block, BlockError, build_block, render_blocks, validate_icons, work_of
+from .blocks import Block, BlockError, build_block, plain_messages, render_blocks, validate_icons, work_of
 from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
 from .library import Library
 from .native import Native
@@ -223,6 +223,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         work=work_of(tuple(blocks), path_args),
         meta={native.META_MODEL: native.json_safe(model)} if model else None,
         reach=Reach(library.root, files, paths) if files or paths else None,
+        plain=plain_messages(tuple(blocks), path_args),
     )
     return ParsedFile(prompt)
 
