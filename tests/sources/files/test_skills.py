@@ -17,8 +17,8 @@ import pytest
 from promptdeck.prompts.skills import SKILL_MIME
 from promptdeck.protocol.errors import InvalidParams
 from promptdeck.sources.files import skills as skills_module
-from promptdeck.sources.files.paths import read_confined
-from promptdeck.sources.files.skills import Found, SkillLimits, find_skills, read_skill_bytes, walk
+from promptdeck.sources.files.paths import SkillLimits, read_confined
+from promptdeck.sources.files.skills import Found, find_skills, read_skill_bytes, walk
 from tests.sources.files.test_source import write
 
 ORIGIN = ".claude/skills/pdf"

@@ -17,8 +17,7 @@ from promptdeck.prompts.catalog import Catalog
 from promptdeck.prompts.skills import Skill, resolve_skill_uri
 from promptdeck.protocol.errors import InvalidParams
 from promptdeck.sources import Source
-from promptdeck.sources.files.paths import SKILL_FOLDERS
-from promptdeck.sources.files.skills import SkillLimits
+from promptdeck.sources.files.paths import SKILL_FOLDERS, SkillLimits
 from promptdeck.sources.files.source import FileSource
 from tests.sources.files.test_skills import skill_md
 from tests.sources.files.test_source import write

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from ...prompts.access import covers, may_see, reader_scopes, shown_scopes, viewer
 from ...prompts.arguments import Argument
 from ...prompts.render import make_environment
-from ...prompts.skills import SkillSpecError, skill_scopes
 from ...prompts.spec import SyncCompleter
 from ...protocol.errors import InvalidParams
 from .frontmatter import FrontMatterError, read_front_matter, scopes_in, split_front_matter
@@ -84,6 +83,9 @@ def file_scopes(source: str, data: bytes) -> frozenset[str] | None:
     skill = source.endswith("/SKILL.md") and skill_folder_of(source) is not None
     if not skill and prompt_format(source) != "promptdeck":
         return frozenset()
+    # The skill rules are imported for a SKILL.md only: a library without skills never loads them.
+    from ...prompts.skills import SkillSpecError, skill_scopes
+
     try:
         front, _, _ = split_front_matter(data.decode("utf-8"))
         meta = read_front_matter(front) if front is not None else {}

@@ -18,6 +18,7 @@ import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from ...protocol.errors import InvalidParams
 
@@ -484,3 +485,15 @@ class LibraryRoot:
                     if len(out) >= limit:
                         return out
         return out
+
+
+class SkillLimits(NamedTuple):
+    """What one skill may hold (``SKILL.md`` and nested skills' files counted): its files, their bytes in all,
+    one file's bytes, and how deep its folders go. The defaults of the first two are the SEP's (512
+    resources, 16 MiB): what every host must accept, and what a server should not go past. Here rather than
+    in ``skills``, so that a library without skills never imports the skill reader."""
+
+    max_files: int = 512
+    max_total_bytes: int = 16 * 1024 * 1024
+    max_file_bytes: int = 10 * 1024 * 1024
+    max_depth: int = 16

@@ -16,7 +16,6 @@ paths already).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -28,7 +27,7 @@ from ...prompts.access import covers, shown_scopes
 from ...prompts.skills import SKILL_FILE, SKILL_MIME, Skill, SkillFile, SkillSpecError, check_front_matter, skill_scopes
 from ...protocol.errors import InvalidParams, PromptFileError
 from .frontmatter import FrontMatterError, key_line, read_json_front_matter, split_front_matter
-from .paths import guess_mime, read_confined
+from .paths import SkillLimits, guess_mime, read_confined
 
 MiB = 1024 * 1024
 #: A ``SKILL.md`` is parsed whole: at most this much of it (a prompt file's cap).
@@ -39,16 +38,11 @@ _SKIPPED = frozenset({"__pycache__"})
 _HEX_RE = re.compile(r"[0-9a-f]{64}\Z")
 
 
-@dataclass(frozen=True, slots=True)
-class SkillLimits:
-    """What one skill may hold (``SKILL.md`` and nested skills' files counted): its files, their bytes in all,
-    one file's bytes, and how deep its folders go. The defaults of the first two are the SEP's (512
-    resources, 16 MiB): what every host must accept, and what a server should not go past."""
+def _sha256(data: bytes) -> str:
+    # hashlib here, not at the top: OpenSSL's ~4 MiB are loaded only by a library that has skills.
+    import hashlib
 
-    max_files: int = 512
-    max_total_bytes: int = 16 * MiB
-    max_file_bytes: int = 10 * MiB
-    max_depth: int = 16
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 class _Entry(NamedTuple):
@@ -363,7 +357,7 @@ def _make(top: str, folder: str, path: tuple[str, ...], origin: str, fronts: dic
     for inner, read in fronts.items():
         rel = f"{inner}/{SKILL_FILE}" if inner else SKILL_FILE
         if rel not in digests and read.front is not None:
-            digests[rel] = ("sha256:" + hashlib.sha256(read.data).hexdigest(), SKILL_MIME)
+            digests[rel] = (_sha256(read.data), SKILL_MIME)
     files: list[SkillFile] = []
     sizes = {rel: len(read.data) for rel, read in ((f"{i}/{SKILL_FILE}" if i else SKILL_FILE, r)
                                                      for i, r in fronts.items()) if read.front is not None}
@@ -377,7 +371,7 @@ def _make(top: str, folder: str, path: tuple[str, ...], origin: str, fronts: dic
             data = read_confined(top, entry.rel, limits.max_file_bytes)
             if len(data) != entry.size:
                 raise InvalidParams(f"{entry.rel} changed while it was read: check again")
-            digests[entry.rel] = ("sha256:" + hashlib.sha256(data).hexdigest(), _mime(entry.rel, data))
+            digests[entry.rel] = (_sha256(data), _mime(entry.rel, data))
         digest, mime = digests[entry.rel]
         files.append(SkillFile(_sub(entry.rel, folder), sizes.get(entry.rel, entry.size), mime, digest))
     files.sort(key=lambda f: (f.path != SKILL_FILE, f.path))
@@ -392,6 +386,6 @@ def read_skill_bytes(top: str, rel: str, file: SkillFile, limit: int) -> bytes:
     its digest was taken of, or ``InvalidParams`` (it changed since the skill was read, and a reload will
     list it anew; until then, what is served always matches what was listed)."""
     data = read_confined(top, rel, limit)
-    if len(data) != file.size or "sha256:" + hashlib.sha256(data).hexdigest() != file.digest:
+    if len(data) != file.size or _sha256(data) != file.digest:
         raise InvalidParams(f"file {rel!r} has changed since its skill was listed")
     return data

@@ -17,11 +17,16 @@ import logging
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ...prompts.skills import Skill
 from ...protocol.errors import InvalidParams, PromptFileError
-from .paths import SKILL_FOLDERS, skill_folder_of
-from .skills import Found, KnownDigest, SkillLimits, find_skills, read_skill_bytes
+from .paths import SKILL_FOLDERS, SkillLimits, skill_folder_of
+
+# The skill reader (``skills``, with hashlib and the front matter's JSON reader) is imported when a skill
+# folder is first read: a library without skills never loads it, and a stdio server's first get stays light.
+if TYPE_CHECKING:
+    from ...prompts.skills import Skill
+    from .skills import Found, KnownDigest
 
 log = logging.getLogger("promptdeck.files")
 
@@ -76,6 +81,8 @@ class FolderSkills:
         if file is None or top is None:
             raise InvalidParams(f"skill {'/'.join(skill.path)} has no file {rel!r}")
         below = skill.origin[len(origin) + 1:]  # a nested skill's folder below its origin's
+        from .skills import read_skill_bytes
+
         return read_skill_bytes(top, f"{below}/{rel}" if below else rel, file, self.limits.max_file_bytes)
 
     # -- reading -------------------------------------------------------------------------------
@@ -168,6 +175,8 @@ class FolderSkills:
             self._problems[origin] = [PromptFileError(origin, wrong)]
             return
         self._real[origin] = real
+        from .skills import find_skills
+
         found: Found = find_skills(real, origin, self.limits, name=origin.rpartition("/")[2], known=self.known)
         old = self._good.get(origin, {})
         good = {skill.path: skill for skill in found.skills}

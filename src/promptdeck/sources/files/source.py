@@ -28,8 +28,15 @@ from .blocks import Block, BlockError, build_block, plain_messages, render_block
 from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
 from .library import Library
 from .native import Native
-from .paths import folder_prefix, in_top_skill, is_prompt_path, may_hold_prompts, prompt_format, read_confined
-from .skills import SkillLimits
+from .paths import (
+    SkillLimits,
+    folder_prefix,
+    in_top_skill,
+    is_prompt_path,
+    may_hold_prompts,
+    prompt_format,
+    read_confined,
+)
 from .skillset import FolderSkills
 
 if TYPE_CHECKING:

@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 from ...protocol.errors import PromptdeckError
-from ..files.paths import READ_FLAGS, is_prompt_path, may_hold_prompts, read_confined, read_opened
-from ..files.skills import SkillLimits, walk
+from ..files.paths import READ_FLAGS, SkillLimits, is_prompt_path, may_hold_prompts, read_confined, read_opened
+from ..files.skills import walk
 from ..files.skillset import FolderSkills
 from .model import StoreError, skill_folders
 from .schema import MAX_FILE_BYTES

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ...prompts.skills import Skill
 from ...protocol.errors import InvalidParams, PromptFileError
-from ..files.skills import SkillLimits
+from ..files.paths import SkillLimits
 from ..files.skillset import FolderSkills
 from .reads import Reading
 

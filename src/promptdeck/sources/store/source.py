@@ -39,9 +39,8 @@ from ...prompts.spec import Prompt
 from ...protocol.errors import INTERNAL_ERROR, InternalError, McpError, PromptdeckError, PromptFileError
 from .. import Source
 from ..files.library import Library
-from ..files.paths import is_prompt_path, read_confined
+from ..files.paths import SkillLimits, is_prompt_path, read_confined
 from ..files.resources import FolderResources
-from ..files.skills import SkillLimits
 from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
 from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
 from .database import Store
