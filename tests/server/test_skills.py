@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from promptdeck.prompts import skill_catalog
 from promptdeck.protocol import jsonrpc
 from promptdeck.server.legacy import LegacySession
 from promptdeck.server.outcome import Answer
+from tests.sources.store.test_database import pd
 from tests.support.modern import REVISION, request
 from tests.support.schema import schema_available, validate_message
 from tests.support.skills_schema import EXTENSION, check_capabilities, validate_skills_message
@@ -386,3 +388,46 @@ def test_2026_listen_hears_skill_files_change(library: Path) -> None:
             validate_message(REVISION, note)
     assert [(n["method"], n["params"].get("uri")) for n in notes] == [
         ("notifications/resources/updated", uri), ("notifications/resources/list_changed", None)]
+
+
+def test_a_store_label_serves_its_skills_and_a_label_move_reaches_clients(library: Path, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/store.db"
+    pd("publish", str(library), "--store", url, "--label", "production")
+    server = PromptServer("t")
+    server.add_store(url)
+    try:
+        client = Skills(server, "2025-11-25", frozenset())
+        folder = Skills(served(library), "2025-11-25", frozenset())
+        assert listed(client) == listed(folder)  # the same entries: URIs, front matter, digests
+        client.call("resources/subscribe", {"uri": "skill://pdf/forms/fill.md"})
+        assert client.call("resources/read", {"uri": "skill://pdf/forms/fill.md"})["result"]["contents"][0][
+            "text"] == "Fill each field.\n"
+        (library / "skills/pdf/forms/fill.md").write_text("Fill each field, in ink.\n")
+        write(library, "skills/pdf/forms/sign.md", "Sign at the end.\n")
+        pd("publish", str(library), "--store", url, "--label", "production")
+        heard: list[dict[str, Any]] = []
+        for _ in range(400):  # the label is followed four times a second
+            heard += [n for n in client.heard() if n["method"].startswith("notifications/resources/")]
+            if len(heard) >= 2:
+                break
+            time.sleep(0.05)
+        assert sorted((n["method"], n.get("params", {}).get("uri")) for n in heard) == [
+            ("notifications/resources/list_changed", None),
+            ("notifications/resources/updated", "skill://pdf/forms/fill.md")]
+        entry = client.call("skills/get", {"uri": FORMS})["result"]["skill"]
+        assert "skill://pdf/forms/sign.md" in [item["uri"] for item in entry["resources"]]
+        assert client.call("resources/read", {"uri": "skill://pdf/forms/fill.md"})["result"]["contents"][0][
+            "text"] == "Fill each field, in ink.\n"
+    finally:
+        for source in server.sources:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+    off = PromptServer("t", skills=False)
+    off.add_store(url)
+    try:
+        assert off.skills.skills == {}
+        assert "extensions" not in Client(off, "2025-11-25").initialize["result"]["capabilities"]
+    finally:
+        for source in off.sources:
+            getattr(source, "close", lambda: None)()

@@ -127,7 +127,7 @@ class PromptServer:
         from ..sources.store.urls import is_postgres_url
         from .request_state import MAX_PER_PRINCIPAL, RequestStates
 
-        self.add_source(StoreSource(url, label))
+        self.add_source(StoreSource(url, label, skills=self.serve_skills))
         if self.ledger is None and is_postgres_url(url):
             # Replicas on one PostgreSQL store accept each requestState once among them all.
             self.ledger = StateLedger(url, MAX_PER_PRINCIPAL)
