@@ -10,7 +10,7 @@ LINT_PATHS := $(wildcard src tests benchmarks)
 TIMED = @sh -c 'echo "+ $$*"; s=$$(date +%s%N); "$$@"; rc=$$?; ms=$$(( ($$(date +%s%N) - s) / 1000000 )); \
 	echo "== $$1: $$((ms / 1000)).$$((ms % 1000 / 100))s, exit $$rc"; exit $$rc' timed
 
-.PHONY: node serve test lint typecheck pytest bench clean-node
+.PHONY: node fast-agent serve test lint typecheck pytest bench clean-node
 
 # The Python virtualenv, rebuilt whenever pyproject.toml changes.
 $(VENV): $(VENV_STAMP)
@@ -29,6 +29,23 @@ node: $(NODE_STAMP)
 $(NODE_STAMP): $(PEERS)/package-lock.json $(PEERS)/package.json
 	npm ci --prefix $(PEERS) --no-audit --no-fund
 	touch $@
+
+# fast-agent, a skills-aware MCP client (tests/interop/test_fast_agent.py), in a venv of its own: it needs Python
+# 3.13. Without one (or without the package index) nothing is installed and its tests skip; not part of `make test`.
+FAST_AGENT         := .venv-fast-agent
+FAST_AGENT_VERSION := 0.10.48
+
+fast-agent: $(FAST_AGENT)/.installed
+
+$(FAST_AGENT)/.installed:
+	@for py in python3.13 $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python) /usr/local/bin/python3.13; do \
+		if $$py -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))' 2>/dev/null; then \
+			echo "make fast-agent: fast-agent-mcp $(FAST_AGENT_VERSION) into $(FAST_AGENT) with $$py"; \
+			$$py -m venv $(FAST_AGENT) && \
+			$(FAST_AGENT)/bin/pip install -q --disable-pip-version-check fast-agent-mcp==$(FAST_AGENT_VERSION) && \
+			touch $@; exit $$?; \
+		fi; \
+	done; echo "make fast-agent: no Python 3.13 here; tests/interop/test_fast_agent.py will skip"
 
 serve: $(VENV)
 	@$(VENV)/bin/promptdeck serve examples/prompts

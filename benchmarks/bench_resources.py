@@ -71,6 +71,16 @@ def check_read(raw: bytes, req_id: int, uri: str, library: Path) -> None:
 
 async def reads(conn: RpcProcess, uris: list[str], count: int, library: Path, in_flight: int) -> float:
     """Reads a second of ``count`` reads cycling over ``uris``, ``in_flight`` at a time; checked afterwards."""
+    rate, answers = await timed_reads(conn, uris, count, in_flight)
+    for req_id, uri, line in answers:
+        check_read(line, req_id, uri, library)
+    return rate
+
+
+async def timed_reads(conn: RpcProcess, uris: list[str], count: int,
+                      in_flight: int) -> tuple[float, list[tuple[int, str, bytes]]]:
+    """(reads a second, (id, uri, raw answer) of each) of ``count`` reads cycling over ``uris``, ``in_flight`` at a
+    time; the answers are for the caller to check, after the timed part."""
     answers: list[tuple[int, str, bytes]] = []
     start = time.perf_counter()
     done = 0
@@ -85,10 +95,7 @@ async def reads(conn: RpcProcess, uris: list[str], count: int, library: Path, in
             raw = {wave[0][0]: await conn.read_response()}
         answers.extend((req_id, uri, raw[req_id]) for req_id, uri in wave)
         done += len(wave)
-    rate = count / (time.perf_counter() - start)
-    for req_id, uri, line in answers:
-        check_read(line, req_id, uri, library)
-    return rate
+    return count / (time.perf_counter() - start), answers
 
 
 async def measure(server: str, library: Path, texts: list[str], blob: str, count: int,

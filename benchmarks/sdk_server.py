@@ -4,6 +4,7 @@
     python benchmarks/sdk_server.py DIR --http PORT [--stateless] [--json-response]
     python benchmarks/sdk_server.py DIR --tools                                # each prompt as a tool too
     python benchmarks/sdk_server.py DIR --resources                            # material files as resources
+    python benchmarks/sdk_server.py DIR --skills                               # skills/NAME/* as skill:// resources
 
 reads every ``*.md`` file below DIR the way promptdeck does (front matter in YAML between two ``---``
 lines, names from the path below DIR without ``.md`` and with ``.`` between folders, files and folders
@@ -21,6 +22,11 @@ With ``--resources`` every file in a material folder (one whose name starts with
 also registered as a ``FileResource`` named ``promptdeck:///PATH``, as promptdeck names it, with the
 MIME type ``mimetypes`` guesses (text files are read as text, others as a base64 blob): the server a
 developer would write to serve those files (bench_resources.py).
+
+With ``--skills`` every file of every skill (a folder ``skills/NAME`` with a ``SKILL.md``) is registered as a
+``FileResource`` named ``skill://NAME/PATH``, as promptdeck names it (``text/markdown`` for ``SKILL.md``), and
+no file below ``skills/`` is a prompt: the SDK has no skills extension (no ``skills/list``), so this is the
+server a developer would write with it to serve the same files as resources (bench_skills.py).
 
 With ``--http PORT`` the same server runs the SDK's Streamable HTTP transport (``MCPServer.run(
 transport="streamable-http")``: Starlette on uvicorn, endpoint ``/mcp``) on 127.0.0.1 only, stateful
@@ -163,12 +169,28 @@ def iter_material(root: Path) -> Iterator[tuple[str, Path]]:
             yield f"{rel_dir}/{fname}", Path(dirpath) / fname
 
 
-def build_server(root: Path, *, quiet: bool = False, tools: bool = False, resources: bool = False) -> MCPServer:
+def iter_skill_files(root: Path) -> Iterator[tuple[str, str, Path]]:
+    """Yield (skill name, relative posix path below the skill, absolute path) of every file of every skill."""
+    folder = root / "skills"
+    for skill in sorted(folder.iterdir()) if folder.is_dir() else ():
+        if skill.name.startswith((".", "_")) or not (skill / "SKILL.md").is_file():
+            continue
+        for dirpath, dirnames, filenames in os.walk(skill):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for fname in sorted(f for f in filenames if not f.startswith(".")):
+                path = Path(dirpath) / fname
+                yield skill.name, path.relative_to(skill).as_posix(), path
+
+
+def build_server(root: Path, *, quiet: bool = False, tools: bool = False, resources: bool = False,
+                 skills: bool = False) -> MCPServer:
     server = MCPServer(
         name="sdk-prompts-bench", warn_on_duplicate_prompts=False, log_level="WARNING" if quiet else "INFO"
     )
     seen: set[str] = set()
     for rel, path in iter_prompt_files(root):
+        if skills and rel.startswith("skills/"):
+            continue  # a skill's files are resources here
         prompt = load_prompt(rel, path)
         if prompt.name in seen:
             raise LibraryError(f"{rel}: a second prompt is named {prompt.name!r}")
@@ -184,6 +206,12 @@ def build_server(root: Path, *, quiet: bool = False, tools: bool = False, resour
         for rel, path in iter_material(root):
             mime = mimetypes.guess_type(rel)[0] or "application/octet-stream"
             server.add_resource(FileResource(uri=f"promptdeck:///{rel}", name=path.name, path=path, mime_type=mime))
+    if skills:
+        import mimetypes
+
+        for name, rel, path in iter_skill_files(root):
+            mime = "text/markdown" if rel == "SKILL.md" else mimetypes.guess_type(rel)[0] or "text/plain"
+            server.add_resource(FileResource(uri=f"skill://{name}/{rel}", name=path.name, path=path, mime_type=mime))
     return server
 
 
@@ -197,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json-response", action="store_true", help="HTTP: answer POSTs with JSON, not SSE")
     parser.add_argument("--tools", action="store_true", help="also offer each prompt as a tool")
     parser.add_argument("--resources", action="store_true", help="also serve the material files as resources")
+    parser.add_argument("--skills", action="store_true", help="serve each skill's files as skill:// resources")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.http is None and (args.stateless or args.json_response):
         parser.error("--stateless and --json-response go with --http")
@@ -207,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"not a folder: {root}", file=sys.stderr)
         return 2
     try:
-        server = build_server(root, quiet=args.http is not None, tools=args.tools, resources=args.resources)
+        server = build_server(root, quiet=args.http is not None, tools=args.tools, resources=args.resources,
+                              skills=args.skills)
     except (LibraryError, OSError, yaml.YAMLError) as exc:
         print(f"sdk_server: {exc}", file=sys.stderr)
         return 1

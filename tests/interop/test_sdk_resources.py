@@ -41,6 +41,7 @@ NEW = "promptdeck:///_material/new.txt"
 #: The example library's material, every file of which a prompt may send (write-tests' path argument).
 MATERIAL = ["CHANGELOG.txt", "app.log", "architecture.txt", "debugging-checklist.md", "diagram.png", "service.py",
             "standup.wav"]
+SKILL_FILES = ["skill://changelog/SKILL.md", "skill://changelog/references/style.md"]
 
 
 @pytest.fixture(params=sorted(set(STDIO_REVISIONS) | set(HTTP_REVISIONS)))
@@ -82,7 +83,10 @@ def test_legacy_clients_list_read_and_follow(transport: str, revision: str, log:
     async def run(session: Any, result: Any) -> None:
         capability = result.capabilities.resources
         assert capability is not None and capability.subscribe and capability.list_changed
-        listed = (await session.list_resources()).resources
+        everything = (await session.list_resources()).resources
+        # The example skill's files are resources too (skill://, after promptdeck:/// in URI order).
+        assert [str(r.uri) for r in everything if str(r.uri).startswith("skill://")] == SKILL_FILES
+        listed = [r for r in everything if str(r.uri).startswith("promptdeck:")]
         assert [str(r.uri) for r in listed] == [f"promptdeck:///_material/{name}" for name in MATERIAL]
         assert listed[1].mime_type == "text/plain" and listed[1].size == (library / "_material/app.log").stat().st_size
         text = (await session.read_resource(LOG)).contents[0]

@@ -44,6 +44,7 @@ __all__ = [
     "schema_available",
     "schema_dir",
     "schema_missing_reason",
+    "validate_definition",
     "validate_message",
     "validate_result",
 ]
@@ -76,6 +77,11 @@ NOTIFICATION_DEFS: dict[str, str] = {
     "notifications/cancelled": "CancelledNotification",
     "notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
 }
+
+#: Definitions that carry SEP-2133's ``extensions`` (a map of extension identifiers to settings objects) in
+#: every revision, defined in their schema or not: the MCP skills extension (SEP-2640) is declared there in
+#: ``initialize`` as in ``server/discover``. Older revisions' capability objects accept extra members.
+EXTENSIBLE = frozenset({"ServerCapabilities", "ClientCapabilities"})
 
 _MAX_PROBLEMS = 20
 _repr = reprlib.Repr()
@@ -348,6 +354,8 @@ class _FieldWalker:
                 where = f"{path}.{key}" if str(key).isidentifier() else f"{path}[{json.dumps(key)}]"
                 if key in properties:
                     problems.extend(self.walk(properties[key], member, where, owner, open_keys=key == "_meta"))
+                elif owner in EXTENSIBLE and key == "extensions" and _is_extension_map(member):
+                    pass  # SEP-2133: extensions ride in an older revision's capabilities, whose schema lacks them
                 elif properties and not open_keys and not opened and key not in allow:
                     problems.append(f"{where}: field {key!r} is not defined by {self.schema.revision} {owner}")
                 elif isinstance(extra, Mapping):
@@ -372,6 +380,11 @@ class _FieldWalker:
             f"{path}: matches none of the alternatives {self.schema.revision} {owner} allows here ({names}): "
             f"{_repr.repr(value)}"
         ]
+
+
+def _is_extension_map(value: object) -> bool:
+    return isinstance(value, Mapping) and all(isinstance(k, str) and "/" in k and isinstance(v, Mapping)
+                                              for k, v in value.items())
 
 
 def _unknown_fields(revision: str, names: tuple[str, ...], obj: object, allow: Collection[str] = ()) -> list[str]:
@@ -433,6 +446,14 @@ def _check_notification(revision: str, method: str, message: Mapping[str, Any], 
     if strict:
         problems = _unknown_fields(revision, (name,), message, allow=("jsonrpc",))
         _raise_unknown(revision, f"{method} notification", problems, message)
+
+
+def validate_definition(revision: str, name: str, value: object, *, strict: bool = True) -> None:
+    """Check ``value`` against the definition ``name`` of ``revision``'s schema (and, with ``strict``, that it has
+    no field the revision does not define)."""
+    _raise_if_invalid(_def_validator(revision, (name,)), value, f"MCP {revision} {name}")
+    if strict:
+        _raise_unknown(revision, name, _unknown_fields(revision, (name,), value), value)
 
 
 def validate_result(revision: str, method: str, result: Mapping[str, Any], *, strict: bool = True) -> None:

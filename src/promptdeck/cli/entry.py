@@ -13,18 +13,21 @@ from __future__ import annotations
 import sys
 
 
-def _plain_serve(argv: list[str]) -> tuple[list[str], str, int, bool, int, bool] | None:
-    """(folders, name, page size, watch, verbosity, text resources) for a plain stdio ``serve``, else None."""
+def _plain_serve(argv: list[str]) -> tuple[list[str], str, int, bool, int, bool, bool] | None:
+    """(folders, name, page size, watch, verbosity, text resources, skills) for a plain stdio ``serve``, else
+    None."""
     if not argv or argv[0] != "serve":
         return None
     folders: list[str] = []
-    name, page_size, watch, verbose, text_resources = "promptdeck", 100, True, 0, False
+    name, page_size, watch, verbose, text_resources, skills = "promptdeck", 100, True, 0, False, True
     args = iter(argv[1:])
     for arg in args:
         if arg == "--no-watch":
             watch = False
         elif arg == "--text-resources":
             text_resources = True
+        elif arg == "--no-skills":
+            skills = False
         elif arg in ("-v", "--verbose"):
             verbose += 1
         elif arg == "-vv":
@@ -43,7 +46,7 @@ def _plain_serve(argv: list[str]) -> tuple[list[str], str, int, bool, int, bool]
             return None
         else:
             folders.append(arg)
-    return (folders, name, page_size, watch, verbose, text_resources) if folders else None
+    return (folders, name, page_size, watch, verbose, text_resources, skills) if folders else None
 
 
 def main() -> None:
@@ -55,5 +58,6 @@ def main() -> None:
         return
     from .serve_stdio import serve_stdio_folders
 
-    folders, name, page_size, watch, verbose, text_resources = plain
-    sys.exit(serve_stdio_folders(folders, name, page_size, watch, verbose, text_resources=text_resources))
+    folders, name, page_size, watch, verbose, text_resources, skills = plain
+    sys.exit(serve_stdio_folders(folders, name, page_size, watch, verbose, text_resources=text_resources,
+                                 skills=skills))

@@ -54,6 +54,7 @@ class ServeOptions:
     tool_prefix: str
     text_resources: bool
     elicit_timeout: float
+    no_skills: bool
     #: logs
     verbose: int
     log_format: str
@@ -119,6 +120,8 @@ HTTP_ONLY = ("stateless", "json_response", "allow_host", "allow_origin", "token_
 @click.option("--elicit-timeout", type=click.FloatRange(0, min_open=True), default=300.0, show_default=True,
               metavar="SECONDS", help="How long a 2025-06-18 or 2025-11-25 session waits for its client to fill in "
               "a form for a prompt's missing arguments (then -32602).")
+@click.option("--no-skills", is_flag=True, help="Do not serve the library's Agent Skills (the MCP skills extension, "
+              "skills/list, skill:// resources; docs/skills.md).")
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
 @click.option("--log-format", type=click.Choice(FORMATS), default="text", show_default=True,
               help="Log lines as escaped text or as one JSON object each.")
@@ -194,7 +197,7 @@ def serve(**given: Any) -> None:
         sys.exit(serve_stdio_folders(list(options.folders), options.name, options.page_size, not options.no_watch,
                                      options.verbose, options.list_ttl, options.log_format, options.store, labels[0],
                                      tool_options, options.folder_format, options.text_resources,
-                                     options.elicit_timeout))
+                                     options.elicit_timeout, skills=not options.no_skills))
     _serve_http(options, options.http, labels, tool_options)
 
 
@@ -231,7 +234,8 @@ def _serve_http(o: ServeOptions, http: str, labels: tuple[str, ...], tool_option
                                                                           list_ttl_ms=o.list_ttl,
                                                                           tools=tool_options or False,
                                                                           text_resources=o.text_resources,
-                                                                          elicit_seconds=o.elicit_timeout)
+                                                                          elicit_seconds=o.elicit_timeout,
+                                                                          skills=not o.no_skills)
                for number, label in enumerate(labels)}
     auth: Authenticator | None = None
     metadata = None

@@ -15,7 +15,7 @@ def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bo
                         list_ttl_ms: int = 60_000, log_format: str = "text", store: str | None = None,
                         label: str = "production", tools: ToolOptions | None = None,
                         folder_format: str | None = None, text_resources: bool = False,
-                        elicit_seconds: float | None = None) -> int:
+                        elicit_seconds: float | None = None, skills: bool = True) -> int:
     """Serve FOLDERS (and the ``label`` of ``store``) on stdin/stdout; returns the exit code (1 when a
     folder or the store cannot be served)."""
     setup_logging(verbose, log_format)
@@ -23,7 +23,7 @@ def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bo
     from ..server.app import PromptServer
 
     server = PromptServer(name, page_size=page_size, list_ttl_ms=list_ttl_ms, tools=tools or False,
-                          text_resources=text_resources)
+                          text_resources=text_resources, skills=skills)
     if elicit_seconds is not None:  # --elicit-timeout (the front door's plain serve leaves the default)
         server.elicit_seconds = elicit_seconds
     try:

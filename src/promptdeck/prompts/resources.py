@@ -132,7 +132,7 @@ class Listing:
         cached = self._pages.get(key)
         if cached is None:
             shown = self.entries[start:start + self.page_size]
-            result: dict[str, Any] = {"resources": [_entry(entry, rev) for entry in shown]}
+            result: dict[str, Any] = {"resources": [listed_entry(entry, rev) for entry in shown]}
             if start + self.page_size < len(self.uris):
                 result["nextCursor"] = encode_cursor(shown[-1].uri)
             if len(self._pages) >= 1024:
@@ -141,7 +141,8 @@ class Listing:
         return cached
 
 
-def _entry(resource: Resource, rev: Revision) -> dict[str, Any]:
+def listed_entry(resource: Resource, rev: Revision) -> dict[str, Any]:
+    """A ``Resource`` as ``rev`` lists it (``resources/list``, ``resources/directory/read``)."""
     out = resource_to_wire(resource, rev)
     if resource.annotations is not None and (annotations := resource.annotations.to_wire(rev)):
         out["annotations"] = annotations

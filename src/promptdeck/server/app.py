@@ -24,6 +24,7 @@ from ..sources.python import PythonSource
 
 if TYPE_CHECKING:
     from ..prompts.resources import ResourceCatalog, ResourceProvider
+    from ..prompts.skill_catalog import SkillCatalog
     from .modern import ModernEndpoint
     from .request_state import Ledger
     from .resources import Follows
@@ -51,8 +52,11 @@ class PromptServer:
                  instructions: str | None = None, page_size: int = DEFAULT_PAGE_SIZE,
                  list_ttl_ms: int = 60_000, prompt_seconds: float = CODE_SECONDS,
                  tools: bool | ToolOptions = False, text_resources: bool = False,
-                 elicit_seconds: float = ELICIT_SECONDS) -> None:
+                 elicit_seconds: float = ELICIT_SECONDS, skills: bool = True) -> None:
         self.name = name
+        #: serve the library's Agent Skills (the MCP skills extension, docs/skills.md); ``serve --no-skills``
+        #: turns it off, and folders are then read without them
+        self.serve_skills = skills
         #: the prompts offered as tools too (``tools/list``, ``tools/call``), for clients that show no prompts
         self.tools: PromptTools | None = None
         if tools:
@@ -86,6 +90,9 @@ class PromptServer:
         #: resources served besides the sources' own (``add_resources``)
         self.resource_providers: list[ResourceProvider] = []
         self._resources: ResourceCatalog | None = None
+        #: the skills of the sources' current snapshots, and those the resources were made with
+        self._skills: SkillCatalog | None = None
+        self._resources_skills: SkillCatalog | None = None
         #: sources to load when the catalog is first read: (the folder it watches, how to make it)
         self.pending: list[tuple[str, Callable[[], Source]]] = []
 
@@ -106,7 +113,7 @@ class PromptServer:
         def make() -> Source:
             from ..sources.files.source import FileSource  # parsing and templates: imported once prompts are read
 
-            return FileSource(path, compile_all=compile_all, format=format)
+            return FileSource(path, compile_all=compile_all, format=format, skills=self.serve_skills)
 
         self.pending.append((os.path.realpath(path), make))
         if not defer:
@@ -120,7 +127,7 @@ class PromptServer:
         from ..sources.store.urls import is_postgres_url
         from .request_state import MAX_PER_PRINCIPAL, RequestStates
 
-        self.add_source(StoreSource(url, label))
+        self.add_source(StoreSource(url, label, skills=self.serve_skills))
         if self.ledger is None and is_postgres_url(url):
             # Replicas on one PostgreSQL store accept each requestState once among them all.
             self.ledger = StateLedger(url, MAX_PER_PRINCIPAL)
@@ -174,18 +181,50 @@ class PromptServer:
     @property
     def offers_resources(self) -> bool:
         """Whether any source or provider may serve resources (a folder not read yet will)."""
-        return bool(self.pending or self.resource_providers or any(source.resources() for source in self.sources))
+        return bool(self.pending or self.resource_providers or self.offers_skills
+                    or any(source.resources() for source in self.sources))
+
+    @property
+    def offers_skills(self) -> bool:
+        """Whether skills are served (the skills extension is declared): unless turned off, when a folder (read
+        or not yet) or any other source that has skills is served. Its listing may be empty (SEP-2640 allows
+        it): a library's first skill may come with a reload."""
+        return self.serve_skills and bool(self.pending or any(type(source).skills is not Source.skills
+                                                              for source in self.sources))
+
+    @property
+    def skills(self) -> SkillCatalog:
+        """The skills of every source's current snapshot, the first source winning a skill-path; made anew when
+        a source's snapshot changes (``prompts.skill_catalog``). Empty when skills are not served."""
+        self.catalog  # noqa: B018  (reading the catalog loads a deferred folder, and with it its skills)
+        sources = self.sources if self.serve_skills else []
+        snapshots = tuple(source.skills() for source in sources)
+        held = self._skills
+        if held is None or len(held.snapshots) != len(snapshots) or any(
+                old is not new for old, new in zip(held.snapshots, snapshots, strict=True)):
+            from ..prompts.skill_catalog import SkillCatalog
+
+            held = self._skills = SkillCatalog(
+                zip(snapshots, [source.read_skill_file for source in sources], strict=True), self.page_size, snapshots)
+        return held
 
     @property
     def resources(self) -> ResourceCatalog:
-        """The resources of the current catalog snapshot, from every source and provider (made on first need)."""
+        """The resources of the current catalog snapshot, from every source and provider (made on first need),
+        the skills' files among them."""
         catalog = self.catalog
+        skills = self.skills if self.offers_skills else None
         held = self._resources
-        if held is None or held.prompts is not catalog:
+        if held is None or held.prompts is not catalog or self._resources_skills is not skills:
             from ..prompts.resources import ResourceCatalog
 
             providers = [provider for source in self.sources for provider in source.resources()]
+            if skills is not None:
+                from ..prompts.skill_catalog import SkillResources
+
+                providers.append(SkillResources(skills))
             held = self._resources = ResourceCatalog([*providers, *self.resource_providers], catalog, self.page_size)
+            self._resources_skills = skills
         return held
 
     def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,

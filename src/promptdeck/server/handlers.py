@@ -34,6 +34,10 @@ PROMPTS_LIST_CHANGED = jsonrpc.encode_notification("notifications/prompts/list_c
 #: Where a request's related notifications (progress) go: before its response, on its stream.
 Send = Callable[[bytes], None]
 
+#: The MCP skills extension (SEP-2640), declared with ``directoryRead`` in both eras' capabilities when skills
+#: are served; its methods are in both ``METHODS`` tables (``prompts/skill_catalog.py`` answers them).
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+
 
 
 class Renders(Protocol):

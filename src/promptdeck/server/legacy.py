@@ -32,7 +32,7 @@ from ..protocol.jsonrpc import Invalid, Notification, Request, RequestId, Respon
 from ..protocol.lifecycle import Lifecycle, State
 from ..protocol.revisions import LATEST, Revision, modern_meta, negotiate
 from . import handlers
-from .handlers import LOG_LEVELS, PROMPTS_LIST_CHANGED, Send
+from .handlers import LOG_LEVELS, PROMPTS_LIST_CHANGED, SKILLS_EXTENSION, Send
 from .outcome import Outcome, Pending, answer, failed
 
 # ``modern`` (the 2026-07-28 era, with its requestState keys) and ``tools`` (serve --tools) are imported when
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from ..prompts.catalog import Catalog
     from ..prompts.resources import ResourceCatalog, Sight
+    from ..prompts.skill_catalog import SkillCatalog
     from .elicit import Questions
     from .modern import ModernEndpoint, Subscription
     from .resources import Follows
@@ -245,6 +246,8 @@ class LegacySession:
             capabilities["resources"] = {"subscribe": True, "listChanged": True} if self.announces else {}
         if rev.completions_capability:
             capabilities["completions"] = {}
+        if self.server.offers_skills:  # SEP-2133: an extension rides in any revision's capabilities
+            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": True}}
         result: dict[str, Any] = {
             "protocolVersion": rev.version,
             "capabilities": capabilities,
@@ -350,6 +353,35 @@ class LegacySession:
             self.follows.uris.pop(uri, None)
         return {}
 
+    # -- skills (the skills extension, SEP-2640: prompts/skill_catalog.py) ----------------------
+
+    def _skills(self, method: str) -> SkillCatalog:
+        if not self.server.offers_skills:
+            raise MethodNotFound(f"method {method!r} is not offered by this server (it serves no skills)")
+        return self.server.skills
+
+    def _list_skills(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        skills, cursor = self._skills(req.method), params.get("cursor")
+        follows = self._following() if self.announces and cursor is None else None
+        if follows is None or follows.listed is not None:
+            return skills.page(self.scopes, cursor)
+        resources = self.server.resources
+
+        def page() -> bytes:
+            # The extension has no notification of its own: a session that read the skills hears of their
+            # files coming and going through notifications/resources/list_changed, as if it had read that list.
+            follows.listing, follows.listed = True, resources.signature(resources.sight(self.scopes))
+            return skills.page(self.scopes, cursor)
+
+        return off_loop(page)  # the list of resources may walk the library
+
+    def _get_skill(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        return self._skills(req.method).get(params.get("uri"), self.scopes)
+
+    def _read_directory(self, params: dict[str, Any], req: Request, related: Send) -> Any:
+        return self._skills(req.method).directory(params.get("uri"), self.scopes, self.revision,
+                                                  params.get("cursor"))
+
     def _set_level(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         level = params.get("level")
         if level not in LOG_LEVELS:
@@ -397,5 +429,8 @@ METHODS: dict[str, Callable[[LegacySession, dict[str, Any], Request, Send], Any]
     "resources/templates/list": LegacySession._list_templates,
     "resources/subscribe": LegacySession._subscribe,
     "resources/unsubscribe": LegacySession._unsubscribe,
+    "resources/directory/read": LegacySession._read_directory,
+    "skills/list": LegacySession._list_skills,
+    "skills/get": LegacySession._get_skill,
     "logging/setLevel": LegacySession._set_level,
 }

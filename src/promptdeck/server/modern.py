@@ -27,13 +27,14 @@ from ..protocol.errors import InvalidParams, MethodNotFound, UnsupportedVersion
 from ..protocol.jsonrpc import Request, RequestId
 from ..protocol.revisions import META_VERSION, MODERN, NEWEST_MODERN, PREFIX, SUPPORTED, Revision
 from . import handlers, tools
-from .handlers import LOG_LEVELS, Send
+from .handlers import LOG_LEVELS, SKILLS_EXTENSION, Send
 from .outcome import Outcome, answer, failed
 from .request_state import RequestStates, request_digest
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
     from ..prompts.resources import ResourceCatalog, Sight
+    from ..prompts.skill_catalog import SkillCatalog
     from ..prompts.spec import Prompt
     from .resources import Follows
     from .served import Served
@@ -221,9 +222,10 @@ class ModernEndpoint:
             self._meta_cache = {META_SERVER_INFO: self.server.server_info(NEWEST_MODERN)}
         return self._meta_cache
 
-    def _cache_scope(self) -> str:
-        # One scope for a whole listing: private whenever what is listed depends on who asks.
-        return "private" if self.server.catalog.restricted else "public"
+    def _cache_scope(self, restricted: bool | None = None) -> str:
+        # One scope for a whole listing: private whenever what is listed depends on who asks (by default, as
+        # the prompts do; the resources and skills methods say whether their answers do).
+        return "private" if (self.server.catalog.restricted if restricted is None else restricted) else "public"
 
     def _discover(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         capabilities: dict[str, Any] = {"prompts": {"listChanged": True}, "completions": {}}
@@ -231,6 +233,8 @@ class ModernEndpoint:
             capabilities["tools"] = {"listChanged": True}
         if self.server.offers_resources:
             capabilities["resources"] = {"subscribe": True, "listChanged": True}
+        if self.server.offers_skills:
+            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": True}}
         result: dict[str, Any] = {
             "supportedVersions": list(SUPPORTED),
             "capabilities": capabilities,
@@ -241,9 +245,9 @@ class ModernEndpoint:
             result["instructions"] = self.server.instructions
         return self._envelope(result)
 
-    def _page_fields(self) -> tuple[dict[str, Any], str]:
+    def _page_fields(self, restricted: bool | None = None) -> tuple[dict[str, Any], str]:
         """The fields every modern list page carries, and the key they are cached under with the page."""
-        scope = self._cache_scope()
+        scope = self._cache_scope(restricted)
         extra = {"ttlMs": self.ttl_ms, "cacheScope": scope, "resultType": "complete", "_meta": self._meta}
         return extra, f"modern:{self.ttl_ms}:{scope}"
 
@@ -341,17 +345,22 @@ class ModernEndpoint:
         resources = self.server.resources
         return resources, resources.sight(ctx.scopes)
 
-    def _cached(self, result: dict[str, Any]) -> dict[str, Any]:
-        """A cacheable result (a read, the templates): ``ttlMs`` and ``cacheScope`` as a listing's."""
+    def _resources_restricted(self) -> bool:
+        """Whether what the resource methods answer depends on who asks: the prompts', or the skills'."""
+        return self.server.catalog.restricted or (self.server.offers_skills and self.server.skills.restricted)
+
+    def _cached(self, result: dict[str, Any], restricted: bool | None = None) -> dict[str, Any]:
+        """A cacheable result (a read, the templates, a folder): ``ttlMs`` and ``cacheScope`` as a listing's."""
         result["ttlMs"] = self.ttl_ms
-        result["cacheScope"] = self._cache_scope()
+        result["cacheScope"] = self._cache_scope(self._resources_restricted() if restricted is None else restricted)
         return self._envelope(result)
 
     def _list_resources(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         from . import resources as methods
 
         resources, sight = self._resources(req.method, ctx)
-        return methods.list_resources(resources, sight, ctx.revision, params, *self._page_fields())
+        return methods.list_resources(resources, sight, ctx.revision, params,
+                                      *self._page_fields(self._resources_restricted()))
 
     def _read_resource(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         from . import resources as methods
@@ -366,6 +375,27 @@ class ModernEndpoint:
         from . import resources as methods
 
         return self._cached(methods.list_templates(self._resources(req.method, ctx)[0], ctx.revision, params))
+
+    # -- skills (the skills extension, SEP-2640: prompts/skill_catalog.py) ----------------------
+
+    def _skills(self, method: str) -> SkillCatalog:
+        if not self.server.offers_skills:
+            raise MethodNotFound(f"method {method!r} is not offered by this server (it serves no skills)",
+                                 http_status=404)
+        return self.server.skills
+
+    def _list_skills(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        skills = self._skills(req.method)
+        return skills.page(ctx.scopes, params.get("cursor"), *self._page_fields(skills.restricted))
+
+    def _get_skill(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        # A snapshot of one skill, not a listing: SEP-2640 leaves its caching hints open, so it carries none.
+        return self._envelope(self._skills(req.method).get(params.get("uri"), ctx.scopes))
+
+    def _read_directory(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
+        skills = self._skills(req.method)
+        result = skills.directory(params.get("uri"), ctx.scopes, ctx.revision, params.get("cursor"))
+        return self._cached(result, skills.restricted)
 
     def _listen(self, req: Request, ctx: Context, send: Send) -> Subscription:
         params = req.params or {}
@@ -414,5 +444,8 @@ METHODS: dict[str, Callable[[ModernEndpoint, dict[str, Any], Request, Context, S
     "resources/list": ModernEndpoint._list_resources,
     "resources/read": ModernEndpoint._read_resource,
     "resources/templates/list": ModernEndpoint._list_templates,
+    "resources/directory/read": ModernEndpoint._read_directory,
+    "skills/list": ModernEndpoint._list_skills,
+    "skills/get": ModernEndpoint._get_skill,
     "subscriptions/listen": lambda *_: None,
 }

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
     from ..prompts.resources import ResourceCatalog
+    from ..prompts.skill_catalog import SkillCatalog
     from ..prompts.spec import Completer
     from ..protocol.revisions import Revision
     from .resources import Follows
@@ -57,6 +58,14 @@ class Served(Protocol):
 
     @property
     def offers_resources(self) -> bool: ...
+
+    @property
+    def skills(self) -> SkillCatalog: ...
+
+    @property
+    def offers_skills(self) -> bool:
+        """Whether the skills extension is declared (``skills``, ``resources/directory/read``)."""
+        ...
 
     def server_info(self, rev: Revision) -> dict[str, Any]: ...
 
