@@ -1,0 +1,173 @@
+"""``Prompts`` on an MCP server: rendered through it, with a cache of the last good copy and a fallback folder
+for when it cannot be reached, bounded whatever the server does (real server processes throughout)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from promptdeck import ConnectionFailed, InvalidParams, Prompts, connect
+from promptdeck.client.library import BREAKER_FAILURES
+from tests.client.helpers import http_peer, script
+from tests.support.http_server import free_port, http_server
+
+from .test_local import MODELLED, SCOPED, wait_for
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("remote-lib")
+    (root / "greet.md").write_text(MODELLED)
+    (root / "payroll.md").write_text(SCOPED)
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(folder: Path) -> Iterator[str]:
+    with http_server(str(folder)) as url:
+        yield url
+
+
+@pytest.fixture
+def fallback(tmp_path: Path) -> Path:
+    root = tmp_path / "fallback"
+    root.mkdir()
+    (root / "greet.md").write_text(MODELLED.replace("Hello", "Fallback hello"))
+    return root
+
+
+def test_a_remote_render_carries_its_model_settings(server: str) -> None:
+    with Prompts(server) as prompts:
+        rendered = prompts.render("greet", who="Ada")
+        assert rendered.text() == "Hello, Ada!" and not rendered.stale and rendered.source == server
+        assert rendered.model == {"name": "gpt-4.1-mini", "temperature": 0.2, "max_tokens": 200}
+        assert prompts.get("greet").model == rendered.model
+        assert prompts.names() == ["greet"]  # payroll is scoped: an anonymous HTTP client does not see it
+        with pytest.raises(InvalidParams, match="whom"):
+            prompts.render("greet", whom="x")
+        with pytest.raises(InvalidParams, match="gret"):
+            prompts.render("gret")
+
+
+def test_remote_renders_from_many_threads_and_coroutines(server: str) -> None:
+    import threading
+
+    with Prompts(server) as prompts:
+        failures: list[BaseException] = []
+
+        def work(index: int) -> None:
+            try:
+                for turn in range(20):
+                    assert prompts.render("greet", who=f"{index}.{turn}").text() == f"Hello, {index}.{turn}!"
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                failures.append(exc)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert not failures, failures[:3]
+
+        async def many() -> list[str]:
+            return [r.text() for r in await asyncio.gather(*(prompts.arender("greet", who=str(i)) for i in range(20)))]
+
+        assert asyncio.run(many()) == [f"Hello, {i}!" for i in range(20)]
+
+
+def test_the_listing_follows_the_servers_list_changes(tmp_path: Path) -> None:
+    (tmp_path / "one.md").write_text("One.\n")
+    with http_server(str(tmp_path)) as url, Prompts(url) as prompts:
+        assert prompts.names() == ["one"]
+        (tmp_path / "two.md").write_text("Two.\n")
+        wait_for(lambda: prompts.names() == ["one", "two"], "the new prompt to be listed")
+
+
+def test_a_token_sees_what_it_sees_over_mcp(folder: Path, tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text("hr:hr-token-0123456789abcdef prompts:hr\nstaff:staff-token-0123456789abcdef\n")
+
+    async def over_mcp(url: str, token: str) -> list[str]:
+        async with connect(url, token=token) as client:
+            return sorted(p.name for p in await client.list_prompts())
+
+    with http_server(str(folder), "--no-watch", "--token-file", str(tokens)) as url:
+        for token in ("hr-token-0123456789abcdef", "staff-token-0123456789abcdef"):
+            with Prompts(url, token=token) as prompts:
+                assert prompts.names() == asyncio.run(over_mcp(url, token))
+        with Prompts(url, token="staff-token-0123456789abcdef") as staff:
+            with pytest.raises(InvalidParams, match="payroll"):
+                staff.render("payroll")
+        with Prompts(url, token="wrong-token-0123456789abcdef", retries=0) as wrong, \
+                pytest.raises(ConnectionFailed, match="401"):
+            wrong.render("greet", who="x")
+
+
+def test_the_cache_renders_what_was_rendered_when_the_server_is_gone(folder: Path, fallback: Path,
+                                                                     tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    port = free_port()
+    with http_server(str(folder), "--no-watch", port=port) as url:
+        with Prompts(url, cache=str(cache)) as prompts:
+            live = prompts.render("greet", who="Ada")
+    assert stat.S_IMODE(os.stat(cache).st_mode) == 0o700
+    assert all(stat.S_IMODE(os.stat(f).st_mode) == 0o600 for f in cache.rglob("*.json"))
+    # The server is gone: what was rendered comes from the cache, the rest from the fallback folder.
+    with Prompts(url, cache=str(cache), fallback=str(fallback), timeout=1, retries=0) as prompts:
+        cached = prompts.render("greet", who="Ada")
+        assert (cached.messages, cached.model, cached.stale) == (live.messages, live.model, True)
+        assert cached.source == str(cache)
+        other = prompts.render("greet", who="Bea")
+        assert other.text() == "Fallback hello, Bea!" and other.stale and other.source == str(fallback)
+        assert prompts.names() == ["greet"]  # the cached listing
+    with Prompts(url, cache=str(cache), timeout=1, retries=0) as prompts, \
+            pytest.raises(ConnectionFailed, match="the cache holds no render of it"):
+        prompts.render("greet", who="Cy")
+    # Another token's cache is not read.
+    with Prompts(url, cache=str(cache), token="someone-else-0123456789", timeout=1, retries=0) as prompts, \
+            pytest.raises(ConnectionFailed):
+        prompts.render("greet", who="Ada")
+
+
+def test_without_a_fallback_one_error_names_the_server_and_the_cause() -> None:
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    with Prompts(url, timeout=1, retries=1) as prompts, pytest.raises(ConnectionFailed) as caught:
+        prompts.render("greet", who="x")
+    message = str(caught.value)
+    assert url in message and "cannot be reached" in message and "2 tries" in message
+
+
+@pytest.mark.parametrize(("mode", "cause"), [("garbage-get", "outside the protocol: ProtocolViolation"),
+                                             ("hang-modern", "no answer within 1 s"),
+                                             ("huge-get", "is over 67108864 bytes")])
+def test_a_misbehaving_server_is_bounded_then_the_fallback_renders(mode: str, cause: str, fallback: Path,
+                                                                   tmp_path: Path) -> None:
+    with http_peer(lambda port: script("bad_http.py", mode, str(port), str(tmp_path / "log"))) as url:
+        with Prompts(url, timeout=1, retries=1) as prompts:
+            started = time.monotonic()
+            with pytest.raises(ConnectionFailed) as caught:
+                prompts.render("crlf", who="x")
+            assert time.monotonic() - started < 10
+            assert url in str(caught.value) and cause in str(caught.value)
+        with Prompts(url, timeout=1, retries=0, fallback=str(fallback)) as prompts:
+            rendered = prompts.render("greet", who="Ada")
+            assert rendered.stale and rendered.text() == "Fallback hello, Ada!"
+
+
+def test_the_breaker_stops_asking_a_failing_server(fallback: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    with Prompts(url, timeout=1, retries=0, fallback=str(fallback)) as prompts:
+        for _ in range(BREAKER_FAILURES):
+            assert prompts.render("greet", who="x").stale
+        started = time.monotonic()
+        with Prompts(url, timeout=1, retries=0) as bare:
+            bare._remote.breaker = prompts._remote.breaker  # type: ignore[union-attr]
+            with pytest.raises(ConnectionFailed, match="not being asked"):
+                bare.render("greet", who="x")
+        assert time.monotonic() - started < 0.5
