@@ -10,6 +10,7 @@ written. A store's version and label come from there too (``promptdeck.dev/versi
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,3 +93,32 @@ class Rendered:
                 if isinstance(resource, dict) and isinstance(resource.get("text"), str):
                     parts.append(resource["text"])
         return "\n\n".join(parts)
+
+    # -- the model providers' request formats ---------------------------------------------------
+    # Each delegates to ``promptdeck.providers`` (docs/providers.md), loaded on first use so that a render
+    # imports nothing for them. It sits low in the layers (just above protocol/), and is written on its own
+    # branch (t33-convert): imported by name here so that this module stands whether or not it is merged yet.
+
+    def to_openai(self, *, system: str | None = None) -> list[dict[str, Any]]:
+        """The Chat Completions ``messages`` (``providers.to_openai``)."""
+        found: list[dict[str, Any]] = _providers().to_openai(self.messages, system=system)
+        return found
+
+    def to_openai_responses(self, *, system: str | None = None) -> list[dict[str, Any]]:
+        """The Responses API ``input`` items (``providers.to_openai_responses``)."""
+        found: list[dict[str, Any]] = _providers().to_openai_responses(self.messages, system=system)
+        return found
+
+    def to_anthropic(self, *, system: str | None = None) -> dict[str, Any]:
+        """``{"system": …, "messages": […]}`` for the Messages API (``providers.to_anthropic``)."""
+        found: dict[str, Any] = _providers().to_anthropic(self.messages, system=system)
+        return found
+
+    def to_gemini(self, *, system: str | None = None) -> dict[str, Any]:
+        """``{"contents": […]}`` for ``generate_content`` (``providers.to_gemini``)."""
+        found: dict[str, Any] = _providers().to_gemini(self.messages, system=system)
+        return found
+
+
+def _providers() -> Any:
+    return importlib.import_module("promptdeck.providers")
