@@ -15,7 +15,7 @@ import pytest
 
 from promptdeck import InvalidParams, LibraryError, McpError, Prompts, connect
 from tests.support.http_server import http_server
-from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
+from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES, prompt_folder
 
 MODELLED = """---
 description: Greets someone
@@ -48,11 +48,7 @@ def publish(folder: Path, url: str) -> None:
 
 @pytest.fixture
 def library(tmp_path: Path) -> Path:
-    folder = tmp_path / "lib"
-    folder.mkdir()
-    (folder / "greet.md").write_text(MODELLED)
-    (folder / "payroll.md").write_text(SCOPED)
-    return folder
+    return prompt_folder(tmp_path / "lib", {"greet.md": MODELLED, "payroll.md": SCOPED})
 
 
 def test_a_render_carries_the_messages_the_model_settings_and_the_text(library: Path) -> None:

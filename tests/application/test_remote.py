@@ -16,16 +16,14 @@ from promptdeck import ConnectionFailed, InvalidParams, Prompts, connect
 from promptdeck.client.library import BREAKER_FAILURES
 from tests.client.helpers import http_peer, script
 from tests.support.http_server import free_port, http_server
+from tests.support.libraries import prompt_folder
 
 from .test_local import MODELLED, SCOPED, wait_for
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("remote-lib")
-    (root / "greet.md").write_text(MODELLED)
-    (root / "payroll.md").write_text(SCOPED)
-    return root
+    return prompt_folder(tmp_path_factory.mktemp("remote-lib"), {"greet.md": MODELLED, "payroll.md": SCOPED})
 
 
 @pytest.fixture(scope="module")
@@ -36,10 +34,7 @@ def server(folder: Path) -> Iterator[str]:
 
 @pytest.fixture
 def fallback(tmp_path: Path) -> Path:
-    root = tmp_path / "fallback"
-    root.mkdir()
-    (root / "greet.md").write_text(MODELLED.replace("Hello", "Fallback hello"))
-    return root
+    return prompt_folder(tmp_path / "fallback", {"greet.md": MODELLED.replace("Hello", "Fallback hello")})
 
 
 def test_a_remote_render_carries_its_model_settings(server: str) -> None:
@@ -53,6 +48,8 @@ def test_a_remote_render_carries_its_model_settings(server: str) -> None:
             prompts.render("greet", whom="x")
         with pytest.raises(InvalidParams, match="gret"):
             prompts.render("gret")
+        with pytest.raises(InvalidParams, match="argument 'who' must be a string on the wire, got int"):
+            prompts.render("greet", who=5)
 
 
 def test_remote_renders_from_many_threads_and_coroutines(server: str) -> None:

@@ -15,6 +15,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from promptdeck import Prompts
+from tests.support.libraries import prompt_folder
 
 from .test_local import MODELLED, publish
 
@@ -32,10 +33,7 @@ def exporter() -> Iterator[InMemorySpanExporter]:
 
 @pytest.fixture
 def library(tmp_path: Path) -> Path:
-    folder = tmp_path / "lib"
-    folder.mkdir()
-    (folder / "greet.md").write_text(MODELLED)
-    return folder
+    return prompt_folder(tmp_path / "lib", {"greet.md": MODELLED})
 
 
 def test_a_render_annotates_the_current_span(library: Path, tmp_path: Path, exporter: InMemorySpanExporter) -> None:

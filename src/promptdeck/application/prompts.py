@@ -14,14 +14,16 @@ over MCP; a remote gets it as its bearer token.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.errors import ConnectionFailed, LibraryError
+from ..sources.store.model import StoreError
 from . import tracing
-from .local import LocalLibrary, folder_problems
+from .local import LocalLibrary, folder_problems, is_store_url
 from .rendered import PromptListing, Rendered
 
 if TYPE_CHECKING:
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from ..client.library import RemoteLibrary
     from ..prompts.spec import Prompt
 
+log = logging.getLogger("promptdeck.application")
 #: How long a request to a remote server may take (each try), unless ``timeout=`` says otherwise.
 TIMEOUT = 5.0
 #: Listings kept per prompt object (a folder's catalog holds each prompt until it changes).
@@ -88,8 +91,17 @@ class Prompts:
             else:
                 if cache is not None:
                     raise ValueError("cache= is for an MCP server; a folder or a store is its own copy")
+                if fallback is not None and not is_store_url(source):
+                    raise ValueError("fallback= is for a store or an MCP server; a folder is read from disk")
                 self._scopes = _scopes_of(token, tokens)
-                self._local = LocalLibrary(source, label=label, watch=watch)
+                try:
+                    self._local = LocalLibrary(source, label=label, watch=watch)
+                except StoreError as exc:
+                    if self._fallback is None:
+                        raise
+                    # A store away when the application starts: the fallback serves, stale, for this Prompts'
+                    # life (once open, a label keeps its own last good copy through an outage).
+                    log.error("%s; rendering from the fallback folder %s", exc, fallback)
         except BaseException:
             self.close()
             raise
@@ -123,7 +135,8 @@ class Prompts:
     def _render(self, name: str, arguments: dict[str, Any]) -> Rendered:
         if self._local is not None:
             return self._rendered_locally(self._local, name, arguments, self._scopes, False)
-        assert self._remote is not None
+        if self._remote is None:  # a store that could not be opened
+            return self._from_fallback(name, arguments)
         try:
             result, entry = self._remote.call(self._remote.render(name, arguments))
         except ConnectionFailed as exc:
@@ -135,7 +148,8 @@ class Prompts:
             prompt = self._local.find(name, arguments, self._scopes)
             result = await self._local.arender(prompt, arguments)
             return self._made(self._local, prompt, result, False)
-        assert self._remote is not None
+        if self._remote is None:
+            return self._from_fallback(name, arguments)
         try:
             result, entry = await self._remote.acall(self._remote.render(name, arguments))
         except ConnectionFailed as exc:
@@ -172,9 +186,13 @@ class Prompts:
                 return Rendered(name, result["messages"], result.get("description"), listing.version,
                                 listing.label, listing.model, True, str(self._cache.path))
         if self._fallback is not None:
-            return self._rendered_locally(self._fallback, name, arguments, None, True)
+            return self._from_fallback(name, arguments)
         tried = "; the cache holds no render of it with these arguments" if self._cache is not None else ""
         raise ConnectionFailed(f"{failure}{tried}") from failure
+
+    def _from_fallback(self, name: str, arguments: dict[str, Any]) -> Rendered:
+        assert self._fallback is not None
+        return self._rendered_locally(self._fallback, name, arguments, self._scopes, True)
 
     # -- listing --------------------------------------------------------------------------------
 
@@ -194,7 +212,9 @@ class Prompts:
     def _entries(self) -> dict[str, PromptListing]:
         if self._local is not None:
             return {p.name: self._listing_of(p) for p in self._local.catalog(self._scopes)}
-        assert self._remote is not None
+        if self._remote is None:
+            assert self._fallback is not None
+            return {p.name: self._listing_of(p) for p in self._fallback.catalog(self._scopes)}
         try:
             entries = self._remote.call(self._remote.entries())
         except ConnectionFailed as exc:
@@ -202,7 +222,7 @@ class Prompts:
             if cached is not None:
                 return {e["name"]: PromptListing.from_wire(e) for e in cached}
             if self._fallback is not None:
-                return {p.name: self._listing_of(p) for p in self._fallback.catalog(None)}
+                return {p.name: self._listing_of(p) for p in self._fallback.catalog(self._scopes)}
             raise ConnectionFailed(str(exc)) from exc
         if self._cache is not None:
             self._keep_listing()

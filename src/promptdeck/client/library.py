@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import logging
 import threading
 import time
@@ -92,6 +93,8 @@ class RemoteLibrary:
                  breaker: Breaker | None = None) -> None:
         if retries < 0 or timeout <= 0:
             raise ValueError("retries must be 0 or more and timeout positive")
+        if importlib.util.find_spec("aiohttp") is None:
+            raise ClientError("MCP servers over HTTP need aiohttp: pip install 'promptdeck[http]'")
         self.url = url
         self.token = token
         self.timeout = timeout
@@ -173,7 +176,9 @@ class RemoteLibrary:
         entries = await self.entries()
         for key, value in arguments.items():
             if not isinstance(value, str):
-                raise InvalidParams(f'argument "{key}" of prompt "{name}" must be a string, not {type(value).__name__}')
+                # In the words a promptdeck server uses (prompts.arguments.bind): MCP arguments are strings.
+                raise InvalidParams(f"prompt {name!r}: argument {key!r} must be a string on the wire, got "
+                                    f"{type(value).__name__}", {"argument": key})
         got = await self._guarded(lambda: self._get(name, arguments), "prompts/get")
         result: dict[str, Any] = {}
         if got.description is not None:
