@@ -4,6 +4,7 @@ for when it cannot be reached, bounded whatever the server does (real server pro
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import stat
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from promptdeck import ConnectionFailed, InvalidParams, Prompts, connect
+from promptdeck import ConnectionFailed, InvalidParams, LibraryError, Prompts, connect
 from promptdeck.client.library import BREAKER_FAILURES
 from tests.client.helpers import http_peer, script
 from tests.support.http_server import free_port, http_server
@@ -101,9 +102,42 @@ def test_a_token_sees_what_it_sees_over_mcp(folder: Path, tmp_path: Path) -> Non
         with Prompts(url, token="staff-token-0123456789abcdef") as staff:
             with pytest.raises(InvalidParams, match="payroll"):
                 staff.render("payroll")
-        with Prompts(url, token="wrong-token-0123456789abcdef", retries=0) as wrong, \
-                pytest.raises(ConnectionFailed, match="401"):
+        # A refusal is not asked again, whatever the retries.
+        with Prompts(url, token="wrong-token-0123456789abcdef", retries=2) as wrong, \
+                pytest.raises(ConnectionFailed, match=r"\(prompts/list, 1 try\): .*401"):
             wrong.render("greet", who="x")
+        if "auth" in inspect.signature(connect).parameters:  # the client's OAuth (branch t33-oauth) is in
+            with Prompts(url, auth=StaticAuth("hr-token-0123456789abcdef")) as hr:
+                assert hr.names() == asyncio.run(over_mcp(url, "hr-token-0123456789abcdef"))
+        with pytest.raises(ValueError, match="a token or an auth"):
+            Prompts(url, token="x", auth=StaticAuth("y"))
+
+
+class StaticAuth:
+    """The ``Auth`` protocol of ``connect(auth=...)`` at its simplest: one token, never renewed."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def needs_sign_in(self, url: str) -> bool:
+        return False
+
+    async def token(self, url: str) -> str | None:
+        return self._token
+
+    async def unauthorized(self, url: str, status: int, challenge: str, sent: str | None) -> bool:
+        return False
+
+
+def test_a_closed_prompts_says_so(server: str, folder: Path) -> None:
+    for source in (server, str(folder)):
+        prompts = Prompts(source)
+        prompts.close()
+        prompts.close()
+        with pytest.raises(LibraryError, match="is closed"):
+            prompts.render("greet", who="x")
+        with pytest.raises(LibraryError, match="is closed"):
+            prompts.names()
 
 
 def test_the_cache_renders_what_was_rendered_when_the_server_is_gone(folder: Path, fallback: Path,

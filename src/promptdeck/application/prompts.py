@@ -47,10 +47,11 @@ class Prompts:
     """
 
     def __init__(self, source: str, *, label: str = "production", token: str | None = None,
-                 tokens: str | None = None, fallback: str | None = None, cache: str | None = None,
+                 tokens: str | None = None, auth: Any = None, fallback: str | None = None, cache: str | None = None,
                  timeout: float = TIMEOUT, retries: int = 2, watch: bool = True, trace: bool | None = None,
                  span: bool = False) -> None:
-        """``label``: a store's label to follow. ``token``: who asks (see the module). ``fallback``: a folder
+        """``label``: a store's label to follow. ``token``: who asks (see the module); ``auth``, for a server,
+        what supplies its bearer token instead (an ``OAuth()``, docs/client.md). ``fallback``: a folder
         rendered when the source cannot be reached (refused now if ``promptdeck check`` would find a problem
         in it). ``cache``: for a server, a folder that keeps the last good listing and renders
         (``client.cache``). ``timeout``: each request to a server, tried ``retries`` more times when it
@@ -70,6 +71,7 @@ class Prompts:
         self._cached_listing: object = None
         self._scopes: frozenset[str] | None = None
         self.remote = source.startswith(("http://", "https://"))
+        self._closed = False
         if fallback is not None:
             problems = folder_problems(fallback)
             if problems:
@@ -83,12 +85,14 @@ class Prompts:
                     raise ValueError("tokens= is for a folder or a store; a server checks the token itself")
                 from ..client.library import RemoteLibrary
 
-                self._remote = RemoteLibrary(source, token=token, timeout=timeout, retries=retries)
+                self._remote = RemoteLibrary(source, token=token, auth=auth, timeout=timeout, retries=retries)
                 if cache is not None:
                     from ..client.cache import RenderCache
 
                     self._cache = RenderCache(cache, source, token)
             else:
+                if auth is not None:
+                    raise ValueError("auth= is for an MCP server; a folder or a store takes token= and tokens=")
                 if cache is not None:
                     raise ValueError("cache= is for an MCP server; a folder or a store is its own copy")
                 if fallback is not None and not is_store_url(source):
@@ -133,6 +137,7 @@ class Prompts:
             return rendered
 
     def _render(self, name: str, arguments: dict[str, Any]) -> Rendered:
+        self._check_open()
         if self._local is not None:
             return self._rendered_locally(self._local, name, arguments, self._scopes, False)
         if self._remote is None:  # a store that could not be opened
@@ -144,6 +149,7 @@ class Prompts:
         return self._rendered_remotely(name, arguments, result, entry)
 
     async def _arender(self, name: str, arguments: dict[str, Any]) -> Rendered:
+        self._check_open()
         if self._local is not None:
             prompt = self._local.find(name, arguments, self._scopes)
             result = await self._local.arender(prompt, arguments)
@@ -210,6 +216,7 @@ class Prompts:
         return found
 
     def _entries(self) -> dict[str, PromptListing]:
+        self._check_open()
         if self._local is not None:
             return {p.name: self._listing_of(p) for p in self._local.catalog(self._scopes)}
         if self._remote is None:
@@ -249,8 +256,13 @@ class Prompts:
 
     # -- ending ---------------------------------------------------------------------------------
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise LibraryError(f"{self!r} is closed")
+
     def close(self) -> None:
         """Stop following the source and end any connection."""
+        self._closed = True
         for part in (self._local, self._remote, self._fallback):
             if part is not None:
                 part.close()

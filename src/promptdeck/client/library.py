@@ -86,17 +86,29 @@ class Breaker:
                 self._open_until = time.monotonic() + self.seconds
 
 
+def _worth_retrying(exc: ClientError) -> bool:
+    """Whether asking again may help: not for a refusal (401, 403, 404, ...), which another try gets again;
+    yes for what did not reach the server, got no answer, or an answer that says "later" (429, 5xx)."""
+    status = getattr(exc, "status", None)
+    return status is None or status == 429 or status >= 500
+
+
 class RemoteLibrary:
     """The prompts of the MCP server at ``url``, rendered through it."""
 
-    def __init__(self, url: str, *, token: str | None = None, timeout: float = 5.0, retries: int = 2,
-                 breaker: Breaker | None = None) -> None:
+    def __init__(self, url: str, *, token: str | None = None, auth: Any = None, timeout: float = 5.0,
+                 retries: int = 2, breaker: Breaker | None = None) -> None:
+        """``auth``: what supplies and renews the bearer token instead of a fixed ``token`` (an ``OAuth()``:
+        handed to ``connect(auth=...)``, on the client's side of OAuth; docs/client.md)."""
         if retries < 0 or timeout <= 0:
             raise ValueError("retries must be 0 or more and timeout positive")
         if importlib.util.find_spec("aiohttp") is None:
             raise ClientError("MCP servers over HTTP need aiohttp: pip install 'promptdeck[http]'")
         self.url = url
+        if token is not None and auth is not None:
+            raise ValueError("give a token or an auth, not both")
         self.token = token
+        self.auth = auth
         self.timeout = timeout
         self.retries = retries
         self.breaker = breaker or Breaker()
@@ -204,14 +216,15 @@ class RemoteLibrary:
             except (ConnectionFailed, RequestTimeout) as exc:
                 await self._drop()
                 cause = f"{type(exc).__name__}: {exc}"
-                if tried < self.retries:
+                if tried < self.retries and _worth_retrying(exc):
                     log.info("%s to %s failed (%s); trying again", what, self.url, cause)
                     await asyncio.sleep(pause)
                     pause *= 2
                     continue
                 self.breaker.failed(cause)
-                raise ConnectionFailed(f"the MCP server at {self.url} cannot be reached ({what}, "
-                                       f"{tried + 1} tries): {cause}") from exc
+                tries = f"{tried + 1} {'try' if tried == 0 else 'tries'}"
+                raise ConnectionFailed(f"the MCP server at {self.url} cannot be reached ({what}, {tries}): "
+                                       f"{cause}") from exc
             except (ProtocolViolation, ClientError, msgspec.MsgspecError) as exc:
                 await self._drop()
                 cause = f"{type(exc).__name__}: {exc}"
@@ -235,9 +248,11 @@ class RemoteLibrary:
             if self._client is not None:
                 return self._client
             stack = contextlib.AsyncExitStack()
+            # ``auth`` is passed only when given: connect takes it once the client's OAuth is in (branch t33-oauth).
+            extra: dict[str, Any] = {"auth": self.auth} if self.auth is not None else {}
             try:
                 client = await stack.enter_async_context(connect(
-                    self.url, token=self.token, timeout=self.timeout, probe_timeout=min(self.timeout, 5.0)))
+                    self.url, token=self.token, timeout=self.timeout, probe_timeout=min(self.timeout, 5.0), **extra))
             except BaseException:
                 await stack.aclose()
                 raise
