@@ -128,13 +128,20 @@ def test_a_postgresql_label_keeps_its_last_good_copy_through_an_outage(library: 
         url = new_database(database.url)
         publish(library, url)
         with Prompts(url) as prompts:
-            assert prompts.render("greet", who="Ada").text() == "Hello, Ada!"
-            wait_for(lambda: "is copied locally" in caplog.text, "the listing to be copied")
+            first = prompts.render("greet", who="Ada")
+            assert first.text() == "Hello, Ada!" and isinstance(first.version, int)
+            # A label move reaches this process by LISTEN/NOTIFY.
+            (library / "greet.md").write_text(MODELLED.replace("Hello", "Hi"))
+            publish(library, url)
+            wait_for(lambda: prompts.render("greet", who="Ada").text() == "Hi, Ada!", "the label move")
+            assert prompts.render("greet", who="Ada").version != first.version
+            # Each position's listing is copied locally; the outage comes once the new one's is.
+            wait_for(lambda: caplog.text.count("is copied locally") >= 2, "the listing to be copied")
             (library / "later.md").write_text("Published after the outage.\n")
             database.stop()
             # Rendered from the copy held in this process: the database is not needed per render.
             for who in ("Bea", "Cy"):
-                assert prompts.render("greet", who=who).text() == f"Hello, {who}!"
+                assert prompts.render("greet", who=who).text() == f"Hi, {who}!"
             assert prompts.names() == ["greet", "payroll"]
             database.start()
             publish(library, url)

@@ -10,6 +10,7 @@ import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,6 +78,28 @@ def test_remote_renders_from_many_threads_and_coroutines(server: str) -> None:
             return [r.text() for r in await asyncio.gather(*(prompts.arender("greet", who=str(i)) for i in range(20)))]
 
         assert asyncio.run(many()) == [f"Hello, {i}!" for i in range(20)]
+
+
+def test_the_listing_is_not_fetched_per_render(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first render, renders send prompts/get alone: the listing is fresh per its ttlMs, and the
+    subscription that follows list changes holds it current meanwhile."""
+    from promptdeck.client import session
+
+    sent: list[str] = []
+    call = session.Client._call
+
+    async def counted(self: session.Client, method: str, params: dict[str, Any], **options: Any) -> Any:
+        sent.append(method)
+        return await call(self, method, params, **options)
+
+    monkeypatch.setattr(session.Client, "_call", counted)
+    with http_server(str(folder), "--no-watch") as url, Prompts(url) as prompts:
+        assert prompts.render("greet", who="first").model is not None
+        listed = sent.count("prompts/list")
+        for who in range(20):
+            assert prompts.render("greet", who=str(who)).model is not None
+        assert prompts.names() == ["greet"]
+        assert sent.count("prompts/list") == listed <= 2 and sent.count("prompts/get") == 21
 
 
 def test_the_listing_follows_the_servers_list_changes(tmp_path: Path) -> None:
