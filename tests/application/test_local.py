@@ -94,6 +94,25 @@ def test_arender_from_coroutines(library: Path) -> None:
         assert asyncio.run(many(prompts)) == [f"Hello, {i}!" for i in range(50)]
 
 
+def test_a_sync_render_from_inside_a_coroutine(library: Path) -> None:
+    """On a thread running an event loop the server's path gives an awaitable (templates go to the render
+    threads); the sync render waits for it on a loop of its own rather than fail."""
+    async def inside(prompts: Prompts) -> str:
+        return prompts.render("greet", who="Ada").text()
+
+    with Prompts(str(library)) as prompts:
+        assert asyncio.run(inside(prompts)) == "Hello, Ada!"
+
+
+def test_another_formats_model_settings(tmp_path: Path) -> None:
+    dotprompt = ("---\nmodel: googleai/gemini-2.0-flash\nconfig:\n  temperature: 0.5\ninput:\n  schema:\n"
+                 "    who: string\n---\nHello {{who}}!\n")
+    with Prompts(str(prompt_folder(tmp_path / "lib", {"hi.prompt": dotprompt}))) as prompts:
+        rendered = prompts.render("hi", who="Ada")
+        assert rendered.text() == "Hello Ada!"
+        assert rendered.model == {"model": "googleai/gemini-2.0-flash", "config": {"temperature": 0.5}}
+
+
 def test_a_folder_follows_its_file_changes(library: Path) -> None:
     with Prompts(str(library)) as prompts:
         assert prompts.render("greet", who="Ada").text() == "Hello, Ada!"
