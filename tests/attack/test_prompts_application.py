@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -106,7 +107,16 @@ def test_the_cache_keeps_at_most_its_bound(tmp_path: Path, monkeypatch: pytest.M
     cache = RenderCache(tmp_path / "cache", URL, None)
     for i in range(12):
         cache.put_render("greet", {"who": str(i)}, {"messages": []})
-    assert len(list((tmp_path / "cache" / "renders").glob("*.json"))) == 5
+    kept = list((tmp_path / "cache" / "renders").glob("*.json"))
+    assert len(kept) == 5
+    # The same render again is not written again; a changed one is.
+    last = tmp_path / "cache" / "renders" / f"{render_key('greet', {'who': '11'})}.json"
+    written = last.stat().st_mtime_ns
+    os.utime(last, ns=(1, 1))
+    cache.put_render("greet", {"who": "11"}, {"messages": []})
+    assert last.stat().st_mtime_ns == 1 != written
+    cache.put_render("greet", {"who": "11"}, {"messages": [{"role": "user", "content": {"type": "text", "text": "x"}}]})
+    assert last.stat().st_mtime_ns != 1
 
 
 def test_a_store_that_cannot_be_opened_renders_from_the_fallback(library: Path, tmp_path: Path) -> None:

@@ -72,6 +72,7 @@ class Prompts:
         self._scopes: frozenset[str] | None = None
         self.remote = source.startswith(("http://", "https://"))
         self._closed = False
+        _check_options(source, self.remote, tokens=tokens, auth=auth, fallback=fallback, cache=cache)
         if fallback is not None:
             problems = folder_problems(fallback)
             if problems:
@@ -81,8 +82,6 @@ class Prompts:
             self._fallback = LocalLibrary(fallback, watch=False)
         try:
             if self.remote:
-                if tokens is not None:
-                    raise ValueError("tokens= is for a folder or a store; a server checks the token itself")
                 from ..client.library import RemoteLibrary
 
                 self._remote = RemoteLibrary(source, token=token, auth=auth, timeout=timeout, retries=retries)
@@ -91,12 +90,6 @@ class Prompts:
 
                     self._cache = RenderCache(cache, source, token)
             else:
-                if auth is not None:
-                    raise ValueError("auth= is for an MCP server; a folder or a store takes token= and tokens=")
-                if cache is not None:
-                    raise ValueError("cache= is for an MCP server; a folder or a store is its own copy")
-                if fallback is not None and not is_store_url(source):
-                    raise ValueError("fallback= is for a store or an MCP server; a folder is read from disk")
                 self._scopes = _scopes_of(token, tokens)
                 try:
                     self._local = LocalLibrary(source, label=label, watch=watch)
@@ -276,6 +269,19 @@ class Prompts:
 
     def __repr__(self) -> str:
         return f"Prompts({self.source!r})"
+
+
+def _check_options(source: str, remote: bool, *, tokens: str | None, auth: Any, fallback: str | None,
+                   cache: str | None) -> None:
+    """Refuse options that do not fit the kind of source, before anything is opened."""
+    if remote and tokens is not None:
+        raise ValueError("tokens= is for a folder or a store; a server checks the token itself")
+    if not remote and auth is not None:
+        raise ValueError("auth= is for an MCP server; a folder or a store takes token= and tokens=")
+    if not remote and cache is not None:
+        raise ValueError("cache= is for an MCP server; a folder or a store is its own copy")
+    if not remote and fallback is not None and not is_store_url(source):
+        raise ValueError("fallback= is for a store or an MCP server; a folder is read from disk")
 
 
 def _scopes_of(token: str | None, tokens: str | None) -> frozenset[str] | None:

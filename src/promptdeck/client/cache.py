@@ -12,7 +12,8 @@ cache holds; it cannot render arguments it has not seen rendered. The folder::
 Everything is written to a temporary file and renamed into place, so a reader never sees half a file,
 with 0600 permissions in a 0700 folder (rendered prompts may hold what only the token may read). A cache
 made for another server or another token is not read (each token sees its own prompts: one folder per
-token). At most ``MAX_RENDERS`` renders are kept; past that the oldest written is removed.
+token). At most ``MAX_RENDERS`` renders are kept; past that the oldest written are removed. A render the same as
+the one kept is not written again.
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ class RenderCache:
         self.server = server
         self.principal = None if token is None else _digest("promptdeck-cache\0" + token)[:32]
         self._renders = self.path / "renders"
+        #: what was last written per render key (a digest), and how many render files there are (None: not
+        #: counted yet), so that a render the same as before costs no write and the bound no scan per write
+        self._written: dict[str, bytes] = {}
+        self._count: int | None = None
         if self.path.exists() and not self.path.is_dir():
             raise LibraryError(f"the prompt cache {str(self.path)!r} is not a folder")
         marker = self._read(self.path / MARKER)
@@ -72,11 +77,14 @@ class RenderCache:
             return None
 
     def _write(self, path: Path, value: Any) -> None:
+        self._write_bytes(path, json.dumps(value, ensure_ascii=False).encode())
+
+    def _write_bytes(self, path: Path, body: bytes) -> None:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # mkstemp: 0600, O_EXCL
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(json.dumps(value, ensure_ascii=False).encode())
+                out.write(body)
             os.replace(temporary, path)
         except BaseException:
             with contextlib.suppress(OSError):
@@ -89,6 +97,7 @@ class RenderCache:
             for old in (self.path / "listing.json", *self._renders.glob("*.json")):
                 with contextlib.suppress(OSError):
                     old.unlink()
+            self._count = 0
             self._write(self.path / MARKER, {"format": FORMAT, "server": self.server, "principal": self.principal})
             self.usable = True
 
@@ -102,22 +111,42 @@ class RenderCache:
             log.warning("the prompt cache %s cannot be written: %s", self.path, exc)
 
     def put_render(self, name: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:
+        """Keep ``result``; a render the same as the one kept is not written again (no disk write per render)."""
+        key = render_key(name, arguments)
+        body = json.dumps({"name": name, "arguments": arguments, "result": result}, ensure_ascii=False).encode()
+        digest = hashlib.sha256(body).digest()
+        if self._written.get(key) == digest:
+            return
         try:
             self._ready()
-            self._write(self._renders / f"{render_key(name, arguments)}.json",
-                        {"name": name, "arguments": arguments, "result": result})
-            self._bound()
+            path = self._renders / f"{key}.json"
+            new = not path.exists()
+            self._write_bytes(path, body)
         except OSError as exc:
             log.warning("the prompt cache %s cannot be written: %s", self.path, exc)
+            return
+        if len(self._written) >= MAX_RENDERS:
+            self._written.clear()
+        self._written[key] = digest
+        if new:
+            self._count = (self._count if self._count is not None else self._counted()) + 1
+            if self._count > MAX_RENDERS:
+                self._bound()
+
+    def _counted(self) -> int:
+        return sum(1 for _ in self._renders.glob("*.json"))
 
     def _bound(self) -> None:
-        files = list(self._renders.glob("*.json"))
-        if len(files) <= MAX_RENDERS:
-            return
-        files.sort(key=lambda f: f.stat().st_mtime)
-        for old in files[:len(files) - MAX_RENDERS]:
+        """Remove the oldest renders past ``MAX_RENDERS`` (one directory scan per that many new files at most)."""
+        files: list[tuple[float, Path]] = []
+        for found in self._renders.glob("*.json"):
+            with contextlib.suppress(OSError):  # removed meanwhile by another writer
+                files.append((found.stat().st_mtime, found))
+        files.sort()
+        for _, old in files[:max(len(files) - MAX_RENDERS, 0)]:
             with contextlib.suppress(OSError):
                 old.unlink()
+        self._count = min(len(files), MAX_RENDERS)
 
     # -- reading (when the server cannot be reached) ---------------------------------------------
 
