@@ -45,6 +45,7 @@ def test_a_remote_render_carries_its_model_settings(server: str) -> None:
         assert rendered.text() == "Hello, Ada!" and not rendered.stale and rendered.source == server
         assert rendered.model == {"name": "gpt-4.1-mini", "temperature": 0.2, "max_tokens": 200}
         assert prompts.get("greet").model == rendered.model
+        assert [(a["name"], a.get("required")) for a in prompts.get("greet").arguments] == [("who", True)]
         assert prompts.names() == ["greet"]  # payroll is scoped: an anonymous HTTP client does not see it
         with pytest.raises(InvalidParams, match="whom"):
             prompts.render("greet", whom="x")

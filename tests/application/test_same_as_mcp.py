@@ -18,6 +18,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from promptdeck import Prompts
+from tests.client.helpers import http_peer, script
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
 from tests.support.postgres import cluster, new_database
@@ -68,3 +69,28 @@ def test_every_example_renders_as_prompts_get_gives_it(kind: str, sources: dict[
                 assert not rendered.stale
                 if kind in ("sqlite", "postgresql"):
                     assert isinstance(rendered.version, int) and rendered.label == "production"
+
+
+#: The prompts of tests/client/servers/sdk_server.py, with arguments that render each.
+SDK_PROMPTS = {"greet": {"name": "Ada", "greeting": "Hi"}, "picture": {}, "document": {"topic": "MCP"}}
+
+
+@pytest.mark.parametrize("api", ["lowlevel", "mcpserver"])
+def test_a_server_built_on_the_sdk_renders_as_its_prompts_get_gives_it(api: str) -> None:
+    """Any MCP server, not only promptdeck: the official SDK's, each kind of content included."""
+    async def sdk_side(url: str) -> dict[str, dict[str, Any]]:
+        async with httpx2.AsyncClient(timeout=30) as http, \
+                streamable_http_client(url, http_client=http) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return {name: (await session.get_prompt(name, arguments)).model_dump(mode="json", by_alias=True,
+                                                                                 exclude_none=True)
+                    for name, arguments in SDK_PROMPTS.items()}
+
+    with http_peer(lambda port: script("sdk_server.py", api, "http", str(port))) as url, Prompts(url) as prompts:
+        expected = asyncio.run(sdk_side(url))
+        assert set(SDK_PROMPTS) <= set(prompts.names())
+        for name, arguments in SDK_PROMPTS.items():
+            rendered = prompts.render(name, **arguments)
+            assert rendered.messages == expected[name]["messages"], name
+            assert rendered.version is None and rendered.model is None and not rendered.stale
+        assert prompts.get("greet").arguments[0]["name"] == "name"

@@ -45,9 +45,10 @@ class PromptListing:
         version = meta.get(META_VERSION)
         label = meta.get(META_LABEL)
         arguments = entry.get("arguments")
+        arguments = arguments if isinstance(arguments, list | tuple) else ()  # JSON's lists, or msgspec's tuples
         return cls(name=str(entry.get("name")), title=_text(entry.get("title")),
                    description=_text(entry.get("description")),
-                   arguments=tuple(a for a in arguments if isinstance(a, dict)) if isinstance(arguments, list) else (),
+                   arguments=tuple(a for a in arguments if isinstance(a, dict)),
                    model=model if isinstance(model, dict) else None,
                    version=version if isinstance(version, int | str) and not isinstance(version, bool) else None,
                    label=_text(label), meta=meta)
