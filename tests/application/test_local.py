@@ -40,6 +40,26 @@ def wait_for(condition: Callable[[], bool], what: str, seconds: float = 20) -> N
         time.sleep(0.05)
 
 
+def in_threads(count: int, work: Callable[[int], object]) -> None:
+    """``work(index)`` on ``count`` threads started together; the first failures of any are raised here."""
+    barrier = threading.Barrier(count)
+    failures: list[BaseException] = []
+
+    def run(index: int) -> None:
+        try:
+            barrier.wait(30)
+            work(index)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not failures, failures[:3]
+
+
 def publish(folder: Path, url: str) -> None:
     done = subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(folder), "--store", url, "--label",
                            "production"], capture_output=True, text=True, timeout=120)
@@ -67,22 +87,26 @@ def test_a_render_carries_the_messages_the_model_settings_and_the_text(library: 
 
 def test_renders_from_many_threads_are_each_right(library: Path) -> None:
     with Prompts(str(library)) as prompts:
-        failures: list[BaseException] = []
-
         def work(index: int) -> None:
-            try:
-                for turn in range(200):
-                    who = f"t{index}-{turn}"
-                    assert prompts.render("greet", who=who).text() == f"Hello, {who}!"
-            except BaseException as exc:  # noqa: BLE001 - reported below
-                failures.append(exc)
+            for turn in range(200):
+                who = f"t{index}-{turn}"
+                assert prompts.render("greet", who=who).text() == f"Hello, {who}!"
 
-        threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(60)
-        assert not failures, failures[:3]
+        in_threads(16, work)
+
+
+def test_first_renders_of_a_store_from_many_threads_at_once(tmp_path: Path) -> None:
+    """Each stored prompt is parsed from its file on first use: many threads asking for each at once all get it."""
+    files = {f"p{i}.md": f"---\narguments:\n  - {{name: who, required: true}}\n---\nPrompt {i} for {{{{ who }}}}.\n"
+             for i in range(20)}
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    publish(prompt_folder(tmp_path / "lib", files), url)
+    with Prompts(url) as prompts:
+        def work(index: int) -> None:
+            for i in range(20):
+                assert prompts.render(f"p{i}", who=str(index)).text() == f"Prompt {i} for {index}."
+
+        in_threads(8, work)
 
 
 def test_arender_from_coroutines(library: Path) -> None:

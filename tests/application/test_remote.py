@@ -20,7 +20,7 @@ from tests.client.helpers import http_peer, script
 from tests.support.http_server import free_port, http_server
 from tests.support.libraries import prompt_folder
 
-from .test_local import MODELLED, SCOPED, wait_for
+from .test_local import MODELLED, SCOPED, in_threads, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -56,24 +56,12 @@ def test_a_remote_render_carries_its_model_settings(server: str) -> None:
 
 
 def test_remote_renders_from_many_threads_and_coroutines(server: str) -> None:
-    import threading
-
     with Prompts(server) as prompts:
-        failures: list[BaseException] = []
-
         def work(index: int) -> None:
-            try:
-                for turn in range(20):
-                    assert prompts.render("greet", who=f"{index}.{turn}").text() == f"Hello, {index}.{turn}!"
-            except BaseException as exc:  # noqa: BLE001 - reported below
-                failures.append(exc)
+            for turn in range(20):
+                assert prompts.render("greet", who=f"{index}.{turn}").text() == f"Hello, {index}.{turn}!"
 
-        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(60)
-        assert not failures, failures[:3]
+        in_threads(8, work)
 
         async def many() -> list[str]:
             return [r.text() for r in await asyncio.gather(*(prompts.arender("greet", who=str(i)) for i in range(20)))]
