@@ -144,4 +144,14 @@ def test_the_breaker_lets_one_trial_through_then_closes_on_success() -> None:
     assert breaker.refusal() is not None  # everyone else waits for its outcome
     breaker.succeeded()
     assert breaker.refusal() is None
+    # A server that lists but does not render: its listings do not close the breaker its renders opened.
+    breaker.failed("get", "prompts/get")
+    breaker.succeeded("prompts/list")
+    breaker.failed("get", "prompts/get")
+    assert breaker.refusal() is not None
+    # When listings were what failed, a listing that works closes it.
+    time.sleep(0.25)
+    breaker.failed("list", "prompts/list")
+    breaker.succeeded("prompts/list")
+    assert breaker.refusal() is None
 

@@ -10,7 +10,8 @@ code in any thread (or on any event loop) can call it. What it adds to the ``Cli
   tried again ``retries`` times, after a short pause; a server that answered (an MCP error) or answered
   outside the protocol (garbage, a body over the client's limit) is not asked again;
 - **a circuit breaker**: after ``BREAKER_FAILURES`` failures in a row, calls fail at once for
-  ``BREAKER_SECONDS``, after which one call tries the server again;
+  ``BREAKER_SECONDS``, after which one call tries the server again (``Breaker``: a render that works
+  closes it, a listing only when listings were what failed);
 - **a cache** (``cache.RenderCache``), written after every listing and render that succeeded, which
   ``Prompts`` renders from when the server cannot be reached.
 
@@ -60,6 +61,8 @@ class Breaker:
         self._count = 0
         self._open_until = 0.0
         self.cause = ""
+        #: what the last failure was of
+        self._failing = ""
         self._lock = threading.Lock()
 
     def refusal(self) -> str | None:
@@ -74,14 +77,18 @@ class Breaker:
             self._open_until = now + self.seconds  # this call is the trial; others wait for its outcome
             return None
 
-    def succeeded(self) -> None:
+    def succeeded(self, what: str = "prompts/get") -> None:
+        """A request for ``what`` was answered. A render closes the breaker; a listing only when listings were
+        what failed last, so that a server that lists but never renders still opens it."""
         with self._lock:
-            self._count = 0
+            if what == "prompts/get" or what == self._failing:
+                self._count = 0
 
-    def failed(self, cause: str) -> None:
+    def failed(self, cause: str, what: str = "prompts/get") -> None:
         with self._lock:
             self._count += 1
             self.cause = cause
+            self._failing = what
             if self._count >= self.failures:
                 self._open_until = time.monotonic() + self.seconds
 
@@ -164,7 +171,7 @@ class RemoteLibrary:
 
     async def entries(self) -> dict[str, dict[str, Any]]:
         """The listing: name -> ``prompts/list`` entry (JSON values), cached as the module says."""
-        client = await self._guarded(self._connected, "prompts/list")
+        client = await self._guarded(self._connected, "prompts/list", request=False)
         listing = client.prompts if self._watching is not None and not self._watching.done() else None
         if listing is None:
             if client.era == "legacy" and self._listing is not None \
@@ -198,7 +205,7 @@ class RemoteLibrary:
         result["messages"] = messages_to_wire(list(got.messages), REVISION)
         return result, entries.get(name)
 
-    async def _guarded(self, attempt: Any, what: str) -> Any:
+    async def _guarded(self, attempt: Any, what: str, *, request: bool = True) -> Any:
         """``attempt()`` with the retries and the breaker; a ``ConnectionFailed`` naming the server when it
         cannot be had. An MCP error the server answered with passes as it is (``InvalidParams`` stays one)."""
         refusal = self.breaker.refusal()
@@ -209,7 +216,7 @@ class RemoteLibrary:
             try:
                 result = await attempt()
             except McpError as exc:
-                self.breaker.succeeded()  # it answered
+                self.breaker.succeeded(what)  # it answered
                 if exc.code == InvalidParams.code:
                     raise InvalidParams(exc.message, exc.data) from None
                 raise
@@ -221,17 +228,18 @@ class RemoteLibrary:
                     await asyncio.sleep(pause)
                     pause *= 2
                     continue
-                self.breaker.failed(cause)
+                self.breaker.failed(cause, what)
                 tries = f"{tried + 1} {'try' if tried == 0 else 'tries'}"
                 raise ConnectionFailed(f"the MCP server at {self.url} cannot be reached ({what}, {tries}): "
                                        f"{cause}") from exc
             except (ProtocolViolation, ClientError, msgspec.MsgspecError) as exc:
                 await self._drop()
                 cause = f"{type(exc).__name__}: {exc}"
-                self.breaker.failed(cause)
+                self.breaker.failed(cause, what)
                 raise ConnectionFailed(f"the MCP server at {self.url} answered {what} outside the protocol: "
                                        f"{cause}"[:2000]) from exc
-            self.breaker.succeeded()
+            if request:  # (connecting is not a request: it says nothing of whether renders work)
+                self.breaker.succeeded(what)
             return result
         raise AssertionError("unreachable")
 
