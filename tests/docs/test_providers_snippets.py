@@ -9,12 +9,9 @@ from __future__ import annotations
 import base64
 import contextlib
 import io
-import json
 import re
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -27,54 +24,15 @@ from promptdeck.server.app import PromptServer
 from promptdeck.server.local import LocalClient
 from tests.support.libraries import EXAMPLES
 from tests.support.paths import REPO
+from tests.support.provider_api import ANSWER, ProviderApi, provider_api
 
 PAGE = REPO / "docs" / "providers.md"
-ANSWER = "A bar chart of requests per second."
-
-#: What each provider's API answers (the fields its SDK reads to give the text the snippet prints).
-REPLIES: dict[str, dict[str, Any]] = {
-    "/v1/chat/completions": {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "gpt-4.1-mini",
-                             "choices": [{"index": 0, "finish_reason": "stop",
-                                          "message": {"role": "assistant", "content": ANSWER}}]},
-    "/v1/responses": {"id": "resp_1", "object": "response", "created_at": 0, "model": "gpt-4.1-mini",
-                      "status": "completed", "output": [{
-                          "type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
-                          "content": [{"type": "output_text", "text": ANSWER, "annotations": []}]}]},
-    "/v1/messages": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
-                     "content": [{"type": "text", "text": ANSWER}], "stop_reason": "end_turn",
-                     "usage": {"input_tokens": 1, "output_tokens": 1}},
-    "/v1/models/gemini-2.5-flash:generateContent": {"candidates": [{
-        "content": {"role": "model", "parts": [{"text": ANSWER}]}, "finishReason": "STOP"}]},
-}
-
-
-class Provider(BaseHTTPRequestHandler):
-    received: list[tuple[str, dict[str, str], Any]]
-
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        self.received.append((self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(body)))
-        reply = json.dumps(REPLIES[self.path.split("?")[0]]).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
-def provider() -> Iterator[tuple[str, list[tuple[str, dict[str, str], Any]]]]:
-    received: list[tuple[str, dict[str, str], Any]] = []
-    handler = type("Recording", (Provider,), {"received": received})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", received
-    server.shutdown()
-    server.server_close()
+def provider() -> Iterator[ProviderApi]:
+    with provider_api() as api:
+        yield api
 
 
 def snippets() -> dict[str, str]:
@@ -111,9 +69,8 @@ def _gemini_contents(contents: list[dict[str, Any]]) -> list[genai.Content]:
 
 @pytest.mark.parametrize("label", ["OpenAI, Chat Completions", "OpenAI, Responses API", "Anthropic", "Gemini"])
 def test_each_example_sends_the_converted_prompt(label: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                 provider: tuple[str, list[Any]], described: dict[str, Any]) -> None:
-    url, received = provider
-    received.clear()
+                                                 provider: ProviderApi, described: dict[str, Any]) -> None:
+    url = provider.url
     # The page's commands run from the promptdeck folder: its .venv and its examples.
     (tmp_path / ".venv").symlink_to(Path(sys.executable).parent.parent)
     (tmp_path / "examples").symlink_to(REPO / "examples")
@@ -128,7 +85,8 @@ def test_each_example_sends_the_converted_prompt(label: str, tmp_path: Path, mon
     with contextlib.redirect_stdout(printed):
         exec(compile(snippets()[label], str(PAGE), "exec"), {"__name__": "__main__"})  # noqa: S102
     assert printed.getvalue() == ANSWER + "\n"
-    [(path, headers, body)] = received
+    sent = provider.take()
+    path, headers, body = sent.path, sent.headers, sent.body
     system = "Answer in plain English."
     if label == "OpenAI, Chat Completions":
         assert path == "/v1/chat/completions" and headers["authorization"] == "Bearer sk-test"

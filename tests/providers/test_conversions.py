@@ -16,10 +16,8 @@ from promptdeck.client.types import RenderedPrompt
 from promptdeck.protocol.content import link_text, messages_to_wire
 from promptdeck.protocol.revisions import LATEST
 from promptdeck.providers import to_anthropic, to_gemini, to_openai, to_openai_responses
-from promptdeck.server.app import PromptServer
-from promptdeck.server.local import LocalClient
 from tests.providers.sdk import CHECKS
-from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
+from tests.support.libraries import EXAMPLES
 
 CONVERSIONS: list[Callable[..., Any]] = [to_openai, to_openai_responses, to_anthropic, to_gemini]
 PNG = (EXAMPLES / "_material" / "diagram.png").read_bytes()
@@ -201,6 +199,16 @@ def test_the_part_shapes_are_the_ones_decided() -> None:
     assert gemini[0]["parts"][4] == {"inline_data": {"mime_type": "application/pdf", "data": b64(PDF)}}
 
 
+@pytest.mark.parametrize(("uri", "filename"), [
+    ("file:///docs/brief.pdf", "brief.pdf"), ("untitled:report", "report.pdf"), ("https://x.test/a/Q3%20plan.PDF",
+                                                                                 "Q3 plan.PDF"),
+    ("https://x.test/get?id=7", "get.pdf"), ("urn:isbn:0451450523", "isbn:0451450523.pdf")])
+def test_a_pdf_for_openai_is_named_from_its_uri(uri: str, filename: str) -> None:
+    messages = [user(resource(uri, "application/pdf", blob=PDF))]
+    assert convert_and_check(to_openai, messages)[0]["content"][0]["file"]["filename"] == filename
+    assert convert_and_check(to_openai_responses, messages)[0]["content"][0]["filename"] == filename
+
+
 @pytest.mark.parametrize(("mime", "chat_format", "gemini_type"), [
     ("audio/wav", "wav", "audio/wav"), ("audio/x-wav", "wav", "audio/wav"), ("audio/mpeg", "mp3", "audio/mp3"),
     ("audio/mp3", "mp3", "audio/mp3")])
@@ -257,18 +265,6 @@ def test_system_is_where_each_provider_takes_it_and_absent_by_default() -> None:
 
 
 # -- the example library, as prompts/get gives it ------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def rendered() -> dict[str, dict[str, Any]]:
-    """Every example prompt's prompts/get result, through the server's own request path."""
-    server = PromptServer()
-    server.add_folder(EXAMPLES)
-    client = LocalClient(server, LATEST.version)
-    names = [p["name"] for p in client.request("prompts/list")["result"]["prompts"]]
-    assert set(names) == set(EXAMPLE_ARGS)
-    return {name: client.request("prompts/get", {"name": name, "arguments": EXAMPLE_ARGS[name]})["result"]
-            for name in names}
 
 
 #: What a provider cannot carry of an example, and says so: Anthropic and the Responses API take no audio.

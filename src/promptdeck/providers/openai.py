@@ -26,6 +26,12 @@ def _text_only(provider: str, part: Part) -> str:
     return part.text
 
 
+def _pdf_name(part: Part) -> str:
+    """The PDF's file name, ending in ``.pdf`` (OpenAI reads a file's type from its name)."""
+    name = part.file_name()
+    return name if name.lower().endswith(".pdf") else f"{name}.pdf"
+
+
 def _chat_part(part: Part) -> dict[str, Any]:
     if part.kind in ("text", "document"):
         return {"type": "text", "text": part.text}
@@ -37,7 +43,7 @@ def _chat_part(part: Part) -> dict[str, Any]:
             refuse(CHAT, part, f"{part.what()} cannot be sent: input_audio takes WAV or MP3 only")
         return {"type": "input_audio", "input_audio": {"data": part.data, "format": audio_format}}
     if part.kind == "pdf":
-        return {"type": "file", "file": {"filename": part.file_name(), "file_data": data_uri(part)}}
+        return {"type": "file", "file": {"filename": _pdf_name(part), "file_data": data_uri(part)}}
     refuse(CHAT, part, f"{part.what()} cannot be sent: a file part takes PDF only")
 
 
@@ -67,7 +73,7 @@ def _input_part(part: Part) -> dict[str, Any]:
     if part.kind == "image":
         return {"type": "input_image", "image_url": _image(RESPONSES, part), "detail": "auto"}
     if part.kind == "pdf":
-        return {"type": "input_file", "filename": part.file_name(), "file_data": data_uri(part)}
+        return {"type": "input_file", "filename": _pdf_name(part), "file_data": data_uri(part)}
     if part.kind == "audio":
         refuse(RESPONSES, part, f"{part.what()} cannot be sent: a Responses input message takes no audio "
                                 "(to_openai gives Chat Completions input_audio)")
