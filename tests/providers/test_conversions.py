@@ -3,6 +3,7 @@ own SDK types (tests/providers/sdk.py), and read back: each part must carry what
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from collections.abc import Callable
 from typing import Any
@@ -16,8 +17,12 @@ from promptdeck.client.types import RenderedPrompt
 from promptdeck.protocol.content import link_text, messages_to_wire
 from promptdeck.protocol.revisions import LATEST
 from promptdeck.providers import to_anthropic, to_gemini, to_openai, to_openai_responses
+from promptdeck.server.app import PromptServer
+from promptdeck.server.legacy import LegacySession
+from promptdeck.server.outcome import Answer, Pending
 from tests.providers.sdk import CHECKS
-from tests.support.libraries import EXAMPLES
+from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
+from tests.support.modern import get_prompt
 
 CONVERSIONS: list[Callable[..., Any]] = [to_openai, to_openai_responses, to_anthropic, to_gemini]
 PNG = (EXAMPLES / "_material" / "diagram.png").read_bytes()
@@ -298,3 +303,24 @@ def test_the_examples_cover_every_kind_a_prompt_holds(rendered: dict[str, dict[s
     kinds = {m["content"]["type"] for r in rendered.values() for m in r["messages"]}
     assert kinds == {"text", "image", "audio", "resource", "resource_link"}
     assert {m["role"] for r in rendered.values() for m in r["messages"]} == {"user", "assistant"}
+
+
+def test_a_2026_07_28_result_converts_as_a_2025_11_25_one(rendered: dict[str, dict[str, Any]]) -> None:
+    """The 2026-07-28 envelope (resultType, _meta) around the same messages changes nothing."""
+    server = PromptServer()
+    server.add_folder(EXAMPLES)
+    session = LegacySession(server, lambda message: None)
+    for index, (name, legacy) in enumerate(rendered.items()):
+        outcome = session.handle_bytes(msgspec.json.encode(get_prompt(index, name, EXAMPLE_ARGS[name])),
+                                       lambda message: None)
+        answer = asyncio.run(_settled(outcome)) if isinstance(outcome, Pending) else outcome
+        assert isinstance(answer, Answer)
+        modern = msgspec.json.decode(answer.data)["result"]
+        assert modern["resultType"] == "complete" and modern["messages"] == legacy["messages"]
+        for convert in CONVERSIONS:
+            if (convert.__name__, name) not in CANNOT:
+                assert convert(modern) == convert(legacy), (convert.__name__, name)
+
+
+async def _settled(pending: Pending) -> Answer | None:
+    return await pending
