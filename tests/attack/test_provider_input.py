@@ -91,6 +91,14 @@ def test_an_image_type_the_provider_does_not_take(convert: Callable[..., Any], m
     refused(convert, [user(resource("file:///a", mime, blob=b"x"))], f"message 0 (user): an image ({mime})")
 
 
+@each
+def test_an_image_or_audio_block_is_that_kind_whatever_its_type_says(convert: Callable[..., Any]) -> None:
+    refused(convert, [user(Image(b"%PDF", "application/pdf"))], "message 0 (user): an image (application/pdf) "
+                                                                 "cannot be sent")
+    refused(convert, [user(Image(b"x", ""))], "message 0 (user): an image (no MIME type) cannot be sent")
+    refused(convert, [user(Audio(b"x", "image/png"))], "message 0 (user): audio (image/png) cannot be sent")
+
+
 def test_gif_is_for_openai_and_anthropic_and_heic_for_gemini() -> None:
     refused(to_gemini, [user(Image(b"x", "image/gif"))], "message 0 (user): an image (image/gif) cannot be sent")
     for convert in (to_openai, to_openai_responses, to_anthropic):

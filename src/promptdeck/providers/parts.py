@@ -52,7 +52,9 @@ class Part:
         """The part in words, for an error."""
         names = {"text": "text", "document": "an embedded text resource", "image": "an image", "audio": "audio",
                  "pdf": "a PDF", "blob": "an embedded binary resource"}
-        return names[self.kind] + (f" ({self.mime_type})" if self.kind not in ("text", "document") else "")
+        if self.kind in ("text", "document"):
+            return names[self.kind]
+        return f"{names[self.kind]} ({self.mime_type or 'no MIME type'})"
 
     def file_name(self) -> str:
         """A file name for the part: the last segment of its URI's path, else the URI itself."""
@@ -80,7 +82,8 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def _binary(index: int, role: Role, mime: str, data: bytes, uri: str = "") -> Part:
+def _blob(index: int, role: Role, mime: str, data: bytes, uri: str) -> Part:
+    """An embedded blob, sorted by its MIME type into the kinds the block types have."""
     kind: Kind
     if mime.startswith("image/"):
         kind = "image"
@@ -94,7 +97,8 @@ def _binary(index: int, role: Role, mime: str, data: bytes, uri: str = "") -> Pa
 
 
 def part_of(index: int, message: Message) -> Part:
-    """The part one message holds. An embedded blob is sorted by its MIME type, as the block types are."""
+    """The part one message holds: an image or audio block is that kind whatever its MIME type says (a
+    provider that does not take the type refuses it), an embedded blob the kind its MIME type names."""
     content: Content = message.content
     role = message.role
     if isinstance(content, Text):
@@ -102,13 +106,14 @@ def part_of(index: int, message: Message) -> Part:
     if isinstance(content, ResourceLink):
         return Part(index, role, "text", text=link_text(content))
     if isinstance(content, Image | Audio):
-        return _binary(index, role, media_type(content.mime_type), content.data)
+        kind: Kind = "image" if isinstance(content, Image) else "audio"
+        return Part(index, role, kind, mime_type=media_type(content.mime_type), data=_b64(content.data))
     assert isinstance(content, Resource)
     inner = content.resource
     if inner.blob is None:
         return Part(index, role, "document", text=inner.text or "", mime_type=media_type(inner.mime_type),
                     uri=inner.uri)
-    return _binary(index, role, media_type(inner.mime_type) or "application/octet-stream", inner.blob, inner.uri)
+    return _blob(index, role, media_type(inner.mime_type) or "application/octet-stream", inner.blob, inner.uri)
 
 
 def _items(messages: Any, provider: str) -> list[Any]:
