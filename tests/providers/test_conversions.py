@@ -245,6 +245,18 @@ def test_the_image_types_openai_and_anthropic_take(mime: str) -> None:
     assert claude["messages"][0]["content"][0]["source"]["media_type"] == normal
 
 
+def test_a_prefill_for_anthropic_ends_without_whitespace() -> None:
+    """Anthropic refuses a final assistant text ending in whitespace; only that one text loses it."""
+    messages = [user("Name a colour.\n"), assistant("Blue \n"), user("Another?\n"), assistant("The colour is \n"),
+                assistant(resource("untitled:tail", text="  Red, or\n\n"))]
+    out = convert_and_check(to_anthropic, messages)["messages"]
+    assert [b["text"] for m in out for b in m["content"]] == [
+        "Name a colour.\n", "Blue \n", "Another?\n", "The colour is \n", "  Red, or"]
+    assert to_openai(messages)[-1]["content"][-1]["text"] == "  Red, or\n\n"  # the others take it as it is
+    ending_with_user = convert_and_check(to_anthropic, messages[:3])["messages"]
+    assert ending_with_user[-1]["content"][-1]["text"] == "Another?\n"
+
+
 def test_blank_text_is_left_out_and_a_blank_prompt_is_empty() -> None:
     messages = [user("   \n"), user(resource("untitled:x", text="")), user("real"), assistant("")]
     for convert in CONVERSIONS:

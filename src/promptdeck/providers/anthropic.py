@@ -44,12 +44,18 @@ def to_anthropic(messages: Any, *, system: str | None = None) -> dict[str, Any]:
     Consecutive messages of one role make one message (the API would join them into one turn anyway), its
     ``content`` a list of blocks: ``text`` (text, a link in words), ``image`` (base64), ``document`` (a PDF,
     base64, or an embedded text resource as a plain-text document titled with its URI). An assistant message
-    carries text only, an embedded text resource as its text. ``system`` is left out unless given: MCP
-    prompts have no system role.
+    carries text only, an embedded text resource as its text; a prompt ending with one (a prefill) has the
+    trailing whitespace of its last text removed, as the API refuses it. ``system`` is left out unless given:
+    MCP prompts have no system role.
     """
     check_system(ANTHROPIC, system)
     out: list[dict[str, Any]] = []
     for turn in turns(read(messages, ANTHROPIC)):
         block = _assistant_block if turn.role == "assistant" else _user_block
         out.append({"role": turn.role, "content": [block(part) for part in turn.parts]})
+    if out and out[-1]["role"] == "assistant":
+        # A prompt ending with the assistant's words prefills the answer, and the API refuses a prefill ending in
+        # whitespace ("final assistant content cannot end with trailing whitespace"). Blank text is gone already.
+        last = out[-1]["content"][-1]
+        last["text"] = last["text"].rstrip()
     return {"messages": out} if system is None else {"system": system, "messages": out}
