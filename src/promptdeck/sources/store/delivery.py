@@ -93,7 +93,7 @@ class Deliveries:
 
     def claim(self, now: float, limit: int = BATCH) -> list[Claimed]:
         """Take the lease of up to ``limit`` due deliveries (one statement: atomic in both databases)."""
-        token = secrets.token_hex(16)
+        token = f"{self.sender} {secrets.token_hex(12)}"  # who holds it, for an operator (and a test) to see
         skip = " FOR UPDATE SKIP LOCKED" if self.store.postgres else ""
         self.store._run("UPDATE deliveries SET lease = ?, lease_until = ? + 2 * (SELECT w.timeout FROM webhooks w "
                         "WHERE w.id = deliveries.webhook) + 2 WHERE id IN (SELECT id FROM deliveries WHERE "
