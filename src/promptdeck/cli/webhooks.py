@@ -113,7 +113,7 @@ def log_command(hook: int | None, url: str, limit: int) -> None:
     for d in found:
         upcoming = f"  next try {_when(d.next_try)}" if d.next_try is not None else ""
         click.echo(f"event {d.event} {d.kind}  webhook {d.webhook}  {d.status}  {d.attempts} "
-                   f"attempt{'s' * (d.attempts != 1)}  ({_when(d.created)}){upcoming}")
+                   f"attempt{'s' * (d.attempts != 1)}  ({_when(d.created)}, {d.uid}){upcoming}")
         for number, attempt in enumerate(d.tries, 1):
             answer = f"HTTP {attempt.code}" if attempt.code is not None else "no answer"
             why = f": {attempt.error}" if attempt.error and attempt.error != f"HTTP {attempt.code}" else ""

@@ -1,5 +1,6 @@
 """Three replicas deliver one PostgreSQL store's webhooks: each event reaches the receiver exactly once, and an
-event whose replica is killed (-9) mid-delivery is delivered by another once its claim's lease ends.
+event whose replica is killed (-9) mid-delivery is delivered by another once its claim's lease ends. Two
+servers on one SQLite file share its deliveries the same way.
 
 Real ``promptdeck serve --store postgresql://… --http --stateless`` processes on one throwaway cluster, and
 a real receiver on 127.0.0.1 that verifies each request with the ``standardwebhooks`` library.
@@ -29,7 +30,10 @@ EVENTS = 20
 
 
 def make_store(postgres: str, target: str, timeout: float) -> str:
-    url = new_database(postgres)
+    return fill(new_database(postgres), target, timeout)
+
+
+def fill(url: str, target: str, timeout: float) -> str:
     with Store(url, create=True) as store:
         store.publish_file("greet.md", b"Hello.\n", None, author="ana", message="first", label="production")
         webhooks.add(store, target, SECRET, ["publish"], scopes=[], allow=["private"], timeout=timeout,
@@ -98,3 +102,21 @@ def test_a_replica_killed_mid_delivery_leaves_the_event_to_another(postgres: str
     assert (status, attempts) == ("delivered", 1) and not str(sender).endswith(f":{holder}")
     print(f"\ndelivered by {sender} {taken_over:.1f} s after {holder} was killed")
     assert taken_over >= 2  # not before the killed replica's lease ended
+
+
+@pytest.mark.slow
+def test_two_servers_on_one_sqlite_file_send_each_event_once(tmp_path: Path) -> None:
+    """SQLite's one write lock does what SKIP LOCKED does in PostgreSQL: two processes never claim one row."""
+    with receiver(SECRET) as hook, ExitStack() as stack:
+        url = fill(f"sqlite:///{tmp_path}/s.db", hook.url, 5)
+        for number in range(2):
+            stack.enter_context(http_server("", "--store", url, log=tmp_path / f"r{number}.log"))
+        with Store(url) as store:
+            for number in range(EVENTS):
+                store.publish_file("greet.md", f"Hello {number}.\n".encode(), None, author="ana", message=str(number))
+        hook.wait_for(EVENTS, 30)
+        time.sleep(1.5)
+        ids = hook.ids(answered_only=False)
+        assert len(ids) == EVENTS and len(set(ids)) == EVENTS, Counter(ids).most_common(3)
+    assert rows(url, "SELECT status, attempts, count(*) FROM deliveries GROUP BY status, attempts") == [
+        ("delivered", 1, EVENTS)]

@@ -16,7 +16,8 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -275,6 +276,7 @@ def test_webhook_commands(store_url: str, tmp_path: Path, hook: Receiver) -> Non
     assert len(hook.received) == 1 and hook.received[0].verified is None  # the receiver holds another secret
     logged = pd("webhook", "log", "1", "--store", store_url).stdout
     assert "event 1 label  webhook 1  delivered  1 attempt" in logged and "HTTP 200  from " in logged
+    assert f", {hook.received[0].headers['webhook-id']})" in logged  # the id the receiver was sent
     with Store(store_url) as store:
         store.publish_file("greet.md", b"Hi.\n", None, author="ana", message="m")  # not a kind it asked for
         store.label("greet", 1, "other", author="ana")
@@ -350,3 +352,40 @@ def test_an_unknown_kind_of_event_is_refused_inside_the_transaction(tmp_path: Pa
         webhooks.add(store, "https://example.com/", SECRET, ["rollout"], scopes=[], allow=[], timeout=1, author="o")
         with store._writing():
             assert emit(store, "rollout", {"label": "production"}) == 1
+
+
+def test_a_stdio_store_server_imports_no_http_client_until_a_webhook_is_due(tmp_path: Path, hook: Receiver) -> None:
+    """Every `serve --store` delivers, stdio too; but aiohttp and standardwebhooks are imported only when a
+    delivery is due, so a stdio server's start-up is what it was."""
+    import json
+
+    url = f"sqlite:///{tmp_path}/s.db"
+    folder = library(tmp_path, greet=GREET)
+    publish(url, folder)
+    add_hook(url, hook.url)
+    requests = "".join(json.dumps(r) + "\n" for r in [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "prompts/list"}])
+
+    def imports_while_serving(meanwhile: Callable[[], object]) -> set[str]:
+        proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "promptdeck", "serve", "--store", url,
+                                 "--no-watch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(requests)
+        proc.stdin.flush()
+        assert [json.loads(proc.stdout.readline())["id"] for _ in range(2)] == [1, 2]
+        meanwhile()
+        _, err = proc.communicate(timeout=30)  # the end of stdin ends the server
+        assert proc.returncode == 0, err[-2000:]
+        return {line.rsplit("|", 1)[1].strip() for line in err.splitlines() if line.startswith("import time:")}
+
+    idle = imports_while_serving(lambda: time.sleep(1.5))  # the deliverer's first rounds
+    assert "promptdeck.sources.store.delivery" in idle  # the deliverer ran
+    assert not {m for m in idle if m.split(".")[0] in ("aiohttp", "standardwebhooks")}
+    (folder / "greet.md").write_text(GREET + "Again.\n")
+    publish(url, folder, label=None)
+    due = imports_while_serving(lambda: hook.wait_for(1))  # sent by the stdio server
+    assert {"aiohttp", "standardwebhooks"} <= due

@@ -19,6 +19,7 @@ failed. Finished deliveries are kept for 30 days (``webhook log``), then removed
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import random
@@ -78,6 +79,8 @@ class Claimed:
     created: float
     #: the claim's lease token: the outcome is recorded only while the row still holds it
     lease: str
+    #: the event's ``webhook-id``
+    uid: str
 
 
 class Deliveries:
@@ -100,10 +103,10 @@ class Deliveries:
                         "status = 'pending' AND next_try <= ? AND (lease_until IS NULL OR lease_until < ?) "
                         f"ORDER BY next_try, id LIMIT ?{skip})", token, now, now, now, limit)
         rows = self.store._rows("SELECT d.id, d.event, d.webhook, d.body, d.attempts, w.url, w.secret, w.allow, "
-                                "w.timeout, e.created FROM deliveries d JOIN webhooks w ON w.id = d.webhook "
+                                "w.timeout, e.created, e.uid FROM deliveries d JOIN webhooks w ON w.id = d.webhook "
                                 "JOIN events e ON e.id = d.event WHERE d.lease = ? ORDER BY d.id", token)
         return [Claimed(int(i), int(e), int(w), str(b), int(a) + 1, str(u), str(s), tuple(str(al).split()),
-                        float(t), float(c), token) for i, e, w, b, a, u, s, al, t, c in rows]
+                        float(t), float(c), token, str(uid)) for i, e, w, b, a, u, s, al, t, c, uid in rows]
 
     def record(self, claimed: Claimed, code: int | None, error: str | None, now: float) -> str | None:
         """Record an attempt's outcome; the delivery's status now, or None when its lease was lost (it
@@ -148,23 +151,37 @@ class Deliverer:
         self._failing = False
         self._missing: str | None = None
         self._pruned = 0.0
+        #: the thread's loop and the event that wakes it early (to stop)
+        self._wakeup: tuple[asyncio.AbstractEventLoop | None, asyncio.Event | None] = (None, None)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="promptdeck-webhooks", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop delivering (a request in flight is left to its lease: another process sends it)."""
         self._stop.set()
+        loop, wake = self._wakeup
+        if loop is not None and wake is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has ended already
+                loop.call_soon_threadsafe(wake.set)
         if self._thread is not None:
-            self._thread.join(10)
-        if self._store is not None:
+            self._thread.join(2)  # a request in flight is not waited for: its lease expires, another sends it
+        elif self._store is not None:  # used without a thread (``webhook deliver``)
             self._store.close()
             self._store = None
 
     def _run(self) -> None:
-        asyncio.run(self._loop())
+        try:
+            asyncio.run(self._loop())
+        finally:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
 
     async def _loop(self) -> None:
+        wake = asyncio.Event()
+        self._wakeup = (asyncio.get_running_loop(), wake)
         wait = POLL_SECONDS
         while not self._stop.is_set():
             try:
@@ -182,10 +199,9 @@ class Deliverer:
                               shown_url(self.url), without_secrets(first_line(exc), self.url))
                 self._failing = True
                 sent, wait = 0, min(wait * 2, 30.0)
-            if sent < BATCH:
-                end = time.monotonic() + wait * random.uniform(0.75, 1.25)
-                while not self._stop.is_set() and time.monotonic() < end:
-                    await asyncio.sleep(0.05)
+            if sent < BATCH and not self._stop.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), wait * random.uniform(0.75, 1.25))
 
     async def deliver_due(self) -> int:
         """Claim and send what is due now; how many were claimed."""
@@ -206,7 +222,7 @@ class Deliverer:
                 log.error("webhooks are due but cannot be sent: pip install 'promptdeck[webhooks]' (%s)", exc)
             return 0
         claimed = deliveries.claim(now)
-        outcomes = await asyncio.gather(*(send(c.url, f"evt_{c.event}", c.secret, c.body, allow=c.allow,
+        outcomes = await asyncio.gather(*(send(c.url, c.uid, c.secret, c.body, allow=c.allow,
                                                timeout=c.timeout, now=time.time()) for c in claimed))
         for one, outcome in zip(claimed, outcomes, strict=True):
             self._record(deliveries, one, outcome)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -60,8 +61,11 @@ def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
             raise StoreError(f"the store knows no event kind {kind!r}: run `promptdeck store upgrade`")
         return None
     now = time.time()
-    event_id = int(store._run("INSERT INTO events (kind, payload, created) VALUES (?, ?, ?) RETURNING id",
-                              kind, json.dumps(payload, sort_keys=True), now).fetchone()[0])
+    # The webhook-id: random, not the event's number, so that two stores sending to one receiver never share
+    # an id (a receiver drops a repeated id as a resend). ``webhook log`` shows both.
+    uid = "evt_" + secrets.token_hex(12)
+    event_id = int(store._run("INSERT INTO events (kind, payload, created, uid) VALUES (?, ?, ?, ?) RETURNING id",
+                              kind, json.dumps(payload, sort_keys=True), now, uid).fetchone()[0])
     stamp = datetime.datetime.fromtimestamp(now, datetime.UTC).isoformat().replace("+00:00", "Z")
     rows = []
     for hook, scopes in hooks:

@@ -74,7 +74,7 @@ _MIGRATIONS: dict[int, list[str]] = {
         "kinds TEXT NOT NULL, scopes TEXT NOT NULL, allow TEXT NOT NULL, timeout DOUBLE PRECISION NOT NULL, "
         "author TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, removed DOUBLE PRECISION)",
         "CREATE TABLE events (id {serial} PRIMARY KEY, kind TEXT NOT NULL REFERENCES event_kinds(kind), "
-        "payload TEXT NOT NULL, created DOUBLE PRECISION NOT NULL)",
+        "payload TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, uid TEXT NOT NULL)",
         "CREATE TABLE deliveries (id {serial} PRIMARY KEY, event INTEGER NOT NULL REFERENCES events(id), "
         "webhook INTEGER NOT NULL REFERENCES webhooks(id), body TEXT NOT NULL, status TEXT NOT NULL, "
         "attempts INTEGER NOT NULL, next_try DOUBLE PRECISION NOT NULL, lease TEXT, "

@@ -47,11 +47,22 @@ class Refused(Exception):
     """The target's address is one the webhook may not reach."""
 
 
+#: IPv6 prefixes whose last 32 bits are an IPv4 address a gateway forwards to (NAT64: RFC 6052, RFC 8215).
+_NAT64 = [ipaddress.ip_network(n) for n in ("64:ff9b::/96", "64:ff9b:1::/48")]
+
+
 def refused(address: str, allow: tuple[str, ...]) -> str | None:
     """Why the IP ``address`` may not be sent to by a webhook allowed ``allow``; None when it may."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped  # ::ffff:169.254.169.254 is 169.254.169.254
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address):
+        # An IPv4 address inside an IPv6 one reaches that IPv4 address: ::ffff:169.254.169.254 directly, 6to4
+        # and NAT64 through a gateway. It is judged as that address.
+        if ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        elif ip.sixtofour is not None:
+            ip = ip.sixtofour
+        elif any(ip in net for net in _NAT64):
+            ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
     if any(ip in net for net in _LINK_LOCAL):
         return None if "link-local" in allow else f"{ip} is link-local or a metadata address (--allow link-local)"
     if any(ip in net for net in _PRIVATE):
@@ -127,13 +138,14 @@ async def send(url: str, message_id: str, secret: str, body: str, *, allow: tupl
     except TimeoutError:
         return Outcome(None, f"no answer within {timeout:g} s")
     except (aiohttp.ClientError, OSError, ValueError) as exc:
-        return Outcome(None, _one_line(exc))
+        return Outcome(None, _one_line(exc, url))
     if 300 <= code < 400:
         return Outcome(code, "a redirect (not followed)")
     return Outcome(code, None if 200 <= code < 300 else f"HTTP {code}")
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException, url: str) -> str:
+    """An exception as one line for the log and ``webhook log``, naming the target by scheme and host only."""
     cause: Any = exc
     # aiohttp wraps the resolver's refusal in ClientConnectorError; its cause says why.
     while cause.__cause__ is not None and not isinstance(cause, Refused):
@@ -141,4 +153,8 @@ def _one_line(exc: BaseException) -> str:
     if isinstance(cause, Refused):
         return f"refused: {cause}"
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    parts = urlsplit(url)
+    for secretish in (url, parts.path, parts.query):  # what a chat service's URL keeps its credential in
+        if len(secretish) > 1:
+            text = text.replace(secretish, "…")
     return text[:300]

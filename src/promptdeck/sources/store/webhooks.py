@@ -69,6 +69,8 @@ class Delivery:
     attempts: int
     next_try: float | None
     created: float
+    #: the ``webhook-id`` it is sent with
+    uid: str
     tries: tuple[Attempt, ...]
 
 
@@ -206,13 +208,13 @@ def log(store: Store, hook: int | None = None, limit: int = 50) -> list[Delivery
     if hook is not None and not store._rows("SELECT 1 FROM webhooks WHERE id = ?", hook):
         raise StoreMissing(f"no webhook {hook} (promptdeck webhook list shows them)")
     where = "WHERE d.webhook = ? " if hook is not None else ""
-    rows = store._rows("SELECT d.id, d.event, e.kind, d.webhook, d.status, d.attempts, d.next_try, e.created "
+    rows = store._rows("SELECT d.id, d.event, e.kind, d.webhook, d.status, d.attempts, d.next_try, e.created, e.uid "
                        f"FROM deliveries d JOIN events e ON e.id = d.event {where}ORDER BY d.id DESC LIMIT ?",
                        *([hook] if hook is not None else []), limit)
     found = []
-    for did, event, kind, webhook, status, attempts, next_try, created in rows:
+    for did, event, kind, webhook, status, attempts, next_try, created, uid in rows:
         tries = tuple(Attempt(float(at), str(sender), code, error) for at, sender, code, error in store._rows(
             "SELECT at, sender, code, error FROM delivery_attempts WHERE delivery = ? ORDER BY attempt", did))
         found.append(Delivery(int(did), int(event), str(kind), int(webhook), str(status), int(attempts),
-                              float(next_try) if status == "pending" else None, float(created), tries))
+                              float(next_try) if status == "pending" else None, float(created), str(uid), tries))
     return found
