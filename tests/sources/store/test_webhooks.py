@@ -327,11 +327,14 @@ def test_bad_secret_files_and_targets_are_refused_naming_them(tmp_path: Path) ->
     good = tmp_path / "good"
     good.write_text(SECRET)
     os.chmod(good, 0o600)
-    for target, why in {"ftp://example.com/": "over http or https", "file:///etc/passwd": "over http or https",
+    done = pd("webhook", "add", "ftp://example.com/", "--store", url, "--secret-file", str(good), check=False)
+    assert done.returncode == 1 and "over http or https, not to 'ftp://example.com/'" in done.stderr
+    for target, why in {"file:///etc/passwd": "over http or https", "gopher://x/": "over http or https",
                         "https://user:pw@example.com/": "no user name or password", "http:///x": "names no host",
-                        "https://example.com:99999/": "is not a URL"}.items():
-        done = pd("webhook", "add", target, "--store", url, "--secret-file", str(good), check=False)
-        assert done.returncode == 1 and why in done.stderr, (target, done.stderr)
+                        "https://example.com:99999/": "is not a URL", "https://exa mple.com/": "no spaces",
+                        "https://example.com/" + "a" * 2048: "at most 2048 characters"}.items():
+        with pytest.raises(StoreError, match=why):
+            webhooks.check_target(target)
     unknown = pd("webhook", "add", "https://example.com/", "--store", url, "--secret-file", str(good), "--event",
                  "deploy", check=False)
     assert unknown.returncode == 1
@@ -389,3 +392,22 @@ def test_a_stdio_store_server_imports_no_http_client_until_a_webhook_is_due(tmp_
     publish(url, folder, label=None)
     due = imports_while_serving(lambda: hook.wait_for(1))  # sent by the stdio server
     assert {"aiohttp", "standardwebhooks"} <= due
+
+
+def test_finished_deliveries_are_kept_thirty_days(store_url: str, tmp_path: Path, hook: Receiver) -> None:
+    folder = library(tmp_path, greet=GREET)
+    publish(store_url, folder, label=None)
+    add_hook(store_url, hook.url)
+    with Store(store_url) as store:
+        for number in range(3):
+            store.publish_file("greet.md", f"v{number}\n".encode(), None, author="ana", message="m")
+    assert deliver(store_url) == 3
+    with Store(store_url) as store:
+        store._run("UPDATE deliveries SET status = 'pending', finished = NULL WHERE id = 3")  # still trying
+        now = float(store._rows("SELECT max(finished) FROM deliveries")[0][0])
+        Deliveries(store, "x:1").prune(now + 29 * 24 * 3600)
+        assert store._rows("SELECT count(*) FROM deliveries") == [(3,)]
+        Deliveries(store, "x:1").prune(now + 31 * 24 * 3600)
+        assert store._rows("SELECT id FROM deliveries") == [(3,)]
+        assert store._rows("SELECT delivery FROM delivery_attempts") == [(3,)]
+        assert store._rows("SELECT count(*) FROM events") == [(1,)]
