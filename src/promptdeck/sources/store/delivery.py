@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .database import Store
-from .model import first_line
+from .model import StoreError, first_line
 from .urls import shown_url, without_secrets
 from .webhooks import shown_target
 
@@ -130,6 +130,8 @@ class Deliveries:
     def prune(self, now: float) -> None:
         """Remove deliveries finished more than ``KEEP_SECONDS`` ago, and events left without any."""
         old = now - KEEP_SECONDS
+        if not self.store._rows("SELECT 1 FROM deliveries WHERE status <> 'pending' AND finished < ? LIMIT 1", old):
+            return  # nothing to remove: no write (a server whose role may only read the store never writes here)
         with self.store._writing("SELECT 1"):
             self.store._run("DELETE FROM delivery_attempts WHERE delivery IN (SELECT id FROM deliveries WHERE "
                             "status <> 'pending' AND finished < ?)", old)
@@ -187,7 +189,7 @@ class Deliverer:
             try:
                 sent = await self.deliver_due()
                 if self._failing:
-                    log.warning("webhooks: the store is reachable again")
+                    log.warning("webhooks: the store is back; delivering again")
                     self._failing = False
                 wait = POLL_SECONDS
             except Exception as exc:  # a store can fail in any way; the next round tries again
@@ -195,8 +197,10 @@ class Deliverer:
                     self._store.close()
                     self._store = None
                 if not self._failing:
-                    log.error("webhooks: the store %s is not reachable (%s); deliveries wait",
-                              shown_url(self.url), without_secrets(first_line(exc), self.url))
+                    # A StoreError names the store already (its URL without secrets); anything else is named here.
+                    why = without_secrets(first_line(exc), self.url)
+                    log.error("webhooks wait: %s", why if isinstance(exc, StoreError) else
+                              f"the store {shown_url(self.url)} failed: {why}")
                 self._failing = True
                 sent, wait = 0, min(wait * 2, 30.0)
             if sent < BATCH and not self._stop.is_set():

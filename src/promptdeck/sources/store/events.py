@@ -45,7 +45,7 @@ def listening(store: Connected, kind: str) -> bool:
 
 def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
     """Record an event of ``kind`` (inside the caller's write transaction); its id, or None when no webhook
-    asked for it (nothing is kept that nobody will be sent).
+    asked for it or may see it (nothing is kept that nobody will be sent).
 
     ``payload`` becomes the body's ``data``. Its ``prompts`` (a list, optional) are the prompts the event
     is about, each a dict whose ``scopes`` (a list; empty: anyone may see it) decide which webhooks are
@@ -61,22 +61,21 @@ def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
             raise StoreError(f"the store knows no event kind {kind!r}: run `promptdeck store upgrade`")
         return None
     now = time.time()
+    stamp = datetime.datetime.fromtimestamp(now, datetime.UTC).isoformat().replace("+00:00", "Z")
+    bodies = []
+    for hook, scopes in hooks:
+        data = _visible(payload, frozenset(scopes.split()))
+        if data is not None:
+            bodies.append((hook, json.dumps({"type": kind, "timestamp": stamp, "data": data}, separators=(",", ":"))))
+    if not bodies:  # about hidden prompts only, for every webhook that asked
+        return None
     # The webhook-id: random, not the event's number, so that two stores sending to one receiver never share
     # an id (a receiver drops a repeated id as a resend). ``webhook log`` shows both.
     uid = "evt_" + secrets.token_hex(12)
     event_id = int(store._run("INSERT INTO events (kind, payload, created, uid) VALUES (?, ?, ?, ?) RETURNING id",
                               kind, json.dumps(payload, sort_keys=True), now, uid).fetchone()[0])
-    stamp = datetime.datetime.fromtimestamp(now, datetime.UTC).isoformat().replace("+00:00", "Z")
-    rows = []
-    for hook, scopes in hooks:
-        data = _visible(payload, frozenset(scopes.split()))
-        if data is None:
-            continue
-        body = json.dumps({"type": kind, "timestamp": stamp, "data": data}, separators=(",", ":"))
-        rows.append((event_id, hook, body, now))
-    if rows:
-        store._many("INSERT INTO deliveries (event, webhook, body, status, attempts, next_try) "
-                    "VALUES (?, ?, ?, 'pending', 0, ?)", rows)
+    store._many("INSERT INTO deliveries (event, webhook, body, status, attempts, next_try) "
+                "VALUES (?, ?, ?, 'pending', 0, ?)", [(event_id, hook, body, now) for hook, body in bodies])
     return event_id
 
 
