@@ -105,6 +105,32 @@ def test_a_name_is_resolved_once_and_refused_if_any_address_is(hook: Receiver, m
     assert hook.received[0].headers["host"] == f"inside.test:{port}"
 
 
+def test_the_environments_proxy_is_not_used(hook: Receiver, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proxy would connect wherever it likes, past the address check: the sender never uses one."""
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    assert post(hook.url)[0] == Outcome(200, None) and len(hook.received) == 1
+
+
+def test_a_huge_message_is_cut_in_the_event(tmp_path: Path, hook: Receiver) -> None:
+    from promptdeck.sources.store import webhooks
+    from promptdeck.sources.store.database import Store
+    from promptdeck.sources.store.delivery import Deliverer
+
+    url = f"sqlite:///{tmp_path}/s.db"
+    with Store(url, create=True) as store:
+        webhooks.add(store, hook.url, SECRET, [], scopes=[], allow=["private"], timeout=2, author="o")
+        store.publish_file("a.md", b"A.\n", None, author="ana", message="m" * 5_000_000)
+    deliverer = Deliverer(url)
+    assert asyncio.run(deliverer.deliver_due()) == 1
+    deliverer.stop()
+    (body,) = hook.wait_for(1)
+    assert len(body["data"]["message"]) == 4096 and body["data"]["message"].endswith("…")
+    assert len(hook.received[0].body) < 8192
+
+
 def test_a_redirect_is_not_followed() -> None:
     with receiver(SECRET) as first, receiver(SECRET) as second:
         first.answer = lambda _: ("redirect", second.url)

@@ -34,7 +34,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from .events import changed_prompts, emit, listening
+from .events import changed_prompts, emit, listening, short
 from .model import _NEW, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path, skill_marker
 from .reads import Reading
 from .schema import CHANNEL, LISTING_FORMAT, LISTING_HEAD
@@ -146,7 +146,7 @@ class Store(Reading):
         if not listening(self, "publish"):
             return
         prompts, truncated = changed_prompts(self, {p: v - 1 for p, v in versions.items() if v > 1}, versions)
-        emit(self, "publish", {"publish": publish_id, "author": author, "message": message, "label": label,
+        emit(self, "publish", {"publish": publish_id, "author": author, "message": short(message), "label": label,
                                "files": len(versions), "prompts": prompts, "truncated": truncated})
 
     def _prompt_of(self, path: str) -> str | None:
@@ -187,7 +187,7 @@ class Store(Reading):
         """(Inside the move's transaction.) The event of a label's move from ``before`` to ``files``."""
         prompts, truncated = changed_prompts(self, before, files)
         moved = sum(1 for path in before.keys() | files.keys() if before.get(path) != files.get(path))
-        emit(self, event, {"label": label, "author": author, "message": reason, "position": position_id,
+        emit(self, event, {"label": label, "author": author, "message": short(reason), "position": position_id,
                            "previous_position": previous, "files": moved, "prompts": prompts,
                            "truncated": truncated})
 

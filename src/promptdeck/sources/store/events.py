@@ -31,6 +31,13 @@ KINDS = ("publish", "label", "rollback")
 #: Prompts named in one event; an event about more says ``"truncated": true`` (a publish of 100,000
 #: prompts is one event, not a 50 MB request).
 MAX_EVENT_PROMPTS = 100
+#: The characters of a change's message an event carries (``-m`` may be a whole file); more end in "…".
+MAX_EVENT_MESSAGE = 4096
+
+
+def short(message: str) -> str:
+    """``message`` as an event carries it."""
+    return message if len(message) <= MAX_EVENT_MESSAGE else message[:MAX_EVENT_MESSAGE - 1] + "…"
 
 
 def kinds(store: Connected) -> list[str]:
