@@ -60,11 +60,6 @@ def pause(attempt: int) -> float:
     return float(full / 2 + random.uniform(0, full / 2))
 
 
-def lease_seconds(timeout: float) -> float:
-    """How long a claim is held: long enough for the request and recording its outcome."""
-    return 2 * timeout + 2
-
-
 @dataclass(frozen=True, slots=True)
 class Claimed:
     id: int
@@ -98,10 +93,13 @@ class Deliveries:
         """Take the lease of up to ``limit`` due deliveries (one statement: atomic in both databases)."""
         token = f"{self.sender} {secrets.token_hex(12)}"  # who holds it, for an operator (and a test) to see
         skip = " FOR UPDATE SKIP LOCKED" if self.store.postgres else ""
-        self.store._run("UPDATE deliveries SET lease = ?, lease_until = ? + 2 * (SELECT w.timeout FROM webhooks w "
-                        "WHERE w.id = deliveries.webhook) + 2 WHERE id IN (SELECT id FROM deliveries WHERE "
-                        "status = 'pending' AND next_try <= ? AND (lease_until IS NULL OR lease_until < ?) "
-                        f"ORDER BY next_try, id LIMIT ?{skip})", token, now, now, now, limit)
+        # The rows are picked once, in a materialized CTE: a subquery under IN may be run again by the planner,
+        # and with LIMIT and SKIP LOCKED a second run could pick other rows.
+        self.store._run("WITH picked AS MATERIALIZED (SELECT id FROM deliveries WHERE status = 'pending' AND "
+                        "next_try <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_try, id "
+                        f"LIMIT ?{skip}) UPDATE deliveries SET lease = ?, lease_until = ? + 2 * (SELECT w.timeout "
+                        "FROM webhooks w WHERE w.id = deliveries.webhook) + 2 WHERE id IN (SELECT id FROM picked)",
+                        now, now, limit, token, now)
         rows = self.store._rows("SELECT d.id, d.event, d.webhook, d.body, d.attempts, w.url, w.secret, w.allow, "
                                 "w.timeout, e.created, e.uid FROM deliveries d JOIN webhooks w ON w.id = d.webhook "
                                 "JOIN events e ON e.id = d.event WHERE d.lease = ? ORDER BY d.id", token)
