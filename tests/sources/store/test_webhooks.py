@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -290,13 +289,13 @@ def test_webhook_commands(store_url: str, tmp_path: Path, hook: Receiver) -> Non
         "no webhook 7 (promptdeck webhook list shows them)")
 
 
-def test_store_upgrade_from_schema_4_adds_the_webhook_tables(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path}/old.db"
+def test_store_upgrade_from_schema_4_adds_the_webhook_tables(store_url: str, tmp_path: Path) -> None:
+    url = store_url
     publish(url, library(tmp_path, greet=GREET))
-    with sqlite3.connect(tmp_path / "old.db") as conn:  # what schema 4 had
+    with Store(url) as store:  # what schema 4 had
         for table in ("delivery_attempts", "deliveries", "events", "webhooks", "event_kinds"):
-            conn.execute(f"DROP TABLE {table}")
-        conn.execute("UPDATE promptdeck_schema SET version = 4")
+            store._run(f"DROP TABLE {table}")
+        store._run("UPDATE promptdeck_schema SET version = 4")
     refused = pd("webhook", "list", "--store", url, check=False)
     assert refused.returncode == 1 and "has schema 4: run `promptdeck store upgrade" in refused.stderr
     assert f"upgraded the store from schema 4 to {SCHEMA_VERSION}" in pd("store", "upgrade", url).stdout
