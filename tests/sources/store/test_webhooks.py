@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
+import hmac
 import os
 import subprocess
 import sys
@@ -106,6 +108,14 @@ def test_publish_label_and_rollback_each_send_one_signed_request(store_url: str,
                              "prompts": [{"name": "greet", "path": "greet.md", "version": 2, "previous": 1,
                                           "deleted": False}]}
     assert first["timestamp"].endswith("Z")
+    # The signature as the specification defines it, worked out here too (the sender signs with the same
+    # library the receiver verifies with): v1, base64 of HMAC-SHA256 over "id.timestamp.body".
+    for got in hook.received:
+        signed = f"{got.headers['webhook-id']}.{got.headers['webhook-timestamp']}.".encode() + got.body
+        mac = hmac.new(base64.b64decode(SECRET[len("whsec_"):]), signed, hashlib.sha256).digest()
+        assert got.headers["webhook-signature"] == "v1," + base64.b64encode(mac).decode()
+        assert abs(int(got.headers["webhook-timestamp"]) - time.time()) < 60
+        assert got.headers["content-type"] == "application/json"
     assert moved["data"]["label"] == "production" and moved["data"]["author"] == "carl"
     assert moved["data"]["prompts"] == [{"name": "greet", "path": "greet.md", "version": 2, "previous": 1,
                                          "deleted": False}]
