@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from promptdeck import Prompts
+from promptdeck import Prompts, providers
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
-
-providers = pytest.importorskip("promptdeck.providers", reason="promptdeck.providers is on branch t33-convert")
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLE_ARGS))

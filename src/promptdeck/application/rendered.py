@@ -10,7 +10,6 @@ written. A store's version and label come from there too (``promptdeck.dev/versi
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,30 +95,29 @@ class Rendered:
         return "\n\n".join(parts)
 
     # -- the model providers' request formats ---------------------------------------------------
-    # Each delegates to ``promptdeck.providers`` (docs/providers.md), loaded on first use so that a render
-    # imports nothing for them. It sits low in the layers (just above protocol/), and is written on its own
-    # branch (t33-convert): imported by name here so that this module stands whether or not it is merged yet.
+    # Each is ``promptdeck.providers``' function of the same name (docs/providers.md), imported on first use:
+    # a render imports nothing for them.
 
     def to_openai(self, *, system: str | None = None) -> list[dict[str, Any]]:
         """The Chat Completions ``messages`` (``providers.to_openai``)."""
-        found: list[dict[str, Any]] = _providers().to_openai(self.messages, system=system)
-        return found
+        from ..providers import to_openai
+
+        return to_openai(self.messages, system=system)
 
     def to_openai_responses(self, *, system: str | None = None) -> list[dict[str, Any]]:
         """The Responses API ``input`` items (``providers.to_openai_responses``)."""
-        found: list[dict[str, Any]] = _providers().to_openai_responses(self.messages, system=system)
-        return found
+        from ..providers import to_openai_responses
+
+        return to_openai_responses(self.messages, system=system)
 
     def to_anthropic(self, *, system: str | None = None) -> dict[str, Any]:
         """``{"system": …, "messages": […]}`` for the Messages API (``providers.to_anthropic``)."""
-        found: dict[str, Any] = _providers().to_anthropic(self.messages, system=system)
-        return found
+        from ..providers import to_anthropic
+
+        return to_anthropic(self.messages, system=system)
 
     def to_gemini(self, *, system: str | None = None) -> dict[str, Any]:
         """``{"contents": […]}`` for ``generate_content`` (``providers.to_gemini``)."""
-        found: dict[str, Any] = _providers().to_gemini(self.messages, system=system)
-        return found
+        from ..providers import to_gemini
 
-
-def _providers() -> Any:
-    return importlib.import_module("promptdeck.providers")
+        return to_gemini(self.messages, system=system)
