@@ -16,9 +16,9 @@ EXAMPLES = REPO / "examples" / "prompts"
 PUBLIC = [
     "Annotations", "Arg", "Argument", "Audio", "Catalog", "Client", "ClientError", "ConnectionFailed", "Image",
     "InternalError", "InvalidParams", "InvalidRequest", "LibraryError", "McpError", "Message", "MethodNotFound",
-    "ParseError", "Prompt", "PromptFileError", "PromptServer", "PromptdeckError", "ProtocolViolation",
-    "RenderContext", "RequestTimeout", "Resource", "ResourceLink", "Suggestions", "Text", "ToolOptions", "assistant",
-    "connect", "resource", "user",
+    "ParseError", "Prompt", "PromptFileError", "PromptListing", "PromptServer", "PromptdeckError", "Prompts",
+    "ProtocolViolation", "RenderContext", "Rendered", "RequestTimeout", "Resource", "ResourceLink", "Suggestions",
+    "Text", "ToolOptions", "assistant", "connect", "resource", "user",
 ]
 
 

@@ -23,6 +23,7 @@ LAYERS = (
     "promptdeck.__main__",        # python -m promptdeck
     "promptdeck.cli",             # the only code that prints or exits
     "promptdeck",                 # the public API (__init__): a facade over what is below
+    "promptdeck.application",     # Prompts: a library rendered in an application (local core, or a client)
     "promptdeck.server.http",     # Streamable HTTP, 2024-11-05 SSE, the 2026 routes, uvicorn
     "promptdeck.server.web",      # the web page, its store API and sign-in
     "promptdeck.server",          # the MCP core: app, handlers, both eras, outcome, tools, stdio, watch

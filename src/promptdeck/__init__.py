@@ -6,6 +6,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .application import PromptListing, Prompts, Rendered
     from .client.session import Client, connect
     from .prompts.arguments import Argument
     from .prompts.catalog import Catalog
@@ -62,11 +63,14 @@ _WHERE: dict[str, str] = {
     "MethodNotFound": ".protocol.errors",
     "ParseError": ".protocol.errors",
     "Prompt": ".prompts.spec",
+    "PromptListing": ".application",
+    "Prompts": ".application",
     "PromptFileError": ".protocol.errors",
     "PromptServer": ".server.app",
     "PromptdeckError": ".protocol.errors",
     "ProtocolViolation": ".protocol.errors",
     "RenderContext": ".prompts.spec",
+    "Rendered": ".application",
     "RequestTimeout": ".protocol.errors",
     "Resource": ".protocol.content",
     "ResourceLink": ".protocol.content",
@@ -109,10 +113,13 @@ __all__ = [
     "ParseError",
     "Prompt",
     "PromptFileError",
+    "PromptListing",
     "PromptServer",
     "PromptdeckError",
+    "Prompts",
     "ProtocolViolation",
     "RenderContext",
+    "Rendered",
     "RequestTimeout",
     "Resource",
     "ResourceLink",

@@ -61,6 +61,15 @@ def write_prompts(root: Path, count: int, *, per_folder: int = 500) -> list[str]
     return sorted(names)
 
 
+def prompt_folder(root: Path, files: dict[str, str]) -> Path:
+    """A folder ``root`` holding ``files`` (relative path -> text)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
 def copy_examples(dest: Path) -> Path:
     shutil.copytree(EXAMPLES, dest)
     return dest

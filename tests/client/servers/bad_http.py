@@ -17,6 +17,8 @@
 ``gated-get``       a legacy server (listChanged) whose GET stream opens only once the file LOG.gate
                     exists; it logs ``{"get": "waiting"}`` and ``{"get": "open"}`` to LOG as that happens
 ``no-get``          a legacy server that offers listChanged but answers its GET stream 405
+``garbage-get``     2026-07-28: prompts/get is answered 200 application/json with bytes that are not JSON
+``huge-get``        2026-07-28: prompts/get is answered with a JSON body of 100 MB, sent without a length
 Listens on 127.0.0.1 only; with LOG (a third argument) appends every request body it reads to it.
 """
 
@@ -160,6 +162,24 @@ class Handler(BaseHTTPRequestHandler):
         method, params = message.get("method"), message.get("params") or {}
         if "id" not in message:
             self.reply(202, "text/plain", b"")
+            return
+        if method == "prompts/get" and MODE == "garbage-get":
+            self.reply(200, "application/json", b"\x00\xff{garbage, not JSON")
+            return
+        if method == "prompts/get" and MODE == "huge-get":
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            try:
+                self.wfile.write(b'{"jsonrpc": "2.0", "id": ' + json.dumps(message["id"]).encode() + b', "result": "')
+                chunk = b"x" * (1 << 20)
+                for _ in range(100):
+                    self.wfile.write(chunk)
+                self.wfile.write(b'"}')
+            except OSError:
+                pass  # the client stopped reading: what it should do
             return
         if method == "prompts/get" and MODE.startswith("hang"):
             time.sleep(600)  # the client gives up first; the daemon thread dies with the server

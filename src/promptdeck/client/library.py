@@ -1,0 +1,295 @@
+"""Another MCP server's prompts rendered for an application (``promptdeck.Prompts`` on an http(s) URL).
+
+``RemoteLibrary`` renders through the server (``prompts/get``) on a loop of its own, in a thread, so that
+code in any thread (or on any event loop) can call it. What it adds to the ``Client``:
+
+- **the listing cached**: for the ``ttlMs`` a 2026-07-28 server gives; while the server announces
+  ``listChanged``, a watch keeps it current (a 2026-07-28 subscription, a legacy session's stream);
+  otherwise for ``LISTING_SECONDS``;
+- **bounded retries**: a request that could not reach the server or got no answer in ``timeout`` is
+  tried again ``retries`` times, after a short pause; a server that answered (an MCP error) or answered
+  outside the protocol (garbage, a body over the client's limit) is not asked again;
+- **a circuit breaker**: after ``BREAKER_FAILURES`` failures in a row, calls fail at once for
+  ``BREAKER_SECONDS``, after which one call tries the server again (``Breaker``: a render that works
+  closes it, a listing only when listings were what failed);
+- **a cache** (``cache.RenderCache``), written after every listing and render that succeeded, which
+  ``Prompts`` renders from when the server cannot be reached.
+
+A failure to reach the server is one ``ConnectionFailed`` naming the server and the cause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import logging
+import threading
+import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import msgspec
+
+from ..protocol.content import messages_to_wire
+from ..protocol.errors import ClientError, ConnectionFailed, InvalidParams, McpError, ProtocolViolation, RequestTimeout
+from ..protocol.revisions import LATEST
+from .session import Client, connect
+from .types import PromptInfo, RenderedPrompt
+
+log = logging.getLogger("promptdeck.client")
+T = TypeVar("T")
+
+#: How long a listing is reused from a server that gives no ttlMs and announces no list changes.
+LISTING_SECONDS = 5.0
+#: Failures in a row that open the circuit, and how long it stays open.
+BREAKER_FAILURES = 3
+BREAKER_SECONDS = 30.0
+#: The first pause before a retry, doubled for each next one.
+RETRY_PAUSE = 0.05
+#: The revision rendered messages are shaped for (``application.local.REVISION`` too).
+REVISION = LATEST
+_to_builtins = msgspec.to_builtins
+
+
+class Breaker:
+    """Closed while calls succeed; open (calls refused at once) for ``seconds`` after ``failures`` in a row;
+    then half-open: one call is let through, and its outcome closes or opens it again."""
+
+    def __init__(self, failures: int = BREAKER_FAILURES, seconds: float = BREAKER_SECONDS) -> None:
+        self.failures, self.seconds = failures, seconds
+        self._count = 0
+        self._open_until = 0.0
+        self.cause = ""
+        #: what the last failure was of
+        self._failing = ""
+        self._lock = threading.Lock()
+
+    def refusal(self) -> str | None:
+        """Why a call may not go now, or None (a half-open trial takes the only place)."""
+        with self._lock:
+            if self._count < self.failures:
+                return None
+            now = time.monotonic()
+            if now < self._open_until:
+                return (f"{self._count} failures in a row, the last: {self.cause}; not tried again for "
+                        f"{self._open_until - now:.1f} s")
+            self._open_until = now + self.seconds  # this call is the trial; others wait for its outcome
+            return None
+
+    def succeeded(self, what: str = "prompts/get") -> None:
+        """A request for ``what`` was answered. A render closes the breaker; a listing only when listings were
+        what failed last, so that a server that lists but never renders still opens it."""
+        with self._lock:
+            if what == "prompts/get" or what == self._failing:
+                self._count = 0
+
+    def failed(self, cause: str, what: str = "prompts/get") -> None:
+        with self._lock:
+            self._count += 1
+            self.cause = cause
+            self._failing = what
+            if self._count >= self.failures:
+                self._open_until = time.monotonic() + self.seconds
+
+
+def _worth_retrying(exc: ClientError) -> bool:
+    """Whether asking again may help: not for a refusal (401, 403, 404, ...), which another try gets again;
+    yes for what did not reach the server, got no answer, or an answer that says "later" (429, 5xx)."""
+    status = getattr(exc, "status", None)
+    return status is None or status == 429 or status >= 500
+
+
+class RemoteLibrary:
+    """The prompts of the MCP server at ``url``, rendered through it."""
+
+    def __init__(self, url: str, *, token: str | None = None, auth: Any = None, timeout: float = 5.0,
+                 retries: int = 2, breaker: Breaker | None = None) -> None:
+        """``auth``: what supplies and renews the bearer token instead of a fixed ``token`` (an ``OAuth()``:
+        handed to ``connect(auth=...)``, on the client's side of OAuth; docs/client.md)."""
+        if retries < 0 or timeout <= 0:
+            raise ValueError("retries must be 0 or more and timeout positive")
+        if importlib.util.find_spec("aiohttp") is None:
+            raise ClientError("MCP servers over HTTP need aiohttp: pip install 'promptdeck[http]'")
+        self.url = url
+        if token is not None and auth is not None:
+            raise ValueError("give a token or an auth, not both")
+        self.token = token
+        self.auth = auth
+        self.timeout = timeout
+        self.retries = retries
+        self.breaker = breaker or Breaker()
+        self._client: Client | None = None
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._connecting: asyncio.Lock | None = None
+        self._watching: asyncio.Task[None] | None = None
+        self._listed_at = 0.0
+        self._listing: tuple[PromptInfo, ...] | None = None
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="promptdeck-prompts", daemon=True)
+        self._thread.start()
+        self._closed = False
+
+    # -- from any thread ------------------------------------------------------------------------
+
+    def call(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run ``work`` on the library's loop and wait for it (from a thread that is not that loop's)."""
+        if self._closed:
+            work.close()
+            raise ConnectionFailed(f"the prompts of {self.url} are closed")
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+
+    async def acall(self, work: Coroutine[Any, Any, T]) -> T:
+        """``call`` from a coroutine on another event loop."""
+        if self._closed:
+            work.close()
+            raise ConnectionFailed(f"the prompts of {self.url} are closed")
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self._loop))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+
+        async def end() -> None:
+            await self._drop()
+            # What the client left waiting (a watch's queue read) ends before the loop does.
+            rest = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in rest:
+                task.cancel()
+            await asyncio.gather(*rest, return_exceptions=True)
+
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(end(), self._loop).result(self.timeout)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(self.timeout)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+    # -- on the library's loop ------------------------------------------------------------------
+
+    async def entries(self) -> dict[str, dict[str, Any]]:
+        """The listing: name -> ``prompts/list`` entry (JSON values), cached as the module says."""
+        client = await self._guarded(self._connected, "prompts/list", request=False)
+        listing = client.prompts if self._watching is not None and not self._watching.done() else None
+        if listing is None:
+            if client.era == "legacy" and self._listing is not None \
+                    and time.monotonic() - self._listed_at < LISTING_SECONDS:
+                listing = self._listing
+            else:
+                listing = await self._guarded(self._list, "prompts/list")
+                self._listed_at = time.monotonic()
+        if listing is not self._listing:
+            self._listing = listing
+            self._entries = {info.name: _to_builtins(info) for info in listing}
+        return self._entries
+
+    @property
+    def last_entries(self) -> dict[str, dict[str, Any]]:
+        """The listing ``entries`` gave last (replaced whole, never changed, when the listing changes)."""
+        return self._entries
+
+    async def render(self, name: str, arguments: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The ``prompts/get`` result (description, messages as JSON values), and the prompt's listing entry."""
+        entries = await self.entries()
+        for key, value in arguments.items():
+            if not isinstance(value, str):
+                # In the words a promptdeck server uses (prompts.arguments.bind): MCP arguments are strings.
+                raise InvalidParams(f"prompt {name!r}: argument {key!r} must be a string on the wire, got "
+                                    f"{type(value).__name__}", {"argument": key})
+        got = await self._guarded(lambda: self._get(name, arguments), "prompts/get")
+        result: dict[str, Any] = {}
+        if got.description is not None:
+            result["description"] = got.description
+        result["messages"] = messages_to_wire(list(got.messages), REVISION)
+        return result, entries.get(name)
+
+    async def _guarded(self, attempt: Any, what: str, *, request: bool = True) -> Any:
+        """``attempt()`` with the retries and the breaker; a ``ConnectionFailed`` naming the server when it
+        cannot be had. An MCP error the server answered with passes as it is (``InvalidParams`` stays one)."""
+        refusal = self.breaker.refusal()
+        if refusal is not None:
+            raise ConnectionFailed(f"the MCP server at {self.url} is not being asked: {refusal}")
+        pause = RETRY_PAUSE
+        for tried in range(self.retries + 1):
+            try:
+                result = await attempt()
+            except McpError as exc:
+                self.breaker.succeeded(what)  # it answered
+                if exc.code == InvalidParams.code:
+                    raise InvalidParams(exc.message, exc.data) from None
+                raise
+            except (ConnectionFailed, RequestTimeout) as exc:
+                await self._drop()
+                cause = f"{type(exc).__name__}: {exc}"
+                if tried < self.retries and _worth_retrying(exc):
+                    log.info("%s to %s failed (%s); trying again", what, self.url, cause)
+                    await asyncio.sleep(pause)
+                    pause *= 2
+                    continue
+                self.breaker.failed(cause, what)
+                tries = f"{tried + 1} {'try' if tried == 0 else 'tries'}"
+                raise ConnectionFailed(f"the MCP server at {self.url} cannot be reached ({what}, {tries}): "
+                                       f"{cause}") from exc
+            except (ProtocolViolation, ClientError, msgspec.MsgspecError) as exc:
+                await self._drop()
+                cause = f"{type(exc).__name__}: {exc}"
+                self.breaker.failed(cause, what)
+                raise ConnectionFailed(f"the MCP server at {self.url} answered {what} outside the protocol: "
+                                       f"{cause}"[:2000]) from exc
+            if request:  # (connecting is not a request: it says nothing of whether renders work)
+                self.breaker.succeeded(what)
+            return result
+        raise AssertionError("unreachable")
+
+    async def _list(self) -> tuple[PromptInfo, ...]:
+        return await (await self._connected()).list_prompts()
+
+    async def _get(self, name: str, arguments: dict[str, str]) -> RenderedPrompt:
+        return await (await self._connected()).get_prompt(name, **arguments)
+
+    async def _connected(self) -> Client:
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            if self._client is not None:
+                return self._client
+            stack = contextlib.AsyncExitStack()
+            # ``auth`` is passed only when given: connect takes it once the client's OAuth is in (branch t33-oauth).
+            extra: dict[str, Any] = {"auth": self.auth} if self.auth is not None else {}
+            try:
+                client = await stack.enter_async_context(connect(
+                    self.url, token=self.token, timeout=self.timeout, probe_timeout=min(self.timeout, 5.0), **extra))
+            except BaseException:
+                await stack.aclose()
+                raise
+            self._stack, self._client = stack, client
+            prompts = client.capabilities.get("prompts")
+            if isinstance(prompts, dict) and prompts.get("listChanged"):
+                self._watching = asyncio.ensure_future(self._watch(client))
+            return client
+
+    async def _watch(self, client: Client) -> None:
+        """Keep ``client.prompts`` current while the server tells of changes; on failure, fall back to ttl."""
+        try:
+            async with contextlib.aclosing(client.watch()) as changes:
+                async for _ in changes:
+                    pass
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the listing is then fetched per ttl: nothing is lost but freshness
+            log.info("the prompt list of %s is no longer watched: %s", self.url, exc)
+
+    async def _drop(self) -> None:
+        """Forget the connection (a failed one): the next call connects again."""
+        watching, stack = self._watching, self._stack
+        self._watching = self._stack = self._client = None
+        self._listing = None
+        if watching is not None:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+        if stack is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(stack.aclose(), self.timeout)
+
