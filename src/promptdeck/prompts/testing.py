@@ -121,13 +121,15 @@ class Report:
 
 
 def run_tests(prompts: Iterable[Prompt], names: Sequence[str] | None = None, *,
-              lookup: Callable[[str], Prompt] | None = None, seconds: float = RUN_SECONDS) -> Report:
+              lookup: Callable[[str], Prompt] | None = None, seconds: float = RUN_SECONDS,
+              details: bool = True) -> Report:
     """Run the tests of ``prompts`` (a ``Catalog``, or any prompts; for a principal, its ``view``), or only of
     those called ``names`` (found by ``lookup``, a catalog's ``require``: an unknown name is its
     ``InvalidParams``). Prompts without tests are left out of the report. Blocking: call it off an event loop.
 
     Each render is bounded as a ``prompts/get``'s is; the run as a whole by ``seconds``, after which the cases
-    left fail as not run."""
+    left fail as not run. ``details``: say why a render failed internally (the ``detail`` a server keeps for
+    its log), as the library's author at a terminal may know; a server answering a client passes False."""
     if names:
         find = lookup if lookup is not None else _finder(prompts)
         chosen = [find(name) for name in dict.fromkeys(names)]
@@ -139,7 +141,8 @@ def run_tests(prompts: Iterable[Prompt], names: Sequence[str] | None = None, *,
         tests = prompt.tests
         if tests is None:
             continue
-        report.prompts.append(PromptResult(prompt.name, [run_case(prompt, case, deadline) for case in tests.cases]))
+        report.prompts.append(PromptResult(prompt.name, [run_case(prompt, case, deadline, details)
+                                                      for case in tests.cases]))
     return report
 
 
@@ -156,17 +159,19 @@ def _finder(prompts: Iterable[Prompt]) -> Callable[[str], Prompt]:
     return find
 
 
-def run_case(prompt: Prompt, case: Case, deadline: float | None = None) -> CaseResult:
+def run_case(prompt: Prompt, case: Case, deadline: float | None = None, details: bool = True) -> CaseResult:
     """Render ``prompt`` with the case's vars and check its assertions (or its expected error)."""
     if deadline is not None and time.monotonic() > deadline:
         return CaseResult(case, False, "not run: the test run took longer than its time limit")
     try:
         messages = render_for_test(prompt, case.vars)
     except McpError as exc:
+        why = f" ({exc.detail})" if details and exc.detail else ""
         if case.error_code is None:
-            return CaseResult(case, False, f"the render failed: error {exc.code}: {exc.message}")
+            return CaseResult(case, False, f"the render failed: error {exc.code}: {exc.message}{why}")
         if exc.code != case.error_code:
-            return CaseResult(case, False, f"expected error {case.error_code}, got error {exc.code}: {exc.message}")
+            return CaseResult(case, False, f"expected error {case.error_code}, got error {exc.code}: "
+                                           f"{exc.message}{why}")
         if case.error_text is not None and case.error_text not in exc.message:
             return CaseResult(case, False, f"expected error {case.error_code} with {short(case.error_text)} in "
                                            f"its message, got {short(exc.message)}")
