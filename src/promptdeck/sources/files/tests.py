@@ -56,32 +56,39 @@ def _line(text: str, where: Where, first: int, fallback: int | None, *, top: boo
     ``tests`` list (the whole document when ``top``); the deepest node found on the way, else ``fallback``."""
     import yaml
 
+    if not where:  # the tests as a whole: where they start
+        return fallback
     try:
         node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         return fallback
     if not top:
-        node = _child(node, "tests")
+        found = _child(node, "tests")
+        node = found[0] if found is not None else None
     if node is None:
         return fallback
     line = node.start_mark.line
     for step in where:
-        node = _child(node, step)
-        if node is None:
+        found = _child(node, step)
+        if found is None:
             break
-        line = node.start_mark.line
+        node, key = found
+        # A block list or mapping starts on the line after its key: the key's line is the one to fix.
+        block = isinstance(node, yaml.CollectionNode) and not node.flow_style
+        line = key.start_mark.line if block and key is not None else node.start_mark.line
     return line + first
 
 
-def _child(node: Any, step: int | str) -> Any:
+def _child(node: Any, step: int | str) -> tuple[Any, Any] | None:
+    """(the node at ``step`` below ``node``, the key naming it or None), or None when there is none."""
     import yaml
 
     if isinstance(step, int) and isinstance(node, yaml.SequenceNode):
-        return node.value[step] if 0 <= step < len(node.value) else None
+        return (node.value[step], None) if 0 <= step < len(node.value) else None
     if isinstance(step, str) and isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode) and key.value == step:
-                return value if not isinstance(value, yaml.ScalarNode) or value.value else key
+                return (value if not isinstance(value, yaml.ScalarNode) or value.value else key), key
     return None
 
 
