@@ -80,8 +80,8 @@ def test_an_unknown_name_and_a_library_with_problems(tmp_path: Path) -> None:
 
 
 def test_check_validates_the_tests_at_their_lines(tmp_path: Path) -> None:
-    lib = library(tmp_path / "lib", {"greet.md": GREET.replace("type: contains, value: Hello Ada}", 'type: regex, value: "(x*)*y"}')
-                                     .replace("vars: {}", "vars: {whom: x}\n    message: 0")})
+    text = GREET.replace("type: contains, value: Hello Ada}", 'type: regex, value: "(x*)*y"}')
+    lib = library(tmp_path / "lib", {"greet.md": text.replace("vars: {}", "vars: {whom: x}\n    message: 0")})
     done = pd("check", str(lib))
     assert done.returncode == 1
     lines = done.stdout.splitlines()
@@ -104,8 +104,8 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 def test_publish_refuses_failing_tests_unless_skipped_and_test_reads_a_label(tmp_path: Path, store_url: str) -> None:
     lib = library(tmp_path / "lib", {"greet.md": GREET, ".claude/commands/review.md": "Review $ARGUMENTS\n",
-                                     ".claude/commands/review.tests.yaml":
-                                         "- vars: {arguments: a.py}\n  assert: [{type: starts-with, value: Review a.py}]\n"})
+                                     ".claude/commands/review.tests.yaml": "- vars: {arguments: a.py}\n  assert: "
+                                                                           "[{type: starts-with, value: Review a.py}]\n"})
     first = pd("publish", str(lib), "--store", store_url, "--label", "production", "-m", "first")
     assert first.returncode == 0, first.stderr
     assert ".claude/commands/review.tests.yaml" in first.stdout  # the sidecar is kept with its prompt
