@@ -103,9 +103,9 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def test_publish_refuses_failing_tests_unless_skipped_and_test_reads_a_label(tmp_path: Path, store_url: str) -> None:
+    sidecar = "- vars: {arguments: a.py}\n  assert: [{type: starts-with, value: Review a.py}]\n"
     lib = library(tmp_path / "lib", {"greet.md": GREET, ".claude/commands/review.md": "Review $ARGUMENTS\n",
-                                     ".claude/commands/review.tests.yaml": "- vars: {arguments: a.py}\n  assert: "
-                                                                           "[{type: starts-with, value: Review a.py}]\n"})
+                                     ".claude/commands/review.tests.yaml": sidecar})
     first = pd("publish", str(lib), "--store", store_url, "--label", "production", "-m", "first")
     assert first.returncode == 0, first.stderr
     assert ".claude/commands/review.tests.yaml" in first.stdout  # the sidecar is kept with its prompt
