@@ -248,7 +248,7 @@ class StoreApi:
         checked, problems = self._check(sight, prompt, data)
         tested = store_tests.shown(checked, store_tests.run_for(checked, sight.held)) \
             if checked is not None and not problems else None
-        return {"problems": _shown(problems), "tests": tested}
+        return {"problems": _shown(problems), **({"tests": tested} if tested is not None else {})}
 
     def _check(self, sight: _Sight, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
         """What ``check`` finds in ``data`` as ``prompt``'s file in the served label, as its principal may
