@@ -43,6 +43,8 @@ MAX_ASSERTS = 50
 MAX_VALUE_CHARS = 10_000
 #: Longest regular expression.
 MAX_PATTERN_CHARS = 1_000
+#: Most problems reported of one prompt's tests.
+MAX_PROBLEMS = 50
 
 #: Where in a prompt's tests a problem is: (case index, key, assertion index, key), as deep as known.
 Where = tuple[int | str, ...]
@@ -131,6 +133,9 @@ def parse_tests(raw: object, arguments: Sequence[Argument], origin: str = "front
         case = _case(i, item, declared, problems)
         if case is not None:
             cases.append(case)
+    if len(problems) > MAX_PROBLEMS:  # a file of thousands of mistakes is told of the first ones
+        left = len(problems) - MAX_PROBLEMS
+        problems = problems[:MAX_PROBLEMS] + [(f"… and {left} more problem{'s' * (left != 1)} in tests", ())]
     if problems:
         return None, problems
     return PromptTests(tuple(cases), origin), []

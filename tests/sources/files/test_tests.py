@@ -77,8 +77,8 @@ def test_a_bad_sidecar_is_a_problem_at_its_line_and_keeps_the_last_good_version(
     assert problems == []
     sidecar = tmp_path / ".claude/commands/review.tests.yaml"
     sidecar.write_text(good + "- vars: {arguments: x}\n  assert: [{type: nope}]\n")
-    source.update([str(sidecar)])  # as the watcher hands it a changed file
-    assert [str(e) for errs in source.errors.values() for e in errs] == [
+    reported = source.reload([str(sidecar)])  # as the watcher hands it a changed file
+    assert [str(e) for e in reported] == [str(e) for errs in source.errors.values() for e in errs] == [
         ".claude/commands/review.tests.yaml:4: test case 2: assertion 1: unknown assertion type 'nope' (known: "
         "equals, contains, icontains, contains-any, contains-all, icontains-any, icontains-all, starts-with, "
         "regex, is-json, max-length, and each with not-)"]
