@@ -33,7 +33,8 @@ from .limits import MAX_OUTPUT_CHARS
 #: The assertion types, each also taken with ``not-`` in front (``not-contains``), which passes when it fails.
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "icontains-any", "icontains-all",
          "starts-with", "regex", "is-json", "max-length")
-_LISTS = frozenset({"contains-any", "contains-all", "icontains-any", "icontains-all"})
+#: The types whose value is a list of texts.
+LISTS = frozenset({"contains-any", "contains-all", "icontains-any", "icontains-all"})
 _CASE_KEYS = ("description", "vars", "assert", "message", "error")
 
 #: Most cases in one prompt's tests, and assertions in one case.
@@ -259,7 +260,7 @@ def _value_problem(kind: str, value: object) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_OUTPUT_CHARS:
             return f"value must be a number of characters from 0 to {MAX_OUTPUT_CHARS}"
         return None
-    if kind in _LISTS:
+    if kind in LISTS:
         if not isinstance(value, list) or not value or not all(isinstance(v, str | int | float) and
                                                                 not isinstance(v, bool) for v in value):
             return "value must be a list of texts"
@@ -340,5 +341,5 @@ def short(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-__all__ = ["TYPES", "Assertion", "Case", "PromptTests", "Where", "parse_tests", "pattern_problem", "short",
+__all__ = ["TYPES", "LISTS", "Assertion", "Case", "PromptTests", "Where", "parse_tests", "pattern_problem", "short",
            "MAX_CASES", "MAX_ASSERTS", "MAX_VALUE_CHARS", "MAX_PATTERN_CHARS"]

@@ -100,3 +100,17 @@ def test_sidecar_names() -> None:
 def test_a_promptdeck_file_reads_no_sidecar(tmp_path: Path) -> None:
     source, problems = load(tmp_path, {"g.md": FRONT + "---\n" + BODY, "g.tests.yaml": "- nonsense"})
     assert problems == [] and Catalog(source.prompts()).require("g").tests is None
+
+
+def test_a_gemini_command_and_a_copilot_prompt_file_take_their_sidecars(tmp_path: Path) -> None:
+    files = {".gemini/commands/deploy.toml": 'description = "Deploy"\nprompt = "Deploy {{args}} now"\n',
+             ".gemini/commands/deploy.tests.yaml": "- vars: {args: web}\n  assert: [{type: equals, value: Deploy web"
+                                                   " now}]\n",
+             ".github/prompts/fix.prompt.md": "---\ndescription: Fix\n---\nFix it.\n",
+             ".github/prompts/fix.tests.yaml": "- vars: {}\n  assert: [{type: contains, value: Fix}]\n"}
+    source, problems = load(tmp_path, files)
+    assert problems == []
+    from promptdeck.prompts.testing import run_tests
+
+    report = run_tests(Catalog(source.prompts()))
+    assert [(p.prompt, p.passed) for p in report.prompts] == [("deploy", True), ("fix", True)]
