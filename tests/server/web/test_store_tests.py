@@ -39,6 +39,10 @@ def store(tmp: Path, url: str | None = None) -> str:
     (library / "greet.md").write_text(GREET)
     (library / "salaries.md").write_text(SECRET)
     (library / "plain.md").write_text("No tests.\n")
+    (library / ".claude/commands").mkdir(parents=True)
+    (library / ".claude/commands/review.md").write_text("Review $ARGUMENTS\n")
+    (library / ".claude/commands/review.tests.yaml").write_text(
+        "- vars: {arguments: a.py}\n  assert: [{type: starts-with, value: Review a.py}]\n")
     cli("publish", str(library), "--store", url, "--label", "production", "-m", "first")
     return url
 
@@ -65,6 +69,9 @@ def test_tests_checks_and_saves(served: tuple[str, str]) -> None:
     report = shown["tests"]["report"]
     assert (report["passed"], report["cases"], report["failed"]) == (True, 1, 0)
     assert get(base, "/tests", BOB, prompt="plain").json() == {"prompt": "plain", "tests": None}
+    # Another tool's file: its tests file comes from the label with it.
+    review = get(base, "/tests", BOB, prompt="review").json()["tests"]
+    assert review["origin"] == ".claude/commands/review.tests.yaml" and review["report"]["passed"] is True
 
     # The editor's text is tested with its check: here it no longer says what its test expects.
     failing = GREET.replace("Hello {{ who }}!", "Goodbye {{ who }}!")
