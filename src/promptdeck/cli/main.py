@@ -2,7 +2,8 @@
 
 ``cli`` is the only package that prints to a terminal or exits. Each command lives in a module by what it
 works on: ``serve``, ``library`` (check, render), ``client`` (any MCP server's prompts), ``store`` (the
-versioned store). ``entry`` is the front door, which serves plain stdio without importing click.
+versioned store), ``webhooks`` (a store's webhooks). ``entry`` is the front door, which serves plain stdio
+without importing click.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
-from . import client, library, prompt_tests, serve, skills, store
+from . import client, library, prompt_tests, serve, skills, store, webhooks
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,7 +21,8 @@ def main() -> None:
 
 
 for command in (serve.serve, library.check, library.render, prompt_tests.test, client.ls, client.get,
-                client.complete, client.watch, client.pick, client.ui, skills.skills, skills.skill, *store.COMMANDS):
+                client.complete, client.watch, client.pick, client.ui, skills.skills, skills.skill,
+                *store.COMMANDS, webhooks.webhook):
     main.add_command(command)
 
 

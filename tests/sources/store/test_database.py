@@ -26,20 +26,6 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.support.flag import Flag, setter_for
 from tests.support.libraries import EXAMPLES
-from tests.support.postgres import cluster, new_database
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    with cluster() as url:
-        yield url
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path}/prompts.db"
-    return new_database(request.getfixturevalue("postgres"))
 
 
 def pd(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

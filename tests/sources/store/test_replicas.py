@@ -23,6 +23,7 @@ import httpx
 import pytest
 
 from promptdeck.sources.files.paths import is_prompt_path
+from promptdeck.sources.store.schema import SCHEMA_VERSION
 from tests.server.http.test_protocol import POST_HEADERS, init, messages_of, rpc
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
@@ -156,7 +157,8 @@ def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, 
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:  # what schema 1 had
-        conn.execute("DROP TABLE used_states; DROP TABLE state_key; UPDATE promptdeck_schema SET version = 1; "
+        conn.execute("DROP TABLE delivery_attempts, deliveries, events, webhooks, event_kinds; "
+                     "DROP TABLE used_states; DROP TABLE state_key; UPDATE promptdeck_schema SET version = 1; "
                      "ALTER TABLE files DROP COLUMN listing, DROP COLUMN scopes; DROP INDEX position_files_by_name; "
                      "ALTER TABLE position_files DROP COLUMN name, DROP COLUMN scopes; "
                      "ALTER TABLE positions DROP COLUMN listing_format, DROP COLUMN scope_sets; "
@@ -166,10 +168,10 @@ def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, 
     assert refused.returncode == 1 and "has schema 1: run `promptdeck store upgrade" in refused.stderr
     upgraded = subprocess.run([sys.executable, "-m", "promptdeck", "store", "upgrade", url], capture_output=True,
                               text=True, timeout=60)
-    assert upgraded.returncode == 0 and "upgraded the store from schema 1 to 4" in upgraded.stdout
+    assert upgraded.returncode == 0 and f"upgraded the store from schema 1 to {SCHEMA_VERSION}" in upgraded.stdout
     again = subprocess.run([sys.executable, "-m", "promptdeck", "store", "upgrade", url], capture_output=True,
                            text=True, timeout=60)
-    assert "at schema 4 already" in again.stdout
+    assert f"at schema {SCHEMA_VERSION} already" in again.stdout
     history = subprocess.run([sys.executable, "-m", "promptdeck", "history", "--store", url, "summarize"],
                              capture_output=True, text=True, timeout=60)
     assert history.returncode == 0 and "summarize" in history.stdout

@@ -22,10 +22,11 @@ from promptdeck.prompts.skills import Skill
 from promptdeck.protocol.errors import InvalidParams
 from promptdeck.sources.files.source import FileSource
 from promptdeck.sources.store.database import Store
+from promptdeck.sources.store.schema import SCHEMA_VERSION
 from promptdeck.sources.store.source import StoreSource
 from tests.sources.files.test_skills import skill_md
 from tests.sources.files.test_source import write
-from tests.sources.store.test_database import pd, postgres, store_url  # noqa: F401 - fixtures
+from tests.sources.store.test_database import pd
 from tests.support.postgres import new_database
 
 PNG = bytes(range(256)) * 3 + b"\x89PNG\r\n\x1a\n\x00binary"
@@ -336,12 +337,14 @@ def test_a_schema_3_store_is_refused_until_upgraded_and_then_serves_the_skills_i
     folder = make_library(tmp_path / "lib")
     pd("publish", str(folder), "--store", url, "--label", "production")
     with sqlite3.connect(tmp_path / "s.db") as conn:  # what schema 3 had
+        for table in ("delivery_attempts", "deliveries", "events", "webhooks", "event_kinds"):  # schema 5's
+            conn.execute(f"DROP TABLE {table}")
         conn.execute("DROP INDEX position_files_skills")
         conn.execute("ALTER TABLE position_files DROP COLUMN skill")
         conn.execute("UPDATE promptdeck_schema SET version = 3")
     refused = pd("history", "--store", url, check=False)
     assert refused.returncode == 1 and "has schema 3: run `promptdeck store upgrade" in refused.stderr
-    assert "upgraded the store from schema 3 to 4" in pd("store", "upgrade", url).stdout
+    assert f"upgraded the store from schema 3 to {SCHEMA_VERSION}" in pd("store", "upgrade", url).stdout
     source = loaded(url)
     try:
         assert served(source) == folder_served(folder)

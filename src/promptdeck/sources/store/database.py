@@ -34,6 +34,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from .events import changed_prompts, emit, listening, short
 from .model import _NEW, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path, skill_marker
 from .reads import Reading
 from .schema import CHANNEL, LISTING_FORMAT, LISTING_HEAD
@@ -90,6 +91,7 @@ class Store(Reading):
                                  listed_now.listing if listed_now else None, listed_now.scopes if listed_now else None))
                 self._many("INSERT INTO files (path, version, publish, prompt, digest, listing, scopes) "
                            "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+                self._published(publish_id, {path: version for path, version, _ in changed}, author, message, label)
             if label is not None:
                 state = {path: newest.version for path, newest in self.latest().items() if path in files}
                 self._move(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)")
@@ -132,19 +134,30 @@ class Store(Reading):
                           "VALUES (?, ?, ?, ?, ?, ?, ?)", path, version, publish_id,
                           listed.name if listed else self._prompt_of(path), digest,
                           listed.listing if listed else None, listed.scopes if listed else None)
+                self._published(publish_id, {path: version}, author, message, label)
             if label is not None:
                 self._point(label, path, version, author,
                             f"publish {publish_id}" if publish_id else f"label {path}@{version}", allow)
         return version, publish_id
+
+    def _published(self, publish_id: int, versions: dict[str, int], author: str, message: str,
+                   label: str | None) -> None:
+        """(Inside the publish's transaction.) The ``publish`` event: its new versions (path -> version)."""
+        if not listening(self, "publish"):
+            return
+        prompts, truncated = changed_prompts(self, {p: v - 1 for p, v in versions.items() if v > 1}, versions)
+        emit(self, "publish", {"publish": publish_id, "author": author, "message": short(message), "label": label,
+                               "files": len(versions), "prompts": prompts, "truncated": truncated})
 
     def _prompt_of(self, path: str) -> str | None:
         rows = self._rows("SELECT prompt FROM files WHERE path = ? ORDER BY version DESC LIMIT 1", path)
         return rows[0][0] if rows else None
 
     def _move(self, label: str, files: dict[str, int], author: str, reason: str, allow: MoveRule | None = None,
-              now: Position | None = None) -> bool:
+              now: Position | None = None, event: str = "label") -> bool:
         """Point ``label`` at ``files`` (inside a write transaction); False when it points there already.
-        ``allow`` is shown the move first, and may refuse it; ``now``: the label's position, if read."""
+        ``allow`` is shown the move first, and may refuse it; ``now``: the label's position, if read;
+        ``event``: the kind of event the move is (``events.emit``)."""
         now = now or self.position(label)
         if now is not None and now.files == files:
             return False
@@ -162,9 +175,21 @@ class Store(Reading):
         if clash:  # only `label NAME@VERSION` can bring this about: a renamed prompt meeting another
             raise StoreConflict(f"label {label!r} would serve two prompts named {clash[0][0]!r}; nothing changed")
         self._summarize(position_id)
+        before = now.files if now is not None else {}
+        if listening(self, event):
+            self._moved(event, label, author, reason, position_id, now.id if now is not None else None, before, files)
         if self.postgres:
             self._run("SELECT pg_notify(?, ?)", CHANNEL, label)
         return True
+
+    def _moved(self, event: str, label: str, author: str, reason: str, position_id: int, previous: int | None,
+               before: dict[str, int], files: dict[str, int]) -> None:
+        """(Inside the move's transaction.) The event of a label's move from ``before`` to ``files``."""
+        prompts, truncated = changed_prompts(self, before, files)
+        moved = sum(1 for path in before.keys() | files.keys() if before.get(path) != files.get(path))
+        emit(self, event, {"label": label, "author": author, "message": short(reason), "position": position_id,
+                           "previous_position": previous, "files": moved, "prompts": prompts,
+                           "truncated": truncated})
 
     def _point(self, label: str, path: str, version: int, author: str, reason: str,
                allow: MoveRule | None = None) -> None:
@@ -200,5 +225,5 @@ class Store(Reading):
             before = self.position(label, back=1)
             if before is None:
                 raise StoreConflict(f"label {label!r} has no earlier position to roll back to")
-            self._move(label, before.files, author, f"rollback to position {before.id}", allow)
+            self._move(label, before.files, author, f"rollback to position {before.id}", allow, event="rollback")
         return before

@@ -11,7 +11,7 @@ log = logging.getLogger("promptdeck.store")
 
 #: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
 #: ``promptdeck store upgrade``.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: The PostgreSQL channel a label move is announced on (its payload: the label's name).
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
@@ -64,6 +64,26 @@ _MIGRATIONS: dict[int, list[str]] = {
         "UPDATE position_files SET skill = 1 WHERE "
         + " OR ".join(f"substr(path, 1, {len(folder)}) = '{folder}'" for folder, _ in SKILL_FOLDERS),
         "CREATE INDEX position_files_skills ON position_files (position) WHERE skill IS NOT NULL"],
+    # 5: webhooks (``events``, ``webhooks``, ``delivery``). The kinds of event are rows, so a later change
+    # adds one with an INSERT; ``events`` is the outbox, written in the transaction of the change each
+    # event describes; a delivery is one event for one webhook (its body holds only what that webhook may
+    # see), claimed by one replica at a time under a lease; each attempt is a row ``webhook log`` shows.
+    5: ["CREATE TABLE event_kinds (kind TEXT PRIMARY KEY)",
+        "INSERT INTO event_kinds (kind) VALUES ('publish'), ('label'), ('rollback')",
+        "CREATE TABLE webhooks (id {serial} PRIMARY KEY, url TEXT NOT NULL, secret TEXT NOT NULL, "
+        "kinds TEXT NOT NULL, scopes TEXT NOT NULL, allow TEXT NOT NULL, timeout DOUBLE PRECISION NOT NULL, "
+        "author TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, removed DOUBLE PRECISION)",
+        "CREATE TABLE events (id {serial} PRIMARY KEY, kind TEXT NOT NULL REFERENCES event_kinds(kind), "
+        "payload TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, uid TEXT NOT NULL)",
+        "CREATE TABLE deliveries (id {serial} PRIMARY KEY, event INTEGER NOT NULL REFERENCES events(id), "
+        "webhook INTEGER NOT NULL REFERENCES webhooks(id), body TEXT NOT NULL, status TEXT NOT NULL, "
+        "attempts INTEGER NOT NULL, next_try DOUBLE PRECISION NOT NULL, lease TEXT, "
+        "lease_until DOUBLE PRECISION, finished DOUBLE PRECISION, UNIQUE (event, webhook))",
+        "CREATE INDEX deliveries_due ON deliveries (next_try) WHERE status = 'pending'",
+        "CREATE INDEX deliveries_by_webhook ON deliveries (webhook, id)",
+        "CREATE TABLE delivery_attempts (delivery INTEGER NOT NULL REFERENCES deliveries(id), "
+        "attempt INTEGER NOT NULL, at DOUBLE PRECISION NOT NULL, sender TEXT NOT NULL, code INTEGER, "
+        "error TEXT, PRIMARY KEY (delivery, attempt))"],
 }
 #: The shape of ``files.listing``: '{"v":FORMAT,"d":<Prompt.listing()>}'. A listing of another format
 #: (another promptdeck's) is not used; the server reads the files instead.

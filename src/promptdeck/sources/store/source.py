@@ -42,6 +42,7 @@ from ..files.library import Library
 from ..files.paths import SkillLimits, is_prompt_path, read_confined
 from ..files.resources import FolderResources
 from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
+from . import delivery
 from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
 from .database import Store
 from .model import Entry, StoreError
@@ -116,6 +117,7 @@ class StoreSource(Source):
         self._unwritten = threading.Event()
         #: whether the store was unreachable when last tried (logged once, until it is back)
         self._failing = False
+        self._delivering = False
 
     @property
     def library(self) -> Library | None:
@@ -182,6 +184,8 @@ class StoreSource(Source):
 
     def attach(self, changed: Callable[[], object]) -> None:
         self._changed = changed
+        delivery.started(self.url)  # every process serving a store delivers its webhooks' events
+        self._delivering = True
         for target, name in ((self._follow, "follow"), (self._write_rest, "files")):
             thread = threading.Thread(target=target, name=f"promptdeck-store-{self.label}-{name}", daemon=True)
             thread.start()
@@ -190,6 +194,9 @@ class StoreSource(Source):
     def close(self) -> None:
         """Stop following the label and remove the private folder."""
         self._stop.set()
+        if self._delivering:
+            self._delivering = False
+            delivery.stopped(self.url)
         self._unwritten.set()
         for thread in self._threads:
             thread.join(5)

@@ -1,0 +1,144 @@
+"""``promptdeck webhook``: a store's webhooks (add, list, remove, log, deliver).
+
+Part of the cli layer (``main`` registers the group). The store side is ``sources.store.webhooks`` (the
+registry), ``events`` (the outbox) and ``delivery`` (sending, which every ``serve --store`` does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import click
+
+from ..protocol.errors import PromptdeckError
+from .common import fail
+from .store import _AUTHOR, _STORE, _author, _opened, _when
+
+_KINDS_HELP = "Send only these kinds of event (repeat; default: every kind the store has: publish, label, rollback)."
+
+
+@click.group()
+def webhook() -> None:
+    """Tell other services when prompts change: signed HTTP requests (Standard Webhooks) for each publish,
+    label move and rollback."""
+
+
+@webhook.command()
+@click.argument("target", metavar="TARGET_URL")
+@_STORE
+@click.option("--secret-file", required=True, metavar="FILE", type=click.Path(dir_okay=False),
+              help="The whsec_ secret requests are signed with, in a file only you may read (chmod 600).")
+@click.option("--new-secret", is_flag=True, help="Write a new secret to --secret-file (a new file, mode 600) "
+              "first; give the receiver that file.")
+@click.option("--event", "kinds", multiple=True, metavar="KIND", help=_KINDS_HELP)
+@click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="Name the prompts restricted to SCOPE "
+              "too (repeat); without it, a webhook is told only of prompts that anyone may see.")
+@click.option("--allow", "allow", multiple=True, type=click.Choice(["private", "link-local"]),
+              help="Let it reach loopback and private addresses (private), or link-local and cloud metadata "
+              "addresses (link-local); refused by default.")
+@click.option("--timeout", type=float, default=10.0, show_default=True, metavar="SECONDS",
+              help="How long one request may take, all told (at most 30).")
+@_AUTHOR
+def add(target: str, url: str, secret_file: str, new_secret: bool, kinds: tuple[str, ...], scopes: tuple[str, ...],
+        allow: tuple[str, ...], timeout: float, author: str | None) -> None:
+    """Send the store's events to TARGET_URL (http or https)."""
+    from ..sources.store import webhooks
+
+    try:
+        webhooks.check_target(target)
+        if new_secret:
+            webhooks.new_secret(secret_file)
+        secret = webhooks.read_secret(secret_file)
+    except PromptdeckError as exc:
+        fail(str(exc))
+    with _opened(url) as opened:
+        try:
+            hook = webhooks.add(opened, target, secret, list(kinds), scopes=list(scopes), allow=list(allow),
+                                timeout=timeout, author=_author(author))
+        except PromptdeckError as exc:
+            fail(str(exc))
+    wrote = f" (new secret in {secret_file})" if new_secret else ""
+    click.echo(f"webhook {hook}: {target}{wrote}")
+
+
+@webhook.command(name="list")
+@_STORE
+def list_command(url: str) -> None:
+    """The store's webhooks (never their secrets)."""
+    from ..sources.store import webhooks
+
+    with _opened(url) as opened:
+        found = webhooks.listed(opened)
+    if not found:
+        click.echo("no webhooks")
+    for hook in found:
+        extra = "".join([f"  scopes {' '.join(hook.scopes)}" if hook.scopes else "",
+                         f"  allow {' '.join(hook.allow)}" if hook.allow else ""])
+        click.echo(f"{hook.id}  {hook.url}  events {' '.join(hook.kinds)}  timeout {hook.timeout:g}s{extra}  "
+                   f"added {_when(hook.created)} by {hook.author}")
+
+
+@webhook.command()
+@click.argument("hook", type=int, metavar="ID")
+@_STORE
+def remove(hook: int, url: str) -> None:
+    """Send nothing more to webhook ID (what was sent stays in its log)."""
+    from ..sources.store import webhooks
+
+    with _opened(url) as opened:
+        try:
+            cancelled = webhooks.remove(opened, hook)
+        except PromptdeckError as exc:
+            fail(str(exc))
+    waiting = f"; {cancelled} pending deliver{'ies' if cancelled != 1 else 'y'} cancelled" if cancelled else ""
+    click.echo(f"webhook {hook} removed{waiting}")
+
+
+@webhook.command(name="log")
+@click.argument("hook", type=int, required=False, metavar="[ID]")
+@_STORE
+@click.option("-n", "limit", type=click.IntRange(1, 1000), default=50, show_default=True,
+              help="How many deliveries to show.")
+def log_command(hook: int | None, url: str, limit: int) -> None:
+    """Deliveries, newest first (of webhook ID, or of all): status, each attempt, and the next try."""
+    from ..sources.store import webhooks
+
+    with _opened(url) as opened:
+        try:
+            found = webhooks.log(opened, hook, limit)
+        except PromptdeckError as exc:
+            fail(str(exc))
+    if not found:
+        click.echo("no deliveries")
+    for d in found:
+        upcoming = f"  next try {_when(d.next_try)}" if d.next_try is not None else ""
+        click.echo(f"event {d.event} {d.kind}  webhook {d.webhook}  {d.status}  {d.attempts} "
+                   f"attempt{'s' * (d.attempts != 1)}  ({_when(d.created)}, {d.uid}){upcoming}")
+        for number, attempt in enumerate(d.tries, 1):
+            answer = f"HTTP {attempt.code}" if attempt.code is not None else "no answer"
+            why = f": {attempt.error}" if attempt.error and attempt.error != f"HTTP {attempt.code}" else ""
+            click.echo(f"  {number}. {_when(attempt.at)}  {answer}{why}  from {attempt.sender}")
+
+
+@webhook.command()
+@_STORE
+def deliver(url: str) -> None:
+    """Send what is due now, once, and exit (a server delivers on its own; this is for a store no server
+    serves, e.g. from cron)."""
+    from ..logs import setup_logging
+    from ..sources.store.delivery import BATCH, Deliverer
+
+    setup_logging(0)  # each failed attempt is a warning line, as a server logs it
+    deliverer = Deliverer(url)
+    total = 0
+    try:
+        while True:
+            sent = asyncio.run(deliverer.deliver_due())
+            total += sent
+            if sent < BATCH:
+                break
+    except PromptdeckError as exc:
+        fail(str(exc))
+    finally:
+        deliverer.stop()
+    click.echo(f"{total} deliver{'ies' if total != 1 else 'y'} attempted (promptdeck webhook log shows them)")

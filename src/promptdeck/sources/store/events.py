@@ -1,0 +1,128 @@
+"""The store's outbox: an event for each change webhooks are told of, written in the change's own transaction.
+
+``emit(store, kind, payload)`` is called inside a write transaction (``Store._writing``) by the code that
+makes the change: ``publish``, a label's move, a rollback. It records the event and, for every webhook
+that asked for its kind, a delivery whose body holds what that webhook may see. Nothing is sent here:
+the event commits with the change or not at all (a publish that fails midway leaves no event), and the
+serving processes deliver it afterwards (``delivery``). The kinds are rows of ``event_kinds``; a new
+kind of change adds its row in a migration and calls ``emit``.
+
+A prompt restricted by scopes (its front matter's ``scopes``) is named in a webhook's body only when
+the webhook holds one of them (``webhook add --scope``), as a principal would need to see it; an event
+about such prompts alone is not delivered to that webhook at all.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+from ...prompts.access import may_see
+from ..files.paths import is_prompt_path
+
+if TYPE_CHECKING:
+    from .connection import Connected
+
+#: The kinds this promptdeck emits, as ``event_kinds`` holds them (migration 5).
+KINDS = ("publish", "label", "rollback")
+#: Prompts named in one event; an event about more says ``"truncated": true`` (a publish of 100,000
+#: prompts is one event, not a 50 MB request).
+MAX_EVENT_PROMPTS = 100
+#: The characters of a change's message an event carries (``-m`` may be a whole file); more end in "…".
+MAX_EVENT_MESSAGE = 4096
+
+
+def short(message: str) -> str:
+    """``message`` as an event carries it."""
+    return message if len(message) <= MAX_EVENT_MESSAGE else message[:MAX_EVENT_MESSAGE - 1] + "…"
+
+
+def kinds(store: Connected) -> list[str]:
+    """The kinds of event the store knows (``event_kinds``), sorted."""
+    return sorted(str(row[0]) for row in store._rows("SELECT kind FROM event_kinds"))
+
+
+def listening(store: Connected, kind: str) -> bool:
+    """Whether any webhook asks for ``kind``: a caller may skip working out a payload nobody is sent."""
+    return any(kind in str(row[0]).split() for row in store._rows("SELECT kinds FROM webhooks WHERE removed IS NULL"))
+
+
+def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
+    """Record an event of ``kind`` (inside the caller's write transaction); its id, or None when no webhook
+    asked for it or may see it (nothing is kept that nobody will be sent).
+
+    ``payload`` becomes the body's ``data``. Its ``prompts`` (a list, optional) are the prompts the event
+    is about, each a dict whose ``scopes`` (a list; empty: anyone may see it) decide which webhooks are
+    told of it; the scopes themselves are never sent.
+    """
+    hooks = [(int(hook), str(scopes)) for hook, scopes, wanted in store._rows(
+        "SELECT id, scopes, kinds FROM webhooks WHERE removed IS NULL ORDER BY id") if kind in str(wanted).split()]
+    if not hooks:
+        # Checked all the same: a kind no migration added is a bug to see at once, not when a webhook asks.
+        if not store._rows("SELECT 1 FROM event_kinds WHERE kind = ?", kind):
+            from .model import StoreError
+
+            raise StoreError(f"the store knows no event kind {kind!r}: run `promptdeck store upgrade`")
+        return None
+    now = time.time()
+    stamp = datetime.datetime.fromtimestamp(now, datetime.UTC).isoformat().replace("+00:00", "Z")
+    bodies = []
+    for hook, scopes in hooks:
+        data = _visible(payload, frozenset(scopes.split()))
+        if data is not None:
+            bodies.append((hook, json.dumps({"type": kind, "timestamp": stamp, "data": data}, separators=(",", ":"))))
+    if not bodies:  # about hidden prompts only, for every webhook that asked
+        return None
+    # The webhook-id: random, not the event's number, so that two stores sending to one receiver never share
+    # an id (a receiver drops a repeated id as a resend). ``webhook log`` shows both.
+    uid = "evt_" + secrets.token_hex(12)
+    event_id = int(store._run("INSERT INTO events (kind, payload, created, uid) VALUES (?, ?, ?, ?) RETURNING id",
+                              kind, json.dumps(payload, sort_keys=True), now, uid).fetchone()[0])
+    store._many("INSERT INTO deliveries (event, webhook, body, status, attempts, next_try) "
+                "VALUES (?, ?, ?, 'pending', 0, ?)", [(event_id, hook, body, now) for hook, body in bodies])
+    return event_id
+
+
+def _visible(payload: dict[str, Any], held: frozenset[str]) -> dict[str, Any] | None:
+    """``payload`` as a webhook holding ``held`` may see it; None when every prompt it names is hidden."""
+    named = payload.get("prompts")
+    if not isinstance(named, list):
+        return payload
+    shown = [{k: v for k, v in prompt.items() if k != "scopes"} for prompt in named
+             if may_see(held, prompt.get("scopes") or ())]
+    if named and not shown:
+        return None
+    return {**payload, "prompts": shown}
+
+
+def changed_prompts(store: Connected, before: dict[str, int], after: dict[str, int]) -> tuple[list[dict[str, Any]],
+                                                                                                bool]:
+    """The prompt files whose version differs between two states (path -> version), as an event names
+    them, at most ``MAX_EVENT_PROMPTS``; and whether there were more."""
+    paths = sorted(path for path in before.keys() | after.keys()
+                   if is_prompt_path(path) and before.get(path) != after.get(path))
+    prompts = []
+    for path in paths[:MAX_EVENT_PROMPTS]:
+        version = after.get(path)
+        name, scopes, deleted = _prompt_at(store, path, version if version is not None else before[path])
+        if name is None:
+            continue
+        prompts.append({"name": name, "path": path, "version": version, "previous": before.get(path),
+                        "deleted": deleted, "scopes": scopes})
+    return prompts, len(paths) > MAX_EVENT_PROMPTS
+
+
+def _prompt_at(store: Connected, path: str, version: int) -> tuple[str | None, list[str], bool]:
+    """The prompt name and scopes of ``path`` at ``version``, and whether that version is its deletion
+    (whose scopes are those of the version before)."""
+    rows = store._rows("SELECT prompt, scopes, digest FROM files WHERE path = ? AND version <= ? "
+                       "ORDER BY version DESC LIMIT 2", path, version)
+    if not rows:
+        return None, [], False
+    name, scopes, digest = rows[0]
+    if digest is None and len(rows) > 1:
+        scopes = rows[1][1]
+    return name, str(scopes or "").split(), digest is None
