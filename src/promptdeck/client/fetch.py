@@ -25,7 +25,7 @@ import codecs
 import ssl
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import unquote, urljoin, urlsplit
 from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined]
 
@@ -48,6 +48,20 @@ _DEFAULT = object()
 
 class HttpError(Exception):
     """The exchange failed below HTTP semantics: no connection, a reset, a timeout, or not HTTP."""
+
+
+class Auth(Protocol):
+    """What supplies the bearer token of requests to one server, and reacts when the server refuses it
+    (``client.oauth.OAuth`` is one; anything with these methods will do)."""
+
+    def needs_sign_in(self, url: str) -> bool:
+        """True if the first request to ``url`` would wait for a person (sign in before any timed request)."""
+
+    async def token(self, url: str) -> str | None:
+        """The access token for the server at ``url``, or None to send none."""
+
+    async def unauthorized(self, url: str, status: int, challenge: str, sent: str | None) -> bool:
+        """The server refused ``sent`` with ``status`` and the WWW-Authenticate ``challenge``: True to retry."""
 
 
 class Headers(Mapping[str, str]):
@@ -197,6 +211,11 @@ def proxy_for(scheme: str, host: str, proxies: Mapping[str, str]) -> Proxy | Non
     return Proxy(parts.hostname, parts.port or 80, authorization)
 
 
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
 def _check_header(name: str, value: str) -> None:
     """Refuse what would end the header early (CR, LF, NUL): it could smuggle headers or requests."""
     if any(c in name for c in "\r\n\0: ") or any(c in value for c in "\r\n\0"):
@@ -207,10 +226,15 @@ class HttpClient:
     """Keep-alive HTTP/1.1 connections to any number of origins, with default headers and a timeout."""
 
     def __init__(self, headers: Mapping[str, str] | None = None, timeout: float | None = 30.0, *,
-                 trust_env: bool = True, ssl_context: ssl.SSLContext | None = None) -> None:
+                 trust_env: bool = True, ssl_context: ssl.SSLContext | None = None, auth: Auth | None = None,
+                 auth_url: str = "") -> None:
         """``trust_env``: use the proxies the environment names; ``ssl_context``: whom https trusts
-        (the system's trust store by default)."""
+        (the system's trust store by default); ``auth``: the bearer token of requests to ``auth_url``'s
+        origin (and the retry once after a 401 or 403 it can do something about)."""
         self.timeout = timeout
+        self.auth = auth
+        self.auth_url = auth_url
+        self._auth_origin = _origin(auth_url) if auth is not None else None
         self._proxies = getproxies_environment() if trust_env else {}
         self._headers = {name.lower(): value for name, value in (headers or {}).items()}
         for name, value in self._headers.items():
@@ -247,12 +271,52 @@ class HttpClient:
         """
         wait = self.timeout if head_timeout is _DEFAULT else head_timeout
         assert wait is None or isinstance(wait, float | int)
+        ours = self.auth is not None and _origin(url) == self._auth_origin
+        sent = await self.bearer() if ours else None
+        response = await self._follow(method, url, content, headers, wait, sent)
+        if ours:
+            response = await self._authorized(response, sent, method, url, content, headers, wait)
+        try:
+            yield response
+        finally:
+            response._finish()
+
+    async def _authorized(self, response: Response, sent: str | None, method: str, url: str, content: bytes | None,
+                          headers: Mapping[str, str] | None, wait: float | None) -> Response:
+        """After a 401/403 that ``auth`` can do something about (a refresh, a sign-in), send the request once more."""
+        assert self.auth is not None
+        for attempt in (1, 2):
+            if response.status_code not in (401, 403) or _origin(response.url) != self._auth_origin:
+                return response
+            challenge = response.headers.get("www-authenticate", "")
+            try:
+                retry = attempt == 1 and await self.auth.unauthorized(self.auth_url, response.status_code,
+                                                                      challenge, sent)
+            except BaseException:
+                response._finish()
+                raise
+            if not retry:
+                return response
+            response._finish()
+            sent = await self.auth.token(self.auth_url)
+            response = await self._follow(method, url, content, headers, wait, sent)
+        return response
+
+    async def bearer(self) -> str | None:
+        """The token ``auth`` gives for the next request (None without ``auth``)."""
+        return await self.auth.token(self.auth_url) if self.auth is not None else None
+
+    async def _follow(self, method: str, url: str, content: bytes | None, headers: Mapping[str, str] | None,
+                      wait: float | None, token: str | None) -> Response:
+        """One request and its redirects; the bearer ``token`` is sent only while on the first origin."""
         credentials = True
         for _ in range(MAX_REDIRECTS + 1):
-            response = await self._exchange(method, url, headers, content, wait, credentials)
+            # The bearer token is a credential like the client's own headers: it never leaves the origin.
+            bearer = {"authorization": f"Bearer {token}"} if token is not None and credentials else {}
+            response = await self._exchange(method, url, {**(headers or {}), **bearer}, content, wait, credentials)
             location = response.headers.get("location") if response.status_code in _REDIRECTS else None
             if location is None:
-                break
+                return response
             response._finish()
             target = urljoin(url, location)
             # Credentials belong to the origin they were given for (as browsers and httpx have it).
@@ -260,12 +324,7 @@ class HttpClient:
             if response.status_code == 303 or (response.status_code in (301, 302) and method == "POST"):
                 method, content = "GET", None
             url = target
-        else:
-            raise HttpError(f"{url}: more than {MAX_REDIRECTS} redirects")
-        try:
-            yield response
-        finally:
-            response._finish()
+        raise HttpError(f"{url}: more than {MAX_REDIRECTS} redirects")
 
     async def request(self, method: str, url: str, *, content: bytes | None = None,
                       headers: Mapping[str, str] | None = None) -> tuple[Response, bytes]:

@@ -1,0 +1,194 @@
+"""The client's OAuth against a real authorization server (the MCP SDK's routes, authlib for client
+credentials: tests/support/oauth_server.py) and promptdeck's own resource server in front of the example
+prompts (``serve --http --oauth-issuer``), each a process on its own port."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from promptdeck.client import connect
+from promptdeck.client.oauth import OAuth
+from promptdeck.client.oauth_discovery import authorization_server as as_metadata
+from promptdeck.client.oauth_store import TokenStore
+from promptdeck.protocol.errors import ConnectionFailed, OAuthError
+from tests.client.oauth_fixtures import authorization_server, stats
+from tests.support.http_server import http_server
+from tests.support.libraries import EXAMPLES
+from tests.support.oauth_browser import sign_in
+from tests.support.oauth_server import PUBLIC_ID, SERVICE_ID, SERVICE_SECRET
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[str]:
+    with authorization_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def protected(issuer: str) -> Iterator[str]:
+    """promptdeck's resource server: tokens from ``issuer`` with the scope "prompts", for this URL."""
+    with http_server(str(EXAMPLES), "--no-watch", "--oauth-issuer", issuer, "--oauth-jwks", issuer + "jwks.json",
+                     "--require-scope", "prompts") as url:
+        yield url
+
+
+class Browser:
+    """The person at the browser: follows each sign-in address, and keeps them for the test to read."""
+
+    def __init__(self) -> None:
+        self.visited: list[str] = []
+
+    def __call__(self, url: str) -> None:
+        self.visited.append(url)
+        sign_in(url)
+
+
+def no_browser(url: str) -> None:
+    raise AssertionError(f"no sign-in was expected, yet the browser was sent to {url}")
+
+
+async def names(url: str, auth: OAuth) -> list[str]:
+    async with connect(url, auth=auth, timeout=10) as client:
+        return [prompt.name for prompt in await client.list_prompts()]
+
+
+def test_a_person_signs_in_with_registration_pkce_and_the_resource(issuer: str, protected: str,
+                                                                  tmp_path: Path) -> None:
+    before = stats(issuer)
+    browser = Browser()
+    store = tmp_path / "tokens.json"
+    listed = asyncio.run(names(protected, OAuth(open_url=browser, store=store)))
+    assert "code-review" in listed
+    after = stats(issuer)
+    assert after.get("register", 0) == before.get("register", 0) + 1  # dynamic client registration
+    assert after["authorization_code"] == before.get("authorization_code", 0) + 1
+    assert after["resources"][-1] == protected  # RFC 8707 resource on the token request
+    [address] = browser.visited
+    query = parse_qs(urlsplit(address).query)
+    assert query["code_challenge_method"] == ["S256"] and len(query["code_challenge"][0]) == 43
+    assert query["resource"] == [protected]
+    assert query["scope"] == ["prompts"]  # what the server's 401 asked for
+    redirect = urlsplit(query["redirect_uri"][0])
+    assert (redirect.scheme, redirect.hostname, redirect.path) == ("http", "127.0.0.1", "/callback")
+    assert stat.S_IMODE(os.stat(store).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(tmp_path).st_mode) != 0 and not list(tmp_path.glob(".tokens-*"))  # no leftovers
+    saved = json.loads(store.read_text())
+    assert saved["servers"][protected]["issuer"] == issuer
+
+    # A second run (a new process, as far as the client knows) uses the kept token: no browser, no grant.
+    assert asyncio.run(names(protected, OAuth(open_url=no_browser, store=store))) == listed
+    assert stats(issuer)["authorization_code"] == after["authorization_code"]
+
+
+def _signed_in(issuer: str, protected: str, store: Path) -> dict[str, Any]:
+    asyncio.run(names(protected, OAuth(open_url=Browser(), store=store)))
+    return stats(issuer)
+
+
+def test_a_token_the_server_refuses_is_refreshed_on_the_401(issuer: str, protected: str, tmp_path: Path) -> None:
+    store = tmp_path / "tokens.json"
+    before = _signed_in(issuer, protected, store)
+
+    def spoil(doc: dict[str, object]) -> None:
+        for tokens in doc["tokens"].values():  # type: ignore[attr-defined]
+            tokens["access_token"] = "revoked-or-garbage"
+            tokens["expires_at"] = time.time() + 3600  # still valid as far as the client knows
+    TokenStore(store).update(spoil)
+    assert asyncio.run(names(protected, OAuth(open_url=no_browser, store=store)))
+    assert stats(issuer)["refresh_token"] == before.get("refresh_token", 0) + 1
+    assert "revoked-or-garbage" not in store.read_text()
+
+
+def test_a_token_about_to_expire_is_refreshed_before_it_is_sent(issuer: str, protected: str,
+                                                               tmp_path: Path) -> None:
+    store = tmp_path / "tokens.json"
+    before = _signed_in(issuer, protected, store)
+    old = json.loads(store.read_text())["tokens"]
+
+    def expire(doc: dict[str, object]) -> None:
+        for tokens in doc["tokens"].values():  # type: ignore[attr-defined]
+            tokens["expires_at"] = time.time() + 5  # inside the refresh margin
+    TokenStore(store).update(expire)
+    auth = OAuth(open_url=no_browser, store=store)
+    assert asyncio.run(names(protected, auth))
+    assert stats(issuer)["refresh_token"] == before.get("refresh_token", 0) + 1
+    new = json.loads(store.read_text())["tokens"]
+    assert [t["access_token"] for t in new.values()] != [t["access_token"] for t in old.values()]
+    assert all(t["expires_at"] > time.time() + 600 for t in new.values())
+
+
+def test_a_service_uses_the_client_credentials_grant(issuer: str, protected: str) -> None:
+    before = stats(issuer)
+    auth = OAuth(client_id=SERVICE_ID, client_secret=SERVICE_SECRET, client_credentials=True, store=False,
+                 open_url=no_browser)
+    assert "code-review" in asyncio.run(names(protected, auth))
+    after = stats(issuer)
+    assert after["client_credentials"] == before.get("client_credentials", 0) + 1
+    assert after["resources"][-1] == protected
+    assert after.get("register", 0) == before.get("register", 0)
+
+
+def test_a_wrong_client_secret_is_one_clear_error(issuer: str, protected: str) -> None:
+    auth = OAuth(client_id=SERVICE_ID, client_secret="not-the-secret", client_credentials=True, store=False)
+    with pytest.raises(OAuthError, match="client credentials grant refused: invalid_client"):
+        asyncio.run(names(protected, auth))
+
+
+def test_a_configured_client_id_is_not_registered_again(issuer: str, protected: str, tmp_path: Path) -> None:
+    before = stats(issuer)
+    browser = Browser()
+    assert asyncio.run(names(protected, OAuth(client_id=PUBLIC_ID, open_url=browser, store=tmp_path / "t.json")))
+    assert stats(issuer).get("register", 0) == before.get("register", 0)
+    assert parse_qs(urlsplit(browser.visited[0]).query)["client_id"] == [PUBLIC_ID]
+
+
+def test_too_few_scopes_step_up_on_the_403(issuer: str, protected: str, tmp_path: Path) -> None:
+    browser = Browser()
+    assert asyncio.run(names(protected, OAuth(scopes=["admin"], open_url=browser, store=tmp_path / "t.json")))
+    first, second = browser.visited  # signed in with "admin"; the 403 named "prompts": again with both
+    assert parse_qs(urlsplit(first).query)["scope"] == ["admin"]
+    assert parse_qs(urlsplit(second).query)["scope"] == ["admin prompts"]
+
+
+def test_a_token_file_others_may_read_is_refused_with_the_fix(protected: str, tmp_path: Path) -> None:
+    store = tmp_path / "tokens.json"
+    store.write_text(json.dumps({"version": 1, "clients": {}, "tokens": {}, "servers": {}}))
+    store.chmod(0o644)
+    with pytest.raises(OAuthError, match=f"chmod 600 {store}"):
+        asyncio.run(names(protected, OAuth(open_url=no_browser, store=store)))
+
+
+def test_without_auth_the_401_is_reported_as_before(protected: str) -> None:
+    async def bare() -> None:
+        async with connect(protected, timeout=10):
+            pass
+    with pytest.raises(ConnectionFailed, match="HTTP 401, the server wants a \\(valid\\) bearer token"):
+        asyncio.run(bare())
+
+
+def test_the_oidc_fallback_finds_an_issuer_without_rfc8414_metadata() -> None:
+    import httpx
+
+    async def find(issuer: str) -> dict[str, object]:
+        async with httpx.AsyncClient(follow_redirects=False) as http:
+            return await as_metadata(http, issuer)
+    with authorization_server("--oidc", "--no-registration") as issuer:
+        found = asyncio.run(find(issuer))
+        assert found["token_endpoint"] == issuer + "token" and "registration_endpoint" not in found
+        assert httpx_status(issuer + ".well-known/oauth-authorization-server") == 404  # the fallback was needed
+
+
+def httpx_status(url: str) -> int:
+    import httpx
+
+    return httpx.get(url).status_code
