@@ -12,8 +12,10 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import pytest
 
-from tests.support.http_server import free_port, stop
+from tests.support.http_server import free_port, http_server, stop
+from tests.support.libraries import EXAMPLES
 
 
 @contextmanager
@@ -47,3 +49,19 @@ def authorization_server(*options: str) -> Iterator[str]:
 def stats(issuer: str) -> dict[str, Any]:
     answer: dict[str, Any] = httpx.get(issuer + "stats").json()
     return answer
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[str]:
+    """The test authorization server, for a module's tests."""
+    with authorization_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def protected(issuer: str) -> Iterator[str]:
+    """promptdeck's resource server in front of the examples: tokens from ``issuer`` with the scope "prompts",
+    for this URL."""
+    with http_server(str(EXAMPLES), "--no-watch", "--oauth-issuer", issuer, "--oauth-jwks", issuer + "jwks.json",
+                     "--require-scope", "prompts") as url:
+        yield url

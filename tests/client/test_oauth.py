@@ -9,7 +9,6 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -22,24 +21,8 @@ from promptdeck.client.oauth_discovery import authorization_server as as_metadat
 from promptdeck.client.oauth_store import TokenStore
 from promptdeck.protocol.errors import ConnectionFailed, OAuthError
 from tests.client.oauth_fixtures import authorization_server, stats
-from tests.support.http_server import http_server
-from tests.support.libraries import EXAMPLES
 from tests.support.oauth_browser import sign_in
 from tests.support.oauth_server import PUBLIC_ID, SERVICE_ID, SERVICE_SECRET
-
-
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[str]:
-    with authorization_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def protected(issuer: str) -> Iterator[str]:
-    """promptdeck's resource server: tokens from ``issuer`` with the scope "prompts", for this URL."""
-    with http_server(str(EXAMPLES), "--no-watch", "--oauth-issuer", issuer, "--oauth-jwks", issuer + "jwks.json",
-                     "--require-scope", "prompts") as url:
-        yield url
 
 
 class Browser:
@@ -182,13 +165,51 @@ def test_the_oidc_fallback_finds_an_issuer_without_rfc8414_metadata() -> None:
     async def find(issuer: str) -> dict[str, object]:
         async with httpx.AsyncClient(follow_redirects=False) as http:
             return await as_metadata(http, issuer)
-    with authorization_server("--oidc", "--no-registration") as issuer:
-        found = asyncio.run(find(issuer))
-        assert found["token_endpoint"] == issuer + "token" and "registration_endpoint" not in found
-        assert httpx_status(issuer + ".well-known/oauth-authorization-server") == 404  # the fallback was needed
+    with authorization_server("--oidc", "--no-registration") as oidc:
+        found = asyncio.run(find(oidc))
+        assert found["token_endpoint"] == oidc + "token" and "registration_endpoint" not in found
+        assert httpx_status(oidc + ".well-known/oauth-authorization-server") == 404  # the fallback was needed
 
 
 def httpx_status(url: str) -> int:
     import httpx
 
     return httpx.get(url).status_code
+
+
+def test_tokens_are_never_logged(issuer: str, protected: str, tmp_path: Path,
+                                 caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    store = tmp_path / "tokens.json"
+    asyncio.run(names(protected, OAuth(open_url=Browser(), store=store)))
+    def expire(doc: dict[str, Any]) -> None:
+        for tokens in doc["tokens"].values():
+            tokens["expires_at"] = time.time()
+    TokenStore(store).update(expire)
+    asyncio.run(names(protected, OAuth(open_url=no_browser, store=store)))  # a refresh, logged too
+    saved = next(iter(json.loads(store.read_text())["tokens"].values()))
+    secrets = [saved["access_token"], saved["refresh_token"]]
+    assert caplog.records and "signed in to" in caplog.text
+    assert not any(secret in caplog.text for secret in secrets)
+
+
+def test_concurrent_requests_that_meet_the_401_make_one_sign_in(issuer: str, protected: str,
+                                                               tmp_path: Path) -> None:
+    store = tmp_path / "tokens.json"
+    _signed_in(issuer, protected, store)
+    before = stats(issuer)
+
+    async def many() -> None:
+        auth = OAuth(open_url=no_browser, store=store)
+        async with connect(protected, auth=auth, timeout=10) as client:
+            def spoil(doc: dict[str, Any]) -> None:
+                for tokens in doc["tokens"].values():
+                    tokens["access_token"] = "garbage"
+            auth._grants.clear()  # the next requests read the spoiled file again
+            TokenStore(store).update(spoil)
+            results = await asyncio.gather(*(client.get_prompt("code-review", code=str(n)) for n in range(8)))
+            assert len(results) == 8
+    asyncio.run(many())
+    assert stats(issuer)["refresh_token"] == before.get("refresh_token", 0) + 1

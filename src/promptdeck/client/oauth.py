@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import inspect
 import logging
 import os
@@ -88,11 +89,10 @@ class OAuth:
                  open_url: Callable[[str], object] | None = None, store: TokenStore | str | os.PathLike[str]
                  | None | bool = None, client_name: str = "promptdeck", login_timeout: float = LOGIN_TIMEOUT,
                  timeout: float = 30.0) -> None:
-        try:
-            import authlib  # noqa: F401 - fail when configured, not on the first 401
-            import httpx  # noqa: F401
-        except ImportError:
-            raise OAuthError("OAuth needs authlib and httpx: pip install 'promptdeck[oauth]'") from None
+        # Fail when configured, not on the first 401; imported only then (a server that never asks for a
+        # token costs no import of authlib or httpx).
+        if importlib.util.find_spec("authlib") is None or importlib.util.find_spec("httpx") is None:
+            raise OAuthError("OAuth needs authlib and httpx: pip install 'promptdeck[oauth]'")
         if client_credentials and (client_id is None or client_secret is None):
             raise OAuthError("the client credentials grant needs a client id and its secret")
         if client_secret is not None and client_id is None:
@@ -110,6 +110,8 @@ class OAuth:
         self._grants: dict[str, _Grant] = {}
         self._metadata: dict[str, dict[str, Any]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        #: servers that answered 401 without publishing OAuth metadata
+        self._plain: set[str] = set()
 
     # -- what the HTTP client calls ------------------------------------------------------------
 
@@ -149,7 +151,12 @@ class OAuth:
                 return True
             if grant is not None and await self._refresh(url, grant):
                 return True
-            return await self._authorize(url, params, None)
+            if url in self._plain:
+                return False
+            if await self._authorize(url, params, None):
+                return True
+            self._plain.add(url)  # no OAuth metadata: the 401 stands, and is not looked into again
+            return False
 
     # -- state ---------------------------------------------------------------------------------
 

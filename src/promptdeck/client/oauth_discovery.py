@@ -19,12 +19,13 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
-
 from ..protocol.errors import OAuthError
+
+if TYPE_CHECKING:
+    import httpx  # imported when a server first asks for a token, not with the client
 
 #: The most one metadata document (or any OAuth JSON answer read here) may hold.
 MAX_METADATA = 256 * 1024
@@ -88,6 +89,8 @@ def _root(url: str, suffix: str) -> str:
 
 async def fetch_json(http: httpx.AsyncClient, url: str, what: str) -> dict[str, Any] | None:
     """The JSON object at ``url``; None if it answers 404 or 4xx (not there), an ``OAuthError`` for the rest."""
+    import httpx
+
     try:
         async with http.stream("GET", url, headers={"accept": "application/json"}) as response:
             if response.is_redirect:
