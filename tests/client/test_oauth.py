@@ -13,16 +13,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 
 from promptdeck.client import connect
 from promptdeck.client.oauth import OAuth
-from promptdeck.client.oauth_discovery import authorization_server as as_metadata
 from promptdeck.client.oauth_store import TokenStore
 from promptdeck.protocol.errors import ConnectionFailed, OAuthError
 from tests.client.oauth_fixtures import authorization_server, stats
+from tests.support.http_server import http_server
+from tests.support.libraries import EXAMPLES
 from tests.support.oauth_browser import sign_in
-from tests.support.oauth_server import PUBLIC_ID, SERVICE_ID, SERVICE_SECRET
+from tests.support.oauth_server import CONFIDENTIAL_ID, PUBLIC_ID, SERVICE_ID, SERVICE_SECRET
 
 
 class Browser:
@@ -159,22 +161,29 @@ def test_without_auth_the_401_is_reported_as_before(protected: str) -> None:
         asyncio.run(bare())
 
 
-def test_the_oidc_fallback_finds_an_issuer_without_rfc8414_metadata() -> None:
-    import httpx
+def test_an_oidc_only_issuer_without_registration_needs_a_client_id(tmp_path: Path) -> None:
+    """The OIDC discovery fallback end to end, and the one line that says what to do without registration."""
+    with authorization_server("--oidc", "--no-registration") as oidc, \
+            http_server(str(EXAMPLES), "--no-watch", "--oauth-issuer", oidc, "--oauth-jwks", oidc + "jwks.json") as url:
+        assert httpx.get(oidc + ".well-known/oauth-authorization-server").status_code == 404
+        with pytest.raises(OAuthError, match="offers no dynamic client registration: register promptdeck there "
+                                             "and pass its client id \\(--client-id\\)"):
+            asyncio.run(names(url, OAuth(open_url=no_browser, store=tmp_path / "a.json")))
+        browser = Browser()
+        assert "code-review" in asyncio.run(names(url, OAuth(client_id=PUBLIC_ID, open_url=browser,
+                                                             store=tmp_path / "b.json")))
+        assert browser.visited[0].startswith(oidc + "authorize?")
+        assert stats(oidc)["authorization_code"] == 1
 
-    async def find(issuer: str) -> dict[str, object]:
-        async with httpx.AsyncClient(follow_redirects=False) as http:
-            return await as_metadata(http, issuer)
-    with authorization_server("--oidc", "--no-registration") as oidc:
-        found = asyncio.run(find(oidc))
-        assert found["token_endpoint"] == oidc + "token" and "registration_endpoint" not in found
-        assert httpx_status(oidc + ".well-known/oauth-authorization-server") == 404  # the fallback was needed
 
-
-def httpx_status(url: str) -> int:
-    import httpx
-
-    return httpx.get(url).status_code
+def test_a_confidential_client_authenticates_its_token_requests(issuer: str, protected: str,
+                                                                tmp_path: Path) -> None:
+    store = tmp_path / "t.json"
+    auth = OAuth(client_id=CONFIDENTIAL_ID, client_secret=SERVICE_SECRET, open_url=Browser(), store=store)
+    assert "code-review" in asyncio.run(names(protected, auth))
+    wrong = OAuth(client_id=CONFIDENTIAL_ID, client_secret="wrong", open_url=Browser(), store=False)
+    with pytest.raises(OAuthError, match="the authorization code exchange refused: (unauthorized|invalid)_client"):
+        asyncio.run(names(protected, wrong))
 
 
 def test_tokens_are_never_logged(issuer: str, protected: str, tmp_path: Path,

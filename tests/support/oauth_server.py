@@ -32,6 +32,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 SERVICE_ID = "reporting-service"
 SERVICE_SECRET = "service-secret-0123456789abcdef"
 PUBLIC_ID = "preregistered-cli"
+#: A confidential client registered beforehand for the authorization code grant (its secret: SERVICE_SECRET).
+CONFIDENTIAL_ID = "confidential-cli"
 SCOPES = ["prompts", "admin"]
 KID = "as-key-1"
 
@@ -78,6 +80,10 @@ def build(port: int, ttl: int, oidc: bool, registration: bool) -> Any:
                 PUBLIC_ID: LoopbackClient(client_id=PUBLIC_ID, redirect_uris=None, token_endpoint_auth_method="none",
                                           scope=" ".join(SCOPES),
                                           grant_types=["authorization_code", "refresh_token"]),
+                CONFIDENTIAL_ID: LoopbackClient(client_id=CONFIDENTIAL_ID, client_secret=SERVICE_SECRET,
+                                                redirect_uris=None, token_endpoint_auth_method="client_secret_basic",
+                                                scope=" ".join(SCOPES),
+                                                grant_types=["authorization_code", "refresh_token"]),
             }
             self.codes: dict[str, AuthorizationCode] = {}
             self.refresh: dict[str, RefreshToken] = {}

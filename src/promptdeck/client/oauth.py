@@ -16,6 +16,9 @@ each request to the server (``token``), and tells it when the server refuses one
 
 Protocol requests (token, refresh, client credentials) go through authlib's httpx client (its PKCE,
 token parsing and client authentication); discovery and registration are plain bounded httpx requests.
+The code exchange and the refresh name the ``client_id`` in the body even when a secret authenticates
+the client (RFC 6749 4.1.3 asks it of public clients only): some servers, the MCP SDK's among them,
+look a client up by it before reading the Basic credentials.
 Tokens are never logged, and never put into an error message.
 
 Client ID Metadata Documents (2025-11-25's preferred registration) need an https URL serving our client
@@ -264,7 +267,8 @@ class OAuth:
                 tokens = await self._token_request(
                     "the token refresh", lambda: session.refresh_token(check_url(endpoint, "the token endpoint"),
                                                                        refresh_token=refresh_token,
-                                                                       resource=grant.resource))
+                                                                       resource=grant.resource,
+                                                                       **_named(client)))
             except OAuthError as exc:
                 log.info("refreshing the token for %s failed (%s); signing in again", url, exc)
                 return False
@@ -325,7 +329,8 @@ class OAuth:
                 return await self._token_request(
                     "the authorization code exchange",
                     lambda: session.fetch_token(metadata["token_endpoint"], grant_type="authorization_code",
-                                                code=code, code_verifier=verifier, resource=resource))
+                                                code=code, code_verifier=verifier, resource=resource,
+                                                **_named(client)))
         finally:
             await listener.__aexit__(None, None, None)
 
@@ -369,6 +374,12 @@ class OAuth:
         if self.store is not None:
             self.store.save_client(issuer, client)
         return client
+
+
+def _named(client: dict[str, Any]) -> dict[str, str]:
+    """The ``client_id`` body parameter for a client that authenticates with a secret (authlib adds it
+    itself for a public one, and a parameter must not appear twice)."""
+    return {"client_id": client["client_id"]} if client.get("client_secret") else {}
 
 
 def _fits(client: dict[str, Any], redirect_uri: str, scopes: list[str]) -> bool:
