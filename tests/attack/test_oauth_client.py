@@ -9,7 +9,7 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,8 @@ class Fake:
 
     def __init__(self) -> None:
         self.routes: dict[str, Answer | Callable[[], Answer]] = {}
+        #: paths answered by a handler of their own (a stream, a hang)
+        self.handlers: dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]] = {}
         self.seen: list[str] = []
         self.auth: list[str | None] = []
         self.url = ""
@@ -51,6 +53,8 @@ class Fake:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         self.seen.append(request.path)
         self.auth.append(request.headers.get("authorization"))
+        if request.path in self.handlers:
+            return await self.handlers[request.path](request)
         found = self.routes.get(request.path)
         if found is None:
             return web.Response(status=404)
@@ -217,28 +221,65 @@ def test_authorization_server_metadata_that_must_not_be_trusted(case: str) -> No
     asyncio.run(run())
 
 
-def test_oversized_metadata_without_a_length_is_cut_off() -> None:
-    async def endless(request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"content-type": "application/json"})
-        response.enable_chunked_encoding()
-        await response.prepare(request)
-        for _ in range(MAX_METADATA // 1024 + 10):
-            await response.write(b" " * 1024)
-        return response
+async def endless(request: web.Request) -> web.StreamResponse:
+    """A JSON answer that never ends: chunks, no length, until well past any cap."""
+    response = web.StreamResponse(headers={"content-type": "application/json"})
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    for _ in range(MAX_METADATA // 1024 + 10):
+        await response.write(b" " * 1024)
+    return response
 
+
+def test_oversized_metadata_without_a_length_is_cut_off() -> None:
     async def run() -> None:
-        app = web.Application()
-        app.router.add_get("/.well-known/oauth-authorization-server", endless)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"  # type: ignore[union-attr]
-        try:
+        async with fake() as server:
+            server.handlers["/.well-known/oauth-authorization-server"] = endless
             with pytest.raises(OAuthError, match=f"over {MAX_METADATA} bytes"):
-                await asm(url)
-        finally:
-            await runner.cleanup()
+                await asm(server.url)
+    asyncio.run(run())
+
+
+def protected_by(server: Fake) -> None:
+    """Make ``server`` an OAuth-protected MCP server that is its own authorization server."""
+    challenge = f'Bearer resource_metadata="{server.url}/prm"'
+    server.routes["/mcp"] = (401, {"www-authenticate": challenge}, b"")
+    server.json("/prm", {"resource": server.url + "/mcp", "authorization_servers": [server.url + "/as"]})
+    server.json("/.well-known/oauth-authorization-server/as", as_doc(server.url + "/as"))
+
+
+async def hang(request: web.Request) -> web.StreamResponse:
+    await asyncio.sleep(30)
+    return web.Response()
+
+
+@pytest.mark.parametrize("answer, said", [
+    ("endless", f"over {MAX_METADATA} bytes"),
+    ((200, {"content-type": "application/json"}, b" " * (MAX_METADATA + 1)), f"over {MAX_METADATA} bytes"),
+    ((200, {"content-type": "text/html"}, b"<html>"), "the client credentials grant failed"),
+    ((200, {"content-type": "application/json"}, b'{"access_token": "t", "token_type": "mac"}'),
+     "holds no bearer access token"),
+    ((200, {"content-type": "application/json"}, b'{"token_type": "Bearer"}'), "holds no bearer access token"),
+    ((400, {"content-type": "application/json"}, b'{"error": "invalid_scope"}'), "refused: invalid_scope"),
+    ("hang", "the client credentials grant failed: ReadTimeout"),
+])
+def test_a_hostile_token_endpoint_is_one_clear_error(answer: Answer | str, said: str) -> None:
+    async def run() -> None:
+        async with fake() as server:
+            protected_by(server)
+            if answer == "endless":
+                server.handlers["/as/token"] = endless
+            elif answer == "hang":
+                server.handlers["/as/token"] = hang
+            else:
+                assert not isinstance(answer, str)
+                server.routes["/as/token"] = answer
+            auth = OAuth(client_id="svc", client_secret="s", client_credentials=True, store=False, timeout=1)
+            started = time.monotonic()
+            with pytest.raises(OAuthError, match=said):
+                async with connect(server.url + "/mcp", auth=auth, timeout=5):
+                    pass
+            assert time.monotonic() - started < 5
     asyncio.run(run())
 
 

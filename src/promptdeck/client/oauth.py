@@ -34,13 +34,15 @@ import importlib.util
 import inspect
 import logging
 import os
+import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..protocol.errors import OAuthError
 from .oauth_discovery import (
+    MAX_METADATA,
     authorization_server,
     bearer_params,
     check_url,
@@ -233,7 +235,7 @@ class OAuth:
         method = client.get("token_endpoint_auth_method") or ("client_secret_basic" if secret else "none")
         return AsyncOAuth2Client(client_id=client["client_id"], client_secret=secret, token_endpoint_auth_method=method,
                                  scope=" ".join(scopes) if scopes else None, timeout=self.timeout,
-                                 follow_redirects=False, **options)
+                                 follow_redirects=False, event_hooks={"response": [_bounded]}, **options)
 
     async def _token_request(self, what: str, call: Callable[[], Any]) -> dict[str, Any]:
         """Run one authlib token request; its failures become an ``OAuthError`` (without any token in it)."""
@@ -374,6 +376,36 @@ class OAuth:
         if self.store is not None:
             self.store.save_client(issuer, client)
         return client
+
+
+async def _bounded(response: Any) -> None:
+    """Cap a token endpoint's answer at ``MAX_METADATA`` bytes, as every other OAuth document is.
+
+    An httpx response hook runs once the head is in, before the body is read: a declared length over the
+    cap is refused there, and the body stream is wrapped so that an undeclared one stops at the cap.
+    authlib runs on httpx or on its successor httpx2, so the stream class is taken from the response's
+    own package.
+    """
+    url = str(response.request.url)
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_METADATA:
+        raise OAuthError(f"the answer from {url} is over {MAX_METADATA} bytes")
+    package = sys.modules[type(response).__module__.partition(".")[0]]
+    inner = response.stream
+
+    class Bounded(package.AsyncByteStream):  # type: ignore[name-defined,misc]
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            size = 0
+            async for chunk in inner:
+                size += len(chunk)
+                if size > MAX_METADATA:
+                    raise OAuthError(f"the answer from {url} is over {MAX_METADATA} bytes")
+                yield chunk
+
+        async def aclose(self) -> None:
+            await inner.aclose()
+
+    response.stream = Bounded()
 
 
 def _named(client: dict[str, Any]) -> dict[str, str]:
