@@ -222,3 +222,28 @@ def test_concurrent_requests_that_meet_the_401_make_one_sign_in(issuer: str, pro
             assert len(results) == 8
     asyncio.run(many())
     assert stats(issuer)["refresh_token"] == before.get("refresh_token", 0) + 1
+
+
+def test_a_browser_that_does_not_return_does_not_hold_up_the_sign_in(protected: str, tmp_path: Path) -> None:
+    import threading
+
+    release = threading.Event()
+
+    def lingering(url: str) -> None:  # as `webbrowser` waiting for a $BROWSER command that has not exited
+        sign_in(url)
+        release.wait(30)
+    started = time.monotonic()
+    try:
+        assert asyncio.run(names(protected, OAuth(open_url=lingering, store=tmp_path / "t.json")))
+        assert time.monotonic() - started < 10
+    finally:
+        release.set()
+
+
+def test_a_browser_that_fails_ends_the_sign_in_at_once(protected: str, tmp_path: Path) -> None:
+    def broken(url: str) -> None:
+        raise RuntimeError("no browser here")
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match="no browser here"):
+        asyncio.run(names(protected, OAuth(open_url=broken, store=tmp_path / "t.json")))
+    assert time.monotonic() - started < 10

@@ -35,9 +35,10 @@ import inspect
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..protocol.errors import OAuthError
@@ -51,6 +52,9 @@ from .oauth_discovery import (
     read_bounded,
 )
 from .oauth_store import TokenStore
+
+if TYPE_CHECKING:
+    from .oauth_loopback import Loopback
 
 log = logging.getLogger("promptdeck.client.oauth")
 
@@ -326,8 +330,7 @@ class OAuth:
                 verifier = generate_token(64)
                 address, _ = session.create_authorization_url(metadata["authorization_endpoint"], state=listener.state,
                                                               code_verifier=verifier, resource=resource)
-                await self._show(address)
-                code = await listener.code(self.login_timeout)
+                code = await self._sign_in_page(address, listener)
                 return await self._token_request(
                     "the authorization code exchange",
                     lambda: session.fetch_token(metadata["token_endpoint"], grant_type="authorization_code",
@@ -336,16 +339,63 @@ class OAuth:
         finally:
             await listener.__aexit__(None, None, None)
 
-    async def _show(self, address: str) -> None:
-        if self.open_url is None:
-            import webbrowser
+    async def _sign_in_page(self, address: str, listener: Loopback) -> str:
+        """Show the sign-in page and wait for the code; a failure to show it (a test's browser) ends the wait."""
+        shown = self._show(address)
+        waiting = asyncio.ensure_future(listener.code(self.login_timeout))
+        try:
+            await asyncio.wait((waiting, shown), return_when=asyncio.FIRST_COMPLETED)
+            if not waiting.done() and shown.done() and shown.exception() is not None:
+                raise shown.exception()  # type: ignore[misc]
+            return await waiting
+        finally:
+            waiting.cancel()
 
-            await asyncio.to_thread(webbrowser.open, address)
-            return
-        # A browser command may block until it exits: it runs in a thread, the loopback keeps listening.
-        shown = await asyncio.to_thread(self.open_url, address)
-        if inspect.isawaitable(shown):
-            await shown
+    def _show(self, address: str) -> asyncio.Future[None]:
+        """Call ``open_url`` (default ``webbrowser.open``) in a thread of its own; the future ends with it.
+
+        A browser command may block until the browser exits (``webbrowser`` waits for a ``$BROWSER``
+        command), so the sign-in goes on without it, and the thread is a daemon: the command ends when
+        the sign-in does, not when the browser is closed.
+        """
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        done.add_done_callback(lambda future: future.cancelled() or future.exception())  # never "unretrieved"
+
+        def finish(task: asyncio.Future[Any]) -> None:
+            if done.done():
+                return
+            error = None if task.cancelled() else task.exception()
+            if error is not None:
+                done.set_exception(error)
+            else:
+                done.set_result(None)
+
+        def settle(shown: object, error: BaseException | None) -> None:
+            if done.done():
+                return
+            if error is not None:
+                done.set_exception(error)
+            elif inspect.isawaitable(shown):
+                asyncio.ensure_future(shown).add_done_callback(finish)
+            else:
+                done.set_result(None)
+
+        def run() -> None:
+            opener = self.open_url
+            if opener is None:
+                import webbrowser
+
+                opener = webbrowser.open
+            try:
+                shown, error = opener(address), None
+            except Exception as exc:
+                shown, error = None, exc
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+                loop.call_soon_threadsafe(settle, shown, error)
+
+        threading.Thread(target=run, name="promptdeck-sign-in-page", daemon=True).start()
+        return done
 
     async def _register(self, http: Any, metadata: dict[str, Any], issuer: str, redirect_uri: str,
                         scopes: list[str]) -> dict[str, Any]:
