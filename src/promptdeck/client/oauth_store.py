@@ -22,7 +22,6 @@ import contextlib
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -114,6 +113,8 @@ class TokenStore:
 
     def update(self, change: Callable[[dict[str, Any]], None]) -> None:
         """Apply ``change`` to the document and write it back, atomically and under the file lock."""
+        import tempfile
+
         folder = self.path.parent
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with self._locked():
