@@ -247,3 +247,16 @@ def test_a_browser_that_fails_ends_the_sign_in_at_once(protected: str, tmp_path:
     with pytest.raises(RuntimeError, match="no browser here"):
         asyncio.run(names(protected, OAuth(open_url=broken, store=tmp_path / "t.json")))
     assert time.monotonic() - started < 10
+
+
+def test_when_a_token_counts_as_about_to_expire() -> None:
+    from promptdeck.client.oauth import REFRESH_MARGIN, _Grant
+
+    now = time.time()
+
+    def expiring(**tokens: float) -> bool:
+        return _Grant("r", "i", {"access_token": "t", **tokens}).expiring()
+    assert not expiring()  # no expiry given: used until the server refuses it
+    assert expiring(expires_at=now + REFRESH_MARGIN - 5) and not expiring(expires_at=now + REFRESH_MARGIN + 5)
+    # A token that lives 4 s is not refreshed on every request, only in its second half.
+    assert not expiring(expires_at=now + 3, expires_in=4) and expiring(expires_at=now + 1.5, expires_in=4)

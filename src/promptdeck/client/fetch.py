@@ -40,6 +40,8 @@ MAX_HEADERS = 100
 #: Longest line of an event stream, and most text one event may gather.
 MAX_LINE = MAX_EVENT = 16 * 1024 * 1024
 MAX_REDIRECTS = 10
+#: How many times a request refused with 401/403 is sent again with the token its ``auth`` gives next.
+AUTH_RETRIES = 2
 #: Connections kept open per host.
 POOL_SIZE = 16
 _REDIRECTS = frozenset((301, 302, 303, 307, 308))
@@ -283,15 +285,16 @@ class HttpClient:
 
     async def _authorized(self, response: Response, sent: str | None, method: str, url: str, content: bytes | None,
                           headers: Mapping[str, str] | None, wait: float | None) -> Response:
-        """After a 401/403 that ``auth`` can do something about (a refresh, a sign-in), send the request once more."""
+        """After a 401/403 that ``auth`` can do something about (a refresh, a sign-in), send the request again:
+        at most ``AUTH_RETRIES`` times (a token another request got meanwhile, then a refreshed one)."""
         assert self.auth is not None
-        for attempt in (1, 2):
+        for attempt in range(AUTH_RETRIES + 1):
             if response.status_code not in (401, 403) or _origin(response.url) != self._auth_origin:
                 return response
             challenge = response.headers.get("www-authenticate", "")
             try:
-                retry = attempt == 1 and await self.auth.unauthorized(self.auth_url, response.status_code,
-                                                                      challenge, sent)
+                retry = attempt < AUTH_RETRIES and await self.auth.unauthorized(
+                    self.auth_url, response.status_code, challenge, sent)
             except BaseException:
                 response._finish()
                 raise

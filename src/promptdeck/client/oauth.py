@@ -80,7 +80,12 @@ class _Grant:
 
     def expiring(self) -> bool:
         expires = self.tokens.get("expires_at")
-        return isinstance(expires, int | float) and time.time() > expires - REFRESH_MARGIN
+        if not isinstance(expires, int | float):
+            return False
+        # A token that lives less than two margins is refreshed in the second half of its life, not at once.
+        lifetime = self.tokens.get("expires_in")
+        margin = min(REFRESH_MARGIN, lifetime / 2) if isinstance(lifetime, int | float) else REFRESH_MARGIN
+        return time.time() > expires - margin
 
 
 class OAuth:
@@ -121,6 +126,8 @@ class OAuth:
         self._locks: dict[str, asyncio.Lock] = {}
         #: servers that answered 401 without publishing OAuth metadata
         self._plain: set[str] = set()
+        #: servers whose entry in the token file has been looked for
+        self._looked_up: set[str] = set()
 
     # -- what the HTTP client calls ------------------------------------------------------------
 
@@ -146,7 +153,7 @@ class OAuth:
         WWW-Authenticate). True if there is now a token worth trying; False if OAuth cannot help."""
         params = bearer_params(challenge)
         async with self._lock(url):
-            grant = self._grant(url)
+            grant = self._grant(url, reload=True)
             if grant is not None and grant.access_token != sent:
                 return True  # another request got a new token meanwhile
             if status == 403:
@@ -172,9 +179,12 @@ class OAuth:
     def _lock(self, url: str) -> asyncio.Lock:
         return self._locks.setdefault(url, asyncio.Lock())
 
-    def _grant(self, url: str) -> _Grant | None:
+    def _grant(self, url: str, *, reload: bool = False) -> _Grant | None:
+        """The grant held for ``url``; the token file is read for it once (and again on ``reload``, after a
+        401: another process may have signed in since), not on every request."""
         grant = self._grants.get(url)
-        if grant is None and self.store is not None:
+        if grant is None and self.store is not None and (reload or url not in self._looked_up):
+            self._looked_up.add(url)
             known = self.store.server(url)
             if known is not None:
                 resource, issuer = str(known.get("resource")), str(known.get("issuer"))
