@@ -127,3 +127,19 @@ def test_oauth_options_that_do_not_go_together_are_usage_errors(protected: str, 
 def test_oauth_options_go_with_an_http_target(tmp_path: Path) -> None:
     done = cli(environment(tmp_path, ""), "ls", f"{sys.executable} -m promptdeck serve {EXAMPLES}", "--client-id", "x")
     assert done.returncode == 2 and "the OAuth options go with an http(s) TARGET" in done.stderr
+
+
+def test_watch_signs_in_and_keeps_its_subscription(protected: str, tmp_path: Path) -> None:
+    import time
+
+    env = environment(tmp_path, browser_script(tmp_path))
+    with subprocess.Popen([sys.executable, "-m", "promptdeck", "watch", protected], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stderr is not None
+        lines = [process.stderr.readline() for _ in range(2)]
+        assert "sign in at" in lines[0] and "watching for changes" in lines[1], lines
+        time.sleep(1)  # the subscription is open, authorized, and waiting: the command has not ended
+        assert process.poll() is None
+        process.terminate()
+        out, err = process.communicate(timeout=20)
+    assert process.returncode == 0, err

@@ -66,17 +66,17 @@ def make_auth(options: dict[str, Any], headers: dict[str, str]) -> OAuth | None:
     secret = _secret(options["client_secret_file"]) if options.get("client_secret_file") else None
     if secret is not None and not options.get("client_id"):
         fail("--client-secret-file goes with --client-id", 2)
-    try:
-        from ..client.oauth import OAuth
-    except ImportError:
-        return None  # without the oauth extra a 401 is reported as before
+    from ..client.oauth import OAuth
+
     no_browser = bool(options.get("no_browser"))
     try:
         return OAuth(client_id=options.get("client_id"), client_secret=secret,
                      client_credentials=bool(options.get("client_credentials")),
                      open_url=lambda url: _show(url, no_browser), timeout=options.get("timeout") or 30.0)
-    except PromptdeckError:
-        return None  # authlib is missing: the server's 401 says what is wanted, as without OAuth
+    except PromptdeckError as exc:
+        if wanted:
+            fail(str(exc))  # asked for OAuth without the oauth extra: say what to install
+        return None  # no oauth extra: a server's 401 is reported as it always was
 
 
 def _show(url: str, no_browser: bool) -> None:
