@@ -143,3 +143,17 @@ def test_watch_signs_in_and_keeps_its_subscription(protected: str, tmp_path: Pat
         process.terminate()
         out, err = process.communicate(timeout=20)
     assert process.returncode == 0, err
+
+
+def test_oauth_options_without_the_oauth_extra_say_what_to_install(protected: str, tmp_path: Path) -> None:
+    """authlib made unimportable, as on an install without the extra: the options are refused with the fix,
+    and without them a 401 reads as it always did."""
+    run = ("import sys; sys.modules['authlib'] = None; sys.argv[0] = 'promptdeck'; "
+           "from promptdeck.cli.main import main; main()")
+    base = [sys.executable, "-c", run, "ls", protected]
+    env = environment(tmp_path, "")
+    asked = subprocess.run([*base, "--client-id", "x"], capture_output=True, text=True, timeout=60, env=env)
+    assert asked.returncode == 1
+    assert "OAuth needs authlib and httpx: pip install 'promptdeck[oauth]'" in asked.stderr
+    plain = subprocess.run(base, capture_output=True, text=True, timeout=60, env=env)
+    assert plain.returncode == 1 and "HTTP 401, the server wants a (valid) bearer token" in plain.stderr
