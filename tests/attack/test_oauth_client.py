@@ -67,7 +67,7 @@ async def fake() -> AsyncIterator[Fake]:
     server = Fake()
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", server.handle)
-    runner = web.AppRunner(app, access_log=None)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)  # a hanging handler is not waited for
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
