@@ -111,6 +111,35 @@ def test_a_token_about_to_expire_is_refreshed_before_it_is_sent(issuer: str, pro
     assert [t["access_token"] for t in new.values()] != [t["access_token"] for t in old.values()]
     assert all(t["expires_at"] > time.time() + 600 for t in new.values())
 
+    # What is sent after a refresh is the new token, not the one it replaced.
+    TokenStore(store).update(expire)
+    auth = OAuth(open_url=no_browser, store=store)
+    sent = asyncio.run(auth.token(protected))
+    assert sent == next(iter(json.loads(store.read_text())["tokens"].values()))["access_token"]
+    assert sent not in [t["access_token"] for t in new.values()]
+
+
+def test_an_expired_token_whose_refresh_fails_signs_in_again(issuer: str, protected: str, tmp_path: Path) -> None:
+    store = tmp_path / "tokens.json"
+    _signed_in(issuer, protected, store)
+
+    def ruin(doc: dict[str, Any]) -> None:
+        for tokens in doc["tokens"].values():
+            tokens.update(expires_at=time.time() - 10, refresh_token="revoked")
+    TokenStore(store).update(ruin)
+    browser = Browser()
+
+    def slow(url: str) -> None:  # a person takes longer than the era probe may (its timeout, 0.3 s, here)
+        time.sleep(0.6)
+        browser(url)
+
+    async def listed() -> int:
+        async with connect(protected, auth=OAuth(open_url=slow, store=store), timeout=10,
+                           probe_timeout=0.3) as client:
+            return len(await client.list_prompts())
+    assert asyncio.run(listed()) > 0
+    assert len(browser.visited) == 1
+
 
 def test_a_service_uses_the_client_credentials_grant(issuer: str, protected: str) -> None:
     before = stats(issuer)

@@ -72,6 +72,8 @@ class _Grant:
         self.resource = resource
         self.issuer = issuer
         self.tokens = tokens
+        #: expired and could not be refreshed: only a new sign-in helps
+        self.dead = False
 
     @property
     def access_token(self) -> str | None:
@@ -122,7 +124,6 @@ class OAuth:
         self.store: TokenStore | None = (None if store is False else store if isinstance(store, TokenStore)
                                          else TokenStore(None if store is None or store is True else store))
         self._grants: dict[str, _Grant] = {}
-        self._metadata: dict[str, dict[str, Any]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         #: servers that answered 401 without publishing OAuth metadata
         self._plain: set[str] = set()
@@ -132,21 +133,33 @@ class OAuth:
     # -- what the HTTP client calls ------------------------------------------------------------
 
     def needs_sign_in(self, url: str) -> bool:
-        """True when a request to ``url`` would have to wait for a person (no token held, no stored one)."""
-        return not self.client_credentials and self._grant(url) is None
+        """True when a request to ``url`` might have to wait for a person: no token held or stored, or one
+        about to expire (its refresh may fail, and then only a sign-in helps)."""
+        if self.client_credentials:
+            return False
+        grant = self._grant(url)
+        return grant is None or grant.dead or grant.expiring()
 
     async def token(self, url: str) -> str | None:
         """The access token to send to the MCP server at ``url`` (refreshed first if about to expire)."""
         grant = self._grant(url)
-        if grant is None:
+        if grant is None or grant.dead:
             return None
-        if grant.expiring():
-            async with self._lock(url):
-                if grant.expiring() and not await self._refresh(url, grant):
-                    if self.client_credentials:
-                        return await self._sign_in_again(url, grant)
+        if not grant.expiring():
+            return grant.access_token
+        async with self._lock(url):
+            grant = self._grants.get(url, grant)  # another request may have refreshed it meanwhile
+            if grant.dead:
+                return None
+            if grant.expiring():
+                if await self._refresh(url, grant):
+                    grant = self._grants[url]
+                elif self.client_credentials:
+                    return await self._sign_in_again(url, grant)
+                else:
+                    grant.dead = True
                     return None  # the server's 401 starts a new sign-in
-        return grant.access_token
+            return grant.access_token
 
     async def unauthorized(self, url: str, status: int, challenge: str, sent: str | None) -> bool:
         """The server at ``url`` refused the token ``sent`` with ``status`` (401/403) and ``challenge`` (its
@@ -154,6 +167,8 @@ class OAuth:
         params = bearer_params(challenge)
         async with self._lock(url):
             grant = self._grant(url, reload=True)
+            if grant is not None and grant.dead:
+                grant = None
             if grant is not None and grant.access_token != sent:
                 return True  # another request got a new token meanwhile
             if status == 403:
@@ -163,8 +178,7 @@ class OAuth:
                 granted = set(str(grant.tokens.get("scope", "")).split())
                 if wanted <= granted:
                     return False  # asking again for what we have would loop
-                await self._authorize(url, params, sorted(wanted))
-                return True
+                return await self._authorize(url, params, sorted(wanted))
             if grant is not None and await self._refresh(url, grant):
                 return True
             if url in self._plain:
