@@ -289,3 +289,20 @@ def test_when_a_token_counts_as_about_to_expire() -> None:
     assert expiring(expires_at=now + REFRESH_MARGIN - 5) and not expiring(expires_at=now + REFRESH_MARGIN + 5)
     # A token that lives 4 s is not refreshed on every request, only in its second half.
     assert not expiring(expires_at=now + 3, expires_in=4) and expiring(expires_at=now + 1.5, expires_in=4)
+
+
+def test_tokens_kept_in_memory_only_are_refreshed_too(issuer: str, protected: str) -> None:
+    browser = Browser()
+    auth = OAuth(open_url=browser, store=False)
+
+    async def run() -> None:
+        async with connect(protected, auth=auth, timeout=10) as client:
+            await client.list_prompts()
+            grant = auth._grants[protected]
+            grant.tokens["expires_at"] = time.time()  # about to expire
+            before = stats(issuer).get("refresh_token", 0)
+            await client.list_prompts(refresh=True)
+            assert stats(issuer)["refresh_token"] == before + 1
+            assert auth._grants[protected].access_token != grant.access_token
+    asyncio.run(run())
+    assert len(browser.visited) == 1

@@ -129,6 +129,8 @@ class OAuth:
         self._plain: set[str] = set()
         #: servers whose entry in the token file has been looked for
         self._looked_up: set[str] = set()
+        #: clients registered dynamically, by issuer (kept in the token file too, if there is one)
+        self._clients: dict[str, dict[str, Any]] = {}
 
     # -- what the HTTP client calls ------------------------------------------------------------
 
@@ -272,8 +274,8 @@ class OAuth:
         try:
             token = await call()
         except AuthlibError as exc:
-            raise OAuthError(f"{what} refused: {exc.error}" + (f" ({exc.description})" if exc.description else "")
-                             ) from None
+            said = f" ({str(exc.description)[:300]})" if exc.description else ""
+            raise OAuthError(f"{what} refused: {str(exc.error)[:100]}{said}") from None
         except OAuthError:
             raise
         except Exception as exc:  # httpx errors, a body that is not JSON: name the kind, not the content
@@ -289,7 +291,7 @@ class OAuth:
         """The refresh_token grant; True if it gave a new access token."""
         refresh_token = grant.tokens.get("refresh_token")
         endpoint = grant.tokens.get("token_endpoint")
-        client = self._configured() or (self.store.client(grant.issuer) if self.store else None)
+        client = self._configured() or self._registered(grant.issuer)
         if not isinstance(refresh_token, str) or not isinstance(endpoint, str) or client is None:
             return False
         async with self._oauth_client(client, None) as session:
@@ -335,7 +337,7 @@ class OAuth:
 
         from .oauth_loopback import Loopback
 
-        stored = None if self.client_id is not None or self.store is None else self.store.client(issuer)
+        stored = None if self.client_id is not None else self._registered(issuer)
         # A registered client's redirect URI is exact at many servers: listen on its port again if free.
         port = _port_of(stored) if stored is not None else 0
         try:
@@ -447,9 +449,17 @@ class OAuth:
         if not isinstance(client.get("client_id"), str):
             raise OAuthError(f"the registration answer from {endpoint} holds no client_id")
         client.setdefault("redirect_uris", [redirect_uri])
+        self._clients[issuer] = client
         if self.store is not None:
             self.store.save_client(issuer, client)
         return client
+
+    def _registered(self, issuer: str) -> dict[str, Any] | None:
+        """The client registered dynamically with ``issuer``: in this process, else in the token file."""
+        found = self._clients.get(issuer)
+        if found is None and self.store is not None:
+            found = self.store.client(issuer)
+        return found
 
 
 async def _bounded(response: Any) -> None:
