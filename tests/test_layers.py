@@ -33,6 +33,7 @@ LAYERS = (
     "promptdeck.sources.files",
     "promptdeck.sources",         # the Source seam, and prompts written in Python
     "promptdeck.prompts",         # the domain
+    "promptdeck.providers",       # a rendered prompt in the model providers' request formats
     "promptdeck.protocol",        # sans-IO MCP
     "promptdeck.logs",
     "promptdeck._version",

@@ -19,8 +19,9 @@
     │   ├── ProtocolViolation       the server sent what the protocol does not allow
     │   ├── RequestTimeout          no answer in time (the request was cancelled)
     │   └── OAuthError              OAuth discovery, registration, sign-in or the token file failed
-    └── LibraryError                a prompt source could not be loaded
-        └── PromptFileError         one file at fault, with its path and line
+    ├── LibraryError                a prompt source could not be loaded
+    │   └── PromptFileError         one file at fault, with its path and line
+    └── ConversionError             a rendered message a provider's format cannot carry (also a ValueError)
 
 Library code raises these; the server turns ``McpError`` into a JSON-RPC error
 and anything else into a generic ``InternalError`` (the details go to stderr).
@@ -203,3 +204,18 @@ class PromptFileError(LibraryError):
         self.reason = message
         where = f"{path}:{line}" if line is not None else path
         super().__init__(f"{where}: {message}")
+
+
+class ConversionError(PromptdeckError, ValueError):
+    """A rendered prompt that a provider's request format cannot carry (``promptdeck.providers``).
+
+    ``index`` is the position of the MCP message at fault (None when the fault is not one message's), and
+    the message names the provider, that index, the role and what was refused. A ``ValueError`` too, as the
+    input given was wrong rather than anything promptdeck or the provider did.
+    """
+
+    def __init__(self, provider: str, index: int | None, message: str, *, role: str | None = None) -> None:
+        where = provider if index is None else f"{provider}: message {index}" + (f" ({role})" if role else "")
+        super().__init__(f"{where}: {message}")
+        self.provider = provider
+        self.index = index
