@@ -297,6 +297,22 @@ def test_a_protected_server_pointing_at_a_hostile_issuer_fails_at_connect_with_t
     asyncio.run(run())
 
 
+def test_a_server_without_resource_metadata_may_name_an_issuer_on_its_own_origin_only() -> None:
+    """2025-03-26 servers: metadata at the server's origin, its issuer anywhere on that origin, nowhere else."""
+    async def run() -> None:
+        async with fake() as server:
+            server.routes["/mcp"] = (401, {"www-authenticate": 'Bearer error="invalid_token"'}, b"")
+            server.json("/.well-known/oauth-authorization-server", as_doc("https://evil.example"))
+            with pytest.raises(OAuthError, match="names issuer 'https://evil.example'"):
+                async with connect(server.url + "/mcp", auth=OAuth(store=False, open_url=lambda url: None),
+                                   timeout=5):
+                    pass
+            assert server.seen[:4] == ["/mcp", "/.well-known/oauth-protected-resource/mcp",
+                                       "/.well-known/oauth-protected-resource",
+                                       "/.well-known/oauth-authorization-server"]
+    asyncio.run(run())
+
+
 def test_a_challenge_header_is_parsed_in_linear_time_and_whatever_it_holds() -> None:
     assert bearer_params('Basic realm="x", Bearer resource_metadata="https://a/b", scope="p q", error=x') == {
         "resource_metadata": "https://a/b", "scope": "p q", "error": "x"}

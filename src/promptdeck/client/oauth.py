@@ -48,6 +48,7 @@ from .oauth_discovery import (
     bearer_params,
     check_url,
     json_object,
+    legacy_resource,
     protected_resource,
     read_bounded,
 )
@@ -230,10 +231,14 @@ class OAuth:
         """Discovery, registration and a grant; False if the server publishes no OAuth metadata."""
         async with self._http() as http:
             resource_doc = await protected_resource(http, url, params.get("resource_metadata"))
+            metadata: dict[str, Any] | None = None
             if resource_doc is None:
-                return False
+                legacy = await legacy_resource(http, url)
+                if legacy is None:
+                    return False
+                resource_doc, metadata = legacy
             issuer = resource_doc["authorization_servers"][0]
-            metadata = await authorization_server(http, issuer)
+            metadata = metadata or await authorization_server(http, issuer)
             if scopes is None:
                 named = self.scopes or tuple((params.get("scope") or "").split()) or tuple(
                     s for s in resource_doc.get("scopes_supported") or () if isinstance(s, str))

@@ -4,6 +4,7 @@
    resource_metadata="..."`` if there is one, else the well-known URL with the server's path inserted
    (``/.well-known/oauth-protected-resource/mcp``), then the root one. Its ``resource`` must name the
    server we asked (RFC 9728 3.3), or a token minted for it could be replayed to another.
+   A 2025-03-26 server publishes none: then its own origin may be the authorization server.
 2. Authorization-server metadata for its first authorization server: RFC 8414 with path insertion, then
    OpenID Connect discovery with path insertion, then OIDC with the path appended (an issuer without a
    path: RFC 8414, then OIDC). The document's ``issuer`` must be the issuer we asked about (RFC 8414
@@ -178,13 +179,24 @@ def metadata_urls(issuer: str) -> list[str]:
 
 async def authorization_server(http: httpx.AsyncClient, issuer: str) -> dict[str, Any]:
     """The issuer's RFC 8414 / OIDC metadata, validated (issuer, PKCE S256, https endpoints)."""
+    found = await find_authorization_server(http, issuer)
+    if found is None:
+        raise OAuthError(f"no authorization server metadata for {issuer} (tried {', '.join(metadata_urls(issuer))})")
+    return found
+
+
+async def find_authorization_server(http: httpx.AsyncClient, issuer: str, *,
+                                    same_origin: bool = False) -> dict[str, Any] | None:
+    """``authorization_server``, or None when the issuer publishes no metadata at all. ``same_origin``
+    accepts a document naming any issuer on the issuer's origin (2025-03-26 servers, below)."""
     for url in metadata_urls(issuer):
         doc = await fetch_json(http, url, "the authorization server metadata")
         if doc is None:
             continue
         named = doc.get("issuer")
         # A trailing slash is the only difference tolerated: URL libraries add one to an empty path.
-        if not isinstance(named, str) or named.rstrip("/") != issuer.rstrip("/"):
+        exact = isinstance(named, str) and named.rstrip("/") == issuer.rstrip("/")
+        if not exact and not (same_origin and isinstance(named, str) and _same_origin(named, issuer)):
             raise OAuthError(f"the authorization server metadata at {url} names issuer {doc.get('issuer')!r}, "
                              f"not {issuer}; refused (RFC 8414 3.3)")
         methods = doc.get("code_challenge_methods_supported")
@@ -196,4 +208,31 @@ async def authorization_server(http: httpx.AsyncClient, issuer: str) -> dict[str
         if doc.get("registration_endpoint") is not None:
             check_url(doc["registration_endpoint"], f"the registration_endpoint of {issuer}")
         return doc
-    raise OAuthError(f"no authorization server metadata for {issuer} (tried {', '.join(metadata_urls(issuer))})")
+    return None
+
+
+def _same_origin(one: str, other: str) -> bool:
+    a, b = urlsplit(one), urlsplit(other)
+    return (a.scheme.lower(), a.netloc.lower()) == (b.scheme.lower(), b.netloc.lower())
+
+
+async def legacy_resource(http: httpx.AsyncClient,
+                          server_url: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """A 2025-03-26 server, which publishes no resource metadata: its own origin may be its authorization
+    server, with RFC 8414 metadata at the origin's well-known URL (whose ``issuer`` that spec's servers
+    put anywhere on the origin: the origin is the server's own, so nothing is trusted that was not
+    already). (A resource document standing for it, the metadata), or None.
+
+    The older spec's fallback to guessed endpoints (/authorize, /token) is not followed: a server that
+    publishes nothing is taken not to do OAuth, rather than a person sent to a page that may not exist.
+    """
+    parts = urlsplit(server_url)
+    origin = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    try:
+        check_url(origin, "the server")
+    except OAuthError:
+        return None  # plain http elsewhere: no credentials for it
+    metadata = await find_authorization_server(http, origin, same_origin=True)
+    if metadata is None:
+        return None
+    return {"resource": server_url, "authorization_servers": [metadata["issuer"]]}, metadata
