@@ -356,9 +356,6 @@ def test_the_loopback_takes_only_its_own_state_and_reports_a_refusal() -> None:
 class Fixed:
     """An ``auth`` that always has the same token."""
 
-    def needs_sign_in(self, url: str) -> bool:
-        return False
-
     async def token(self, url: str) -> str | None:
         return "secret-token"
 

@@ -306,3 +306,17 @@ def test_tokens_kept_in_memory_only_are_refreshed_too(issuer: str, protected: st
             assert auth._grants[protected].access_token != grant.access_token
     asyncio.run(run())
     assert len(browser.visited) == 1
+
+
+def test_a_sign_in_longer_than_the_probe_and_the_request_timeout_is_waited_for(protected: str,
+                                                                               tmp_path: Path) -> None:
+    """The request that met the 401 stops its timer while the person signs in, then has what was left."""
+    def slow(url: str) -> None:
+        time.sleep(1.2)
+        sign_in(url)
+
+    async def listed() -> int:
+        async with connect(protected, auth=OAuth(open_url=slow, store=tmp_path / "t.json"), timeout=1,
+                           probe_timeout=0.5) as client:
+            return len(await client.list_prompts())
+    assert asyncio.run(listed()) > 0

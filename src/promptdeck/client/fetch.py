@@ -24,7 +24,8 @@ import base64
 import codecs
 import ssl
 from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import unquote, urljoin, urlsplit
 from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined]
@@ -42,6 +43,8 @@ MAX_LINE = MAX_EVENT = 16 * 1024 * 1024
 MAX_REDIRECTS = 10
 #: How many times a request refused with 401/403 is sent again with the token its ``auth`` gives next.
 AUTH_RETRIES = 2
+#: The timer of the request being sent (set by the channel that bounds it), stopped while ``auth`` works.
+REQUEST_TIMER: ContextVar[asyncio.Timeout | None] = ContextVar("promptdeck_request_timer", default=None)
 #: Connections kept open per host.
 POOL_SIZE = 16
 _REDIRECTS = frozenset((301, 302, 303, 307, 308))
@@ -54,10 +57,8 @@ class HttpError(Exception):
 
 class Auth(Protocol):
     """What supplies the bearer token of requests to one server, and reacts when the server refuses it
-    (``client.oauth.OAuth`` is one; anything with these methods will do)."""
-
-    def needs_sign_in(self, url: str) -> bool:
-        """True if the first request to ``url`` would wait for a person (sign in before any timed request)."""
+    (``client.oauth.OAuth`` is one; anything with these methods will do). While it reacts, the timer of
+    the request that met the refusal is stopped: a person signing in takes longer than any request may."""
 
     async def token(self, url: str) -> str | None:
         """The access token for the server at ``url``, or None to send none."""
@@ -213,6 +214,24 @@ def proxy_for(scheme: str, host: str, proxies: Mapping[str, str]) -> Proxy | Non
     return Proxy(parts.hostname, parts.port or 80, authorization)
 
 
+@contextmanager
+def _timer_stopped() -> Iterator[None]:
+    """Stop the current request's timer (``REQUEST_TIMER``) for the block, then give it back what it had
+    left: a sign-in is bounded by its own limits (the person's time, each OAuth request's timeout)."""
+    timer = REQUEST_TIMER.get()
+    when = timer.when() if timer is not None else None
+    if timer is None or when is None:
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    left = max(when - loop.time(), 0.0)
+    timer.reschedule(None)
+    try:
+        yield
+    finally:
+        timer.reschedule(loop.time() + left)
+
+
 def _origin(url: str) -> tuple[str, str]:
     parts = urlsplit(url)
     return parts.scheme.lower(), parts.netloc.lower()
@@ -293,8 +312,9 @@ class HttpClient:
                 return response
             challenge = response.headers.get("www-authenticate", "")
             try:
-                retry = attempt < AUTH_RETRIES and await self.auth.unauthorized(
-                    self.auth_url, response.status_code, challenge, sent)
+                with _timer_stopped():
+                    retry = attempt < AUTH_RETRIES and await self.auth.unauthorized(
+                        self.auth_url, response.status_code, challenge, sent)
             except BaseException:
                 response._finish()
                 raise

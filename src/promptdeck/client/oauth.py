@@ -135,14 +135,6 @@ class OAuth:
 
     # -- what the HTTP client calls ------------------------------------------------------------
 
-    def needs_sign_in(self, url: str) -> bool:
-        """True when a request to ``url`` might have to wait for a person: no token held or stored, or one
-        about to expire (its refresh may fail, and then only a sign-in helps)."""
-        if self.client_credentials:
-            return False
-        grant = self._grant(url)
-        return grant is None or grant.dead or grant.expiring()
-
     async def token(self, url: str) -> str | None:
         """The access token to send to the MCP server at ``url`` (refreshed first if about to expire)."""
         grant = self._grant(url)

@@ -500,26 +500,6 @@ async def connect(target: str | Sequence[str], *, era: Era = "auto", token: str 
         await client.aclose()
 
 
-async def _sign_in(http: HttpClient, url: str) -> None:
-    """Meet the server's 401 (and a person's sign-in) before the era probe, whose timeout is seconds: one
-    POST any MCP server must authenticate, whose answer is not read."""
-    from ..protocol import jsonrpc
-    from .fetch import HttpError
-
-    body = jsonrpc.encode_request(0, "server/discover", None)
-    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
-               "mcp-protocol-version": MODERN_VERSION, "mcp-method": "server/discover"}
-    try:
-        async with http.stream("POST", url, content=body, headers=headers):
-            pass
-    except HttpError as exc:
-        await http.aclose()
-        raise ConnectionFailed(f"cannot reach {url}: {exc}") from None
-    except BaseException:
-        await http.aclose()
-        raise
-
-
 async def _start(client: Client, era: Era, probe_timeout: float, fallback: Callable[[], Awaitable[None]] | None = None,
                  ) -> None:
     try:
@@ -546,8 +526,6 @@ async def _open_http(url: str, era: Era, token: str | None, headers: Mapping[str
     # Redirects are followed (a 307/308 keeps the method and body): servers mounted under a path answer
     # "/mcp/" with a redirect to "/mcp". The Authorization header is dropped when one leaves the origin.
     http = HttpClient(headers=sent, timeout=timeout, auth=auth, auth_url=url)
-    if auth is not None and auth.needs_sign_in(url):
-        await _sign_in(http, url)
     channel = HttpChannel(http, url)
     client = Client(channel, timeout=timeout, elicit=elicit, max_pages=max_pages, http=http)
 
