@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.client.oauth_fixtures import issuer, protected  # noqa: F401 - the OAuth tests' processes
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES, write_prompts
 

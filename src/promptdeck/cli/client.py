@@ -15,6 +15,8 @@ import click
 from ..logs import announce, setup_logging
 from ..protocol.errors import ClientError, McpError, PromptdeckError
 from .common import fail, parse_args
+from .oauth import OPTIONS as OAUTH_OPTIONS
+from .oauth import make_auth
 from .stopping import INTERRUPTED, until_stopped
 
 if TYPE_CHECKING:
@@ -39,6 +41,7 @@ def client_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="HTTP: an extra request header (repeatable)."),
         click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
                      metavar="SECONDS", help="How long to wait for each answer."),
+        *OAUTH_OPTIONS,
     )):
         command = option(command)
     return command
@@ -72,10 +75,11 @@ def run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]], 
 
     headers = _headers(options)
     target = options["target"]
+    auth = make_auth(options, headers)
 
     async def session() -> T:
         async with connect(target, era=options["era"], token=options["token"], headers=headers or None,
-                           timeout=options["timeout"]) as client:
+                           timeout=options["timeout"], auth=auth) as client:
             return await work(client)
 
     try:
@@ -230,7 +234,7 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
     from ..server.http.runner import serve as run
 
     source = RemoteSource(options["target"], era=options["era"], token=options["token"], headers=headers,
-                          timeout=options["timeout"])
+                          timeout=options["timeout"], auth=make_auth(options, headers))
     server = PromptServer("promptdeck-ui")
     try:
         server.add_source(source)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .oauth import OAuth
+from .oauth_store import TokenStore
 from .resources import ResourceInfo, SkillFile, SkillInfo
 from .session import Client, Elicit, Era, connect
 from .skill_folder import fetch_skill
@@ -32,6 +34,7 @@ __all__ = [
     "Era",
     "ImageContent",
     "ListChange",
+    "OAuth",
     "PromptInfo",
     "PromptMessage",
     "RenderedPrompt",
@@ -41,6 +44,7 @@ __all__ = [
     "SkillFile",
     "SkillInfo",
     "TextContent",
+    "TokenStore",
     "connect",
     "fetch_skill",
 ]

@@ -24,8 +24,9 @@ import base64
 import codecs
 import ssl
 from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, NamedTuple
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import unquote, urljoin, urlsplit
 from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined]
 
@@ -40,6 +41,10 @@ MAX_HEADERS = 100
 #: Longest line of an event stream, and most text one event may gather.
 MAX_LINE = MAX_EVENT = 16 * 1024 * 1024
 MAX_REDIRECTS = 10
+#: How many times a request refused with 401/403 is sent again with the token its ``auth`` gives next.
+AUTH_RETRIES = 2
+#: The timer of the request being sent (set by the channel that bounds it), stopped while ``auth`` works.
+REQUEST_TIMER: ContextVar[asyncio.Timeout | None] = ContextVar("promptdeck_request_timer", default=None)
 #: Connections kept open per host.
 POOL_SIZE = 16
 _REDIRECTS = frozenset((301, 302, 303, 307, 308))
@@ -48,6 +53,18 @@ _DEFAULT = object()
 
 class HttpError(Exception):
     """The exchange failed below HTTP semantics: no connection, a reset, a timeout, or not HTTP."""
+
+
+class Auth(Protocol):
+    """What supplies the bearer token of requests to one server, and reacts when the server refuses it
+    (``client.oauth.OAuth`` is one; anything with these methods will do). While it reacts, the timer of
+    the request that met the refusal is stopped: a person signing in takes longer than any request may."""
+
+    async def token(self, url: str) -> str | None:
+        """The access token for the server at ``url``, or None to send none."""
+
+    async def unauthorized(self, url: str, status: int, challenge: str, sent: str | None) -> bool:
+        """The server refused ``sent`` with ``status`` and the WWW-Authenticate ``challenge``: True to retry."""
 
 
 class Headers(Mapping[str, str]):
@@ -197,6 +214,29 @@ def proxy_for(scheme: str, host: str, proxies: Mapping[str, str]) -> Proxy | Non
     return Proxy(parts.hostname, parts.port or 80, authorization)
 
 
+@contextmanager
+def _timer_stopped() -> Iterator[None]:
+    """Stop the current request's timer (``REQUEST_TIMER``) for the block, then give it back what it had
+    left: a sign-in is bounded by its own limits (the person's time, each OAuth request's timeout)."""
+    timer = REQUEST_TIMER.get()
+    when = timer.when() if timer is not None else None
+    if timer is None or when is None:
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    left = max(when - loop.time(), 0.0)
+    timer.reschedule(None)
+    try:
+        yield
+    finally:
+        timer.reschedule(loop.time() + left)
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
 def _check_header(name: str, value: str) -> None:
     """Refuse what would end the header early (CR, LF, NUL): it could smuggle headers or requests."""
     if any(c in name for c in "\r\n\0: ") or any(c in value for c in "\r\n\0"):
@@ -207,10 +247,15 @@ class HttpClient:
     """Keep-alive HTTP/1.1 connections to any number of origins, with default headers and a timeout."""
 
     def __init__(self, headers: Mapping[str, str] | None = None, timeout: float | None = 30.0, *,
-                 trust_env: bool = True, ssl_context: ssl.SSLContext | None = None) -> None:
+                 trust_env: bool = True, ssl_context: ssl.SSLContext | None = None, auth: Auth | None = None,
+                 auth_url: str = "") -> None:
         """``trust_env``: use the proxies the environment names; ``ssl_context``: whom https trusts
-        (the system's trust store by default)."""
+        (the system's trust store by default); ``auth``: the bearer token of requests to ``auth_url``'s
+        origin (and the retry once after a 401 or 403 it can do something about)."""
         self.timeout = timeout
+        self.auth = auth
+        self.auth_url = auth_url
+        self._auth_origin = _origin(auth_url) if auth is not None else None
         self._proxies = getproxies_environment() if trust_env else {}
         self._headers = {name.lower(): value for name, value in (headers or {}).items()}
         for name, value in self._headers.items():
@@ -247,12 +292,54 @@ class HttpClient:
         """
         wait = self.timeout if head_timeout is _DEFAULT else head_timeout
         assert wait is None or isinstance(wait, float | int)
+        ours = self.auth is not None and _origin(url) == self._auth_origin
+        sent = await self.bearer() if ours else None
+        response = await self._follow(method, url, content, headers, wait, sent)
+        if ours:
+            response = await self._authorized(response, sent, method, url, content, headers, wait)
+        try:
+            yield response
+        finally:
+            response._finish()
+
+    async def _authorized(self, response: Response, sent: str | None, method: str, url: str, content: bytes | None,
+                          headers: Mapping[str, str] | None, wait: float | None) -> Response:
+        """After a 401/403 that ``auth`` can do something about (a refresh, a sign-in), send the request again:
+        at most ``AUTH_RETRIES`` times (a token another request got meanwhile, then a refreshed one)."""
+        assert self.auth is not None
+        for attempt in range(AUTH_RETRIES + 1):
+            if response.status_code not in (401, 403) or _origin(response.url) != self._auth_origin:
+                return response
+            challenge = response.headers.get("www-authenticate", "")
+            try:
+                with _timer_stopped():
+                    retry = attempt < AUTH_RETRIES and await self.auth.unauthorized(
+                        self.auth_url, response.status_code, challenge, sent)
+            except BaseException:
+                response._finish()
+                raise
+            if not retry:
+                return response
+            response._finish()
+            sent = await self.auth.token(self.auth_url)
+            response = await self._follow(method, url, content, headers, wait, sent)
+        return response
+
+    async def bearer(self) -> str | None:
+        """The token ``auth`` gives for the next request (None without ``auth``)."""
+        return await self.auth.token(self.auth_url) if self.auth is not None else None
+
+    async def _follow(self, method: str, url: str, content: bytes | None, headers: Mapping[str, str] | None,
+                      wait: float | None, token: str | None) -> Response:
+        """One request and its redirects; the bearer ``token`` is sent only while on the first origin."""
         credentials = True
         for _ in range(MAX_REDIRECTS + 1):
-            response = await self._exchange(method, url, headers, content, wait, credentials)
+            # The bearer token is a credential like the client's own headers: it never leaves the origin.
+            bearer = {"authorization": f"Bearer {token}"} if token is not None and credentials else {}
+            response = await self._exchange(method, url, {**(headers or {}), **bearer}, content, wait, credentials)
             location = response.headers.get("location") if response.status_code in _REDIRECTS else None
             if location is None:
-                break
+                return response
             response._finish()
             target = urljoin(url, location)
             # Credentials belong to the origin they were given for (as browsers and httpx have it).
@@ -260,12 +347,7 @@ class HttpClient:
             if response.status_code == 303 or (response.status_code in (301, 302) and method == "POST"):
                 method, content = "GET", None
             url = target
-        else:
-            raise HttpError(f"{url}: more than {MAX_REDIRECTS} redirects")
-        try:
-            yield response
-        finally:
-            response._finish()
+        raise HttpError(f"{url}: more than {MAX_REDIRECTS} redirects")
 
     async def request(self, method: str, url: str, *, content: bytes | None = None,
                       headers: Mapping[str, str] | None = None) -> tuple[Response, bytes]:

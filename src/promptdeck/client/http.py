@@ -21,7 +21,7 @@ from ..protocol import jsonrpc
 from ..protocol.errors import ClientError, ConnectionFailed, ProtocolViolation, RequestTimeout, from_wire
 from ..protocol.revisions import NEWEST_MODERN
 from .channel import Channel, Envelope, Multiplexed, RequestId, SessionExpired, decode, log, result_of
-from .fetch import MAX_EVENT, HttpClient, HttpError, Response
+from .fetch import MAX_EVENT, REQUEST_TIMER, HttpClient, HttpError, Response
 
 #: How often a dropped stream is reopened before giving up.
 RECONNECTS = 5
@@ -158,8 +158,12 @@ class HttpChannel(Channel):
         id = self._open_request(id)
         body = jsonrpc.encode_request(id, method, params)
         try:
-            async with asyncio.timeout(timeout):
-                return await self._post(id, method, body, self._headers(method, name))
+            async with asyncio.timeout(timeout) as timer:
+                mark = REQUEST_TIMER.set(timer)  # an OAuth sign-in stops it (fetch.HttpClient._authorized)
+                try:
+                    return await self._post(id, method, body, self._headers(method, name))
+                finally:
+                    REQUEST_TIMER.reset(mark)
         except TimeoutError:
             self._cancel(id, "timed out")
             raise RequestTimeout(f"{method}: no answer within {timeout:g} s (cancelled)") from None

@@ -53,6 +53,7 @@ from ..protocol.errors import (
 from ..sources import Source
 
 if TYPE_CHECKING:
+    from .fetch import Auth
     from .session import Client, Era
     from .types import PromptInfo, RenderedPrompt
 
@@ -76,8 +77,9 @@ class RemoteSource(Source):
     """
 
     def __init__(self, target: str, *, era: Era = "auto", token: str | None = None,
-                 headers: Mapping[str, str] | None = None, timeout: float = 30.0) -> None:
+                 headers: Mapping[str, str] | None = None, timeout: float = 30.0, auth: Auth | None = None) -> None:
         self.target = target
+        self.auth = auth
         self.era = era
         self.token = token
         self.headers = dict(headers or {})
@@ -150,7 +152,7 @@ class RemoteSource(Source):
         self._stack = contextlib.AsyncExitStack()
         self._client = await self._stack.enter_async_context(
             connect(self.target, era=self.era, token=self.token, headers=self.headers or None,
-                    timeout=self.timeout, max_pages=MAX_PAGES))
+                    timeout=self.timeout, max_pages=MAX_PAGES, auth=self.auth))
         return await self._client.list_prompts()
 
     def _start_watch(self) -> None:

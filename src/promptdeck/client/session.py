@@ -37,7 +37,7 @@ from .resources import ResourceMethods
 from .types import Completion, ListChange, PromptInfo, PromptMessage, RenderedPrompt
 
 if TYPE_CHECKING:
-    from .fetch import HttpClient
+    from .fetch import Auth, HttpClient
 
 __all__ = ["Client", "Elicit", "Era", "connect"]
 
@@ -470,7 +470,7 @@ def _difference(before: tuple[PromptInfo, ...], after: tuple[PromptInfo, ...]) -
 async def connect(target: str | Sequence[str], *, era: Era = "auto", token: str | None = None,
                   headers: Mapping[str, str] | None = None, timeout: float = 30.0, probe_timeout: float = 5.0,
                   elicit: Elicit | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
-                  max_pages: int = MAX_PAGES) -> AsyncIterator[Client]:
+                  max_pages: int = MAX_PAGES, auth: Auth | None = None) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ``Client`` for its prompts.
 
     ``target`` is an http(s) URL (Streamable HTTP, else the 2024-11-05 HTTP+SSE transport) or a
@@ -479,12 +479,16 @@ async def connect(target: str | Sequence[str], *, era: Era = "auto", token: str 
     HTTP request; ``timeout`` bounds each request (a late one is cancelled and raises
     ``RequestTimeout``); ``probe_timeout`` bounds the era probe; ``elicit`` answers a server's
     questions (2026-07-28 input_required, legacy elicitation) and is offered to servers only if set.
+    ``auth`` supplies and renews the bearer token of an HTTP server instead of a fixed ``token``: an
+    ``OAuth()`` signs in to OAuth-protected servers (docs/client.md, "OAuth").
     """
+    if token is not None and auth is not None:
+        raise ValueError("give a token or an auth, not both")
     if isinstance(target, str) and target.startswith(("http://", "https://")):
-        client = await _open_http(target, era, token, headers, timeout, probe_timeout, elicit, max_pages)
+        client = await _open_http(target, era, token, headers, timeout, probe_timeout, elicit, max_pages, auth)
     else:
-        if token is not None or headers:
-            raise ValueError("token and headers are for HTTP servers, not for a command")
+        if token is not None or headers or auth is not None:
+            raise ValueError("token, auth and headers are for HTTP servers, not for a command")
         argv = shlex.split(target) if isinstance(target, str) else list(target)
         from .stdio import StdioChannel
 
@@ -510,7 +514,7 @@ async def _start(client: Client, era: Era, probe_timeout: float, fallback: Calla
 
 
 async def _open_http(url: str, era: Era, token: str | None, headers: Mapping[str, str] | None, timeout: float,
-                     probe_timeout: float, elicit: Elicit | None, max_pages: int) -> Client:
+                     probe_timeout: float, elicit: Elicit | None, max_pages: int, auth: Auth | None) -> Client:
     try:
         from .fetch import HttpClient
         from .http import HttpChannel, LegacySseChannel
@@ -521,7 +525,7 @@ async def _open_http(url: str, era: Era, token: str | None, headers: Mapping[str
         sent["authorization"] = f"Bearer {token}"
     # Redirects are followed (a 307/308 keeps the method and body): servers mounted under a path answer
     # "/mcp/" with a redirect to "/mcp". The Authorization header is dropped when one leaves the origin.
-    http = HttpClient(headers=sent, timeout=timeout)
+    http = HttpClient(headers=sent, timeout=timeout, auth=auth, auth_url=url)
     channel = HttpChannel(http, url)
     client = Client(channel, timeout=timeout, elicit=elicit, max_pages=max_pages, http=http)
 

@@ -17,7 +17,8 @@
     ├── ClientError                 promptdeck's client: the server could not be used
     │   ├── ConnectionFailed        could not start or reach the server, or it went away
     │   ├── ProtocolViolation       the server sent what the protocol does not allow
-    │   └── RequestTimeout          no answer in time (the request was cancelled)
+    │   ├── RequestTimeout          no answer in time (the request was cancelled)
+    │   └── OAuthError              OAuth discovery, registration, sign-in or the token file failed
     ├── LibraryError                a prompt source could not be loaded
     │   └── PromptFileError         one file at fault, with its path and line
     └── ConversionError             a rendered message a provider's format cannot carry (also a ValueError)
@@ -165,6 +166,11 @@ class ProtocolViolation(ClientError):
 
 class RequestTimeout(ClientError):
     """A request got no answer in time; the client has cancelled it."""
+
+
+class OAuthError(ClientError):
+    """The client could not get an access token: discovery, registration, sign-in, a token request, or the
+    token file failed. The message names the URL or file at fault and, where there is one, the fix."""
 
 
 _BY_CODE: dict[int, type[McpError]] = {
