@@ -4,7 +4,6 @@ for when it cannot be reached, bounded whatever the server does (real server pro
 from __future__ import annotations
 
 import asyncio
-import inspect
 import os
 import stat
 import time
@@ -119,9 +118,8 @@ def test_a_token_sees_what_it_sees_over_mcp(folder: Path, tmp_path: Path) -> Non
         with Prompts(url, token="wrong-token-0123456789abcdef", retries=2) as wrong, \
                 pytest.raises(ConnectionFailed, match=r"\(prompts/list, 1 try\): .*401"):
             wrong.render("greet", who="x")
-        if "auth" in inspect.signature(connect).parameters:  # the client's OAuth (branch t33-oauth) is in
-            with Prompts(url, auth=StaticAuth("hr-token-0123456789abcdef")) as hr:
-                assert hr.names() == asyncio.run(over_mcp(url, "hr-token-0123456789abcdef"))
+        with Prompts(url, auth=StaticAuth("hr-token-0123456789abcdef")) as hr:
+            assert hr.names() == asyncio.run(over_mcp(url, "hr-token-0123456789abcdef"))
         with pytest.raises(ValueError, match="a token or an auth"):
             Prompts(url, token="x", auth=StaticAuth("y"))
 

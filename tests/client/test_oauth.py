@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import msgspec
 import pytest
 
 from promptdeck.client import connect
@@ -150,6 +151,30 @@ def test_a_service_uses_the_client_credentials_grant(issuer: str, protected: str
     assert after["client_credentials"] == before.get("client_credentials", 0) + 1
     assert after["resources"][-1] == protected
     assert after.get("register", 0) == before.get("register", 0)
+
+
+def test_an_application_renders_through_oauth_what_the_client_gets(issuer: str, protected: str) -> None:
+    """``Prompts`` on an OAuth-protected server: signed in as a service, it lists and renders what a signed-in
+    client gets over MCP."""
+    from promptdeck import Prompts
+
+    def service() -> OAuth:
+        return OAuth(client_id=SERVICE_ID, client_secret=SERVICE_SECRET, client_credentials=True, store=False,
+                     open_url=no_browser)
+
+    async def over_mcp() -> tuple[list[str], list[dict[str, Any]]]:
+        async with connect(protected, auth=service(), timeout=10) as client:
+            listed = [prompt.name for prompt in await client.list_prompts()]
+            got = await client.get_prompt("code-review", code="x = 1")
+            return listed, [msgspec.to_builtins(message) for message in got.messages]
+
+    before = stats(issuer).get("client_credentials", 0)
+    with Prompts(protected, auth=service()) as prompts:
+        rendered = prompts.render("code-review", code="x = 1")
+        listed, messages = asyncio.run(over_mcp())
+        assert prompts.names() == listed
+        assert rendered.messages == messages and not rendered.stale
+    assert stats(issuer)["client_credentials"] == before + 2  # one sign-in each, none skipped
 
 
 def test_a_wrong_client_secret_is_one_clear_error(issuer: str, protected: str) -> None:
