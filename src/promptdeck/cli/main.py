@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
-from . import client, library, serve, skills, store
+from . import client, govern, library, serve, skills, store
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,7 +20,7 @@ def main() -> None:
 
 
 for command in (serve.serve, library.check, library.render, client.ls, client.get, client.complete, client.watch,
-                client.pick, client.ui, skills.skills, skills.skill, *store.COMMANDS):
+                client.pick, client.ui, skills.skills, skills.skill, *store.COMMANDS, *govern.COMMANDS):
     main.add_command(command)
 
 

@@ -269,6 +269,22 @@ class PromptServer:
     def server_info(self, rev: Revision) -> dict[str, Any]:
         return {"name": self.name, "version": self.version}
 
+    def rolling_out(self) -> frozenset[str]:
+        """The names of prompts under a rollout now (``sources.store.splits``): their renders need the request's
+        rollout key. Empty, at the cost of one loop over the sources, when no store is served."""
+        names: frozenset[str] = frozenset()
+        for source in self.sources:
+            names = names | source.rolling_out() if names else source.rolling_out()
+        return names
+
+    def split(self, prompt: Prompt, key: str | None) -> Prompt:
+        """The version of ``prompt`` a rollout gives ``key`` (``handlers.split``), or ``prompt``."""
+        for source in self.sources:
+            chosen = source.split(prompt, key)
+            if chosen is not None:
+                return chosen
+        return prompt
+
     # -- catalog swaps -------------------------------------------------------------------------
 
     def build_catalog(self) -> Catalog:
