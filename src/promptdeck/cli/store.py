@@ -479,11 +479,9 @@ def label_history(opened: Store, label: str) -> list[str]:
 
 
 def _move_line(opened: Store, move: Move) -> str:
-    after = opened.versions_at(move.position)
-    before = opened.versions_at(move.previous) if move.previous is not None else {}
-    changed = [f"{path} v{before[path]}->v{after[path]}" if path in before else f"{path} +v{after[path]}"
-               for path in sorted(after) if before.get(path) != after[path]]
-    changed += [f"{path} -v{before[path]}" for path in sorted(before) if path not in after]
+    changes = opened.changes_between(move.previous, move.position)
+    changed = [f"{path} v{old}->v{new}" if old is not None and new is not None else
+               f"{path} +v{new}" if new is not None else f"{path} -v{old}" for path, (old, new) in changes.items()]
     shown = ", ".join(changed[:10]) + (f", … and {len(changed) - 10} more" if len(changed) > 10 else "")
     whence = f"position {move.previous} -> {move.position}" if move.previous is not None else \
         f"-> position {move.position}"

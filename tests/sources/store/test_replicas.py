@@ -166,10 +166,10 @@ def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, 
     assert refused.returncode == 1 and "has schema 1: run `promptdeck store upgrade" in refused.stderr
     upgraded = subprocess.run([sys.executable, "-m", "promptdeck", "store", "upgrade", url], capture_output=True,
                               text=True, timeout=60)
-    assert upgraded.returncode == 0 and "upgraded the store from schema 1 to 4" in upgraded.stdout
+    assert upgraded.returncode == 0 and "upgraded the store from schema 1 to 5" in upgraded.stdout
     again = subprocess.run([sys.executable, "-m", "promptdeck", "store", "upgrade", url], capture_output=True,
                            text=True, timeout=60)
-    assert "at schema 4 already" in again.stdout
+    assert "at schema 5 already" in again.stdout
     history = subprocess.run([sys.executable, "-m", "promptdeck", "history", "--store", url, "summarize"],
                              capture_output=True, text=True, timeout=60)
     assert history.returncode == 0 and "summarize" in history.stdout

@@ -341,7 +341,7 @@ def test_a_schema_3_store_is_refused_until_upgraded_and_then_serves_the_skills_i
         conn.execute("UPDATE promptdeck_schema SET version = 3")
     refused = pd("history", "--store", url, check=False)
     assert refused.returncode == 1 and "has schema 3: run `promptdeck store upgrade" in refused.stderr
-    assert "upgraded the store from schema 3 to 4" in pd("store", "upgrade", url).stdout
+    assert "upgraded the store from schema 3 to 5" in pd("store", "upgrade", url).stdout
     source = loaded(url)
     try:
         assert served(source) == folder_served(folder)

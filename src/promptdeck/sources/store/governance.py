@@ -115,12 +115,16 @@ class Governing(Reading):
                             None if previous is None else int(previous)))
         return out
 
-    def position_by_id(self, position_id: int) -> Position | None:
-        rows = self._rows("SELECT label, reason, author, created FROM positions WHERE id = ?", position_id)
-        if not rows:
-            return None
-        label, reason, author, created = rows[0]
-        return Position(position_id, label, reason, author, float(created), self.versions_at(position_id))
+    def changes_between(self, before: int | None, after: int) -> dict[str, tuple[int | None, int | None]]:
+        """What a move from position ``before`` (None: nothing) to ``after`` changed: path -> (its version
+        before, after; None where the position has no such file). Worked out in the database."""
+        if before is None:
+            return {path: (None, version) for path, version in self.versions_at(after).items()}
+        one = "SELECT path, version FROM position_files WHERE position = ? EXCEPT " \
+              "SELECT path, version FROM position_files WHERE position = ?"
+        gone = dict(self._rows(one, before, after))
+        came = dict(self._rows(one, after, before))
+        return {path: (gone.get(path), came.get(path)) for path in sorted({*gone, *came})}
 
     # -- protected labels ----------------------------------------------------------------------------
 
