@@ -85,6 +85,7 @@ SERVED_META = ("promptdeck.dev/version", "promptdeck.dev/label", "promptdeck.dev
 #: Where a request (any era) names its rollout key: what keeps its renders on one version of a rollout.
 META_ROLLOUT_KEY = "promptdeck.dev/rollout-key"
 MAX_ROLLOUT_KEY_CHARS = 256
+MISSING = object()
 
 
 def served_meta(prompt: Prompt) -> dict[str, Any]:
@@ -99,10 +100,12 @@ def split(server: Splits, prompt: Prompt, params: dict[str, Any], sticky: str | 
     if prompt.name not in server.rolling_out():
         return prompt
     meta = params.get("_meta")
-    given = meta.get(META_ROLLOUT_KEY) if isinstance(meta, dict) else None
-    if given is not None and (not isinstance(given, str) or not 0 < len(given) <= MAX_ROLLOUT_KEY_CHARS):
+    given = meta.get(META_ROLLOUT_KEY, MISSING) if isinstance(meta, dict) else MISSING
+    if given is MISSING:
+        return server.split(prompt, sticky)
+    if not isinstance(given, str) or not 0 < len(given) <= MAX_ROLLOUT_KEY_CHARS:
         raise InvalidParams(f'_meta "{META_ROLLOUT_KEY}" must be a string of 1 to {MAX_ROLLOUT_KEY_CHARS} characters')
-    return server.split(prompt, f"key:{given}" if given is not None else sticky)
+    return server.split(prompt, f"key:{given}")
 
 
 def render(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
