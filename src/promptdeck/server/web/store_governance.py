@@ -10,20 +10,31 @@ may be started or ended, only by whoever may see both its versions.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import msgspec
 
 from ...protocol.errors import HttpError
-from ...sources.store.model import Guard, Protection, Rollout, RolloutEvent
+from ...sources.store.model import Guard, Protection, Recorded, Rollout, RolloutEvent
 from ..security.principals import missing_scopes
 
 if TYPE_CHECKING:
-    from .store_api import _Sight
+    from ...sources.store.database import Store
 
 #: Moves of a label looked at per audit request, and shown at most: the answer and its work stay bounded.
 SCANNED_MOVES = 500
 SHOWN_MOVES = 100
+
+
+class _Sight(Protocol):
+    """What is used here of one store call's view as its principal may see it (``store_api._Sight``)."""
+
+    store: Store
+    held: frozenset[str] | None
+
+    def version(self, path: str, version: int, recorded: Recorded | None = None) -> bool: ...
+
+    def allow_move(self, before: dict[str, int], after: dict[str, int]) -> None: ...
 
 
 class RolloutCall(msgspec.Struct, forbid_unknown_fields=True):
