@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
-from . import client, govern, library, serve, skills, store
+from . import client, govern, library, prompt_tests, serve, skills, store
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,8 +19,9 @@ def main() -> None:
     """Serve a prompt library to MCP clients, and check or preview its prompts."""
 
 
-for command in (serve.serve, library.check, library.render, client.ls, client.get, client.complete, client.watch,
-                client.pick, client.ui, skills.skills, skills.skill, *store.COMMANDS, *govern.COMMANDS):
+for command in (serve.serve, library.check, library.render, prompt_tests.test, client.ls, client.get,
+                client.complete, client.watch, client.pick, client.ui, skills.skills, skills.skill, *store.COMMANDS,
+                *govern.COMMANDS):
     main.add_command(command)
 
 

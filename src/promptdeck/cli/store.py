@@ -73,13 +73,16 @@ def _when(seconds: float) -> str:
 @click.option("--label", default=None, metavar="LABEL", help="Move this label to the published library.")
 @click.option("-m", "--message", default="", help="What changed and why.")
 @_AUTHOR
+@click.option("--skip-tests", is_flag=True, help="Publish even if the prompts' tests fail (not run; the "
+              "version's message says so).")
 @FORMAT_OPTION
-def publish(folder: str, url: str, label: str | None, message: str, author: str | None,
+def publish(folder: str, url: str, label: str | None, message: str, author: str | None, skip_tests: bool,
             folder_format: str | None) -> None:
     """Record a new version of every prompt, skill file and other file in FOLDER that changed, deletions
     included.
 
-    FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
+    FOLDER is read as `serve` reads it; a folder with any problem `check` finds, or whose prompts' tests fail
+    (`promptdeck test`), publishes nothing.
     """
     from ..sources.files.paths import folder_prefix
     from ..sources.store.database import Store
@@ -115,6 +118,10 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
              f"file{'s' * (files != 1)}")
     if left_out:  # check found nothing wrong where reading did: changed meanwhile
         fail(f"nothing published: the skill folder {left_out[0]} changed while it was read; publish again")
+    if skip_tests:
+        message = f"{message} [tests skipped: --skip-tests]".lstrip()
+    else:
+        _tests_pass(folder, content, folder_format)
     if some == set() and label is None:
         # The store's newest versions are these bytes, listed: a publish would record nothing. (One made
         # meanwhile by someone else comes after this one, which changed nothing when it looked.)
@@ -135,6 +142,29 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
         click.echo(f"  {path}")
     if len(changed) > 20:
         click.echo(f"  … and {len(changed) - 20} more")
+
+
+def _tests_pass(folder: str, content: dict[str, bytes], folder_format: str | None) -> None:
+    """Run the tests of the prompts of ``folder`` that have any (``content``: its files, as the store keeps
+    them); exit 1 with the failures if one fails. Only files that may hold tests are read again: a
+    promptdeck file whose bytes name ``tests:``, another tool's file with a sidecar."""
+    from ..prompts.testing import run_tests
+    from ..sources.files.paths import is_prompt_path, prompt_format
+    from ..sources.files.source import FileSource
+    from ..sources.files.tests import sidecar_of
+    from .prompt_tests import show
+
+    tested = sorted(path for path, data in content.items() if is_prompt_path(path) and (
+        b"tests:" in data if prompt_format(path) == "promptdeck" else sidecar_of(path) in content))
+    if not tested:
+        return
+    source = FileSource(folder, format=folder_format)
+    source.load_paths(tested)
+    report = run_tests(source.prompts())
+    if not report.passed:
+        show(report, False)
+        fail(f"nothing published: {report.failed_cases} test case{'s' * (report.failed_cases != 1)} failed "
+             f"(promptdeck test {folder}); --skip-tests publishes anyway")
 
 
 def _check_some(folder: str, paths: set[str], content: dict[str, bytes], latest: dict[str, Latest],

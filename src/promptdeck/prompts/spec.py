@@ -12,6 +12,7 @@ from .arguments import Argument
 
 if TYPE_CHECKING:
     from .render import TemplateText
+    from .testcases import PromptTests
 
 #: Where the full argument schema goes in a prompt's ``_meta`` (2025-06-18 and later).
 META_ARGUMENTS = "promptdeck.dev/arguments"
@@ -68,7 +69,7 @@ class Prompt:
     """An immutable prompt. ``descriptor(rev)`` is its ``prompts/list`` entry for a revision."""
 
     __slots__ = ("name", "title", "description", "arguments", "icons", "tags", "scopes", "source", "render",
-                 "completers", "work", "meta", "reach", "plain", "_wire",
+                 "completers", "work", "meta", "reach", "plain", "tests", "_wire",
                  "_by_name")
 
     def __init__(
@@ -88,6 +89,7 @@ class Prompt:
         meta: Mapping[str, Any] | None = None,
         reach: Reach | None = None,
         plain: PlainMessages | None = None,
+        tests: PromptTests | None = None,
     ) -> None:
         if not NAME_RE.match(name):
             raise ValueError(f"prompt name {name!r} must be 1-128 letters, digits, '_', '-' or '.'")
@@ -110,6 +112,8 @@ class Prompt:
         self.reach = reach
         #: its messages as plain substitutions (``PlainMessages``) when that is all ``render`` makes; else None
         self.plain = plain
+        #: its test cases (``testing.PromptTests``), run by ``promptdeck test``; never part of its listing
+        self.tests = tests
         self._wire: dict[str, dict[str, Any]] = {}
         self._by_name = {a.name: a for a in arguments}
 
@@ -118,7 +122,7 @@ class Prompt:
         return Prompt(self.name, self.render, title=self.title, description=self.description,
                       arguments=self.arguments, icons=self.icons, tags=self.tags, scopes=self.scopes,
                       source=self.source, completers=self.completers, work=self.work, meta={**self.meta, **extra},
-                      reach=self.reach, plain=self.plain)
+                      reach=self.reach, plain=self.plain, tests=self.tests)
 
     def argument(self, name: str) -> Argument | None:
         return self._by_name.get(name)

@@ -53,7 +53,7 @@ EAGER_COMPILE_LIMIT = 2000
 #: From this many files on, reading and front matter run in worker processes.
 PARALLEL_MIN_FILES = 5000
 PARALLEL_BATCH = 1000
-_KEYS = ("name", "title", "description", "icons", "tags", "scopes", "arguments", "model")
+_KEYS = ("name", "title", "description", "icons", "tags", "scopes", "arguments", "model", "tests")
 _ROLE_LINE = re.compile(r"^(user|assistant):[ \t]*(\{.*\})?[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 
@@ -156,8 +156,10 @@ def _stage_files(job: tuple[str, list[str], str]) -> list[tuple[str, Staged]]:
     return out
 
 
-def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: bool = True) -> ParsedFile:
-    """The second stage: arguments, templates and the ``Prompt``."""
+def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: bool = True,
+                 prefix: str = "") -> ParsedFile:
+    """The second stage: arguments, templates, tests and the ``Prompt``. ``prefix``: where the library's
+    folder lies below a library root (``FileSource.prefix``), which ``rel`` starts with."""
     errors: list[PromptFileError] = []
 
     def fail(message: str, line: int | None = None) -> None:
@@ -167,6 +169,14 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         return ParsedFile(None, [PromptFileError(rel, message, line) for message, line in staged])
     if isinstance(staged, Native):
         prompt, problems = native.build(library, rel, staged)
+        if prompt is not None:
+            from .tests import read_sidecar
+
+            tests, problems = read_sidecar(lambda path, limit: library.root.read_bytes(path[len(prefix):], limit),
+                                           rel, prompt.arguments)
+            if problems:
+                return ParsedFile(None, problems)
+            prompt.tests = tests  # set before the prompt is handed to anyone
         return ParsedFile(prompt, problems)
     front, meta, segments = staged
     # Every independent mistake at once, each at its line: a file is fixed in one round, not one per run.
@@ -210,6 +220,12 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
                                           arguments, compile_now=compile_now))
             except BlockError as exc:
                 errors.append(PromptFileError(rel, str(exc), exc.line))
+    tests = None
+    if "tests" in meta:
+        from .tests import front_matter_tests
+
+        tests, problems = front_matter_tests(front, meta["tests"], arguments, rel)
+        errors += problems
     if errors:
         return ParsedFile(None, errors)
     path_args = {a.name: a.pattern for a in arguments if a.type == "path"}
@@ -231,6 +247,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         meta={native.META_MODEL: native.json_safe(model)} if model else None,
         reach=Reach(library.root, files, paths) if files or paths else None,
         plain=plain_messages(tuple(blocks), path_args),
+        tests=tests,
     )
     return ParsedFile(prompt)
 
@@ -342,7 +359,7 @@ class FileSource(Source):
         gc.disable()
         try:
             for rel, staged in self._staged(paths):
-                self._keep(rel, build_prompt(self.library, rel, staged, compile_now=compile_now))
+                self._keep(rel, build_prompt(self.library, rel, staged, compile_now=compile_now, prefix=self.prefix))
         finally:
             if collecting:
                 gc.enable()
@@ -408,7 +425,7 @@ class FileSource(Source):
 
     def _load_one(self, rel: str, compile_now: bool) -> None:
         ((_, staged),) = _stage_files((str(self.root), [rel], self.prefix))
-        self._keep(rel, build_prompt(self.library, rel, staged, compile_now=compile_now))
+        self._keep(rel, build_prompt(self.library, rel, staged, compile_now=compile_now, prefix=self.prefix))
 
     def update(self, changed: Iterable[str]) -> None:
         """Re-read the given files (absolute paths, or paths as ``prompt_format`` sees them); a deleted file
@@ -420,6 +437,13 @@ class FileSource(Source):
                 if rel.startswith("../"):
                     continue
                 rel = self.prefix + rel
+            if rel.endswith(".tests.yaml"):  # a prompt's tests changed (``tests.sidecar_of``): read it again
+                from .tests import sidecar_of
+
+                for prompt_rel in [p for p in {*self._prompts, *self.errors} if sidecar_of(p) == rel]:
+                    if self.real(prompt_rel).is_file():
+                        self._load_one(prompt_rel, compile_now=True)
+                continue
             if not is_prompt_path(rel):
                 continue
             if self.real(rel).is_file():

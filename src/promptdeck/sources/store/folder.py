@@ -47,7 +47,8 @@ def read_library(root: str | os.PathLike[str], prefix: str = "", skill_limits: S
         hidden = bool(prefix) or rel_dir.startswith(".") or "/." in rel_dir
         for name in sorted(filenames):
             real, rel = below + name, prefix + below + name
-            if name.startswith(".") or (hidden and not is_prompt_path(rel)):
+            # A prompt's tests beside it (``files.tests.sidecar_of``) are its own: kept with it.
+            if name.startswith(".") or (hidden and not is_prompt_path(rel) and not name.endswith(".tests.yaml")):
                 continue
             try:
                 fd = os.open(name, READ_FLAGS, dir_fd=dirfd)

@@ -212,7 +212,19 @@ def is_safe_path(path: object) -> bool:
     # (``.agents/skills/pdf/forms.md``), below which no part is hidden.
     return (isinstance(path, str) and 0 < len(path) <= 1024 and "\\" not in path and "\0" not in path
             and path[0] != "/" and path[-1] != "/" and "//" not in path
-            and ((path[0] != "." and "/." not in path) or is_prompt_path(path) or in_skill(path)))
+            and ((path[0] != "." and "/." not in path) or is_prompt_path(path) or in_skill(path)
+                 or _beside_prompt(path)))
+
+
+#: The endings of prompt files that a tests file (``files.tests.sidecar_of``) may stand beside.
+_PROMPT_ENDINGS = (".md", ".prompt.md", ".toml", ".prompt", ".prompty", ".mdc")
+
+
+def _beside_prompt(path: str) -> bool:
+    """Whether ``path`` is the tests file of a prompt file another tool's folder may hold
+    (``.claude/commands/review.tests.yaml``): safe where that prompt file's path is."""
+    stem = path[:-len(".tests.yaml")] if path.endswith(".tests.yaml") else ""
+    return bool(stem) and any(is_prompt_path(stem + ending) for ending in _PROMPT_ENDINGS)
 
 
 def in_skill(path: str) -> bool:

@@ -1,0 +1,110 @@
+"""A prompt file's tests as written: ``tests:`` in promptdeck's front matter, or a sidecar ``NAME.tests.yaml``
+beside another tool's prompt file (docs/prompt-files.md, "Tests"). The cases themselves are the domain's
+(``prompts.testing``); this module reads them from YAML and puts every problem at its line in the file.
+
+A promptdeck file takes its tests from its front matter only: one place to look, and no second file to stat
+for each of a 100,000-file library. Other tools' formats have no room for them, so their sidecar is read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...prompts.arguments import Argument
+from ...prompts.testcases import PromptTests, Where, parse_tests
+from ...protocol.errors import InvalidParams, PromptFileError
+from .frontmatter import FrontMatterError, _load_yaml, line_of_key, safe_yaml
+
+SIDECAR_SUFFIX = ".tests.yaml"
+#: Largest sidecar file read.
+MAX_SIDECAR_BYTES = 256 * 1024
+
+
+def sidecar_of(rel: str) -> str:
+    """The sidecar of the prompt file ``rel``: its name without the format's ending, then ``.tests.yaml``
+    (``.claude/commands/review.md`` -> ``.claude/commands/review.tests.yaml``, ``a.prompt.md`` -> ``a.tests.yaml``)."""
+    folder, _, name = rel.rpartition("/")
+    stem = name[:-len(".prompt.md")] if name.endswith(".prompt.md") else name.rpartition(".")[0] or name
+    return f"{folder}/{stem}{SIDECAR_SUFFIX}" if folder else f"{stem}{SIDECAR_SUFFIX}"
+
+
+def front_matter_tests(front: str, raw: object, arguments: tuple[Argument, ...], rel: str) \
+        -> tuple[PromptTests | None, list[PromptFileError]]:
+    """The tests of a promptdeck file whose front matter (text ``front``) gives ``tests: raw``."""
+    tests, problems = parse_tests(raw, arguments)
+    if not problems:
+        return tests, []
+    base = line_of_key(front, "tests")
+    return None, [PromptFileError(rel, message, _line(front, where, 2, base)) for message, where in problems]
+
+
+def sidecar_tests(text: str, arguments: tuple[Argument, ...], path: str) \
+        -> tuple[PromptTests | None, list[PromptFileError]]:
+    """The tests of the sidecar file ``path`` holding ``text`` (a YAML list of cases)."""
+    try:
+        raw = _load_yaml(text, safe_yaml) if text.strip() else []
+    except FrontMatterError as exc:  # its line counts from the front matter's: one less in a file of its own
+        return None, [PromptFileError(path, str(exc).replace("front matter", "tests file", 1), exc.line - 1)]
+    tests, problems = parse_tests(raw, arguments, origin=path)
+    if not problems:
+        return tests, []
+    return None, [PromptFileError(path, message, _line(text, where, 1, 1, top=True)) for message, where in problems]
+
+
+def _line(text: str, where: Where, first: int, fallback: int | None, *, top: bool = False) -> int | None:
+    """The line (in the file, whose ``text`` starts at line ``first``) of the node at ``where`` below the
+    ``tests`` list (the whole document when ``top``); the deepest node found on the way, else ``fallback``."""
+    import yaml
+
+    if not where:  # the tests as a whole: where they start
+        return fallback
+    try:
+        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return fallback
+    if not top:
+        found = _child(node, "tests")
+        node = found[0] if found is not None else None
+    if node is None:
+        return fallback
+    line = node.start_mark.line
+    for step in where:
+        found = _child(node, step)
+        if found is None:
+            break
+        node, key = found
+        # A block list or mapping starts on the line after its key: the key's line is the one to fix.
+        block = isinstance(node, yaml.CollectionNode) and not node.flow_style
+        line = key.start_mark.line if block and key is not None else node.start_mark.line
+    return line + first
+
+
+def _child(node: Any, step: int | str) -> tuple[Any, Any] | None:
+    """(the node at ``step`` below ``node``, the key naming it or None), or None when there is none."""
+    import yaml
+
+    if isinstance(step, int) and isinstance(node, yaml.SequenceNode):
+        return (node.value[step], None) if 0 <= step < len(node.value) else None
+    if isinstance(step, str) and isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == step:
+                return (value if not isinstance(value, yaml.ScalarNode) or value.value else key), key
+    return None
+
+
+def read_sidecar(read: Any, rel: str, arguments: tuple[Argument, ...]) \
+        -> tuple[PromptTests | None, list[PromptFileError]]:
+    """The tests of the sidecar of ``rel`` if there is one, read with ``read(path, limit)`` (a library's
+    confined reader, which raises ``InvalidParams`` for a file that is not there)."""
+    path = sidecar_of(rel)
+    try:
+        data: bytes = read(path, MAX_SIDECAR_BYTES)
+    except InvalidParams as exc:
+        if "does not exist" in exc.message or "no file" in exc.message:
+            return None, []
+        return None, [PromptFileError(path, exc.message)]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [PromptFileError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})")]
+    return sidecar_tests(text, arguments, path)
