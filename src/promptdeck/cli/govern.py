@@ -32,8 +32,6 @@ def protect(label: str, url: str, scope: str, require_tests: bool, author: str |
     valid_label(label)
     if not _SCOPE_RE.match(scope):
         fail(f"scope {scope[:80]!r} is not valid: 1-128 printable characters without spaces", 2)
-    if require_tests:
-        fail("--require-tests is not available in this build: the prompt tests runner is not part of it", 2)
     with _opened(url) as opened:
         try:
             opened.require_position(label)
@@ -41,7 +39,8 @@ def protect(label: str, url: str, scope: str, require_tests: bool, author: str |
         except PromptdeckError as exc:
             fail(str(exc))
     was = f" (it needed {before.scope})" if before is not None and before.scope != scope else ""
-    click.echo(f"label {label} is protected: moving it through /api/store needs the scope {scope}{was}")
+    tests = "; every move of it, from here too, needs the prompt tests to pass" if require_tests else ""
+    click.echo(f"label {label} is protected: moving it through /api/store needs the scope {scope}{was}{tests}")
 
 
 @click.command()

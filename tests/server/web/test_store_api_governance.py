@@ -179,3 +179,42 @@ def test_bad_rollout_calls_change_nothing(served: tuple[str, str], body: dict[st
     assert says in refused.json()["error"]
     assert positions(url) == before
     assert next(x for x in get(base, "", BOB).json()["labels"] if x["name"] == "staging")["rollouts"] == []
+
+
+TESTED = ("---\n{}arguments:\n  - name: who\ntests:\n  - description: greets by name\n    vars: {{who: Ada}}\n"
+          "    assert:\n      - {{type: contains, value: Hello Ada}}\n---\n{} {{{{ who }}}}!\n")
+
+
+def test_a_move_to_failing_tests_is_409_with_the_failures_the_principal_may_see(tmp_path: Path) -> None:
+    library, url = tmp_path / "lib", f"sqlite:///{tmp_path / 'store.db'}"
+    library.mkdir()
+    (library / "greet.md").write_text(TESTED.format("", "Hello"))
+    (library / "pay.md").write_text(TESTED.format("scopes: [hr]\n", "Hello"))
+    cli("publish", str(library), "--store", url, "--label", "production")
+    (library / "greet.md").write_text(TESTED.format("", "Hi"))
+    (library / "pay.md").write_text(TESTED.format("scopes: [hr]\n", "Hi"))
+    cli("publish", str(library), "--store", url, "--skip-tests")
+    cli("protect", "production", "--scope", "store:write", "--require-tests", "--store", url)
+    with serving(tmp_path, url) as base:
+        before = positions(url)
+        refused = post(base, "/label", ALICE, {"prompt": "greet", "version": 2, "label": "production"})
+        assert refused.status_code == 409, refused.text
+        (failing,) = refused.json()["failures"]
+        assert failing["prompt"] == "greet" and len(failing["failures"]) == 1
+        assert failing["failures"][0].startswith("prompt 'greet'") and "greets by name" in failing["failures"][0]
+        assert "requires passing tests: 1 failing case of prompts you may see" in refused.json()["error"]
+        assert "pay" not in refused.text
+        # Carol sees pay: its failure is named to her, when she moves it.
+        for_carol = post(base, "/label", CAROL, {"prompt": "pay", "version": 2, "label": "production"})
+        assert for_carol.status_code == 409 and [f["prompt"] for f in for_carol.json()["failures"]] == ["pay"]
+        # A move whose failing tests are all hidden from the mover says so, naming none. (Carol moves pay to its
+        # failing version on a label Alice then moves whole: only pay's test fails there.)
+        cli("label", "pay@2", "staging", "--store", url)
+        cli("label", "greet@1", "staging", "--store", url)
+        cli("protect", "staging", "--scope", "store:write", "--require-tests", "--store", url)
+        (library / "greet.md").write_text(TESTED.format("", "Hello, Hello"))
+        cli("publish", str(library), "--store", url, "--skip-tests")
+        hidden = post(base, "/label", ALICE, {"prompt": "greet", "version": 3, "label": "staging"})
+        assert hidden.status_code == 409 and hidden.json()["failures"] == []
+        assert "tests of prompts you may not see fail" in hidden.json()["error"] and "pay" not in hidden.text
+        assert positions(url) == before + 2  # the two command-line moves, none of the refused ones

@@ -167,3 +167,39 @@ def test_postgresql_roles_restrict_what_the_command_line_may_change(postgres: st
         assert conn.execute("SELECT count(*) FROM positions WHERE label = 'production'").fetchone() == (2,)
         assert conn.execute("SELECT count(*) FROM protected_labels").fetchone() == (0,)
     shutil.rmtree(folder)
+
+
+TESTED = ("---\narguments:\n  - name: who\ntests:\n  - description: greets by name\n    vars: {{who: Ada}}\n"
+          "    assert:\n      - {{type: contains, value: Hello Ada}}\n---\n{} {{{{ who }}}}!\n")
+
+
+def test_a_label_that_requires_tests_refuses_a_move_to_failing_ones_from_anywhere(store_url: str,
+                                                                                  tmp_path: Path) -> None:
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    (folder / "greet.md").write_text(TESTED.format("Hello"))
+    pd("publish", str(folder), "--store", store_url, "--label", "production")
+    (folder / "greet.md").write_text(TESTED.format("Hi"))  # version 2: its test fails
+    pd("publish", str(folder), "--store", store_url, "--skip-tests")
+    (folder / "greet.md").write_text(TESTED.format("Hello there, and Hello"))  # version 3: it passes
+    pd("publish", str(folder), "--store", store_url)
+    said = pd("protect", "production", "--scope", "release", "--require-tests", "--store", store_url).stdout
+    assert "every move of it, from here too, needs the prompt tests to pass" in said
+    with Store(store_url) as store:
+        protection = store.protection("production")
+        assert protection is not None and protection.require_tests
+        where = store.position_id("production")
+    refused = pd("label", "greet@2", "production", "--store", store_url, check=False)
+    assert refused.returncode == 1
+    assert "label 'production' requires passing tests, and 0 of 1 test case passed in 1 prompt; 1 failed" in \
+        refused.stderr and "greets by name" in refused.stderr and "nothing changed" in refused.stderr
+    pd("rollout", "production", "greet@2", "--percent", "10", "--store", store_url)  # a rollout moves nothing
+    promoted = pd("rollout", "production", "greet", "--promote", "--store", store_url, check=False)
+    assert promoted.returncode == 1 and "requires passing tests" in promoted.stderr
+    with Store(store_url) as store:
+        assert store.position_id("production") == where
+        assert [r.version for r in store.live_rollouts("production")] == [2]  # the refused promotion ended nothing
+    pd("rollout", "production", "greet", "--abort", "--store", store_url)
+    pd("label", "greet@3", "production", "--store", store_url)
+    assert "back at position" in pd("rollback", "production", "--store", store_url).stdout  # version 1 passes
+    pd("label", "greet@2", "staging", "--store", store_url)  # another label requires nothing

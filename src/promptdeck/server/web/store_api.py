@@ -48,6 +48,7 @@ from ...sources.store.model import (
     StoreConflict,
     StoreError,
     StoreMissing,
+    TestsFailed,
     in_skill,
     is_label,
     listing_of,
@@ -348,6 +349,8 @@ class StoreApi:
                 return await asyncio.to_thread(opened)
             except StoreMissing as exc:
                 raise HttpError(404, str(exc)) from None
+            except TestsFailed as exc:
+                raise governance.tests_refusal(exc, principal.scopes) from None
             except StoreConflict as exc:
                 raise HttpError(409, str(exc)) from None
             except StoreError as exc:

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import msgspec
 
+from ...prompts.access import may_see, parse_scopes
 from ...protocol.errors import HttpError
-from ...sources.store.model import Guard, Protection, Recorded, Rollout, RolloutEvent
+from ...sources.store.model import Guard, Protection, Recorded, Rollout, RolloutEvent, TestsFailed
 from ..security.principals import missing_scopes
 
 if TYPE_CHECKING:
@@ -56,6 +57,17 @@ def guard(held: frozenset[str] | None) -> Guard:
                                  f"{protection.scope}; nothing changed", scope=protection.scope)
 
     return check
+
+
+def tests_refusal(exc: TestsFailed, held: frozenset[str] | None) -> HttpError:
+    """409 for a move refused because the tests its label requires fail, naming only the failures of prompts the
+    principal may see: ``{"error": …, "failures": [{"prompt": NAME, "failures": [line, …]}]}``."""
+    shown = [{"prompt": name, "failures": lines[:20]} for name, scopes, lines in exc.failures
+             if may_see(held, parse_scopes(scopes))]
+    cases = sum(len(f["failures"]) for f in shown)
+    why = f"{cases} failing case{'s' * (cases != 1)} of prompts you may see" if shown else \
+        "tests of prompts you may not see fail"
+    return HttpError(409, f"label {exc.label} requires passing tests: {why}; nothing changed", failures=shown[:50])
 
 
 def basis_points(call: RolloutCall) -> int:

@@ -23,13 +23,27 @@ import hashlib
 import json
 import time
 
-from .model import Guard, Move, MoveRule, Position, Protection, Rollout, RolloutEvent, StoreConflict, StoreMissing
+from .model import (
+    Guard,
+    Move,
+    MoveRule,
+    Position,
+    Protection,
+    Rollout,
+    RolloutEvent,
+    StoreConflict,
+    StoreMissing,
+    TestsFailed,
+    is_safe_path,
+)
 from .model import skill_marker as _skill_marker
 from .reads import Reading
-from .schema import CHANNEL, LISTING_FORMAT, LISTING_HEAD
+from .schema import CHANNEL, LISTING_FORMAT, LISTING_HEAD, MAX_FILE_BYTES
 
 #: A rollout's share is given in percent with at most two decimals: 10,000 buckets.
 BUCKETS = 10_000
+#: How long the tests a label requires may run for one move (the store's write lock is held meanwhile).
+REQUIRED_TESTS_SECONDS = 30.0
 _ROLLOUT = ("SELECT id, label, path, prompt, base, version, basis_points, author, message, created FROM rollouts")
 
 
@@ -52,13 +66,16 @@ class Governing(Reading):
         False when it points there already. ``guard`` is shown the label's protection and ``allow`` the move
         first; either may refuse it. ``now``: the label's position, if read. A live rollout of a prompt file
         whose version this move changes ends with it (``superseded``)."""
+        protection = self.protection(label)
         if guard is not None:
-            guard(self.protection(label))
+            guard(protection)
         now = now or self.position(label)
         if allow is not None:
             allow(now.files if now is not None else {}, files)
         if now is not None and now.files == files:
             return False
+        if protection is not None and protection.require_tests:
+            self._require_tests(label, files)
         position_id = int(self._run("INSERT INTO positions (label, author, reason, created, message, previous) "
                                     "VALUES (?, ?, ?, ?, ?, ?) RETURNING id", label, author, reason, time.time(),
                                     message, now.id if now is not None else None).fetchone()[0])
@@ -114,6 +131,38 @@ class Governing(Reading):
             out.append(Move(int(position_id), label, reason, author, float(created), message or "",
                             None if previous is None else int(previous)))
         return out
+
+    def _require_tests(self, label: str, files: dict[str, int]) -> None:
+        """(Inside the move's write transaction, so the files tested are the files moved to.) Run the prompt
+        tests of the library ``files`` make (``testing.run_file_tests``, bounded by ``REQUIRED_TESTS_SECONDS``:
+        writers queue meanwhile); ``TestsFailed`` when any fails or a prompt file does not parse."""
+        from .testing import run_file_tests
+
+        pairs = sorted(files.items())
+        data: dict[str, bytes] = {}
+        for start in range(0, len(pairs), 500):
+            chunk = pairs[start:start + 500]
+            rows = self._rows("SELECT f.path, f.version, CASE WHEN length(b.data) <= ? THEN b.data END FROM files f "
+                              "JOIN blobs b ON b.digest = f.digest WHERE (f.path, f.version) IN "
+                              f"(VALUES {', '.join(['(?, ?)'] * len(chunk))})", MAX_FILE_BYTES,
+                              *[value for pair in chunk for value in pair])
+            data.update((path, bytes(blob)) for path, version, blob in rows
+                        if blob is not None and files.get(path) == int(version) and is_safe_path(path))
+        report, problems = run_file_tests(data, seconds=REQUIRED_TESTS_SECONDS)
+        if report.passed and not problems:
+            return
+        recorded = self.recorded(pairs)
+        scopes = {r.prompt: r.scopes or "" for r in recorded.values() if r.prompt is not None}
+        failing = [(p.prompt, scopes.get(p.prompt, ""), p.failures()) for p in report.prompts if not p.passed]
+        # A file that does not parse is named by its path, seen by its own recorded scopes.
+        by_path = {path: r for (path, _), r in recorded.items()}
+        for problem in problems:
+            path = problem.split(":", 1)[0]
+            seen = by_path.get(path)
+            failing.append((seen.prompt or path if seen else path, (seen.scopes or "") if seen else "", [problem]))
+        summary = report.summary() + (f"; {len(problems)} file{'s' * (len(problems) != 1)} do not parse"
+                                      if problems else "")
+        raise TestsFailed(label, failing, summary)
 
     def changes_between(self, before: int | None, after: int) -> dict[str, tuple[int | None, int | None]]:
         """What a move from position ``before`` (None: nothing) to ``after`` changed: path -> (its version

@@ -39,6 +39,22 @@ class StoreMissing(StoreError):
     """The store has no such prompt, version or label."""
 
 
+class TestsFailed(StoreConflict):
+    """A move of a label that requires passing tests, to files whose tests fail: nothing was changed.
+    ``failures``: (the prompt's name, its scopes as recorded, one line per failing case); a prompt that does
+    not parse has a line of its own."""
+
+    __test__ = False  # not a test class, whatever pytest makes of the name
+
+    def __init__(self, label: str, failures: list[tuple[str, str, list[str]]], summary: str) -> None:
+        lines = [line for _, _, found in failures for line in found]
+        shown = "; ".join(lines[:5]) + (f"; … and {len(lines) - 5} more" if len(lines) > 5 else "")
+        super().__init__(f"label {label!r} requires passing tests, and {summary}: {shown}; nothing changed")
+        self.label = label
+        self.failures = failures
+        self.summary = summary
+
+
 @dataclass(frozen=True, slots=True)
 class Listed:
     """A prompt file's entry in the store's listing (see ``listing_of``)."""
