@@ -274,7 +274,8 @@ class PromptServer:
         rollout key. Empty, at the cost of one loop over the sources, when no store is served."""
         names: frozenset[str] = frozenset()
         for source in self.sources:
-            names = names | source.rolling_out() if names else source.rolling_out()
+            more = source.rolling_out()
+            names = (names | more if names else more) if more else names
         return names
 
     def split(self, prompt: Prompt, key: str | None) -> Prompt:

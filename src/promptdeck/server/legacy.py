@@ -296,6 +296,8 @@ class LegacySession:
         call = tools.prepare(catalog, self._tools(req.method).of(catalog), params)
         if isinstance(call, dict):
             return call
+        if call.prompt is not None:  # a render, as prompts/get's: a rollout's version for its key
+            call.prompt = handlers.split(self.server, call.prompt, params, self.sticky)
         if ask is not None:
             from . import elicit
 

@@ -326,7 +326,8 @@ class ModernEndpoint:
         call = tools.prepare(catalog, self._tools(req.method).of(catalog), params)
         if isinstance(call, dict):
             return self._envelope(call)
-        if call.prompt is not None:
+        if call.prompt is not None:  # a render, as prompts/get's: a rollout's version for its key
+            call.prompt = handlers.split(self.server, call.prompt, params, ctx.sticky)
             return when_ready(call.prompt, lambda: self._call_ready(call, catalog, params, ctx, related))
         return self._call_ready(call, catalog, params, ctx, related)
 

@@ -192,3 +192,55 @@ def test_three_replicas_give_each_key_and_each_principal_the_same_version(postgr
         while any(version(replica, "user0", inside) != 1 for replica in replicas):
             assert time.monotonic() < deadline, "a replica did not follow the abort"
             time.sleep(0.1)
+
+
+def test_writers_racing_to_start_rollouts_leave_one_live_rollout(store_url: str, tmp_path: Path) -> None:
+    """Eight writers at once, each on its own connection, start a rollout of greet to version 2 or version 4
+    (both with version 1's arguments): the store's lock queues them, the first wins, the writers of the same
+    version change its share, the others are refused; one rollout is live, each success an event."""
+    import threading
+
+    from promptdeck.sources.store.model import StoreConflict
+
+    folder = greet_store(tmp_path, store_url)
+    (folder / "greet.md").write_text(GREET.format("Hey"))
+    pd("publish", str(folder), "--store", store_url)  # version 4
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def start(n: int) -> None:
+        with Store(store_url) as store:
+            try:
+                store.start_rollout("production", "greet", 2 if n % 2 else 4, 100 * (n + 1), author=f"w{n}")
+                result = f"ok {2 if n % 2 else 4}"
+            except StoreConflict as exc:
+                result = "refused" if "already rolling out" in str(exc) else str(exc)
+        with lock:
+            outcomes.append(result)
+
+    threads = [threading.Thread(target=start, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    with Store(store_url) as store:
+        (live,) = store.live_rollouts("production")
+        events = store.rollout_events("production")
+    assert outcomes.count(f"ok {live.version}") == 4 and outcomes.count("refused") == 4, outcomes
+    assert len(events) == 4 and [e.kind for e in events][-1] == "start"
+    assert live.basis_points == events[0].basis_points  # the last writer's share is the live one
+
+
+def test_a_tool_call_of_a_prompt_under_rollout_is_split_as_its_get_is(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/p.db"
+    greet_store(tmp_path, url)
+    pd("rollout", "production", "greet@2", "--percent", "50", "--store", url)
+    inside, outside = keys(1, 5000)
+    with modern.StdioPeer(None, "--store", url, "--tools") as peer:
+        peer.call(modern.initialize(0, "2025-06-18"))
+        peer.send(modern.notification("notifications/initialized"))
+        for request_id, (key, text, version) in enumerate(((inside, "Hi Al!", 2), (outside, "Hello Al!", 1)), 1):
+            params = {"name": "greet", "arguments": {"who": "Al"}, "_meta": {KEY: key}}
+            result = peer.call(modern.legacy(request_id, "tools/call", params))["result"]
+            assert result["content"][0]["text"] == text
+            assert result["structuredContent"]["_meta"]["promptdeck.dev/version"] == version

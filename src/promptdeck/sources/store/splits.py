@@ -30,9 +30,11 @@ class Splits:
         self.label = label
         self._held: dict[str, tuple[Rollout, Prompt]] = {}
         self._seen: tuple[tuple[int, int, int], ...] = ()
+        #: the prompts under rollout, kept as one set: every ``prompts/get`` asks
+        self._names: frozenset[str] = frozenset()
 
     def names(self) -> frozenset[str]:
-        return frozenset(self._held)
+        return self._names
 
     def follow(self, store: Governing, library: Callable[[], Library | None]) -> bool:
         """Read the label's live rollouts again; whether they changed. A version not parsed yet is parsed now."""
@@ -50,7 +52,7 @@ class Splits:
             prompt = old.get(rollout.id) or self._parse(store, rollout, library())
             if prompt is not None:
                 held[rollout.prompt] = (rollout, prompt)
-        self._held, self._seen = held, seen
+        self._held, self._seen, self._names = held, seen, frozenset(held)
         log.info("label %s: %d rollout%s live", self.label, len(held), "s" * (len(held) != 1))
         return True
 
