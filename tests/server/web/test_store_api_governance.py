@@ -218,3 +218,21 @@ def test_a_move_to_failing_tests_is_409_with_the_failures_the_principal_may_see(
         assert hidden.status_code == 409 and hidden.json()["failures"] == []
         assert "tests of prompts you may not see fail" in hidden.json()["error"] and "pay" not in hidden.text
         assert positions(url) == before + 2  # the two command-line moves, none of the refused ones
+
+
+def test_the_audit_comes_in_bounded_pages(served: tuple[str, str]) -> None:
+    from promptdeck.sources.store.database import Store
+
+    base, url = served
+    with Store(url) as store:
+        for n in range(45):
+            store.label("greet", 3 if n % 2 == 0 else 1, "busy", author="bot", message=f"move {n}")
+    first = get(base, "/moves", BOB, label="busy").json()
+    assert len(first["moves"]) == 40 and first["moves"][0]["message"] == "move 44"
+    assert first["next"] == first["moves"][-1]["position"]
+    rest = get(base, "/moves", BOB, label="busy", before=first["next"]).json()
+    assert [m["message"] for m in rest["moves"]] == [f"move {n}" for n in range(4, -1, -1)]
+    assert rest["next"] is None and rest["rollouts"] == []
+    assert rest["moves"][-1]["from"] is None and rest["moves"][0]["from"] == rest["moves"][1]["position"]
+    for bad in ("x", "-1", "1" * 13):
+        assert get(base, "/moves", BOB, label="busy", before=bad).status_code == 400

@@ -140,7 +140,8 @@ class StoreApi:
         if route == "":
             return await self._run(principal, self._overview, principal)
         if route == "/moves":
-            return await self._run(principal, governance.audit, _label(_field(query, "label")))
+            before = _number(query, "before") if "before" in query else None
+            return await self._run(principal, governance.audit, _label(_field(query, "label")), before)
         if "skill" in query and "prompt" not in query:
             uri = _field(query, "skill")
             path = self._visible_skill_file(principal, uri)

@@ -22,9 +22,11 @@ from ..security.principals import missing_scopes
 if TYPE_CHECKING:
     from ...sources.store.database import Store
 
-#: Moves of a label looked at per audit request, and shown at most: the answer and its work stay bounded.
-SCANNED_MOVES = 500
-SHOWN_MOVES = 100
+#: Moves of a label looked at per audit request (a page), and the changed files read of each: the answer and
+#: its work stay bounded, whatever the label's history or the library's size. Older moves: ``before``.
+SCANNED_MOVES = 40
+CHANGES_READ = 1000
+SHOWN_CHANGES = 50
 
 
 class _Sight(Protocol):
@@ -95,31 +97,31 @@ def rollouts(sight: _Sight, label: str) -> list[dict[str, Any]]:
     return [shown_rollout(r) for r in sight.store.live_rollouts(label) if may_see_rollout(sight, r)]
 
 
-def audit(sight: _Sight, label: str) -> dict[str, Any]:
-    """``GET /api/store/moves``: the label's moves and rollout events, newest first, as the principal may see
-    them (see the module docstring)."""
+def audit(sight: _Sight, label: str, before: int | None = None) -> dict[str, Any]:
+    """``GET /api/store/moves``: a page of the label's moves (below position ``before``) and its rollout events,
+    newest first, as the principal may see them (see the module docstring)."""
     store = sight.store
     store.require_position(label)
-    moves = store.moves(label, SCANNED_MOVES)
+    moves = store.moves(label, SCANNED_MOVES + 1, before)
+    more, moves = len(moves) > SCANNED_MOVES, moves[:SCANNED_MOVES]
     shown: list[dict[str, Any]] = []
     for move in moves:
-        changes = store.changes_between(move.previous, move.position)
+        changes = store.changes_between(move.previous, move.position, CHANGES_READ)
         recorded = store.recorded([(path, v) for path, pair in changes.items() for v in pair if v is not None])
         visible = [{"path": path, "from": old, "to": new} for path, (old, new) in changes.items()
                    if all(v is None or sight.version(path, v, recorded.get((path, v))) for v in (old, new))]
         if changes and not visible:
-            continue  # it changed only what the principal may not see: not shown at all
+            continue  # it changed only what the principal may not see (of what was read): not shown at all
         shown.append({"position": move.position, "reason": move.reason, "author": move.author,
-                      "message": move.message, "created": move.created, "changes": visible[:50],
-                      "more": max(0, len(visible) - 50)})
-        if len(shown) > SHOWN_MOVES:
-            break
+                      "message": move.message, "created": move.created, "changes": visible[:SHOWN_CHANGES],
+                      "more": max(0, len(visible) - SHOWN_CHANGES)})
     for newer, older in zip(shown, [*shown[1:], None], strict=True):
         newer["from"] = older["position"] if older is not None else None
-    events = [_event(e) for e in store.rollout_events(label, SCANNED_MOVES) if may_see_rollout(sight, e.rollout)]
+    # The rollouts' events are few beside the moves: the newest 100 the principal may see, on the first page.
+    events = [] if before is not None else \
+        [_event(e) for e in store.rollout_events(label, 1000) if may_see_rollout(sight, e.rollout)][:100]
     protection = store.protection(label)
-    return {"label": label, "moves": shown[:SHOWN_MOVES], "complete": len(moves) < SCANNED_MOVES
-            and len(shown) <= SHOWN_MOVES, "rollouts": events[:SHOWN_MOVES],
+    return {"label": label, "moves": shown, "next": moves[-1].position if more else None, "rollouts": events,
             "protected": None if protection is None else {"scope": protection.scope}}
 
 

@@ -120,10 +120,11 @@ class Governing(Reading):
         if self.postgres:
             self._run("SELECT pg_notify(?, ?)", CHANNEL, label)
 
-    def moves(self, label: str, limit: int = 1000) -> list[Move]:
-        """The label's moves, newest first (at most ``limit``), each with the position it left."""
+    def moves(self, label: str, limit: int = 1000, before: int | None = None) -> list[Move]:
+        """The label's moves, newest first (at most ``limit``; with ``before``, only those of positions below
+        it), each with the position it left."""
         rows = self._rows("SELECT id, reason, author, created, message, previous FROM positions WHERE label = ? "
-                          "ORDER BY id DESC LIMIT ?", label, limit + 1)
+                          "AND id < ? ORDER BY id DESC LIMIT ?", label, 2**62 if before is None else before, limit + 1)
         out = []
         for at, (position_id, reason, author, created, message, previous) in enumerate(rows[:limit]):
             if previous is None and at + 1 < len(rows):  # recorded before schema 5: the label's move before
@@ -164,15 +165,20 @@ class Governing(Reading):
                                       if problems else "")
         raise TestsFailed(label, failing, summary)
 
-    def changes_between(self, before: int | None, after: int) -> dict[str, tuple[int | None, int | None]]:
+    def changes_between(self, before: int | None, after: int,
+                        limit: int | None = None) -> dict[str, tuple[int | None, int | None]]:
         """What a move from position ``before`` (None: nothing) to ``after`` changed: path -> (its version
-        before, after; None where the position has no such file). Worked out in the database."""
+        before, after; None where the position has no such file). Worked out in the database; with ``limit``,
+        at most that many rows of each side are read (a move of a large library changes many files)."""
         if before is None:
-            return {path: (None, version) for path, version in self.versions_at(after).items()}
+            rows = self._rows("SELECT path, version FROM position_files WHERE position = ? ORDER BY path"
+                              + (" LIMIT ?" if limit is not None else ""), after, *([limit] if limit else []))
+            return {path: (None, int(version)) for path, version in rows}
         one = "SELECT path, version FROM position_files WHERE position = ? EXCEPT " \
-              "SELECT path, version FROM position_files WHERE position = ?"
-        gone = dict(self._rows(one, before, after))
-        came = dict(self._rows(one, after, before))
+              "SELECT path, version FROM position_files WHERE position = ?" + (" LIMIT ?" if limit is not None else "")
+        bound = [limit] if limit is not None else []
+        gone = dict(self._rows(one, before, after, *bound))
+        came = dict(self._rows(one, after, before, *bound))
         return {path: (gone.get(path), came.get(path)) for path in sorted({*gone, *came})}
 
     # -- protected labels ----------------------------------------------------------------------------
