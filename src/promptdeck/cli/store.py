@@ -488,12 +488,16 @@ def upgrade(url: str) -> None:
         click.echo(f"upgraded the store from schema {found} to {SCHEMA_VERSION}")
 
 
+#: The moves (and rollout events) ``history --label`` shows: the newest, enough for an audit at a terminal.
+HISTORY_MOVES = 200
+
+
 def label_history(opened: Store, label: str) -> list[str]:
     """The lines of ``history --label``: the label's moves and rollout events, newest first, with what each
     move changed."""
     opened.require_position(label)
-    moves = opened.moves(label)
-    events = opened.rollout_events(label)
+    moves = opened.moves(label, HISTORY_MOVES)
+    events = opened.rollout_events(label, HISTORY_MOVES)
     protection = opened.protection(label)
     lines = []
     if protection is not None:
@@ -509,7 +513,7 @@ def label_history(opened: Store, label: str) -> list[str]:
 
 
 def _move_line(opened: Store, move: Move) -> str:
-    changes = opened.changes_between(move.previous, move.position)
+    changes = opened.changes_between(move.previous, move.position, 1000)
     changed = [f"{path} v{old}->v{new}" if old is not None and new is not None else
                f"{path} +v{new}" if new is not None else f"{path} -v{old}" for path, (old, new) in changes.items()]
     shown = ", ".join(changed[:10]) + (f", … and {len(changed) - 10} more" if len(changed) > 10 else "")

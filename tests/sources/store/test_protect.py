@@ -203,3 +203,41 @@ def test_a_label_that_requires_tests_refuses_a_move_to_failing_ones_from_anywher
     pd("label", "greet@3", "production", "--store", store_url)
     assert "back at position" in pd("rollback", "production", "--store", store_url).stdout  # version 1 passes
     pd("label", "greet@2", "staging", "--store", store_url)  # another label requires nothing
+
+
+def test_kill_9_while_a_move_runs_its_required_tests_leaves_the_label_where_it_was(store_url: str,
+                                                                                   tmp_path: Path) -> None:
+    """A move holds its transaction while the tests it requires run (here for seconds: 200 slow cases); a
+    mover killed meanwhile leaves no position, and the next writer gets the lock."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cases = "".join(f"  - vars: {{who: w{n}}}\n    assert:\n      - {{type: contains, value: w{n}}}\n"
+                    for n in range(200))
+    slow = (f"---\narguments:\n  - name: who\ntests:\n{cases}---\n"
+            "{% for i in range(40000) %}{{ i % 7 }}{% endfor %} {{ who }} WORD\n")
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    (folder / "slow.md").write_text(slow.replace("WORD", "one"))
+    pd("publish", str(folder), "--store", store_url, "--label", "production", "--skip-tests")
+    (folder / "slow.md").write_text(slow.replace("WORD", "two"))
+    pd("publish", str(folder), "--store", store_url, "--skip-tests")
+    pd("protect", "production", "--scope", "release", "--require-tests", "--store", store_url)
+    with Store(store_url) as store:
+        where = store.position_id("production")
+    mover = subprocess.Popen([sys.executable, "-m", "promptdeck", "label", "slow@2", "production", "--store",
+                              store_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.5)
+    assert mover.poll() is None, mover.communicate()  # still testing
+    mover.send_signal(signal.SIGKILL)
+    mover.wait(30)
+    assert mover.stdout is not None and mover.stderr is not None
+    mover.stdout.close()
+    mover.stderr.close()
+    with Store(store_url) as store:
+        assert store.position_id("production") == where
+        assert len(store.moves("production")) == 1
+        store.label("slow", 2, "staging", author="next")  # the lock is free: another label moves at once
+        assert store.position("staging").files == {"slow.md": 2}  # type: ignore[union-attr]
