@@ -73,7 +73,7 @@ def test_a_render_that_does_not_end_is_stopped_and_the_run_goes_on(tmp_path: Pat
     assert problems == []
     started = time.monotonic()
     report = run_tests(Catalog(source.prompts()))
-    assert time.monotonic() - started < 4  # the render limit (2 s), not the loop's hours
+    assert time.monotonic() - started < 10  # the render limit (2 s) on a busy machine, not the loop's hours
     by_name = {p.prompt: p for p in report.prompts}
     assert by_name["fast"].passed
     problem = by_name["slow"].cases[0].problem or ""
@@ -84,11 +84,11 @@ def test_a_regex_on_the_largest_text_is_bounded() -> None:
     text = "a" * (4 * 1024 * 1024 - 1) + "!"
     started = time.monotonic()
     passed, why = evaluate(Assertion("regex", False, r"^(a|aa)*$", 0), "a" * 60 + "b")
-    assert time.monotonic() - started < 3  # 0.5 s of the regex's own clock; a busy machine stretches it
+    assert time.monotonic() - started < 10  # 0.5 s of the regex's clock, stretched by a busy machine; unbounded: hours
     assert not passed and "took longer than" in why
     started = time.monotonic()
     quadratic, _ = evaluate(Assertion("regex", False, r"a+b", 0), text)  # from each of 4 M places, to the end
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10
     assert not quadratic
 
 
@@ -98,3 +98,13 @@ def test_too_many_cases_and_assertions(tmp_path: Path) -> None:
     _, problems = load(tmp_path, {"many.md": many, "wide.md": wide})
     assert problems == ["many.md:4: tests has 201 cases; at most 200 are allowed",
                         "wide.md:6: test case 1: assert has 51 items; at most 50 are allowed"]
+
+
+def test_thousands_of_mistakes_are_told_of_quickly(tmp_path: Path) -> None:
+    keys = ", ".join(f"k{i}: x" for i in range(20_000))  # a 300 KB front matter of unknown vars
+    started = time.monotonic()
+    _, problems = load(tmp_path, {"p.md": HEAD + f"  - vars: {{{keys}}}\n    assert: [{{type: contains, value: x}}]"
+                                              "\n---\nx\n"})
+    assert time.monotonic() - started < 4
+    assert len(problems) == 51 and problems[-1] == "p.md:4: … and 19950 more problems in tests"
+    assert problems[0].startswith("p.md:5: test case 1: vars names 'k0'")

@@ -62,7 +62,7 @@ def test_check_reports_every_problem_as_path_line_message(tmp_path: Path) -> Non
     assert done.stdout.splitlines() == [
         "args.md:4: argument 'b': type must be one of string, integer, number, boolean, path, got 'date'",
         "bad.md:3: unknown front matter key 'colour' (known: name, title, description, icons, tags, scopes, arguments, "
-        "model)",
+        "model, tests)",
         "good.md: prompt name 'good' is already used by dup.md",
         "latin1.md: not UTF-8 text (invalid continuation byte at byte 3)",
         "sub/worse.md:3: template error: Expected an expression, got 'end of statement block'",
@@ -263,7 +263,7 @@ def test_check_takes_several_folders_as_serve_does(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
         f"{tmp_path / 'mine'}/bad.md:2: unknown front matter key 'colour' (known: name, title, description, icons, "
-        "tags, scopes, arguments, model)",
+        "tags, scopes, arguments, model, tests)",
         f"{tmp_path / 'mine'}/shared.md: prompt 'shared' is hidden by {tmp_path / 'team'}/shared.md, which has "
         "the same name",
     ]
@@ -300,7 +300,7 @@ def test_check_reports_every_mistake_of_a_file_in_one_run(tmp_path: Path) -> Non
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
         "bad.md:2: unknown front matter key 'descripton'; did you mean 'description'? (known: name, title, "
-        "description, icons, tags, scopes, arguments, model)",
+        "description, icons, tags, scopes, arguments, model, tests)",
         "bad.md:3: title must be text",
         "bad.md:4: tags must be a list of words",
         "bad.md:6: argument 'code': unknown key 'requird'; did you mean 'required'? (known: default, description, "

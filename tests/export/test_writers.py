@@ -8,6 +8,7 @@ those formats' own libraries, whose rendering must equal promptdeck's for the va
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import subprocess
 import sys
@@ -36,6 +37,7 @@ GIT_COMMIT = {
     "gemini": ".gemini/commands/git/commit.toml",
     "prompty": "git.commit.prompty",
     "dotprompt": "git.commit.prompt",
+    "promptfoo": "prompts/git.commit.json",
 }
 
 
@@ -117,7 +119,8 @@ def test_export_writes_every_example_prompt(target: str, tmp_path: Path) -> None
     also = " and 1 skill" if skills else ""
     assert f"wrote 11 prompts{also} of library {EXAMPLES} as {target} to {out}" in done.stdout
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert len(written) == 11 + 2 * skills and GIT_COMMIT[target] in written, written
+    project = target == "promptfoo"  # and its promptfooconfig.yaml (tests/export/test_promptfoo.py)
+    assert len(written) == 11 + 2 * skills + project and GIT_COMMIT[target] in written, written
     if not skills:
         assert f"warning: {target} has no skill folder; 1 skill not written" in done.stderr
     # One warning line per prompt that lost something, naming its file.
@@ -126,11 +129,14 @@ def test_export_writes_every_example_prompt(target: str, tmp_path: Path) -> None
     if target == "gemini":
         parsed = tomllib.loads(text)
         assert "Write a git commit message" in parsed["prompt"]
+    elif target == "promptfoo":
+        assert json.loads(text)[0]["content"].startswith("Write a git commit message")
     elif target != "cursor":
         front = yaml.safe_load(text.split("---\n")[1])
         assert isinstance(front, dict) and front
     assert {"claude-code": "$", "copilot": "${input:diff:", "codex": "$DIFF", "gemini": "Write",
-            "prompty": "{{diff}}", "dotprompt": "{{diff}}", "cursor": "Write"}[target] in text
+            "prompty": "{{diff}}", "dotprompt": "{{diff}}", "cursor": "Write",
+            "promptfoo": "{{ diff }}"}[target] in text
 
 
 REVIEW = """---

@@ -4,7 +4,7 @@ Serves the example library with ``promptdeck serve --http`` and photographs, in 
 Playwright, the catalog, a filled form and a rendered multi-message prompt (and the catalog in the dark
 scheme and at phone width). Then publishes the example library twice into a SQLite store (with a change to
 ``summarize`` in between), serves its label and photographs the versions panel (history and a diff) and the
-editor showing a problem at its line.
+editor showing a problem at its line; and the editor of a prompt with tests, one of which its text fails.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ def take(out: Path) -> list[Path]:
         form.wait_for_selector(".message")
         element(form, "#output", "messages.png")
         taken.extend(versions(browser, out))
+        taken.extend(tests_shown(browser, out))
         browser.close()
     return taken
 
@@ -126,6 +127,54 @@ def versions(browser: Browser, out: Path) -> list[Path]:
             expect(opened.locator("#editor-problems button.problem")).to_have_count(1)
             opened.fill("#editor-message", "Fewer words")
             taken.append(photograph(opened, "#editor", out / "editor.png"))
+            context.close()
+    return taken
+
+
+GREET_TESTED = """---
+description: Greets someone
+arguments:
+  - {name: who, required: true}
+tests:
+  - description: greets by name
+    vars: {who: Ada}
+    assert:
+      - {type: contains, value: Hello Ada}
+      - {type: max-length, value: 40}
+  - description: needs a name
+    vars: {}
+    error: {code: -32602, message: missing}
+---
+Hello {{ who }}!
+"""
+
+
+def tests_shown(browser: Browser, out: Path) -> list[Path]:
+    """A prompt with tests served from a store label: the editor's text failing one of them."""
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        library = root / "prompts"
+        library.mkdir()
+        (library / "greet.md").write_text(GREET_TESTED)
+        store = f"sqlite:///{root / 'prompts.db'}"
+        publish(library, store, "Greet, with tests", "carol")
+        tokens = root / "tokens"
+        tokens.write_text(f"alice:{TOKEN} store:write\n")
+        with promptdeck_http("serve", "--http", "{host}:{port}", "--store", store, "--label", "production",
+                             "--token-file", str(tokens)) as endpoint:
+            context = browser.new_context(viewport={"width": 960, "height": 900})
+            opened = context.new_page()
+            opened.goto(endpoint.removesuffix("mcp") + "#/p/greet")
+            opened.fill("#token", TOKEN)
+            opened.press("#token", "Enter")
+            expect(opened.locator("#tests .test-case")).to_have_count(2)
+            opened.click("#edit-open")
+            area = opened.locator("#editor-text")
+            expect(area).not_to_have_value("")
+            area.fill(area.input_value().replace("Hello {{ who }}", "Goodbye {{ who }}"))
+            expect(opened.locator("#editor-tests .test-case.fail")).to_have_count(1)
+            opened.fill("#editor-message", "Say goodbye")
+            taken = [photograph(opened, "#editor", out / "tests.png")]
             context.close()
     return taken
 

@@ -414,6 +414,7 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
     whole one."""
     from ..export.shapes import ShapeError
     from ..export.writers import export as export_prompts
+    from ..export.writers import project_files
 
     problems, prompts, _ = library_problems((library,), folder_format, skills=True)
     if problems:
@@ -431,6 +432,7 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
         clashing = ", ".join(repr(w.prompt) for w in written if w.path == path)
         fail(f"prompts {clashing} would all be written to {path}; nothing was written")
     files: list[tuple[str, bytes]] = [(w.path, w.text.encode("utf-8")) for w in written] + skill_files
+    files += [(path, text.encode("utf-8")) for path, text in project_files(target, written)]
     for path, _ in files:
         if not (root / path).resolve().is_relative_to(root):
             fail(f"{path!r} would be written outside {outdir}; nothing was written")

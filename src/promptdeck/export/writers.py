@@ -17,6 +17,7 @@ The formats, and where their files go (relative to the output folder):
 | gemini | `.gemini/commands/NS/NAME.toml` | `{{args}}` (one) |
 | prompty | `NAME.prompty` | `{{NAME}}` in a jinja2 template, typed `inputs` |
 | dotprompt | `NAME.prompt` | `{{NAME}}` in Handlebars, a Picoschema input |
+| promptfoo | `prompts/NAME.txt` (or `.json`, a chat), `promptfooconfig.yaml` (tests) | `{{ NAME }}` in Nunjucks |
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from typing import Any
 from ..prompts.arguments import MISSING
 from ..prompts.spec import Prompt
 from ..protocol.content import Role
+from . import promptfoo
 from .shapes import LEFT_OUT, Hole, Part, Shape, fixed_value, sample_values, shape_of, shown_value
 
-TARGETS = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty", "dotprompt")
+TARGETS = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty", "dotprompt", "promptfoo")
 
 
 @dataclass
@@ -46,6 +48,8 @@ class Written:
     #: the arguments kept as placeholders, in order, and those fixed with the value the text holds
     kept: list[str] = field(default_factory=list)
     fixed: dict[str, Any] = field(default_factory=dict)
+    #: the shape it was written from (a target that writes more than one file per prompt reads it again)
+    shape: Shape | None = field(default=None, repr=False)
 
 
 def export(prompts: Iterable[Prompt], target: str) -> list[Written]:
@@ -60,6 +64,7 @@ def export(prompts: Iterable[Prompt], target: str) -> list[Written]:
         written.warnings[:0] = shape.notes
         written.kept = [a.name for a in shape.holes]
         written.fixed = dict(shape.fixed)
+        written.shape = shape
         out.append(written)
     return out
 
@@ -356,6 +361,22 @@ def _dotprompt(shape: Shape) -> Written:
     return Written(shape.prompt.name, f"{shape.prompt.name}.prompt", front + "\n\n".join(blocks) + "\n", warnings)
 
 
+def _promptfoo(shape: Shape) -> Written:
+    path, text, warnings = promptfoo.prompt_file(shape)
+    return Written(shape.prompt.name, path, text, warnings)
+
+
+def project_files(target: str, written: list[Written]) -> list[tuple[str, str]]:
+    """The files a target writes for a whole library besides its prompts' (promptfoo's config with the tests),
+    as (path, text); the warnings about each prompt's tests go to its ``Written``."""
+    if target != "promptfoo":
+        return []
+    text, warned = promptfoo.config((w.shape, w.path) for w in written if w.shape is not None)
+    for item in written:
+        item.warnings += warned.get(item.prompt, [])
+    return [(promptfoo.CONFIG, text)]
+
+
 def _model(prompt: Prompt, keys: tuple[str, ...], own: str = "") -> dict[str, Any]:
     """The model settings a prompt carries in ``_meta`` (docs/native-formats.md), as the target's keys.
 
@@ -383,4 +404,5 @@ _WRITERS: dict[str, Callable[[Shape], Written]] = {
     "gemini": _gemini,
     "prompty": _prompty,
     "dotprompt": _dotprompt,
+    "promptfoo": _promptfoo,
 }

@@ -33,7 +33,8 @@ from .limits import MAX_OUTPUT_CHARS
 #: The assertion types, each also taken with ``not-`` in front (``not-contains``), which passes when it fails.
 TYPES = ("equals", "contains", "icontains", "contains-any", "contains-all", "icontains-any", "icontains-all",
          "starts-with", "regex", "is-json", "max-length")
-_LISTS = frozenset({"contains-any", "contains-all", "icontains-any", "icontains-all"})
+#: The types whose value is a list of texts.
+LISTS = frozenset({"contains-any", "contains-all", "icontains-any", "icontains-all"})
 _CASE_KEYS = ("description", "vars", "assert", "message", "error")
 
 #: Most cases in one prompt's tests, and assertions in one case.
@@ -43,6 +44,8 @@ MAX_ASSERTS = 50
 MAX_VALUE_CHARS = 10_000
 #: Longest regular expression.
 MAX_PATTERN_CHARS = 1_000
+#: Most problems reported of one prompt's tests.
+MAX_PROBLEMS = 50
 
 #: Where in a prompt's tests a problem is: (case index, key, assertion index, key), as deep as known.
 Where = tuple[int | str, ...]
@@ -131,6 +134,9 @@ def parse_tests(raw: object, arguments: Sequence[Argument], origin: str = "front
         case = _case(i, item, declared, problems)
         if case is not None:
             cases.append(case)
+    if len(problems) > MAX_PROBLEMS:  # a file of thousands of mistakes is told of the first ones
+        left = len(problems) - MAX_PROBLEMS
+        problems = problems[:MAX_PROBLEMS] + [(f"… and {left} more problem{'s' * (left != 1)} in tests", ())]
     if problems:
         return None, problems
     return PromptTests(tuple(cases), origin), []
@@ -254,7 +260,7 @@ def _value_problem(kind: str, value: object) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_OUTPUT_CHARS:
             return f"value must be a number of characters from 0 to {MAX_OUTPUT_CHARS}"
         return None
-    if kind in _LISTS:
+    if kind in LISTS:
         if not isinstance(value, list) or not value or not all(isinstance(v, str | int | float) and
                                                                 not isinstance(v, bool) for v in value):
             return "value must be a list of texts"
@@ -335,5 +341,5 @@ def short(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-__all__ = ["TYPES", "Assertion", "Case", "PromptTests", "Where", "parse_tests", "pattern_problem", "short",
+__all__ = ["TYPES", "LISTS", "Assertion", "Case", "PromptTests", "Where", "parse_tests", "pattern_problem", "short",
            "MAX_CASES", "MAX_ASSERTS", "MAX_VALUE_CHARS", "MAX_PATTERN_CHARS"]

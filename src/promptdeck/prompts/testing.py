@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol.content import Message, Resource, Text
 from ..protocol.errors import McpError
-from .testcases import Assertion, Case, short
+from .testcases import LISTS, Assertion, Case, short
 
 if TYPE_CHECKING:
     from .spec import Prompt
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 REGEX_SECONDS = 0.5
 #: How long a whole test run may take; cases left when it is over fail as not run.
 RUN_SECONDS = 120.0
-_LISTS = frozenset({"contains-any", "contains-all", "icontains-any", "icontains-all"})
 
 
 # -- running -------------------------------------------------------------------------------------
@@ -245,7 +244,7 @@ def _holds(kind: str, value: Any, text: str) -> tuple[bool, str]:
         return str(value).casefold() in text.casefold(), f"to contain {short(value)} (any case)"
     if kind == "starts-with":
         return text.startswith(str(value)), f"to start with {short(value)}"
-    if kind in _LISTS:
+    if kind in LISTS:
         fold = kind.startswith("i")
         hay = text.casefold() if fold else text
         found = [(str(v).casefold() if fold else str(v)) in hay for v in value]

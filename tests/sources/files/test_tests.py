@@ -77,8 +77,8 @@ def test_a_bad_sidecar_is_a_problem_at_its_line_and_keeps_the_last_good_version(
     assert problems == []
     sidecar = tmp_path / ".claude/commands/review.tests.yaml"
     sidecar.write_text(good + "- vars: {arguments: x}\n  assert: [{type: nope}]\n")
-    source.update([str(sidecar)])  # as the watcher hands it a changed file
-    assert [str(e) for errs in source.errors.values() for e in errs] == [
+    reported = source.reload([str(sidecar)])  # as the watcher hands it a changed file
+    assert [str(e) for e in reported] == [str(e) for errs in source.errors.values() for e in errs] == [
         ".claude/commands/review.tests.yaml:4: test case 2: assertion 1: unknown assertion type 'nope' (known: "
         "equals, contains, icontains, contains-any, contains-all, icontains-any, icontains-all, starts-with, "
         "regex, is-json, max-length, and each with not-)"]
@@ -100,3 +100,17 @@ def test_sidecar_names() -> None:
 def test_a_promptdeck_file_reads_no_sidecar(tmp_path: Path) -> None:
     source, problems = load(tmp_path, {"g.md": FRONT + "---\n" + BODY, "g.tests.yaml": "- nonsense"})
     assert problems == [] and Catalog(source.prompts()).require("g").tests is None
+
+
+def test_a_gemini_command_and_a_copilot_prompt_file_take_their_sidecars(tmp_path: Path) -> None:
+    files = {".gemini/commands/deploy.toml": 'description = "Deploy"\nprompt = "Deploy {{args}} now"\n',
+             ".gemini/commands/deploy.tests.yaml": "- vars: {args: web}\n  assert: [{type: equals, value: Deploy web"
+                                                   " now}]\n",
+             ".github/prompts/fix.prompt.md": "---\ndescription: Fix\n---\nFix it.\n",
+             ".github/prompts/fix.tests.yaml": "- vars: {}\n  assert: [{type: contains, value: Fix}]\n"}
+    source, problems = load(tmp_path, files)
+    assert problems == []
+    from promptdeck.prompts.testing import run_tests
+
+    report = run_tests(Catalog(source.prompts()))
+    assert [(p.prompt, p.passed) for p in report.prompts] == [("deploy", True), ("fix", True)]

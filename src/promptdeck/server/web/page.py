@@ -38,6 +38,7 @@ ASSETS = {
     "versions.js": b"text/javascript; charset=utf-8",
     "diff.js": b"text/javascript; charset=utf-8",
     "editor.js": b"text/javascript; charset=utf-8",
+    "tests.js": b"text/javascript; charset=utf-8",
     "skills.js": b"text/javascript; charset=utf-8",
     # markdown-it 14.3.3 (MIT), vendored as published on npm: dist/markdown-it.min.js, sha256 494ba53d…25cfb0.
     "markdown-it.min.js": b"text/javascript; charset=utf-8",

@@ -61,6 +61,7 @@ from ..asgi import Disconnected, Receive, Scope, Send, headers_of, media_type, r
 from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, missing_scopes
 from ..security.quotas import Quota
 from . import store_governance as governance
+from . import store_tests
 
 if TYPE_CHECKING:
     from ...prompts.spec import Prompt
@@ -73,7 +74,7 @@ PREFIX = "/api/store"
 #: A request body: a prompt file's largest text, JSON-escaped (a quote or backslash takes two bytes).
 MAX_BODY_BYTES = 2 * MAX_PROMPT_FILE_BYTES + 64 * 1024
 MAX_MESSAGE_CHARS = 2000
-_GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET", "/moves": "GET"}
+_GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET", "/tests": "GET", "/moves": "GET"}
 _POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST", "/rollout": "POST"}
 
 
@@ -84,6 +85,8 @@ class _Edit(msgspec.Struct, forbid_unknown_fields=True):
     label: str | None = None
     #: the version the edit started from: a newer one in the store refuses the save (409)
     base: Version | None = None
+    #: save even if the text's tests fail (the version's message says so)
+    skip_tests: bool = False
 
 
 #: A version number as the API takes it: what the databases' integers hold, and no more.
@@ -152,6 +155,8 @@ class StoreApi:
             return await self._run(principal, self._skill_diff, uri, path, _number(query, "from"),
                                    _number(query, "to"))
         prompt = self._visible(principal, _field(query, "prompt"))
+        if route == "/tests":
+            return await self._run(principal, self._tests, prompt)
         if route == "/history":
             return await self._run(principal, self._history, prompt)
         if route == "/version":
@@ -170,6 +175,10 @@ class StoreApi:
                            "rollouts": governance.rollouts(sight, now.label)})
         return {"label": self.source.label, "write": self._may_write(principal), "writeScope": self.write_scope,
                 "labels": labels}
+
+    def _tests(self, sight: _Sight, prompt: Prompt) -> dict[str, Any]:
+        """The served version's tests and how they fare (``store_tests``)."""
+        return {"prompt": prompt.name, "tests": store_tests.shown(prompt, store_tests.run_for(prompt, sight.held))}
 
     def _history(self, sight: _Sight, prompt: Prompt) -> dict[str, Any]:
         return {"prompt": prompt.name, "path": prompt.source, "versions": _versions(sight, prompt.source)}
@@ -226,8 +235,7 @@ class StoreApi:
         if route == "/check":
             edit = _decode(body, _Edit)
             prompt = self._visible(principal, edit.prompt)
-            problems = await self._run(principal, self._problems, prompt, _text(edit))
-            return {"problems": problems}
+            return await self._run(principal, self._problems, prompt, _text(edit))
         if not self._may_write(principal):
             raise HttpError(403, f"writing to the store needs the scope {self.write_scope}", scope=self.write_scope)
         if route == "/publish":
@@ -248,8 +256,12 @@ class StoreApi:
         back = _decode(body, _Back)
         return await self._run(principal, self._rollback, _label(_message(back).label), principal.name, back.message)
 
-    def _problems(self, sight: _Sight, prompt: Prompt, data: bytes) -> list[dict[str, Any]]:
-        return _shown(self._check(sight, prompt, data)[1])
+    def _problems(self, sight: _Sight, prompt: Prompt, data: bytes) -> dict[str, Any]:
+        """What a check of the editor's text answers: its problems, and when it has none, its tests' report."""
+        checked, problems = self._check(sight, prompt, data)
+        tested = store_tests.shown(checked, store_tests.run_for(checked, sight.held)) \
+            if checked is not None and not problems else None
+        return {"problems": _shown(problems), **({"tests": tested} if tested is not None else {})}
 
     def _check(self, sight: _Sight, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
         """What ``check`` finds in ``data`` as ``prompt``'s file in the served label, as its principal may
@@ -288,10 +300,19 @@ class StoreApi:
         if problems:
             raise HttpError(422, f"nothing saved: {len(problems)} problem{'s' * (len(problems) != 1)} in "
                                 f"{prompt.source}", problems=_shown(problems))
+        message = edit.message
+        if checked is not None and edit.skip_tests:
+            message = f"{message} [tests skipped: saved with skip_tests]".lstrip()
+        elif checked is not None:
+            report = store_tests.run_for(checked, sight.held)
+            if report is not None and not report.passed:
+                raise HttpError(422, f"nothing saved: {report.failed_cases} test case"
+                                     f"{'s' * (report.failed_cases != 1)} of {prompt.source} failed",
+                                problems=[], tests=store_tests.shown(checked, report))
         listed = listing_of(checked) if checked is not None else None
         path = prompt.source
         version, publish = sight.store.publish_file(
-            path, data, listed, author=author, message=edit.message, base=edit.base, label=label,
+            path, data, listed, author=author, message=message, base=edit.base, label=label,
             seen=lambda number: sight.version(path, number), allow=sight.allow_move, guard=governance.guard(sight.held))
         log.info("%s saved %s version %d%s", author, path, version, f" (label {label})" if label else "")
         return {"prompt": prompt.name, "path": path, "version": version, "publish": publish,

@@ -380,8 +380,10 @@ class FileSource(Source):
         self.update(mine)
         # Every path, not only those below the folder: a linked skill folder's files lie elsewhere.
         found = self.skill_set.reload(paths) if self.skill_set is not None else []
-        return [error for rel, errors in self.errors.items() if str(self.real(rel)) in mine for error in errors] \
-            + found
+        from .tests import sidecar_of  # a changed tests file is its prompt's change
+
+        return [error for rel, errors in self.errors.items()
+                if str(self.real(rel)) in mine or str(self.real(sidecar_of(rel))) in mine for error in errors] + found
 
     def real(self, rel: str) -> Path:
         """The file at ``rel`` (a path as ``prompt_format`` sees it)."""

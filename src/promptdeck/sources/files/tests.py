@@ -35,7 +35,8 @@ def front_matter_tests(front: str, raw: object, arguments: tuple[Argument, ...],
     if not problems:
         return tests, []
     base = line_of_key(front, "tests")
-    return None, [PromptFileError(rel, message, _line(front, where, 2, base)) for message, where in problems]
+    lines = _lines(front, [where for _, where in problems], 2, base)
+    return None, [PromptFileError(rel, message, line) for (message, _), line in zip(problems, lines, strict=True)]
 
 
 def sidecar_tests(text: str, arguments: tuple[Argument, ...], path: str) \
@@ -48,26 +49,34 @@ def sidecar_tests(text: str, arguments: tuple[Argument, ...], path: str) \
     tests, problems = parse_tests(raw, arguments, origin=path)
     if not problems:
         return tests, []
-    return None, [PromptFileError(path, message, _line(text, where, 1, 1, top=True)) for message, where in problems]
+    lines = _lines(text, [where for _, where in problems], 1, 1, top=True)
+    return None, [PromptFileError(path, message, line) for (message, _), line in zip(problems, lines, strict=True)]
 
 
-def _line(text: str, where: Where, first: int, fallback: int | None, *, top: bool = False) -> int | None:
-    """The line (in the file, whose ``text`` starts at line ``first``) of the node at ``where`` below the
-    ``tests`` list (the whole document when ``top``); the deepest node found on the way, else ``fallback``."""
+def _lines(text: str, wheres: list[Where], first: int, fallback: int | None, *, top: bool = False) \
+        -> list[int | None]:
+    """The line (in the file, whose ``text`` starts at line ``first``) of the node at each of ``wheres`` below
+    the ``tests`` list (the whole document when ``top``): the deepest node found on the way, else
+    ``fallback``. The YAML is composed once for them all: a file may have many problems."""
     import yaml
 
-    if not where:  # the tests as a whole: where they start
-        return fallback
     try:
-        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
-        return fallback
+        return [fallback for _ in wheres]
     if not top:
-        found = _child(node, "tests")
-        node = found[0] if found is not None else None
-    if node is None:
+        found = _child(root, "tests")
+        root = found[0] if found is not None else None
+    return [_line(root, where, first, fallback) for where in wheres]
+
+
+def _line(root: Any, where: Where, first: int, fallback: int | None) -> int | None:
+    import yaml
+
+    if not where or root is None:  # the tests as a whole: where they start
         return fallback
-    line = node.start_mark.line
+    node = root
+    line: int = node.start_mark.line
     for step in where:
         found = _child(node, step)
         if found is None:

@@ -2,10 +2,13 @@
 // would (POST /api/store/check) on "Check" and once typing stops; each problem is listed with its line, the
 // line is marked in the gutter and behind the text, and choosing a problem puts the cursor on its line.
 // Saving (POST /api/store/publish, write scope only) names the version the edit started from, so an edit of
-// a file that moved on meanwhile is refused rather than silently undoing the newer version.
+// a file that moved on meanwhile is refused rather than silently undoing the newer version. The text's tests
+// run with each check of a text without problems, and with each save: failing tests refuse the save unless
+// "Save even though tests fail" is ticked (tests.js lays out the results).
 
 import { $, announce, h, show, showText } from "./dom.js";
 import { StoreError } from "./store.js";
+import { summary, testsView } from "./tests.js";
 
 /** Quiet time after the last keystroke before the text is checked. */
 const CHECK_AFTER_MS = 600;
@@ -56,6 +59,9 @@ export class Editor {
       this.error("");
       $("editor-message").value = "";
       $("editor-label").value = "";
+      this.showTests(null);
+      $("editor-skip-tests").checked = false;
+      show($("editor-skip"), false);
       $("editor-labels").replaceChildren(...(overview?.labels || []).map((l) => h("option", { value: l.name })));
       show($("editor-save"), Boolean(overview?.write));
       show($("editor"));
@@ -108,6 +114,7 @@ export class Editor {
       if (asked !== this.asked) return null;
       const problems = Array.isArray(answer.problems) ? answer.problems : [];
       this.marks(problems);
+      this.showTests(answer.tests);
       return problems;
     } catch (err) {
       if (asked !== this.asked) return null;
@@ -161,6 +168,7 @@ export class Editor {
     try {
       const body = { prompt: this.prompt, text: $("editor-text").value, message, base: this.base };
       if (label) body.label = label;
+      if ($("editor-skip-tests").checked) body.skip_tests = true;
       const done = await this.api.post("/publish", body);
       const said = done.changed
         ? `Saved version ${done.version} of ${done.path}${label ? `; ${label} points at it` : ""}.`
@@ -173,12 +181,26 @@ export class Editor {
     } catch (err) {
       if (err instanceof StoreError && err.status === 422 && Array.isArray(err.body.problems)) {
         this.marks(err.body.problems);
+        if (err.body.tests) {
+          this.showTests(err.body.tests);
+          show($("editor-skip"));  // the author may still save it, and the version's message will say so
+        }
         this.error(err.message);
       } else if (!this.refused(err)) {
         this.error(err.message);
       }
     } finally {
       button.disabled = false;
+    }
+  }
+
+  /** Show how the text's tests fared (`tests`: the server's {origin, cases, report}; null: none run). */
+  showTests(tests) {
+    show($("editor-tests"), Boolean(tests));
+    $("editor-tests-body").replaceChildren(...(tests ? testsView(tests) : []));
+    if (tests?.report) {
+      $("editor-state").textContent += ` ${summary(tests.report)}.`;
+      if (tests.report.passed) show($("editor-skip"), false);
     }
   }
 

@@ -1,12 +1,13 @@
 // The open prompt's versions, when the server serves a label of a versioned store: its history with the
 // labels on each version, a side-by-side diff of any two, and (for a principal holding the write scope)
 // promoting a version to a label (the served one unless another is chosen) and rolling that label back. The
-// editor is editor.js.
+// editor is editor.js; the served version's tests and their results are tests.js.
 
 import { diffTable, hasChanges } from "./diff.js";
 import { $, announce, h, show, showText } from "./dom.js";
 import { Editor } from "./editor.js";
 import { StoreError, when } from "./store.js";
+import { testsView } from "./tests.js";
 
 export class Versions {
   /** api: a StoreApi; refused(err): the page's handling of a 401 (sign in again), true when it took it. */
@@ -75,7 +76,11 @@ export class Versions {
       const overview = await this.api.get("");
       step = "history";
       const history = await this.api.get("/history", { prompt: name });
+      step = "tests";
+      const tests = await this.api.get("/tests", { prompt: name });
       if (name !== this.name) return;  // another prompt was opened meanwhile
+      show($("tests"), Boolean(tests.tests));
+      $("tests-body").replaceChildren(...(tests.tests ? testsView(tests.tests) : []));
       this.overview = overview;
       this.versions = Array.isArray(history.versions) ? history.versions : [];
       this.path = history.path || "";
