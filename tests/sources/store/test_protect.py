@@ -52,7 +52,7 @@ def test_protect_and_unprotect_from_the_command_line(store_url: str, tmp_path: P
                              (("protect", "production", "--scope", "two words"), 2, "is not valid"),
                              (("protect", "production", "--scope", ""), 2, "is not valid"),
                              (("protect", "bad label", "--scope", "x"), 2, "is not valid"),
-                             (("protect", "production", "--scope", "x", "--require-tests"), 2, "not available")):
+                             (("protect", "production", "--scope", "x" * 129), 2, "is not valid")):
         refused = pd(*args, "--store", store_url, check=False)
         assert refused.returncode == code and says in refused.stderr, (args, refused.stderr)
     with Store(store_url) as store:
