@@ -15,3 +15,16 @@ def as_schema_4(conn: Any) -> None:
     for statement in UNDO_SCHEMA_5:
         conn.execute(statement)
     conn.execute("UPDATE promptdeck_schema SET version = 4")
+
+
+def promptdeck_in_process(*args: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of the command line run in this process (click's runner): for the many
+    refusals a test checks, each of which would otherwise start an interpreter."""
+    from click.testing import CliRunner
+
+    from promptdeck.cli.main import main
+
+    result = CliRunner().invoke(main, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr

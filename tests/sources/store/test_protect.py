@@ -18,7 +18,7 @@ from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.model import StoreConflict
 from tests.sources.store.test_database import pd, postgres, store_url  # noqa: F401 - fixtures
 from tests.support.postgres import new_database
-from tests.support.store_schema import as_schema_4
+from tests.support.store_schema import as_schema_4, promptdeck_in_process
 
 GREET = "---\ndescription: Say hello\narguments:\n  - name: who\n---\n{} {{{{ who }}}}!\n"
 
@@ -53,8 +53,8 @@ def test_protect_and_unprotect_from_the_command_line(store_url: str, tmp_path: P
                              (("protect", "production", "--scope", ""), 2, "is not valid"),
                              (("protect", "bad label", "--scope", "x"), 2, "is not valid"),
                              (("protect", "production", "--scope", "x" * 129), 2, "is not valid")):
-        refused = pd(*args, "--store", store_url, check=False)
-        assert refused.returncode == code and says in refused.stderr, (args, refused.stderr)
+        exit_code, _, stderr = promptdeck_in_process(*args, "--store", store_url)
+        assert exit_code == code and says in stderr, (args, stderr)
     with Store(store_url) as store:
         assert store.protections() == []
 

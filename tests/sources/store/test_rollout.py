@@ -20,6 +20,7 @@ from tests.sources.store.test_database import pd, postgres, store_url  # noqa: F
 from tests.support import modern
 from tests.support.http_server import http_server
 from tests.support.postgres import new_database
+from tests.support.store_schema import promptdeck_in_process
 
 GREET = "---\ndescription: Say hello\narguments:\n  - name: who\n---\n{} {{{{ who }}}}!\n"
 KEY = "promptdeck.dev/rollout-key"
@@ -77,14 +78,15 @@ def test_the_rollout_command_and_its_bad_input(store_url: str, tmp_path: Path) -
         (("bad label", "greet@2", "--percent", "5"), 2, "is not valid"),
     )
     for args, code, says in refusals:
-        refused = pd("rollout", *args, "--store", store_url, check=False)
-        assert refused.returncode == code and says in refused.stderr, (args, refused.stderr)
+        exit_code, _, stderr = promptdeck_in_process("rollout", *args, "--store", store_url)
+        assert exit_code == code and says in stderr, (args, stderr)
     assert "aborted" in pd("rollout", "production", "greet", "--abort", "--store", store_url).stdout
     assert pd("rollout", "production", "greet", "--abort", "--store", store_url, check=False).stderr == \
         "promptdeck: no rollout of 'greet' on label 'production'\n"
     for version, says in (("1", "points at version 1 of 'greet' already"), ("3", "takes other arguments")):
-        refused = pd("rollout", "production", f"greet@{version}", "--percent", "5", "--store", store_url, check=False)
-        assert refused.returncode == 1 and says in refused.stderr
+        exit_code, _, stderr = promptdeck_in_process("rollout", "production", f"greet@{version}", "--percent", "5",
+                                                     "--store", store_url)
+        assert exit_code == 1 and says in stderr
     (folder / "greet.md").unlink()
     pd("publish", str(folder), "--store", store_url)  # version 4: the deletion
     refused = pd("rollout", "production", "greet@4", "--percent", "5", "--store", store_url, check=False)
@@ -118,7 +120,8 @@ def test_each_key_gets_one_version_over_stdio_in_both_eras_and_a_server_follows_
         before = _get(peer, 1, None, legacy=True)
         assert before["_meta"] == {"promptdeck.dev/version": 1, "promptdeck.dev/label": "production"}
         assert before["messages"][0]["content"]["text"] == "Hello Al!"
-        pd("rollout", "production", "greet@2", "--percent", "50", "--store", store_url)
+        with Store(store_url) as store:  # what `promptdeck rollout` does, without starting an interpreter
+            store.start_rollout("production", "greet", 2, 5000, author="t")
         inside, outside = keys(1, 5000)
         deadline = time.monotonic() + 20
         while _get(peer, 2, inside, legacy=True)["_meta"]["promptdeck.dev/version"] != 2:
@@ -137,7 +140,8 @@ def test_each_key_gets_one_version_over_stdio_in_both_eras_and_a_server_follows_
         # The listing is the label's version's, whichever version a key renders.
         listed = peer.call(modern.legacy(30, "prompts/list"))["result"]["prompts"]
         assert [p["_meta"]["promptdeck.dev/version"] for p in listed if p["name"] == "greet"] == [1]
-        pd("rollout", "production", "greet", "--promote", "--store", store_url)
+        with Store(store_url) as store:
+            store.end_rollout("production", "greet", promote=True, author="t")
         deadline = time.monotonic() + 20
         while _get(peer, 40, outside, legacy=False)["_meta"]["promptdeck.dev/version"] != 2:
             assert time.monotonic() < deadline, "the server did not follow the promotion"
@@ -154,7 +158,8 @@ def test_three_replicas_give_each_key_and_each_principal_the_same_version(postgr
     with ExitStack() as stack, httpx.Client(timeout=30) as client:
         replicas = [stack.enter_context(http_server("", "--store", url, "--stateless", "--token-file", str(tokens)))
                     for _ in range(3)]
-        pd("rollout", "production", "greet@2", "--percent", "50", "--store", url)  # after they start: followed
+        with Store(url) as store:  # after they start: followed
+            store.start_rollout("production", "greet", 2, 5000, author="t")
         inside, outside = keys(1, 5000)
 
         def version(replica: str, name: str, key: str | None, legacy: bool = False) -> int:
@@ -187,7 +192,8 @@ def test_three_replicas_give_each_key_and_each_principal_the_same_version(postgr
             got[name] = {version(r, name, None, legacy=legacy) for r in replicas for legacy in (False, True)}
             assert got[name] == {expected}, name
         assert {1, 2} <= set().union(*got.values())  # ten principals: both versions are served
-        pd("rollout", "production", "greet", "--abort", "--store", url)
+        with Store(url) as store:
+            store.end_rollout("production", "greet", promote=False, author="t")
         deadline = time.monotonic() + 20
         while any(version(replica, "user0", inside) != 1 for replica in replicas):
             assert time.monotonic() < deadline, "a replica did not follow the abort"
