@@ -27,7 +27,7 @@ from .library import library_problems
 if TYPE_CHECKING:
     from ..prompts.spec import Prompt
     from ..sources.store.database import Store
-    from ..sources.store.model import Latest
+    from ..sources.store.model import Latest, Move, RolloutEvent
 
 _STORE = click.option("--store", "url", required=True, envvar="PROMPTDECK_STORE", metavar="URL",
                       help="sqlite:///path.db, a path ending in .db, or postgresql://… (default: $PROMPTDECK_STORE).")
@@ -228,8 +228,9 @@ def _one_file(opened: Store, name: str, command: str) -> str:
 @click.argument("prompt", metavar="NAME[@VERSION]")
 @click.argument("label")
 @_STORE
+@click.option("-m", "--message", default="", help="Why (kept in the label's history).")
 @_AUTHOR
-def label_command(prompt: str, label: str, url: str, author: str | None) -> None:
+def label_command(prompt: str, label: str, url: str, message: str, author: str | None) -> None:
     """Point LABEL at one version of one prompt or file (a skill's: skill://SKILL/FILE, or its path) (its newest
     without @VERSION); the rest stay."""
     name, _, version_text = prompt.partition("@")
@@ -239,7 +240,7 @@ def label_command(prompt: str, label: str, url: str, author: str | None) -> None
         try:
             path = _one_file(opened, name, "label") if name.startswith("skill://") else name
             version = opened.label(path, int(version_text) if version_text else None, valid_label(label),
-                                   author=_author(author))
+                                   author=_author(author), message=message)
         except PromptdeckError as exc:
             fail(str(exc))
     click.echo(f"label {label}: {name} is at version {version}")
@@ -248,12 +249,13 @@ def label_command(prompt: str, label: str, url: str, author: str | None) -> None
 @click.command()
 @click.argument("label")
 @_STORE
+@click.option("-m", "--message", default="", help="Why (kept in the label's history).")
 @_AUTHOR
-def rollback(label: str, url: str, author: str | None) -> None:
+def rollback(label: str, url: str, message: str, author: str | None) -> None:
     """Point LABEL back where it pointed before its last move."""
     with _opened(url) as opened:
         try:
-            before = opened.rollback(label, author=_author(author))
+            before = opened.rollback(label, author=_author(author), message=message)
         except PromptdeckError as exc:
             fail(str(exc))
     click.echo(f"label {label} is back at position {before.id} ({before.reason}, {_when(before.created)})")
@@ -262,12 +264,24 @@ def rollback(label: str, url: str, author: str | None) -> None:
 @click.command()
 @click.argument("prompt", required=False, metavar="[NAME]")
 @_STORE
-def history(prompt: str | None, url: str) -> None:
+@click.option("--label", default=None, metavar="LABEL", help="Show LABEL's moves and rollouts instead: who moved it, "
+              "when, from which position to which, and why.")
+def history(prompt: str | None, url: str, label: str | None) -> None:
     """Versions, newest first: of one prompt or file, of every file of a skill (skill://NAME, or its folder), or
-    of every file in the store."""
+    of every file in the store; or a label's moves and rollouts (--label)."""
     from ..sources.store.model import in_skill, skill_of
 
+    if label is not None and prompt is not None:
+        fail("history takes NAME or --label LABEL, not both", 2)
     with _opened(url) as opened:
+        if label is not None:
+            try:
+                lines = label_history(opened, valid_label(label))
+            except PromptdeckError as exc:
+                fail(str(exc))
+            for line in lines:
+                click.echo(line)
+            return
         try:
             path, folder = _named(opened, prompt) if prompt is not None else ("", False)
             versions = opened.history_below(path) if folder else opened.history(path or None)
@@ -474,6 +488,51 @@ def upgrade(url: str) -> None:
         click.echo(f"created the store's schema (version {SCHEMA_VERSION})")
     else:
         click.echo(f"upgraded the store from schema {found} to {SCHEMA_VERSION}")
+
+
+#: The moves (and rollout events) ``history --label`` shows: the newest, enough for an audit at a terminal.
+HISTORY_MOVES = 200
+
+
+def label_history(opened: Store, label: str) -> list[str]:
+    """The lines of ``history --label``: the label's moves and rollout events, newest first, with what each
+    move changed."""
+    opened.require_position(label)
+    moves = opened.moves(label, HISTORY_MOVES)
+    events = opened.rollout_events(label, HISTORY_MOVES)
+    protection = opened.protection(label)
+    lines = []
+    if protection is not None:
+        lines.append(f"label {label} is protected: moves through /api/store need {protection.scope} "
+                     f"(since {_when(protection.created)}, by {protection.author})")
+    entries: list[tuple[float, int, str]] = []
+    for move in moves:
+        entries.append((move.created, 1, _move_line(opened, move)))
+    for event in events:
+        entries.append((event.created, 0, _event_line(event)))
+    lines += [line for _, _, line in sorted(entries, key=lambda e: (e[0], e[1]), reverse=True)]
+    return lines
+
+
+def _move_line(opened: Store, move: Move) -> str:
+    changes = opened.changes_between(move.previous, move.position, 1000)
+    changed = [f"{path} v{old}->v{new}" if old is not None and new is not None else
+               f"{path} +v{new}" if new is not None else f"{path} -v{old}" for path, (old, new) in changes.items()]
+    shown = ", ".join(changed[:10]) + (f", … and {len(changed) - 10} more" if len(changed) > 10 else "")
+    whence = f"position {move.previous} -> {move.position}" if move.previous is not None else \
+        f"-> position {move.position}"
+    why = f"  {move.message}" if move.message else ""
+    return f"{_when(move.created)}  {move.author}  {whence}  {move.reason}{why}" + (f"  [{shown}]" if shown else "")
+
+
+def _event_line(event: RolloutEvent) -> str:
+    r = event.rollout
+    what = {"start": f"started: {event.basis_points / 100:g}% to v{r.version}",
+            "percent": f"now {event.basis_points / 100:g}% to v{r.version}",
+            "promote": f"promoted: v{r.version}", "abort": f"aborted: back to v{r.base} alone",
+            "superseded": "ended: the label moved the prompt"}.get(event.kind, event.kind)
+    why = f"  {event.message}" if event.message else ""
+    return f"{_when(event.created)}  {event.author}  rollout {r.id} of {r.prompt} ({r.path} v{r.base}): {what}{why}"
 
 
 #: The store's commands, as ``main`` registers them.

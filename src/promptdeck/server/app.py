@@ -93,6 +93,8 @@ class PromptServer:
         #: the skills of the sources' current snapshots, and those the resources were made with
         self._skills: SkillCatalog | None = None
         self._resources_skills: SkillCatalog | None = None
+        #: the sources that may split renders between versions (a store's rollouts): asked on every get
+        self._splitting: list[Source] = []
         #: sources to load when the catalog is first read: (the folder it watches, how to make it)
         self.pending: list[tuple[str, Callable[[], Source]]] = []
 
@@ -146,6 +148,8 @@ class PromptServer:
         _log_problems(source.load())
         source.attach(self.refresh)
         self.sources.append(source)
+        if type(source).rolling_out is not Source.rolling_out:
+            self._splitting.append(source)
 
     def _load_pending(self) -> None:
         pending, self.pending = self.pending, []
@@ -268,6 +272,23 @@ class PromptServer:
 
     def server_info(self, rev: Revision) -> dict[str, Any]:
         return {"name": self.name, "version": self.version}
+
+    def rolling_out(self) -> frozenset[str]:
+        """The names of prompts under a rollout now (``sources.store.splits``): their renders need the request's
+        rollout key. Empty at once when no source can split (no store is served)."""
+        names: frozenset[str] = frozenset()
+        for source in self._splitting:
+            more = source.rolling_out()
+            names = (names | more if names else more) if more else names
+        return names
+
+    def split(self, prompt: Prompt, key: str | None) -> Prompt:
+        """The version of ``prompt`` a rollout gives ``key`` (``handlers.split``), or ``prompt``."""
+        for source in self._splitting:
+            chosen = source.split(prompt, key)
+            if chosen is not None:
+                return chosen
+        return prompt
 
     # -- catalog swaps -------------------------------------------------------------------------
 

@@ -52,6 +52,14 @@ class Renders(Protocol):
     def completers(self) -> dict[tuple[str, str], Completer]: ...
 
 
+class Splits(Protocol):
+    """What ``split`` reads of the server: its sources' rollouts (``PromptServer`` has it)."""
+
+    def rolling_out(self) -> frozenset[str]: ...
+
+    def split(self, prompt: Prompt, key: str | None) -> Prompt: ...
+
+
 #: The levels of logging/setLevel and of the 2026-07-28 ``_meta`` log level, least severe first.
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -71,6 +79,35 @@ def find_prompt(catalog: Catalog, params: dict[str, Any]) -> tuple[Prompt, dict[
     return prompt, given
 
 
+#: A ``prompts/get`` result's ``_meta`` keys that say which version of a stored prompt was rendered
+#: (``sources.store``: the file's version, its label, and the rollout that chose it).
+SERVED_META = ("promptdeck.dev/version", "promptdeck.dev/label", "promptdeck.dev/rollout")
+#: Where a request (any era) names its rollout key: what keeps its renders on one version of a rollout.
+META_ROLLOUT_KEY = "promptdeck.dev/rollout-key"
+MAX_ROLLOUT_KEY_CHARS = 256
+MISSING = object()
+
+
+def served_meta(prompt: Prompt) -> dict[str, Any]:
+    """What a result says of the version rendered: the ``SERVED_META`` its prompt carries (none from a folder)."""
+    meta = prompt.meta
+    return {key: meta[key] for key in SERVED_META if key in meta} if meta else {}
+
+
+def split(server: Splits, prompt: Prompt, params: dict[str, Any], sticky: str | None) -> Prompt:
+    """The version of ``prompt`` to render for this request: a rollout's, when its key falls in the rollout's
+    share (the key: ``_meta["promptdeck.dev/rollout-key"]``, else ``sticky``); else ``prompt``."""
+    if prompt.name not in server.rolling_out():
+        return prompt
+    meta = params.get("_meta")
+    given = meta.get(META_ROLLOUT_KEY, MISSING) if isinstance(meta, dict) else MISSING
+    if given is MISSING:
+        return server.split(prompt, sticky)
+    if not isinstance(given, str) or not 0 < len(given) <= MAX_ROLLOUT_KEY_CHARS:
+        raise InvalidParams(f'_meta "{META_ROLLOUT_KEY}" must be a string of 1 to {MAX_ROLLOUT_KEY_CHARS} characters')
+    return server.split(prompt, f"key:{given}")
+
+
 def render(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
            rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """The ``prompts/get`` result: arguments bound and checked, the prompt rendered under its limits."""
@@ -86,27 +123,33 @@ def render_ready(server: Renders, prompt: Prompt, arguments: dict[str, Any] | No
     progress = RenderContext(prompt.name, progress_reporter(params, related, rev.progress_message))
     rendered = run_render(lambda: prompt.render(values, progress), prompt.name, prompt.work,
                           server.prompt_seconds)
+    served = served_meta(prompt)
     if not isinstance(rendered, list) and inspect.isawaitable(rendered):  # a list first: the common case
-        return _rendered(rendered, prompt.description, rev, server.text_resources)
-    return get_result(rendered, prompt.description, rev, server.text_resources)
+        return _rendered(rendered, prompt.description, rev, server.text_resources, served)
+    return get_result(rendered, prompt.description, rev, server.text_resources, served)
 
 
 async def _rendered(pending: Awaitable[Any], description: str | None, rev: Revision,
-                    text_resources: bool) -> dict[str, Any]:
-    return get_result(await pending, description, rev, text_resources)
+                    text_resources: bool, served: dict[str, Any]) -> dict[str, Any]:
+    return get_result(await pending, description, rev, text_resources, served)
 
 
-def get_result(messages: Any, description: str | None, rev: Revision, text_resources: bool = False) -> dict[str, Any]:
+def get_result(messages: Any, description: str | None, rev: Revision, text_resources: bool = False,
+               served: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``prompts/get`` result of rendered ``messages``. With ``text_resources``, text resources and links
-    go as text blocks, and the result's ``_meta`` says how many did."""
+    go as text blocks, and the result's ``_meta`` says how many did; ``served``: what it says of the version
+    rendered (``served_meta``)."""
     result: dict[str, Any] = {}
     if description is not None:
         result["description"] = description
     result["messages"] = messages_to_wire(messages, rev, text_resources)
+    meta = dict(served) if served else {}
     if text_resources:
         sent = sum(1 for message in messages if as_text(message.content) is not message.content)
         if sent:
-            result["_meta"] = {META_TEXT_RESOURCES: sent}
+            meta[META_TEXT_RESOURCES] = sent
+    if meta:
+        result["_meta"] = meta
     return result
 
 

@@ -22,6 +22,7 @@ at once), and the client's response comes back to ``handle``.
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -86,6 +87,9 @@ class LegacySession:
         #: the scopes of who is asking; None (stdio) sees every prompt
         self.scopes: frozenset[str] | None = None
         self.principal = "local"
+        #: what keeps this session's renders on one version of a rollout when a request names no key: the
+        #: authenticated principal, else the session (a transport sets it; None: no split without a key)
+        self.sticky: str | None = f"session:{secrets.token_urlsafe(12)}"
         #: open 2026-07-28 subscriptions on this connection, by listen request id
         self.subscriptions: dict[RequestId, Subscription] = {}
         #: what it follows of the resources: the list once it has read it, the URIs it subscribed to
@@ -215,7 +219,7 @@ class LegacySession:
     def _modern(self, req: Request, meta: dict[str, Any], related: Send) -> Outcome:
         endpoint = self.server.modern
         try:
-            ctx = endpoint.open(req, meta, self.principal, self.scopes)
+            ctx = endpoint.open(req, meta, self.principal, self.scopes, self.sticky)
         except McpError as exc:
             return failed(req.id, req.method, exc)
         outcome = endpoint.handle(req, ctx, related, self.notify)
@@ -265,6 +269,7 @@ class LegacySession:
 
     def _get(self, params: dict[str, Any], req: Request, related: Send, ask: Send | None = None) -> Any:
         prompt, given = handlers.find_prompt(self.catalog, params)
+        prompt = handlers.split(self.server, prompt, params, self.sticky)
         if ask is not None:
             from . import elicit
 
@@ -291,6 +296,8 @@ class LegacySession:
         call = tools.prepare(catalog, self._tools(req.method).of(catalog), params)
         if isinstance(call, dict):
             return call
+        if call.prompt is not None:  # a render, as prompts/get's: a rollout's version for its key
+            call.prompt = handlers.split(self.server, call.prompt, params, self.sticky)
         if ask is not None:
             from . import elicit
 

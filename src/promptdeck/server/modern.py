@@ -53,14 +53,16 @@ ARGUMENTS_INPUT = "arguments"
 class Context:
     """What one modern request says about itself and who sent it."""
 
-    __slots__ = ("revision", "capabilities", "principal", "scopes")
+    __slots__ = ("revision", "capabilities", "principal", "scopes", "sticky")
 
     def __init__(self, revision: Revision, capabilities: dict[str, Any], principal: str,
-                 scopes: frozenset[str] | None) -> None:
+                 scopes: frozenset[str] | None, sticky: str | None = None) -> None:
         self.revision = revision
         self.capabilities = capabilities
         self.principal = principal
         self.scopes = scopes
+        #: the rollout key when the request names none: the authenticated principal, or the stdio session
+        self.sticky = sticky
 
     @property
     def elicits_forms(self) -> bool:
@@ -133,7 +135,7 @@ class ModernEndpoint:
     # -- checks that come before any method ----------------------------------------------------
 
     def open(self, req: Request, meta: dict[str, Any] | None, principal: str,
-             scopes: frozenset[str] | None) -> Context:
+             scopes: frozenset[str] | None, sticky: str | None = None) -> Context:
         """Check the request's ``_meta`` (``modern_meta``'s); an ``McpError`` here carries its HTTP status (400)."""
         version = meta.get(META_VERSION) if meta is not None else None
         if not isinstance(version, str):
@@ -149,7 +151,7 @@ class ModernEndpoint:
         level = meta.get(META_LOG_LEVEL)
         if level is not None and level not in LOG_LEVELS:
             raise InvalidParams(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}", http_status=400)
-        return Context(revision, capabilities, principal, scopes)
+        return Context(revision, capabilities, principal, scopes, sticky)
 
     # -- answering -----------------------------------------------------------------------------
 
@@ -177,8 +179,9 @@ class ModernEndpoint:
         forms = MODERN[version].elicits_forms(capabilities)
         try:
             prompt = self.server.catalog.view(scopes).get(name)
-            if prompt is None or prompt.unprepared() is not None or prompt.plain is None:
-                return None
+            if prompt is None or prompt.unprepared() is not None or prompt.plain is None \
+                    or name in self.server.rolling_out():
+                return None  # a rollout's choice needs the request's key: the general path
             if forms and missing(prompt.arguments, given or {}):
                 return None  # a form to send: see _inputs
             values = bind(prompt.arguments, given, name)
@@ -191,6 +194,9 @@ class ModernEndpoint:
             return None  # an argument refused, a render fault, a store that failed: the general path says which
         result: dict[str, Any] = {} if prompt.description is None else {"description": prompt.description}
         result["messages"] = messages
+        served = handlers.served_meta(prompt)
+        if served:
+            result["_meta"] = served
         return jsonrpc.encode_result(req.id, self._envelope(result))
 
     def handle(self, req: Request, ctx: Context, related: Send, send: Send | None = None) -> Outcome | Subscription:
@@ -264,6 +270,7 @@ class ModernEndpoint:
 
     def _get(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         prompt, given = handlers.find_prompt(self._catalog(ctx), params)
+        prompt = handlers.split(self.server, prompt, params, ctx.sticky)
         # Whether to ask for arguments reads them: a stored prompt's file is parsed first, off the loop.
         return when_ready(prompt, lambda: self._get_ready(prompt, given, params, ctx, related))
 
@@ -319,7 +326,8 @@ class ModernEndpoint:
         call = tools.prepare(catalog, self._tools(req.method).of(catalog), params)
         if isinstance(call, dict):
             return self._envelope(call)
-        if call.prompt is not None:
+        if call.prompt is not None:  # a render, as prompts/get's: a rollout's version for its key
+            call.prompt = handlers.split(self.server, call.prompt, params, ctx.sticky)
             return when_ready(call.prompt, lambda: self._call_ready(call, catalog, params, ctx, related))
         return self._call_ready(call, catalog, params, ctx, related)
 

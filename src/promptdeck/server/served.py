@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
     from ..prompts.resources import ResourceCatalog
     from ..prompts.skill_catalog import SkillCatalog
-    from ..prompts.spec import Completer
+    from ..prompts.spec import Completer, Prompt
     from ..protocol.revisions import Revision
     from .resources import Follows
     from .tools import PromptTools
@@ -68,6 +68,10 @@ class Served(Protocol):
         ...
 
     def server_info(self, rev: Revision) -> dict[str, Any]: ...
+
+    def rolling_out(self) -> frozenset[str]: ...
+
+    def split(self, prompt: Prompt, key: str | None) -> Prompt: ...
 
 
 class Watched(Protocol):

@@ -78,5 +78,14 @@ class Source:
         """Where the resources it serves come from (asked again for each catalog snapshot); none by default."""
         return ()
 
+    def rolling_out(self) -> frozenset[str]:
+        """The names of prompts whose renders are split between versions now (a stored label's rollouts)."""
+        return frozenset()
+
+    def split(self, prompt: Prompt, key: str | None) -> Prompt | None:
+        """The version of ``prompt`` (one of this source's) to render for a request with rollout key ``key``,
+        when a rollout sends that key to another version; None: ``prompt`` itself."""
+        return None
+
     def attach(self, changed: Callable[[], object]) -> None:
         """Called once, when the server takes this source: ``changed()`` rebuilds the server's catalog."""

@@ -29,6 +29,7 @@ from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 from tests.support.modern import ELICITS, get_prompt, http_listen, is_list_changed, post, request, subscription_of
 from tests.support.postgres import cluster, new_database
+from tests.support.store_schema import as_schema_4
 
 
 @pytest.fixture(scope="module")
@@ -157,8 +158,8 @@ def test_a_store_from_an_older_promptdeck_is_upgraded_on_request(postgres: str, 
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:  # what schema 1 had
-        conn.execute("DROP TABLE delivery_attempts, deliveries, events, webhooks, event_kinds; "
-                     "DROP TABLE used_states; DROP TABLE state_key; UPDATE promptdeck_schema SET version = 1; "
+        as_schema_4(conn)
+        conn.execute("DROP TABLE used_states; DROP TABLE state_key; UPDATE promptdeck_schema SET version = 1; "
                      "ALTER TABLE files DROP COLUMN listing, DROP COLUMN scopes; DROP INDEX position_files_by_name; "
                      "ALTER TABLE position_files DROP COLUMN name, DROP COLUMN scopes; "
                      "ALTER TABLE positions DROP COLUMN listing_format, DROP COLUMN scope_sets; "

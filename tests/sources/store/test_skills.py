@@ -28,6 +28,7 @@ from tests.sources.files.test_skills import skill_md
 from tests.sources.files.test_source import write
 from tests.sources.store.test_database import pd
 from tests.support.postgres import new_database
+from tests.support.store_schema import as_schema_4
 
 PNG = bytes(range(256)) * 3 + b"\x89PNG\r\n\x1a\n\x00binary"
 
@@ -337,8 +338,7 @@ def test_a_schema_3_store_is_refused_until_upgraded_and_then_serves_the_skills_i
     folder = make_library(tmp_path / "lib")
     pd("publish", str(folder), "--store", url, "--label", "production")
     with sqlite3.connect(tmp_path / "s.db") as conn:  # what schema 3 had
-        for table in ("delivery_attempts", "deliveries", "events", "webhooks", "event_kinds"):  # schema 5's
-            conn.execute(f"DROP TABLE {table}")
+        as_schema_4(conn)
         conn.execute("DROP INDEX position_files_skills")
         conn.execute("ALTER TABLE position_files DROP COLUMN skill")
         conn.execute("UPDATE promptdeck_schema SET version = 3")

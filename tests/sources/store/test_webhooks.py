@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -32,6 +33,7 @@ from promptdeck.sources.store.folder import read_library
 from promptdeck.sources.store.model import Listed, StoreConflict, StoreError, listing_of
 from promptdeck.sources.store.schema import SCHEMA_VERSION
 from tests.support.receiver import Receiver, receiver
+from tests.support.store_schema import as_schema_4
 
 SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()
 GREET = "---\ndescription: Say hello\n---\nHello!\n"
@@ -303,9 +305,7 @@ def test_store_upgrade_from_schema_4_adds_the_webhook_tables(store_url: str, tmp
     url = store_url
     publish(url, library(tmp_path, greet=GREET))
     with Store(url) as store:  # what schema 4 had
-        for table in ("delivery_attempts", "deliveries", "events", "webhooks", "event_kinds"):
-            store._run(f"DROP TABLE {table}")
-        store._run("UPDATE promptdeck_schema SET version = 4")
+        as_schema_4(SimpleNamespace(execute=store._run))
     refused = pd("webhook", "list", "--store", url, check=False)
     assert refused.returncode == 1 and "has schema 4: run `promptdeck store upgrade" in refused.stderr
     assert f"upgraded the store from schema 4 to {SCHEMA_VERSION}" in pd("store", "upgrade", url).stdout

@@ -253,7 +253,7 @@ class StreamableHttpApp:
         if principal is None:
             if len(self._peers) >= 1024:
                 self._peers.clear()
-            principal = self._peers[address] = Principal(address)
+            principal = self._peers[address] = Principal(address, authenticated=False)
         return principal
 
     async def _principal(self, scope: Scope) -> Principal:
@@ -392,6 +392,7 @@ class StreamableHttpApp:
         if options.stateless:
             legacy = LegacySession(self.server, lambda _message: None, announces=False)
             legacy.scopes = principal.scopes
+            legacy.sticky = principal.rollout_key  # no session to keep a rollout's choice by
             if not initialize:
                 legacy.assume(revision or HTTP_DEFAULT)  # type: ignore[arg-type]
         elif initialize:

@@ -58,6 +58,7 @@ class _SseSession:
         self.push = asgi.from_any_thread(self.queue.put_nowait)
         self.legacy = LegacySession(server, self.push)
         self.legacy.scopes = principal.scopes
+        self.legacy.sticky = principal.rollout_key or f"session:{self.id}"
         self.tasks: set[asyncio.Task[None]] = set()
 
     def close(self) -> None:

@@ -94,7 +94,7 @@ async def serve_modern(app: ModernHost, scope: asgi.Scope, receive: asgi.Receive
             await asgi.respond(send, 202, b"", None)  # cancellation is the closing of a stream here
             return
         endpoint = app.server.modern
-        ctx = endpoint.open(message, meta, principal.name, principal.scopes)
+        ctx = endpoint.open(message, meta, principal.name, principal.scopes, principal.rollout_key)
     except McpError as exc:
         refused = failed(request_id, message.method, exc)
         await asgi.respond(send, refused.status if refused.status != 200 else 400, refused.data)

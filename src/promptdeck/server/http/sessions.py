@@ -62,6 +62,7 @@ class HttpSession:
         self.notify = from_any_thread(self._push)
         self.legacy = LegacySession(server, self.notify)
         self.legacy.scopes = principal.scopes
+        self.legacy.sticky = principal.rollout_key or f"session:{session_id}"
         self.last_seen = time.monotonic()
         self.buffer: deque[tuple[int, bytes]] = deque(maxlen=REPLAY_EVENTS)
         self.next_event = 0

@@ -25,9 +25,17 @@ class Principal:
 
     name: str
     scopes: frozenset[str] | None = frozenset()
+    #: named by credentials (a token, an OAuth subject), not by the client's address or the transport: only
+    #: then is the name a rollout key (docs/store.md#rollouts)
+    authenticated: bool = True
+
+    @property
+    def rollout_key(self) -> str | None:
+        """What keeps this principal's renders on one version of a rollout: its name, if authenticated."""
+        return f"principal:{self.name}" if self.authenticated else None
 
 
-LOCAL = Principal("local", None)
+LOCAL = Principal("local", None, authenticated=False)
 
 
 def missing_scopes(held: frozenset[str] | None, needed: Iterable[str]) -> tuple[str, ...]:

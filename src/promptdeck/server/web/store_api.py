@@ -48,6 +48,7 @@ from ...sources.store.model import (
     StoreConflict,
     StoreError,
     StoreMissing,
+    TestsFailed,
     in_skill,
     is_label,
     listing_of,
@@ -59,6 +60,7 @@ from ...sources.store.versions import TooLargeToDiff, argument_schema, is_text, 
 from ..asgi import Disconnected, Receive, Scope, Send, headers_of, media_type, read_body, respond
 from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, missing_scopes
 from ..security.quotas import Quota
+from . import store_governance as governance
 from . import store_tests
 
 if TYPE_CHECKING:
@@ -72,8 +74,8 @@ PREFIX = "/api/store"
 #: A request body: a prompt file's largest text, JSON-escaped (a quote or backslash takes two bytes).
 MAX_BODY_BYTES = 2 * MAX_PROMPT_FILE_BYTES + 64 * 1024
 MAX_MESSAGE_CHARS = 2000
-_GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET", "/tests": "GET"}
-_POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST"}
+_GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET", "/tests": "GET", "/moves": "GET"}
+_POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST", "/rollout": "POST"}
 
 
 class _Edit(msgspec.Struct, forbid_unknown_fields=True):
@@ -95,10 +97,12 @@ class _Point(msgspec.Struct, forbid_unknown_fields=True):
     prompt: str
     version: Version
     label: str
+    message: str = ""
 
 
 class _Back(msgspec.Struct, forbid_unknown_fields=True):
     label: str
+    message: str = ""
 
 
 class StoreApi:
@@ -138,6 +142,9 @@ class StoreApi:
     async def _get(self, route: str, query: dict[str, str], principal: Principal) -> dict[str, Any]:
         if route == "":
             return await self._run(principal, self._overview, principal)
+        if route == "/moves":
+            before = _number(query, "before") if "before" in query else None
+            return await self._run(principal, governance.audit, _label(_field(query, "label")), before)
         if "skill" in query and "prompt" not in query:
             uri = _field(query, "skill")
             path = self._visible_skill_file(principal, uri)
@@ -161,8 +168,11 @@ class StoreApi:
         for now, before in sight.store.label_moves():
             # Each move is shown as its change allows: the positions before it say what it changed.
             at = [sight.store.position(now.label, back) for back in range(3)]
+            protection = sight.store.protection(now.label)
             labels.append({**sight.move(now, at[1], at[0]), "name": now.label,
-                           "previous": sight.move(before, at[2], at[1]) if before else None})
+                           "previous": sight.move(before, at[2], at[1]) if before else None,
+                           "protected": None if protection is None else {"scope": protection.scope},
+                           "rollouts": governance.rollouts(sight, now.label)})
         return {"label": self.source.label, "write": self._may_write(principal), "writeScope": self.write_scope,
                 "labels": labels}
 
@@ -229,19 +239,22 @@ class StoreApi:
         if not self._may_write(principal):
             raise HttpError(403, f"writing to the store needs the scope {self.write_scope}", scope=self.write_scope)
         if route == "/publish":
-            edit = _decode(body, _Edit)
+            edit = _message(_decode(body, _Edit))
             prompt = self._visible(principal, edit.prompt)
             label = _label(edit.label) if edit.label is not None else None
-            if len(edit.message) > MAX_MESSAGE_CHARS:
-                raise HttpError(400, f"message: at most {MAX_MESSAGE_CHARS} characters")
             return await self._run(principal, self._publish, prompt, _text(edit), edit, label, principal.name)
         if route == "/label":
             point = _decode(body, _Point)
-            prompt = self._visible(principal, point.prompt)
+            prompt = self._visible(principal, _message(point).prompt)
             return await self._run(principal, self._point, prompt, point.version, _label(point.label),
+                                   principal.name, point.message)
+        if route == "/rollout":
+            call = _decode(body, governance.RolloutCall)
+            prompt = self._visible(principal, _message(call).prompt)
+            return await self._run(principal, governance.rollout, prompt.source, call, _label(call.label),
                                    principal.name)
         back = _decode(body, _Back)
-        return await self._run(principal, self._rollback, _label(back.label), principal.name)
+        return await self._run(principal, self._rollback, _label(_message(back).label), principal.name, back.message)
 
     def _problems(self, sight: _Sight, prompt: Prompt, data: bytes) -> dict[str, Any]:
         """What a check of the editor's text answers: its problems, and when it has none, its tests' report."""
@@ -300,20 +313,23 @@ class StoreApi:
         path = prompt.source
         version, publish = sight.store.publish_file(
             path, data, listed, author=author, message=message, base=edit.base, label=label,
-            seen=lambda number: sight.version(path, number), allow=sight.allow_move)
+            seen=lambda number: sight.version(path, number), allow=sight.allow_move, guard=governance.guard(sight.held))
         log.info("%s saved %s version %d%s", author, path, version, f" (label {label})" if label else "")
         return {"prompt": prompt.name, "path": path, "version": version, "publish": publish,
                 "changed": publish is not None}
 
-    def _point(self, sight: _Sight, prompt: Prompt, version: int, label: str, author: str) -> dict[str, Any]:
+    def _point(self, sight: _Sight, prompt: Prompt, version: int, label: str, author: str,
+               message: str) -> dict[str, Any]:
         if not sight.version(prompt.source, version):
             raise no_version(prompt.source, version)
-        found = sight.store.label(prompt.source, version, label, author=author, allow=sight.allow_move)
+        found = sight.store.label(prompt.source, version, label, author=author, allow=sight.allow_move,
+                                  message=message, guard=governance.guard(sight.held))
         log.info("%s pointed label %s at %s version %d", author, label, prompt.source, found)
         return {"label": label, "prompt": prompt.name, "version": found}
 
-    def _rollback(self, sight: _Sight, label: str, author: str) -> dict[str, Any]:
-        before = sight.store.rollback(label, author=author, allow=sight.allow_move)
+    def _rollback(self, sight: _Sight, label: str, author: str, message: str) -> dict[str, Any]:
+        before = sight.store.rollback(label, author=author, allow=sight.allow_move, message=message,
+                                      guard=governance.guard(sight.held))
         log.info("%s rolled label %s back to position %d", author, label, before.id)
         return {"label": label, "position": before.id, "reason": before.reason}
 
@@ -355,6 +371,8 @@ class StoreApi:
                 return await asyncio.to_thread(opened)
             except StoreMissing as exc:
                 raise HttpError(404, str(exc)) from None
+            except TestsFailed as exc:
+                raise governance.tests_refusal(exc, principal.scopes) from None
             except StoreConflict as exc:
                 raise HttpError(409, str(exc)) from None
             except StoreError as exc:
@@ -527,6 +545,13 @@ def _label(value: str) -> str:
     if not is_label(value):
         raise HttpError(400, f"label {value[:80]!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'")
     return value
+
+
+def _message(body: T) -> T:
+    """``body`` if its ``message`` (why, kept in the label's history) is within bounds; else 400."""
+    if len(getattr(body, "message", "")) > MAX_MESSAGE_CHARS:
+        raise HttpError(400, f"message: at most {MAX_MESSAGE_CHARS} characters")
+    return body
 
 
 def _shown(problems: list[PromptFileError]) -> list[dict[str, Any]]:

@@ -21,7 +21,8 @@ move sends ``NOTIFY promptdeck_labels`` in PostgreSQL, delivered at commit.
 
 The modules of this package: ``schema`` (tables and migrations), ``model`` (the values and errors),
 ``urls`` (store URLs and their secrets), ``connection`` (the dialect, the lock, the schema check),
-``reads`` (the queries), this module (the writes: publish, label, rollback), ``ledger`` (replicas'
+``reads`` (the queries), ``governance`` (label moves and their audit, protected labels, rollouts), this
+module (the writes: publish, label, rollback), ``ledger`` (replicas'
 requestState nonces), ``folder`` (a library folder as a publish reads it), and ``source`` and
 ``catalog`` (a label served as a ``Source``).
 """
@@ -29,19 +30,17 @@ requestState nonces), ``folder`` (a library folder as a publish reads it), and `
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import time
 from collections.abc import Callable
 
 from .events import changed_prompts, emit, listening, short
-from .model import _NEW, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path, skill_marker
-from .reads import Reading
-from .schema import CHANNEL, LISTING_FORMAT, LISTING_HEAD
+from .governance import Governing
+from .model import _NEW, Guard, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path
 
 log = logging.getLogger("promptdeck.store")
 
-class Store(Reading):
+class Store(Governing):
     """One store, opened from its URL. Methods that write are one transaction each."""
 
     def publish(self, files: dict[str, bytes], prompts: dict[str, Listed], *, author: str, message: str,
@@ -94,12 +93,13 @@ class Store(Reading):
                 self._published(publish_id, {path: version for path, version, _ in changed}, author, message, label)
             if label is not None:
                 state = {path: newest.version for path, newest in self.latest().items() if path in files}
-                self._move(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)")
+                self.record_move(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)",
+                                 message)
         return publish_id, sorted(path for path, _, _ in changed)
 
     def publish_file(self, path: str, data: bytes, listed: Listed | None, *, author: str, message: str,
                      base: int | None = None, label: str | None = None, seen: Callable[[int], bool] | None = None,
-                     allow: MoveRule | None = None) -> tuple[int, int | None]:
+                     allow: MoveRule | None = None, guard: Guard | None = None) -> tuple[int, int | None]:
         """Record a new version of the one file ``path`` (the web editor's save); every other file stays.
 
         Returns (the file's version now, the publish number or None when ``data`` is its newest version
@@ -137,7 +137,7 @@ class Store(Reading):
                 self._published(publish_id, {path: version}, author, message, label)
             if label is not None:
                 self._point(label, path, version, author,
-                            f"publish {publish_id}" if publish_id else f"label {path}@{version}", allow)
+                            f"publish {publish_id}" if publish_id else f"label {path}@{version}", message, allow, guard)
         return version, publish_id
 
     def _published(self, publish_id: int, versions: dict[str, int], author: str, message: str,
@@ -153,77 +153,25 @@ class Store(Reading):
         rows = self._rows("SELECT prompt FROM files WHERE path = ? ORDER BY version DESC LIMIT 1", path)
         return rows[0][0] if rows else None
 
-    def _move(self, label: str, files: dict[str, int], author: str, reason: str, allow: MoveRule | None = None,
-              now: Position | None = None, event: str = "label") -> bool:
-        """Point ``label`` at ``files`` (inside a write transaction); False when it points there already.
-        ``allow`` is shown the move first, and may refuse it; ``now``: the label's position, if read;
-        ``event``: the kind of event the move is (``events.emit``)."""
-        now = now or self.position(label)
-        if now is not None and now.files == files:
-            return False
-        if allow is not None:
-            allow(now.files if now is not None else {}, files)
-        position_id = int(self._run("INSERT INTO positions (label, author, reason, created) VALUES (?, ?, ?, ?) "
-                                    "RETURNING id", label, author, reason, time.time()).fetchone()[0])
-        self._many("INSERT INTO position_files (position, path, version, skill) VALUES (?, ?, ?, ?)",
-                   [(position_id, path, version, skill_marker(path)) for path, version in sorted(files.items())])
-        self._run("UPDATE position_files SET name = f.prompt, scopes = f.scopes FROM files f WHERE "
-                  "position_files.position = ? AND f.path = position_files.path AND f.version = position_files.version "
-                  "AND f.prompt IS NOT NULL", position_id)
-        clash = self._rows("SELECT name FROM position_files WHERE position = ? AND name IS NOT NULL GROUP BY name "
-                           "HAVING count(*) > 1 LIMIT 1", position_id)
-        if clash:  # only `label NAME@VERSION` can bring this about: a renamed prompt meeting another
-            raise StoreConflict(f"label {label!r} would serve two prompts named {clash[0][0]!r}; nothing changed")
-        self._summarize(position_id)
-        before = now.files if now is not None else {}
-        if listening(self, event):
-            self._moved(event, label, author, reason, position_id, now.id if now is not None else None, before, files)
-        if self.postgres:
-            self._run("SELECT pg_notify(?, ?)", CHANNEL, label)
-        return True
-
-    def _moved(self, event: str, label: str, author: str, reason: str, position_id: int, previous: int | None,
-               before: dict[str, int], files: dict[str, int]) -> None:
-        """(Inside the move's transaction.) The event of a label's move from ``before`` to ``files``."""
-        prompts, truncated = changed_prompts(self, before, files)
-        moved = sum(1 for path in before.keys() | files.keys() if before.get(path) != files.get(path))
-        emit(self, event, {"label": label, "author": author, "message": short(reason), "position": position_id,
-                           "previous_position": previous, "files": moved, "prompts": prompts,
-                           "truncated": truncated})
-
-    def _point(self, label: str, path: str, version: int, author: str, reason: str,
-               allow: MoveRule | None = None) -> None:
-        """(Inside a write transaction.) Point ``label`` at ``version`` of ``path``; its other files stay."""
-        now = self.position(label)
-        files = dict(now.files) if now is not None else {}
-        files[path] = version
-        self._move(label, files, author, reason, allow, now)
-
-    def _summarize(self, position_id: int) -> None:
-        """Record what a server needs of a position before its first page (see schema 3)."""
-        unlisted = self._rows("SELECT 1 FROM position_files pf JOIN files f ON f.path = pf.path AND "
-                              "f.version = pf.version WHERE pf.position = ? AND pf.name IS NOT NULL AND "
-                              "(f.listing IS NULL OR substr(f.listing, 1, ?) <> ?) LIMIT 1",
-                              position_id, len(LISTING_HEAD), LISTING_HEAD)
-        sets = sorted(row[0] for row in self._rows("SELECT DISTINCT scopes FROM position_files WHERE position = ? "
-                                                   "AND name IS NOT NULL AND scopes <> ''", position_id))
-        self._run("UPDATE positions SET listing_format = ?, scope_sets = ? WHERE id = ?",
-                  None if unlisted else LISTING_FORMAT, json.dumps(sets), position_id)
-
-    def label(self, prompt: str, version: int | None, label: str, *, author: str, allow: MoveRule | None = None) -> int:
+    def label(self, prompt: str, version: int | None, label: str, *, author: str, allow: MoveRule | None = None,
+              message: str = "", guard: Guard | None = None) -> int:
         """Point ``label`` at one version of one prompt (its newest when None), the rest unchanged."""
         with self._writing():
             path, found, data = self.version_of(prompt, version)
             if data is None:
                 raise StoreConflict(f"version {found} of {prompt!r} is its deletion; choose a version that has it")
-            self._point(label, path, found, author, f"label {prompt}@{found}", allow)
+            self._point(label, path, found, author, f"label {prompt}@{found}", message, allow, guard)
         return found
 
-    def rollback(self, label: str, *, author: str, allow: MoveRule | None = None) -> Position:
+    def rollback(self, label: str, *, author: str, allow: MoveRule | None = None, message: str = "",
+                 guard: Guard | None = None) -> Position:
         """Point ``label`` where it pointed before its current position; that position."""
         with self._writing():
             before = self.position(label, back=1)
             if before is None:
+                if guard is not None:  # a label the writer may not move is refused as such, first
+                    guard(self.protection(label))
                 raise StoreConflict(f"label {label!r} has no earlier position to roll back to")
-            self._move(label, before.files, author, f"rollback to position {before.id}", allow, event="rollback")
+            self.record_move(label, before.files, author, f"rollback to position {before.id}", message, allow,
+                             guard=guard, event="rollback")
         return before

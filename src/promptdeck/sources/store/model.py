@@ -39,6 +39,22 @@ class StoreMissing(StoreError):
     """The store has no such prompt, version or label."""
 
 
+class TestsFailed(StoreConflict):
+    """A move of a label that requires passing tests, to files whose tests fail: nothing was changed.
+    ``failures``: (the prompt's name, its scopes as recorded, one line per failing case); a prompt that does
+    not parse has a line of its own."""
+
+    __test__ = False  # not a test class, whatever pytest makes of the name
+
+    def __init__(self, label: str, failures: list[tuple[str, str, list[str]]], summary: str) -> None:
+        lines = [line for _, _, found in failures for line in found]
+        shown = "; ".join(lines[:5]) + (f"; … and {len(lines) - 5} more" if len(lines) > 5 else "")
+        super().__init__(f"label {label!r} requires passing tests, and {summary}: {shown}; nothing changed")
+        self.label = label
+        self.failures = failures
+        self.summary = summary
+
+
 @dataclass(frozen=True, slots=True)
 class Listed:
     """A prompt file's entry in the store's listing (see ``listing_of``)."""
@@ -138,6 +154,56 @@ class Move(NamedTuple):
     reason: str
     author: str
     created: float
+    #: why, in the mover's words (``-m``); "" for moves recorded before schema 5
+    message: str = ""
+    #: the position the label left (None: its first move)
+    previous: int | None = None
+
+
+class Protection(NamedTuple):
+    """A protected label: a move of it through /api/store needs ``scope`` (docs/store.md#governance)."""
+
+    label: str
+    scope: str
+    require_tests: bool
+    author: str
+    created: float
+
+
+#: A write's check of the label it moves (``Store.record_move``): shown the label's protection (None: not
+#: protected), read inside the write transaction, it raises to refuse (nothing is changed).
+Guard = Callable[[Protection | None], None]
+
+
+class Rollout(NamedTuple):
+    """A share of a label's renders of one prompt file sent to another version (``governance``)."""
+
+    id: int
+    label: str
+    path: str
+    prompt: str
+    #: the version the label points at (the rest of the renders)
+    base: int
+    version: int
+    #: the share, in hundredths of a percent (0-10,000)
+    basis_points: int
+    author: str
+    message: str
+    created: float
+
+
+class RolloutEvent(NamedTuple):
+    """A rollout's start, change of share, promotion or end, as ``history --label`` shows it."""
+
+    rollout: Rollout
+    #: start, percent, promote, abort, or superseded (the label moved the prompt elsewhere)
+    kind: str
+    basis_points: int
+    author: str
+    message: str
+    created: float
+    #: the label's position the event made (a promotion's), else None
+    position: int | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ log = logging.getLogger("promptdeck.store")
 
 #: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
 #: ``promptdeck store upgrade``.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: The PostgreSQL channel a label move is announced on (its payload: the label's name).
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
@@ -84,6 +84,27 @@ _MIGRATIONS: dict[int, list[str]] = {
         "CREATE TABLE delivery_attempts (delivery INTEGER NOT NULL REFERENCES deliveries(id), "
         "attempt INTEGER NOT NULL, at DOUBLE PRECISION NOT NULL, sender TEXT NOT NULL, code INTEGER, "
         "error TEXT, PRIMARY KEY (delivery, attempt))"],
+    # 6: governance (``governance``, docs/store.md#governance). A position records why its label moved (the
+    # mover's ``-m``) and the position the label left (NULL for older moves: the label's position before it);
+    # a protected label names the scope a move through /api/store needs; a rollout sends a share of a label's
+    # renders of one prompt to another version (``rollout_events``: its start, changes and end, the audit;
+    # each is also a webhook event of the kind ``rollout``).
+    6: ["ALTER TABLE positions ADD COLUMN message TEXT",
+        "ALTER TABLE positions ADD COLUMN previous INTEGER",
+        "CREATE TABLE protected_labels (label TEXT PRIMARY KEY, scope TEXT NOT NULL, require_tests INTEGER NOT NULL, "
+        "author TEXT NOT NULL, created DOUBLE PRECISION NOT NULL)",
+        "CREATE TABLE rollouts (id {serial} PRIMARY KEY, label TEXT NOT NULL, path TEXT NOT NULL, "
+        "prompt TEXT NOT NULL, base INTEGER NOT NULL, version INTEGER NOT NULL, basis_points INTEGER NOT NULL, "
+        "author TEXT NOT NULL, message TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, "
+        "ended DOUBLE PRECISION, outcome TEXT)",
+        # At most one live rollout of a prompt file on a label.
+        "CREATE UNIQUE INDEX rollouts_live ON rollouts (label, path) WHERE ended IS NULL",
+        "CREATE TABLE rollout_events (id {serial} PRIMARY KEY, rollout INTEGER NOT NULL REFERENCES rollouts(id), "
+        "kind TEXT NOT NULL, basis_points INTEGER NOT NULL, author TEXT NOT NULL, message TEXT NOT NULL, "
+        "created DOUBLE PRECISION NOT NULL, position INTEGER)",
+        "CREATE INDEX rollout_events_by_rollout ON rollout_events (rollout, id)",
+        # a rollout's start, change of share and end are events webhooks may ask for (``governance``)
+        "INSERT INTO event_kinds (kind) VALUES ('rollout')"],
 }
 #: The shape of ``files.listing``: '{"v":FORMAT,"d":<Prompt.listing()>}'. A listing of another format
 #: (another promptdeck's) is not used; the server reads the files instead.

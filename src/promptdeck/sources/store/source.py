@@ -49,6 +49,7 @@ from .model import Entry, StoreError
 from .private import private_folder, release, write_new
 from .schema import CHANNEL
 from .skills import StoredSkills
+from .splits import Splits
 from .urls import is_postgres_url, shown_url, sqlite_path, without_secrets
 
 log = logging.getLogger("promptdeck.store")
@@ -118,6 +119,8 @@ class StoreSource(Source):
         #: whether the store was unreachable when last tried (logged once, until it is back)
         self._failing = False
         self._delivering = False
+        #: the label's live rollouts (``splits``), followed as the label is
+        self.splits = Splits(label)
 
     @property
     def library(self) -> Library | None:
@@ -138,9 +141,11 @@ class StoreSource(Source):
                 self._skills = StoredSkills(self._folder, self._skill_limits, self._written.get, self._put)
             if store.fully_listed(position):
                 self._move_listed(store, position)
-                return self._move_skills(store, position)
-            problems: list[PromptdeckError] = [*self._load_all(store)]
-            return problems + self._move_skills(store, position)
+                problems = self._move_skills(store, position)
+            else:
+                problems = [*self._load_all(store), *self._move_skills(store, position)]
+            self.splits.follow(store, lambda: self._library)
+            return problems
 
     def catalog(self, page_size: int) -> Catalog | None:
         with self._lock:
@@ -181,6 +186,12 @@ class StoreSource(Source):
                                code=INTERNAL_ERROR) from None
 
         return self._skills.read(skill, rel, fetch)
+
+    def rolling_out(self) -> frozenset[str]:
+        return self.splits.names()
+
+    def split(self, prompt: Prompt, key: str | None) -> Prompt | None:
+        return self.splits.choose(prompt, key)
 
     def attach(self, changed: Callable[[], object]) -> None:
         self._changed = changed
@@ -480,7 +491,7 @@ class StoreSource(Source):
         position = head[0] if head is not None else None
         skills_at = self._skills.position if self._skills is not None else position
         if position == self._position and position == skills_at:
-            return False
+            return self.splits.follow(store, lambda: self.library)  # a rollout started, changed or ended
         if position != self._position:
             if self._listed and head is not None and head[1]:
                 self._move_listed(store, head[0])
@@ -491,6 +502,7 @@ class StoreSource(Source):
         for problem in problems:
             log.error("%s (label %s)", problem, self.label)
         log.info("label %s moved to position %s", self.label, position)
+        self.splits.follow(store, lambda: self.library)
         if self._changed is not None:
             self._changed()
         return True

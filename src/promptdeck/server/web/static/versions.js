@@ -145,9 +145,18 @@ export class Versions {
         move(now), ".")
       : h("p", {}, "The label ", h("strong", {}, label), ` is at position ${now.position}: `, move(now),
         `. This page serves ${served}, which follows only its own moves.`);
+    // A protected label and this prompt's rollouts on it (the overview lists only rollouts you may see).
+    const rollouts = (Array.isArray(now.rollouts) ? now.rollouts : []).filter((r) => r.path === this.path);
     box.replaceChildren(...[
       chooser,
       where,
+      now.protected
+        ? h("p", { id: "label-protected" }, `The label ${label} is protected: moving it needs the scope ` +
+            `${now.protected.scope}.`)
+        : null,
+      ...rollouts.map((r) => h("p", { className: "rollout", "data-rollout": String(r.id) },
+        `Rollout ${r.id}: ${r.percent}% of the renders get version ${r.version}, the rest version ${r.base} ` +
+        `(started by ${r.author}, ${when(r.created)}).`)),
       previous
         ? h("p", { id: "rollback-what" }, `Rolling back moves the whole label to where it was before: position ` +
             `${previous.position}, `, move(previous), ".")

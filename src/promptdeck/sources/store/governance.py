@@ -1,0 +1,353 @@
+"""Governed releases: where a label move is recorded (its audit row), protected labels, and rollouts.
+
+Every label move goes through ``record_move``, inside the write transaction of the change that makes it
+(a publish, a pointing, a rollback, a promotion): it writes the position with who, when, why and the
+position left, and is the one place a notification of the move belongs (an outbox row, say). A rollout's
+start, change and end are recorded by ``_rollout_event`` the same way.
+
+A protected label names the scope a move of it needs. The store does not know principals: it reads the
+protection inside the write transaction and shows it to the writer's ``Guard``, which refuses by raising
+(``/api/store`` holds it to the principal's scopes; the command line, with the database's credentials, is
+the administrator's path and passes none: docs/store.md#governance).
+
+A rollout sends ``basis_points`` / 100 percent of a label's renders of one prompt to another version of its
+file; which renders is decided by ``bucket`` of the rollout and a key the request carries, so every
+replica sends one key to the same version. A rollout is only started for a version that shows clients
+the same name, scopes and arguments as the label's version: what ``prompts/list`` says of the prompt
+holds for both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+from .events import changed_prompts, emit, listening, short
+from .model import (
+    Guard,
+    Move,
+    MoveRule,
+    Position,
+    Protection,
+    Rollout,
+    RolloutEvent,
+    StoreConflict,
+    StoreMissing,
+    TestsFailed,
+    is_safe_path,
+)
+from .model import skill_marker as _skill_marker
+from .reads import Reading
+from .schema import CHANNEL, LISTING_FORMAT, LISTING_HEAD, MAX_FILE_BYTES
+
+#: A rollout's share is given in percent with at most two decimals: 10,000 buckets.
+BUCKETS = 10_000
+#: How long the tests a label requires may run for one move (the store's write lock is held meanwhile).
+REQUIRED_TESTS_SECONDS = 30.0
+_ROLLOUT = ("SELECT id, label, path, prompt, base, version, basis_points, author, message, created FROM rollouts")
+
+
+def bucket(rollout: int, key: str) -> int:
+    """Where ``key`` falls in rollout ``rollout``: 0-9,999, the same on every replica and every run (SHA-256
+    of the rollout's number and the key). A key below the share's basis points gets the rollout's version;
+    raising the share keeps every key that had it."""
+    digest = hashlib.sha256(f"{rollout}\0{key}".encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:8], "big") % BUCKETS
+
+
+class Governing(Reading):
+    """Label moves with their audit, protections and rollouts (``Store`` adds publishing)."""
+
+    # -- label moves ---------------------------------------------------------------------------------
+
+    def record_move(self, label: str, files: dict[str, int], author: str, reason: str, message: str = "",
+                    allow: MoveRule | None = None, now: Position | None = None, guard: Guard | None = None,
+                    event: str = "label") -> bool:
+        """(Inside a write transaction.) Point ``label`` at ``files``, recording who, when, why and from where;
+        False when it points there already. ``guard`` is shown the label's protection and ``allow`` the move
+        first; either may refuse it. ``now``: the label's position, if read. A live rollout of a prompt file
+        whose version this move changes ends with it (``superseded``). ``event``: the kind of event the move
+        is for webhooks (``events.emit``), written in the same transaction."""
+        protection = self.protection(label)
+        if guard is not None:
+            guard(protection)
+        now = now or self.position(label)
+        if allow is not None:
+            allow(now.files if now is not None else {}, files)
+        if now is not None and now.files == files:
+            return False
+        if protection is not None and protection.require_tests:
+            self._require_tests(label, files)
+        position_id = int(self._run("INSERT INTO positions (label, author, reason, created, message, previous) "
+                                    "VALUES (?, ?, ?, ?, ?, ?) RETURNING id", label, author, reason, time.time(),
+                                    message, now.id if now is not None else None).fetchone()[0])
+        self._many("INSERT INTO position_files (position, path, version, skill) VALUES (?, ?, ?, ?)",
+                   [(position_id, path, version, _skill_marker(path)) for path, version in sorted(files.items())])
+        self._run("UPDATE position_files SET name = f.prompt, scopes = f.scopes FROM files f WHERE "
+                  "position_files.position = ? AND f.path = position_files.path AND f.version = position_files.version "
+                  "AND f.prompt IS NOT NULL", position_id)
+        clash = self._rows("SELECT name FROM position_files WHERE position = ? AND name IS NOT NULL GROUP BY name "
+                           "HAVING count(*) > 1 LIMIT 1", position_id)
+        if clash:  # only `label NAME@VERSION` can bring this about: a renamed prompt meeting another
+            raise StoreConflict(f"label {label!r} would serve two prompts named {clash[0][0]!r}; nothing changed")
+        self._summarize(position_id)
+        if listening(self, event):
+            before = now.files if now is not None else {}
+            prompts, truncated = changed_prompts(self, before, files)
+            moved = sum(1 for path in before.keys() | files.keys() if before.get(path) != files.get(path))
+            emit(self, event, {"label": label, "author": author, "message": short(message or reason),
+                               "reason": reason, "position": position_id,
+                               "previous_position": now.id if now is not None else None, "files": moved,
+                               "prompts": prompts, "truncated": truncated})
+        for rollout in self.live_rollouts(label):
+            if files.get(rollout.path) != rollout.base:
+                self._end(rollout, "superseded", author, reason, position_id)
+        self._announce(label)
+        return True
+
+    def _point(self, label: str, path: str, version: int, author: str, reason: str, message: str = "",
+               allow: MoveRule | None = None, guard: Guard | None = None) -> None:
+        """(Inside a write transaction.) Point ``label`` at ``version`` of ``path``; its other files stay."""
+        now = self.position(label)
+        files = dict(now.files) if now is not None else {}
+        files[path] = version
+        self.record_move(label, files, author, reason, message, allow, now, guard)
+
+    def _summarize(self, position_id: int) -> None:
+        """Record what a server needs of a position before its first page (see schema 3)."""
+        unlisted = self._rows("SELECT 1 FROM position_files pf JOIN files f ON f.path = pf.path AND "
+                              "f.version = pf.version WHERE pf.position = ? AND pf.name IS NOT NULL AND "
+                              "(f.listing IS NULL OR substr(f.listing, 1, ?) <> ?) LIMIT 1",
+                              position_id, len(LISTING_HEAD), LISTING_HEAD)
+        sets = sorted(row[0] for row in self._rows("SELECT DISTINCT scopes FROM position_files WHERE position = ? "
+                                                   "AND name IS NOT NULL AND scopes <> ''", position_id))
+        self._run("UPDATE positions SET listing_format = ?, scope_sets = ? WHERE id = ?",
+                  None if unlisted else LISTING_FORMAT, json.dumps(sets), position_id)
+
+    def _announce(self, label: str) -> None:
+        """(Inside a write transaction.) Tell every server following ``label`` that what it serves changed:
+        PostgreSQL delivers the notification at commit; SQLite's followers see the commit itself."""
+        if self.postgres:
+            self._run("SELECT pg_notify(?, ?)", CHANNEL, label)
+
+    def moves(self, label: str, limit: int = 1000, before: int | None = None) -> list[Move]:
+        """The label's moves, newest first (at most ``limit``; with ``before``, only those of positions below
+        it), each with the position it left."""
+        rows = self._rows("SELECT id, reason, author, created, message, previous FROM positions WHERE label = ? "
+                          "AND id < ? ORDER BY id DESC LIMIT ?", label, 2**62 if before is None else before, limit + 1)
+        out = []
+        for at, (position_id, reason, author, created, message, previous) in enumerate(rows[:limit]):
+            if previous is None and at + 1 < len(rows):  # recorded before schema 5: the label's move before
+                previous = rows[at + 1][0]
+            out.append(Move(int(position_id), label, reason, author, float(created), message or "",
+                            None if previous is None else int(previous)))
+        return out
+
+    def _require_tests(self, label: str, files: dict[str, int]) -> None:
+        """(Inside the move's write transaction, so the files tested are the files moved to.) Run the prompt
+        tests of the library ``files`` make (``testing.run_file_tests``, bounded by ``REQUIRED_TESTS_SECONDS``:
+        writers queue meanwhile); ``TestsFailed`` when any fails or a prompt file does not parse."""
+        from .testing import run_file_tests
+
+        pairs = sorted(files.items())
+        data: dict[str, bytes] = {}
+        for start in range(0, len(pairs), 500):
+            chunk = pairs[start:start + 500]
+            rows = self._rows("SELECT f.path, f.version, CASE WHEN length(b.data) <= ? THEN b.data END FROM files f "
+                              "JOIN blobs b ON b.digest = f.digest WHERE (f.path, f.version) IN "
+                              f"(VALUES {', '.join(['(?, ?)'] * len(chunk))})", MAX_FILE_BYTES,
+                              *[value for pair in chunk for value in pair])
+            data.update((path, bytes(blob)) for path, version, blob in rows
+                        if blob is not None and files.get(path) == int(version) and is_safe_path(path))
+        report, problems = run_file_tests(data, seconds=REQUIRED_TESTS_SECONDS)
+        if report.passed and not problems:
+            return
+        recorded = self.recorded(pairs)
+        scopes = {r.prompt: r.scopes or "" for r in recorded.values() if r.prompt is not None}
+        failing = [(p.prompt, scopes.get(p.prompt, ""), p.failures()) for p in report.prompts if not p.passed]
+        # A file that does not parse is named by its path, seen by its own recorded scopes.
+        by_path = {path: r for (path, _), r in recorded.items()}
+        for problem in problems:
+            path = problem.split(":", 1)[0]
+            seen = by_path.get(path)
+            failing.append((seen.prompt or path if seen else path, (seen.scopes or "") if seen else "", [problem]))
+        summary = report.summary() + (f"; {len(problems)} file{'s' * (len(problems) != 1)} do not parse"
+                                      if problems else "")
+        raise TestsFailed(label, failing, summary)
+
+    def changes_between(self, before: int | None, after: int,
+                        limit: int | None = None) -> dict[str, tuple[int | None, int | None]]:
+        """What a move from position ``before`` (None: nothing) to ``after`` changed: path -> (its version
+        before, after; None where the position has no such file). Worked out in the database; with ``limit``,
+        at most that many rows of each side are read (a move of a large library changes many files)."""
+        if before is None:
+            rows = self._rows("SELECT path, version FROM position_files WHERE position = ? ORDER BY path"
+                              + (" LIMIT ?" if limit is not None else ""), after, *([limit] if limit else []))
+            return {path: (None, int(version)) for path, version in rows}
+        one = "SELECT path, version FROM position_files WHERE position = ? EXCEPT " \
+              "SELECT path, version FROM position_files WHERE position = ?" + (" LIMIT ?" if limit is not None else "")
+        bound = [limit] if limit is not None else []
+        gone = dict(self._rows(one, before, after, *bound))
+        came = dict(self._rows(one, after, before, *bound))
+        return {path: (gone.get(path), came.get(path)) for path in sorted({*gone, *came})}
+
+    # -- protected labels ----------------------------------------------------------------------------
+
+    def protection(self, label: str) -> Protection | None:
+        rows = self._rows("SELECT label, scope, require_tests, author, created FROM protected_labels WHERE label = ?",
+                          label)
+        return _protection(rows[0]) if rows else None
+
+    def protections(self) -> list[Protection]:
+        return [_protection(row) for row in self._rows("SELECT label, scope, require_tests, author, created "
+                                                       "FROM protected_labels ORDER BY label")]
+
+    def protect(self, label: str, scope: str, *, require_tests: bool, author: str) -> Protection | None:
+        """Protect ``label`` with ``scope`` (replacing any protection it had); the protection it had."""
+        with self._writing():
+            before = self.protection(label)
+            self._run("DELETE FROM protected_labels WHERE label = ?", label)
+            self._run("INSERT INTO protected_labels (label, scope, require_tests, author, created) "
+                      "VALUES (?, ?, ?, ?, ?)", label, scope, int(require_tests), author, time.time())
+        return before
+
+    def unprotect(self, label: str) -> Protection:
+        with self._writing():
+            before = self.protection(label)
+            if before is None:
+                raise StoreMissing(f"label {label!r} is not protected")
+            self._run("DELETE FROM protected_labels WHERE label = ?", label)
+        return before
+
+    # -- rollouts ------------------------------------------------------------------------------------
+
+    def live_rollouts(self, label: str) -> list[Rollout]:
+        return [_rollout(row) for row in self._rows(_ROLLOUT + " WHERE label = ? AND ended IS NULL ORDER BY id",
+                                                    label)]
+
+    def rollout_events(self, label: str, limit: int = 1000) -> list[RolloutEvent]:
+        """The label's rollout events, newest first."""
+        rows = self._rows("SELECT e.kind, e.basis_points, e.author, e.message, e.created, e.position, r.id, r.label, "
+                          "r.path, r.prompt, r.base, r.version, r.basis_points, r.author, r.message, r.created "
+                          "FROM rollout_events e JOIN rollouts r ON r.id = e.rollout WHERE r.label = ? "
+                          "ORDER BY e.id DESC LIMIT ?", label, limit)
+        return [RolloutEvent(_rollout(row[6:]), row[0], int(row[1]), row[2], row[3], float(row[4]),
+                             None if row[5] is None else int(row[5])) for row in rows]
+
+    def start_rollout(self, label: str, prompt: str, version: int, basis_points: int, *, author: str,
+                      message: str = "", guard: Guard | None = None, allow: MoveRule | None = None) -> Rollout:
+        """Send ``basis_points`` of ``label``'s renders of ``prompt`` to ``version``; the same version again
+        changes the share of the live rollout (its keys stay where they are as the share grows)."""
+        if not 0 <= basis_points <= BUCKETS:
+            raise StoreConflict(f"a rollout's share is 0 to 100 percent, not {basis_points / 100}")
+        with self._writing():
+            if guard is not None:
+                guard(self.protection(label))
+            path, found, data = self.version_of(prompt, version)
+            if data is None:
+                raise StoreConflict(f"version {found} of {prompt!r} is its deletion; roll out a version that has it")
+            self.require_position(label)
+            now = self.position(label)
+            base = now.files.get(path) if now is not None else None
+            if now is None or base is None:
+                raise StoreConflict(f"label {label!r} does not serve {prompt!r}; point it at a version first")
+            if allow is not None:
+                allow({path: base}, {path: found})
+            live = next((r for r in self.live_rollouts(label) if r.path == path), None)
+            if live is not None and live.version != found:
+                raise StoreConflict(f"{prompt!r} is already rolling out version {live.version} on label {label!r}; "
+                                    "promote or abort it first")
+            if live is not None:
+                self._run("UPDATE rollouts SET basis_points = ? WHERE id = ?", basis_points, live.id)
+                rollout = live._replace(basis_points=basis_points)
+                self._rollout_event(rollout, "percent", author, message)
+            else:
+                if base == found:
+                    raise StoreConflict(f"label {label!r} points at version {found} of {prompt!r} already")
+                self._compatible(prompt, path, base, found)
+                name = self._rows("SELECT prompt FROM files WHERE path = ? AND version = ?", path, found)[0][0]
+                created = time.time()
+                rollout_id = int(self._run("INSERT INTO rollouts (label, path, prompt, base, version, basis_points, "
+                                           "author, message, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                                           label, path, name or prompt, base, found, basis_points, author, message,
+                                           created).fetchone()[0])
+                rollout = Rollout(rollout_id, label, path, name or prompt, base, found, basis_points, author, message,
+                                  created)
+                self._rollout_event(rollout, "start", author, message)
+            self._announce(label)
+        return rollout
+
+    def end_rollout(self, label: str, prompt: str, *, promote: bool, author: str, message: str = "",
+                    guard: Guard | None = None, allow: MoveRule | None = None) -> Rollout:
+        """End the live rollout of ``prompt`` on ``label``: promoted (the label moves to its version, a
+        recorded move) or aborted (every render goes to the label's version again)."""
+        with self._writing():
+            if guard is not None:
+                guard(self.protection(label))
+            path = self.path_of(prompt)
+            live = next((r for r in self.live_rollouts(label) if r.path == path), None)
+            if live is None:
+                raise StoreMissing(f"no rollout of {prompt!r} on label {label!r}")
+            if allow is not None:
+                allow({path: live.base}, {path: live.version})
+            if promote:
+                self._end(live, "promote", author, message, None)
+                self._point(label, path, live.version, author, f"promote rollout {live.id}", message, allow)
+                position = self.position_id(label)
+                self._run("UPDATE rollout_events SET position = ? WHERE id = (SELECT MAX(id) FROM rollout_events "
+                          "WHERE rollout = ?)", position, live.id)
+            else:
+                self._end(live, "abort", author, message, None)
+            self._announce(label)
+        return live
+
+    def _end(self, rollout: Rollout, outcome: str, author: str, message: str, position: int | None) -> None:
+        self._run("UPDATE rollouts SET ended = ?, outcome = ? WHERE id = ?", time.time(), outcome, rollout.id)
+        self._rollout_event(rollout, outcome, author, message, position)
+
+    def _rollout_event(self, rollout: Rollout, kind: str, author: str, message: str,
+                       position: int | None = None) -> None:
+        """(Inside a write transaction.) Record a rollout's event: the one place it is written (with
+        ``record_move``, where a notification of it belongs)."""
+        self._run("INSERT INTO rollout_events (rollout, kind, basis_points, author, message, created, position) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?)", rollout.id, kind, rollout.basis_points, author, message, time.time(),
+                  position)
+        if listening(self, "rollout"):
+            # The prompt as a label event names it, with the scopes that hide the event from a webhook
+            # that may not see it; ``version`` is the one the share goes to, ``previous`` the label's.
+            prompts, _ = changed_prompts(self, {rollout.path: rollout.base}, {rollout.path: rollout.version})
+            emit(self, "rollout", {"label": rollout.label, "rollout": rollout.id, "change": kind,
+                                   "percent": rollout.basis_points / 100, "author": author, "message": short(message),
+                                   "position": position, "prompts": prompts})
+
+    def _compatible(self, prompt: str, path: str, base: int, version: int) -> None:
+        """Refuse a rollout whose version shows clients another name, other scopes or other arguments than the
+        label's version: ``prompts/list`` lists the label's version for both."""
+        from .versions import argument_schema
+
+        rows = dict(((int(v), (name, scopes)) for v, name, scopes in self._rows(
+            "SELECT version, prompt, scopes FROM files WHERE path = ? AND version IN (?, ?)", path, base, version)))
+        if rows.get(base, (None,))[0] != rows.get(version, (None,))[0]:
+            raise StoreConflict(f"version {version} of {prompt!r} has another name than version {base}; "
+                                "a rollout serves one prompt")
+        if (rows.get(base, (None, None))[1] or "") != (rows.get(version, (None, None))[1] or ""):
+            raise StoreConflict(f"version {version} of {prompt!r} has other scopes than version {base}; "
+                                "a rollout cannot change who sees a prompt")
+        schemas = [argument_schema(path, self.file_version(path, v)[1]) for v in (base, version)]
+        if schemas[1] is None:
+            raise StoreConflict(f"version {version} of {prompt!r} does not parse; roll out one that does")
+        if schemas[0] != schemas[1]:
+            raise StoreConflict(f"version {version} of {prompt!r} takes other arguments than version {base}, which "
+                                "prompts/list shows clients; publish it under another name, or label it instead")
+
+
+def _protection(row: tuple[object, ...]) -> Protection:
+    label, scope, require_tests, author, created = row
+    return Protection(str(label), str(scope), bool(require_tests), str(author), float(created))  # type: ignore[arg-type]
+
+
+def _rollout(row: tuple[object, ...]) -> Rollout:
+    rollout_id, label, path, prompt, base, version, basis_points, author, message, created = row
+    return Rollout(int(rollout_id), str(label), str(path), str(prompt), int(base), int(version),  # type: ignore[call-overload]
+                   int(basis_points), str(author), str(message), float(created))  # type: ignore[call-overload,arg-type]

@@ -1,0 +1,85 @@
+"""The live rollouts of a served label (``governance``), and which version one request's render gets.
+
+``StoreSource`` follows them as it follows the label: read again whenever the store says something changed
+(PostgreSQL's notification, SQLite's commit counter), so every replica holds the same rollouts. Each
+rollout's version is parsed once, in the follower's thread, beside the label's material; a version that no
+longer shows clients what the label's version shows (another tool wrote the store) is not served.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from ...prompts.spec import Prompt
+from ..files.library import Library
+from ..files.source import build_prompt, stage_file
+from .catalog import META_LABEL, META_VERSION
+from .governance import Governing, bucket
+from .model import Rollout, StoreError
+
+log = logging.getLogger("promptdeck.store")
+#: In a prompt's ``_meta`` (and a ``prompts/get`` result's): the rollout that chose its version.
+META_ROLLOUT = "promptdeck.dev/rollout"
+
+
+class Splits:
+    """The rollouts of one label: prompt name -> (the rollout, its version's prompt)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._held: dict[str, tuple[Rollout, Prompt]] = {}
+        self._seen: tuple[tuple[int, int, int], ...] = ()
+        #: the prompts under rollout, kept as one set: every ``prompts/get`` asks
+        self._names: frozenset[str] = frozenset()
+
+    def names(self) -> frozenset[str]:
+        return self._names
+
+    def follow(self, store: Governing, library: Callable[[], Library | None]) -> bool:
+        """Read the label's live rollouts again; whether they changed. A version not parsed yet is parsed now."""
+        try:
+            live = store.live_rollouts(self.label)
+        except StoreError as exc:  # a store of schema 4 (being upgraded) has no rollouts yet
+            log.debug("rollouts of label %s not read: %s", self.label, exc)
+            return False
+        seen = tuple((r.id, r.version, r.basis_points) for r in live)
+        if seen == self._seen:
+            return False
+        held: dict[str, tuple[Rollout, Prompt]] = {}
+        old = {rollout.id: prompt for rollout, prompt in self._held.values()}
+        for rollout in live:
+            prompt = old.get(rollout.id) or self._parse(store, rollout, library())
+            if prompt is not None:
+                held[rollout.prompt] = (rollout, prompt)
+        self._held, self._seen, self._names = held, seen, frozenset(held)
+        log.info("label %s: %d rollout%s live", self.label, len(held), "s" * (len(held) != 1))
+        return True
+
+    def _parse(self, store: Governing, rollout: Rollout, library: Library | None) -> Prompt | None:
+        if library is None:
+            return None
+        try:
+            data = store.content(rollout.path, rollout.version)
+        except StoreError as exc:
+            log.error("rollout %d (label %s) cannot be read: %s", rollout.id, self.label, exc)
+            return None
+        parsed = build_prompt(library, rollout.path, stage_file(rollout.path, data), compile_now=True)
+        if parsed.prompt is None or parsed.prompt.name != rollout.prompt:
+            log.error("rollout %d of %s (label %s): version %d does not parse as that prompt; not served",
+                      rollout.id, rollout.prompt, self.label, rollout.version)
+            return None
+        return parsed.prompt.with_meta({META_VERSION: rollout.version, META_LABEL: self.label,
+                                        META_ROLLOUT: rollout.id})
+
+    def choose(self, prompt: Prompt, key: str | None) -> Prompt | None:
+        """The rollout's version of ``prompt`` when ``key`` falls in its share; None: the label's version.
+        Without a key no render is split (docs/store.md#rollouts)."""
+        held = self._held.get(prompt.name)
+        if held is None or key is None:
+            return None
+        rollout, chosen = held
+        if prompt.source != rollout.path or prompt.meta.get(META_LABEL) != self.label \
+                or prompt.meta.get(META_VERSION) != rollout.base or chosen.scopes != prompt.scopes:
+            return None  # a folder's prompt of that name, a label that moved on, or a version seen by others
+        return chosen if bucket(rollout.id, key) < rollout.basis_points else None
