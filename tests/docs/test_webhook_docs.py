@@ -17,7 +17,7 @@ STORE_PAGE = REPO / "docs" / "store.md"
 
 
 def test_the_webhooks_walkthrough_and_receiver_run_as_written(tmp_path: Path) -> None:
-    section = STORE_PAGE.read_text().split("\n## Webhooks\n", 1)[1]
+    section = STORE_PAGE.read_text().split("\n## Webhooks\n", 1)[1].split("\n## ", 1)[0]
     (commands,) = re.findall(r"```sh\n(.*?)```", section, re.S)
     (receiver,) = re.findall(r"```python\n(.*?)```", section, re.S)
     port = str(free_port())

@@ -14,7 +14,8 @@ from ..protocol.errors import PromptdeckError
 from .common import fail
 from .store import _AUTHOR, _STORE, _author, _opened, _when
 
-_KINDS_HELP = "Send only these kinds of event (repeat; default: every kind the store has: publish, label, rollback, rollout)."
+_KINDS_HELP = ("Send only these kinds of event (repeat; default: every kind the store has: publish, label, rollback, "
+               "rollout).")
 
 
 @click.group()

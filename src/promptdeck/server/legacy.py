@@ -22,7 +22,7 @@ at once), and the client's response comes back to ``handle``.
 from __future__ import annotations
 
 import logging
-import secrets
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -89,7 +89,8 @@ class LegacySession:
         self.principal = "local"
         #: what keeps this session's renders on one version of a rollout when a request names no key: the
         #: authenticated principal, else the session (a transport sets it; None: no split without a key)
-        self.sticky: str | None = f"session:{secrets.token_urlsafe(12)}"
+        # os.urandom, not secrets: secrets would bring hashlib and random onto the stdio handshake (tests/test_api.py)
+        self.sticky: str | None = f"session:{os.urandom(12).hex()}"
         #: open 2026-07-28 subscriptions on this connection, by listen request id
         self.subscriptions: dict[RequestId, Subscription] = {}
         #: what it follows of the resources: the list once it has read it, the URIs it subscribed to

@@ -16,7 +16,7 @@ import httpx
 
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.governance import BUCKETS, bucket
-from tests.sources.store.test_database import pd, postgres, store_url  # noqa: F401 - fixtures
+from tests.sources.store.test_database import pd
 from tests.support import modern
 from tests.support.http_server import http_server
 from tests.support.postgres import new_database

@@ -347,7 +347,7 @@ def test_bad_secret_files_and_targets_are_refused_naming_them(tmp_path: Path) ->
     unknown = pd("webhook", "add", "https://example.com/", "--store", url, "--secret-file", str(good), "--event",
                  "deploy", check=False)
     assert unknown.returncode == 1
-    assert "no event kind 'deploy'; the store has label, publish, rollback" in unknown.stderr
+    assert "no event kind 'deploy'; the store has label, publish, rollback, rollout" in unknown.stderr
     assert pd("webhook", "list", "--store", url).stdout == "no webhooks\n"
 
 
@@ -356,14 +356,14 @@ def test_an_unknown_kind_of_event_is_refused_inside_the_transaction(tmp_path: Pa
 
     url = f"sqlite:///{tmp_path}/s.db"
     publish(url, library(tmp_path, greet=GREET))
-    with Store(url) as store, pytest.raises(StoreError, match="no event kind 'rollout'"):
+    with Store(url) as store, pytest.raises(StoreError, match="no event kind 'deploy'"):
         with store._writing():
-            emit(store, "rollout", {})
-    with Store(url) as store:  # a later migration adds its kind with one row, and emit takes it
-        store._run("INSERT INTO event_kinds (kind) VALUES ('rollout')")
-        webhooks.add(store, "https://example.com/", SECRET, ["rollout"], scopes=[], allow=[], timeout=1, author="o")
+            emit(store, "deploy", {})
+    with Store(url) as store:  # a later migration adds its kind with one row (schema 6: rollout), and emit takes it
+        store._run("INSERT INTO event_kinds (kind) VALUES ('deploy')")
+        webhooks.add(store, "https://example.com/", SECRET, ["deploy"], scopes=[], allow=[], timeout=1, author="o")
         with store._writing():
-            assert emit(store, "rollout", {"label": "production"}) == 1
+            assert emit(store, "deploy", {"label": "production"}) == 1
 
 
 def test_a_stdio_store_server_imports_no_http_client_until_a_webhook_is_due(tmp_path: Path, hook: Receiver) -> None:
