@@ -21,7 +21,7 @@ from ...prompts.catalog import close_names
 from ...prompts.composition import MAX_NESTING, Call, chain, entering, spend
 from ...prompts.spec import Prompt, RenderContext
 from ...protocol.content import Message, Text
-from ...protocol.errors import InvalidParams, PromptFileError
+from ...protocol.errors import InternalError, InvalidParams, PromptFileError
 from .partials import Library
 
 log = logging.getLogger("promptdeck.render")
@@ -61,7 +61,13 @@ def render_composed(library: Library, name: object, arguments: Mapping[str, Any]
         except InvalidParams as exc:
             raise InvalidParams(f"prompt {outer!r}: prompt({name!r}): {exc.message}",
                                 {"prompt": outer, "composed": name}) from None
-        rendered = target.render(values, RenderContext(name))
+        try:
+            rendered = target.render(values, RenderContext(name))
+        except InternalError as exc:  # the reason, for the log, says where in the composition it failed
+            raise InternalError(f"prompt {outer!r}: prompt({name!r}): {exc.detail}") from exc
+        except InvalidParams as exc:
+            raise InvalidParams(f"prompt {outer!r}: prompt({name!r}): {exc.message}", exc.data,
+                                detail=exc.detail) from None
         if not isinstance(rendered, list):
             if inspect.iscoroutine(rendered):
                 rendered.close()
