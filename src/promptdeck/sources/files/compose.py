@@ -36,6 +36,7 @@ def _wire(prompt: str, name: str, arguments: Mapping[str, Any]) -> dict[str, str
         elif isinstance(value, str | int | float):
             out[key] = value if isinstance(value, str) else str(value)
         elif value is not None:
+            str(value)  # an undefined value (StrictUndefined) says which name it is, as anywhere in a template
             raise InvalidParams(f"prompt {prompt!r}: prompt({name!r}): argument {key!r} must be text, a number or "
                                 f"true/false, got {type(value).__name__}", {"prompt": prompt, "composed": name})
     return out
@@ -45,6 +46,7 @@ def render_composed(library: Library, name: object, arguments: Mapping[str, Any]
     """The messages of the prompt ``name`` of ``library`` rendered with ``arguments``, inside the current render."""
     outer = chain()[-1]
     if not isinstance(name, str):
+        str(name)  # an undefined value (StrictUndefined) says which name it is, as anywhere in a template
         raise InvalidParams(f"prompt {outer!r}: prompt() takes the name of a prompt, got {type(name).__name__}")
     absent = f"prompt {outer!r}: prompt({name!r}): no prompt {name!r} in the library"
     target = library.lookup(name) if library.lookup is not None else None
