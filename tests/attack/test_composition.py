@@ -137,7 +137,7 @@ def test_prompts_nested_past_the_limit_and_cycles_by_argument_stop_at_render(tmp
     with pytest.raises(InternalError) as err:
         render(prompts(source)["loop"], me="loop")
     assert err.value.detail is not None and "prompt cycle: loop → loop" in err.value.detail
-    deep = {f"d{i}.md": f"{{{{ prompt(\"d{i + 1}\") }}}}\n" for i in range(MAX_NESTING + 3)}
+    deep: dict[str, str | bytes] = {f"d{i}.md": f"{{{{ prompt(\"d{i + 1}\") }}}}\n" for i in range(MAX_NESTING + 3)}
     deep[f"d{MAX_NESTING + 3}.md"] = "bottom\n"
     source = load(tmp_path / "deep", deep)
     assert any(f"composition nests deeper than {MAX_NESTING} levels" in p for p in problems(source))
