@@ -112,6 +112,14 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
                     return super()._compile(source, filename)
                 return _compile_apart(source, filename)
 
+            def make_globals(self, d: Any) -> Any:
+                # Jinja chains a template's globals to the environment's (a ChainMap), and every render copies
+                # that into its context key by key in Python: about 5,000 instructions a global here, so each
+                # template function (``read``, ``prompt``) made every render of the library slower. These
+                # globals are all set in ``make_environment``, before any template is made: a plain dict holds
+                # the same names and is copied in C.
+                return {**self.globals, **(d or {})}
+
             def get_template(self, name: Any, parent: Any = None, globals: Any = None) -> Any:  # noqa: A002
                 # Every include, import and from-import of a render comes here, also from a cached template:
                 # counted, and its nesting measured, against the one composed render's bounds.

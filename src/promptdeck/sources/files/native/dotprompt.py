@@ -25,11 +25,10 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ....prompts.arguments import MISSING, Argument, SpecError, make_argument
-from ....prompts.composition import Uses
+from ....prompts.composition import MAX_INCLUDES, Uses
 from ....prompts.execution import TEMPLATE
 from ....prompts.limits import MAX_OUTPUT_CHARS
 from ....prompts.render import run_bounded
@@ -87,23 +86,31 @@ def partial_path(name: str) -> str:
     return f"{folder}/_{base}.prompt" if folder else f"_{base}.prompt"
 
 
-def _partials(files: Library, doc: Markdown, read: set[str]) -> Callable[[str], str]:
-    """Check the partials the body names literally, at their lines; the resolver dotpromptz asks for them
-    (and for those they name), which reads them through the library's confined partial loader."""
-    for found in _PARTIAL.finditer(doc.body):
-        path = partial_path(found.group(1))
-        try:
-            read_partial(files, path)
-        except InvalidParams as exc:
-            raise NativeError(f"partial {found.group(1)!r} ({path}): {exc.detail or exc.message}",
-                              doc.body_line_of(found.start())) from None
+#: A partial defined in the template itself (``{{#*inline "name"}}``): not a library file.
+_INLINE = re.compile(r"\{\{~?#\*inline\s+[\"']([^\"']+)[\"']")
 
-    def resolve(name: str) -> str:
+
+def _partials(files: Library, doc: Markdown, read: set[str]) -> dict[str, str]:
+    """The library partials the body names, and those they name, by name: each read through the library's
+    confined partial loader, a problem at the line of the body's reference that led to it. Handed to
+    dotpromptz, which checks them for cycles; a name defined inline is the template's own."""
+    found: dict[str, str] = {}
+    queue = [(match.group(1), doc.body_line_of(match.start()), doc.body) for match in _PARTIAL.finditer(doc.body)]
+    while queue:
+        name, line, where = queue.pop(0)
+        if name in found or name in _INLINE.findall(where) or name in _INLINE.findall(doc.body):
+            continue
+        if len(found) >= MAX_INCLUDES:
+            raise NativeError(f"partials name more than {MAX_INCLUDES} partials", line)
         path = partial_path(name)
+        try:
+            text = read_partial(files, path)
+        except InvalidParams as exc:
+            raise NativeError(f"partial {name!r} ({path}): {exc.detail or exc.message}", line) from None
+        found[name] = text
         read.add(path)
-        return read_partial(files, path)
-
-    return resolve
+        queue += [(match.group(1), line, text) for match in _PARTIAL.finditer(text)]
+    return found
 
 
 def _read(files: Library, rel: str, text: str) -> Prompt:
@@ -131,9 +138,9 @@ def _read(files: Library, rel: str, text: str) -> Prompt:
     body = doc.body
     repeats = "#each" in body
     read: set[str] = set()
-    resolver = _partials(files, doc, read)
+    partials = _partials(files, doc, read)
     try:
-        renderer = complete(engine(dotpromptz, resolver).compile(parsed))
+        renderer = complete(engine(dotpromptz, partials).compile(parsed))
     except Exception as exc:  # noqa: BLE001 - its parser's refusal, in its words
         raise NativeError(f"template error: {exc}", doc.body_line) from None
 
