@@ -129,7 +129,18 @@ def template_uses(tree: Any) -> TemplateUses:
 
 # -- one composed render ----------------------------------------------------------------------------------
 
-_state = threading.local()
+class RenderState(threading.local):
+    """The render running on this thread: its deadline (``render.run_bounded`` sets it, and ``render`` reads it
+    through this same object), the prompt it renders, and its composition (made when it first composes).
+    Class attributes are the defaults, so reading one is a plain attribute read."""
+
+    at: float | None = None
+    root: str = "?"
+    run: _Run | None = None
+
+
+#: This thread's ``RenderState``: set by ``render.run_bounded``, one attribute per render for what is here.
+state = _state = RenderState()
 
 
 class CompositionError(Exception):
@@ -148,20 +159,10 @@ class _Run:
 
 
 def _run() -> _Run:
-    run: _Run | None = getattr(_state, "run", None)
+    run = _state.run
     if run is None:
-        run = _state.run = _Run(getattr(_state, "root", None) or "?")
+        run = _state.run = _Run(_state.root)
     return run
-
-
-def begin(prompt: str) -> None:
-    """A render of ``prompt`` starts on this thread (the outermost one: ``render.run_bounded``). One
-    attribute set: a render that composes nothing pays no more."""
-    _state.root = prompt
-
-
-def end() -> None:
-    _state.run = None
 
 
 def chain() -> list[str]:
