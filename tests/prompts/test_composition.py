@@ -53,15 +53,22 @@ def test_template_uses_reads_literal_targets_with_their_lines() -> None:
 
 
 def test_nested_renders_keep_the_outer_deadline_and_chain() -> None:
-    seen: list[list[str]] = []
+    seen: list[object] = []
 
     def inner() -> str:
-        with composition.entering("b"):
-            seen.append(list(composition.chain()))
+        seen.append(composition.state.at)
+        seen.append(list(composition.chain()))
         return "ok"
 
-    assert run_bounded(lambda: run_bounded(inner, "b"), "a") == "ok"
-    assert seen == [["a", "b"]]
+    def outer() -> str:
+        seen.append(composition.state.at)
+        with composition.entering("b"):
+            return str(run_bounded(inner, "b"))
+
+    assert run_bounded(outer, "a") == "ok"
+    assert seen[0] is seen[1] and isinstance(seen[0], float)  # one deadline, the outer render's
+    assert seen[2] == ["a", "b"]
+    assert composition.state.at is None and composition.nesting == 0
 
 
 def test_entering_refuses_a_cycle_and_depth() -> None:

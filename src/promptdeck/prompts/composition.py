@@ -129,18 +129,16 @@ def template_uses(tree: Any) -> TemplateUses:
 
 # -- one composed render ----------------------------------------------------------------------------------
 
-class RenderState(threading.local):
-    """The render running on this thread: its deadline (``render.run_bounded`` sets it, and ``render`` reads it
-    through this same object), the prompt it renders, and its composition (made when it first composes).
-    Class attributes are the defaults, so reading one is a plain attribute read."""
-
-    at: float | None = None
-    root: str = "?"
-    run: _Run | None = None
-
-
-#: This thread's ``RenderState``: set by ``render.run_bounded``, one attribute per render for what is here.
-state = _state = RenderState()
+#: The render running on this thread: ``at`` is its deadline, set by ``render.run_bounded`` for the outermost
+#: render (and read by ``render`` through this same object), None between renders; ``run`` its composition,
+#: made when it first composes. A render that composes nothing sets nothing here but the deadline it always set.
+state = _state = threading.local()
+#: How many composed renders are nested in others right now, in any thread (``entering``): while there are
+#: none, ``render.run_bounded`` need not look at this thread's state to know that its render is the outermost.
+nesting = 0
+_counting = threading.Lock()
+#: ``render.run_bounded``'s code, whose ``prompt`` names the render on a thread's stack (set by ``render``).
+BOUNDED_CODE: object = None
 
 
 class CompositionError(Exception):
@@ -148,21 +146,38 @@ class CompositionError(Exception):
 
 
 class _Run:
-    """The state of one composed render, made when it first composes (most renders never do)."""
+    """The state of one composed render, made when it first composes (most renders never do). ``key`` is the
+    render's deadline (``state.at``, a float made for it): a state made for an earlier render is not this one's."""
 
-    __slots__ = ("chain", "spent", "loads")
+    __slots__ = ("key", "chain", "spent", "loads")
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, key: float | None, root: str) -> None:
+        self.key = key
         self.chain = [root]
         self.spent = 0
         self.loads = 0
 
 
 def _run() -> _Run:
-    run = _state.run
-    if run is None:
-        run = _state.run = _Run(_state.root)
+    current = getattr(_state, "at", None)
+    run: _Run | None = getattr(_state, "run", None)
+    if run is None or run.key is not current:
+        run = _state.run = _Run(current, _outermost())
     return run
+
+
+def _outermost() -> str:
+    """The prompt of the outermost ``run_bounded`` on this thread's stack: read there once a render composes,
+    so that a render that does not pays nothing to keep it."""
+    import sys
+
+    found = "?"
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is BOUNDED_CODE:
+            found = frame.f_locals.get("prompt", found)
+        frame = frame.f_back  # type: ignore[assignment]
+    return found
 
 
 def chain() -> list[str]:
@@ -180,6 +195,7 @@ class entering:  # lower case: used as a function, ``with entering(name):``
         self.name = name
 
     def __enter__(self) -> None:
+        global nesting
         names = chain()
         if self.name in names:
             raise CompositionError("prompt cycle: " + " → ".join([*names[names.index(self.name):], self.name]))
@@ -187,8 +203,13 @@ class entering:  # lower case: used as a function, ``with entering(name):``
             raise CompositionError(f"composition nests deeper than {MAX_NESTING} levels: "
                                    + " → ".join([*names, self.name]))
         names.append(self.name)
+        with _counting:
+            nesting += 1
 
     def __exit__(self, *exc: object) -> None:
+        global nesting
+        with _counting:
+            nesting -= 1
         chain().pop()
 
 

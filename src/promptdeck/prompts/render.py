@@ -39,7 +39,7 @@ _JINJA_MARK = re.compile(r"\{[{%#]")
 _NEWLINES = re.compile(r"\r\n|\r")
 _LITERALS = frozenset({"true", "false", "none", "True", "False", "None"})
 
-#: The deadline of the render on this thread (``at``), in the one per-thread state composition keeps too.
+#: The deadline of the render on this thread, as ``at``: the per-thread state composition reads too.
 _deadline = composition.state
 
 
@@ -297,7 +297,7 @@ def _guarded(iterable: Any) -> Any:
 
 
 def _check_deadline() -> None:
-    limit = _deadline.at
+    limit = getattr(_deadline, "at", None)
     if limit is not None and time.monotonic() > limit:
         raise RenderLimitError(f"rendering took longer than {MAX_RENDER_SECONDS} s")
 
@@ -424,11 +424,9 @@ def run_bounded(fn: Callable[[], Any], prompt: str) -> Any:
     ``McpError`` passes through: a missing file named by an argument is the client's -32602. A render nested
     in another (a composed prompt, ``composition``) keeps the outer one's deadline and budgets.
     """
-    state = _deadline
-    if state.at is not None:
+    if composition.nesting and getattr(_deadline, "at", None) is not None:
         return _run_nested(fn, prompt)
-    state.at = time.monotonic() + MAX_RENDER_SECONDS
-    state.root = prompt  # composition's state is made only if the render composes (``composition._run``)
+    _deadline.at = time.monotonic() + MAX_RENDER_SECONDS
     try:
         return fn()
     except McpError:
@@ -436,9 +434,10 @@ def run_bounded(fn: Callable[[], Any], prompt: str) -> Any:
     except Exception as exc:  # templates fail in many ways (Jinja, sandbox, filters); all are ours
         raise InternalError(f"prompt {prompt!r}: {type(exc).__name__}: {exc}") from exc
     finally:
-        state.at = None
-        if state.run is not None:
-            state.run = None
+        _deadline.at = None
+
+
+composition.BOUNDED_CODE = run_bounded.__code__
 
 
 def _run_nested(fn: Callable[[], Any], prompt: str) -> Any:
