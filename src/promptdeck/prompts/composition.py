@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 from .limits import MAX_OUTPUT_CHARS
 
@@ -27,13 +27,31 @@ MAX_NESTING = 8
 MAX_INCLUDES = 1000
 
 
-class Call(NamedTuple):
+class Call:
     """A literal ``prompt("NAME", …)`` call (or a role line ``{prompt: NAME}``) in a template: the name, the
-    argument names given (None when they are not all literal, as with ``**values``), its line in the file."""
+    argument names given (None when they are not all literal, as with ``**values``), its line in the file.
+    (A plain class, not a NamedTuple, whose making costs the import about a millisecond.)"""
 
-    name: str
-    arguments: frozenset[str] | None
-    line: int
+    __slots__ = ("name", "arguments", "line")
+
+    def __init__(self, name: str, arguments: frozenset[str] | None, line: int) -> None:
+        self.name = name
+        self.arguments = arguments
+        self.line = line
+
+    def at(self, line: int) -> Call:
+        """The same call, at ``line`` (of the including file)."""
+        return Call(self.name, self.arguments, line)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Call) and (self.name, self.arguments, self.line) == \
+            (other.name, other.arguments, other.line)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.arguments, self.line))
+
+    def __repr__(self) -> str:
+        return f"Call({self.name!r}, {self.arguments!r}, {self.line})"
 
 
 class Uses:
@@ -88,14 +106,18 @@ class Uses:
 NO_USES = Uses()
 
 
-class TemplateUses(NamedTuple):
+class TemplateUses:
     """What one template's syntax tree names: partials, ``read()`` files and prompt calls by literal target
     (each with its line in the template), and whether any target is an expression."""
 
-    partials: tuple[tuple[str, int], ...]
-    reads: tuple[tuple[str, int], ...]
-    calls: tuple[Call, ...]
-    dynamic: bool
+    __slots__ = ("partials", "reads", "calls", "dynamic")
+
+    def __init__(self, partials: tuple[tuple[str, int], ...], reads: tuple[tuple[str, int], ...],
+                 calls: tuple[Call, ...], dynamic: bool) -> None:
+        self.partials = partials
+        self.reads = reads
+        self.calls = calls
+        self.dynamic = dynamic
 
 
 def template_uses(tree: Any) -> TemplateUses:
@@ -106,24 +128,25 @@ def template_uses(tree: Any) -> TemplateUses:
     reads: list[tuple[str, int]] = []
     calls: list[Call] = []
     dynamic = False
-    for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport)):
-        target = node.template
-        if isinstance(target, nodes.Const) and isinstance(target.value, str):
-            partials.append((target.value, node.lineno))
-        else:
-            dynamic = True
-    for call in tree.find_all(nodes.Call):
-        if not isinstance(call.node, nodes.Name) or call.node.name not in ("read", "prompt"):
+    for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Call)):  # one walk
+        if not isinstance(node, nodes.Call):
+            target = node.template
+            if isinstance(target, nodes.Const) and isinstance(target.value, str):
+                partials.append((target.value, node.lineno))
+            else:
+                dynamic = True
             continue
-        first = call.args[0] if call.args else None
+        if not isinstance(node.node, nodes.Name) or node.node.name not in ("read", "prompt"):
+            continue
+        first = node.args[0] if node.args else None
         if not isinstance(first, nodes.Const) or not isinstance(first.value, str):
             dynamic = True
             continue
-        if call.node.name == "read":
-            reads.append((first.value, call.lineno))
+        if node.node.name == "read":
+            reads.append((first.value, node.lineno))
         else:
-            literal = call.dyn_args is None and call.dyn_kwargs is None and len(call.args) == 1
-            calls.append(Call(first.value, frozenset(k.key for k in call.kwargs) if literal else None, call.lineno))
+            literal = node.dyn_args is None and node.dyn_kwargs is None and len(node.args) == 1
+            calls.append(Call(first.value, frozenset(k.key for k in node.kwargs) if literal else None, node.lineno))
     return TemplateUses(tuple(partials), tuple(reads), tuple(calls), dynamic)
 
 

@@ -38,6 +38,9 @@ _SIMPLE = re.compile(r"\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}")
 _JINJA_MARK = re.compile(r"\{[{%#]")
 _NEWLINES = re.compile(r"\r\n|\r")
 _LITERALS = frozenset({"true", "false", "none", "True", "False", "None"})
+#: Words a template that composes must hold (``composition.template_uses``): includes, imports, ``prompt()``,
+#: ``read()``.
+_COMPOSES = re.compile(r"include|import|prompt|read")
 
 #: The deadline of the render on this thread, as ``at``: the per-thread state composition reads too.
 _deadline = composition.state
@@ -364,7 +367,8 @@ class TemplateText:
             if bomb is not None:
                 raise TemplateSyntax(bomb[0], bomb[1])
             self.literal_calls = literal_calls(tree)
-            self.uses = template_uses(tree)
+            # Walked only for a template whose text could compose: most never name any of these.
+            self.uses = template_uses(tree) if _COMPOSES.search(self.source) else None
             names = frozenset(meta.find_undeclared_variables(tree)) - set(env.globals)
             if self._compiled is None:
                 self._compiled = env.from_string(tree)

@@ -161,7 +161,7 @@ def template_composes(library: Library, tmpl: TemplateText) -> Uses:
     if found is None or not (found.partials or found.reads or found.calls or found.dynamic):
         return NO_USES
     files = {path for path, _ in found.reads}
-    calls = [call._replace(line=tmpl.line + call.line - 1) for call in found.calls]
+    calls = [call.at(tmpl.line + call.line - 1) for call in found.calls]
     dynamic = found.dynamic
     if found.partials:
         from .partials import PartialProblem, analyze
@@ -179,7 +179,7 @@ def template_composes(library: Library, tmpl: TemplateText) -> Uses:
                 raise BlockError(f"includes load more than {MAX_INCLUDES} partials in one render (an include bomb)",
                                  at)
             files |= part.files
-            calls += [call._replace(line=at) for call in part.calls]
+            calls += [call.at(at) for call in part.calls]
             dynamic = dynamic or part.dynamic
     return Uses(frozenset(files), frozenset(call.name for call in calls), dynamic, tuple(calls))
 

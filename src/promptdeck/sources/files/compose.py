@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...prompts.access import covers, reader_scopes, shown_scopes
 from ...prompts.arguments import bind
@@ -22,7 +22,9 @@ from ...prompts.composition import MAX_NESTING, Call, chain, entering, spend
 from ...prompts.spec import Prompt, RenderContext
 from ...protocol.content import Message, Text
 from ...protocol.errors import InternalError, InvalidParams, PromptFileError
-from .partials import Library
+
+if TYPE_CHECKING:
+    from .partials import Library
 
 log = logging.getLogger("promptdeck.render")
 

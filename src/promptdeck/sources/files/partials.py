@@ -20,25 +20,27 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ...prompts.composition import MAX_INCLUDES, MAX_NESTING, Call, template_uses
 from ...prompts.spec import Prompt
 from ...protocol.errors import InvalidParams
 from .paths import LibraryRoot, is_prompt_path
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for type checking only: making a Protocol class costs the import about a millisecond
+    from typing import Protocol
+
     from jinja2.sandbox import SandboxedEnvironment
 
+    class Library(Protocol):
+        """What composing needs of a library (``library.Library``, which imports this module)."""
 
-class Library(Protocol):
-    """What composing needs of a library (``library.Library``, which imports this module)."""
+        root: LibraryRoot
+        lookup: Callable[[str], Prompt | None] | None
 
-    root: LibraryRoot
-    lookup: Callable[[str], Prompt | None] | None
+        @property
+        def env(self) -> SandboxedEnvironment: ...
 
-    @property
-    def env(self) -> SandboxedEnvironment: ...
 
 #: The largest partial: a template that big is already a lot to compile (``render.MAX_COMPILE_SECONDS``).
 MAX_PARTIAL_BYTES = 256 * 1024
@@ -49,16 +51,20 @@ class PartialProblem(Exception):
     """A literal partial that a render could not use: the message names it (and its line when inside it)."""
 
 
-class Partial(NamedTuple):
+class Partial:
     """What ``check`` learnt of one partial and all it includes."""
 
-    files: frozenset[str]
-    calls: tuple[Call, ...]
-    dynamic: bool
-    #: how many partials one render of it loads (itself not counted), loops aside
-    loads: int
-    #: how many levels of partials lie below it
-    height: int
+    __slots__ = ("files", "calls", "dynamic", "loads", "height")
+
+    def __init__(self, files: frozenset[str], calls: tuple[Call, ...], dynamic: bool, loads: int,
+                 height: int) -> None:
+        self.files = files
+        self.calls = calls
+        self.dynamic = dynamic
+        #: how many partials one render of it loads (itself not counted), loops aside
+        self.loads = loads
+        #: how many levels of partials lie below it
+        self.height = height
 
 
 def _refuse(name: str, dynamic: bool) -> None:

@@ -359,10 +359,10 @@ class FileSource(Source):
 
     def composition_problems(self) -> list[PromptFileError]:
         """What ``check`` refuses in how this folder's prompts compose each other (``compose``)."""
-        from .compose import composition_problems
-
         if not any(prompt.uses.calls for prompt in self._prompts.values()):
             return []
+        from .compose import composition_problems  # only for a library whose prompts compose others
+
         self.named("")  # builds the index: of two files with one name, the first path's prompt is served
         assert self._names is not None
         prompts = list(self._names.values())
