@@ -131,7 +131,9 @@ def template_uses(tree: Any) -> TemplateUses:
     for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Call)):  # one walk
         if not isinstance(node, nodes.Call):
             target = node.template
-            if isinstance(target, nodes.Const) and isinstance(target.value, str):
+            # ``{% include "x" ignore missing %}`` may name a file that is not there: known only at render.
+            if isinstance(target, nodes.Const) and isinstance(target.value, str) \
+                    and not getattr(node, "ignore_missing", False):
                 partials.append((target.value, node.lineno))
             else:
                 dynamic = True

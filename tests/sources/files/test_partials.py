@@ -201,3 +201,13 @@ def test_prompty_includes_through_the_same_loader(tmp_path: Path) -> None:
     assert problems(source) == ["b.prompty:6: include '_p/none.md': partial '_p/none.md' does not exist in the library"]
     a = prompts(source)["a"]
     assert text(render(a, tone="kind")) == "Be kind." and a.uses.files == {"_p/sys.md"}
+
+
+def test_ignore_missing_is_left_to_the_render(tmp_path: Path) -> None:
+    source = load(tmp_path, {"p.md": "a{% include \"_p/none.md\" ignore missing %}b\n",
+                             "q.md": "{% include \"q.md\" ignore missing %}\n"})
+    assert source.errors == {}
+    found = prompts(source)
+    assert text(render(found["p"])) == "ab" and found["p"].uses.dynamic
+    with pytest.raises(InvalidParams, match="is a prompt file"):  # a refusal is never ignored
+        render(found["q"])
