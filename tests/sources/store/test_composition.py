@@ -34,6 +34,10 @@ def test_a_label_renders_a_composed_prompt_as_its_folder_does(store_url: str, tm
     try:
         assert not source.load()
         assert rendered(source, "review") == rendered(local, "review")
+        catalog = source.catalog(50)
+        assert catalog is not None
+        uses = catalog.require("review").uses  # a stored prompt knows what it composes, as a folder's does
+        assert uses.prompts == {"rules", "few-shot"} and uses.files == {"_partials/lists.j2"}
     finally:
         source.close()
 
