@@ -269,3 +269,15 @@ def test_the_deadline_is_cleared_after_a_run(monkeypatch: pytest.MonkeyPatch) ->
 
     with pytest.raises(InternalError):
         run_bounded(late, "p")
+
+
+def test_a_templates_globals_are_a_plain_dict_of_the_environments() -> None:
+    """Jinja's ChainMap of globals was copied key by key in Python on every render (~5,000 instructions a global);
+    the environment's globals are all set before a template is made, so a dict holds the same (issue 31)."""
+    from promptdeck.prompts.render import make_environment
+
+    env = make_environment({"read": len})
+    template = env.from_string("{{ read('abc') }} {{ range(2) | list }}")
+    assert type(template.globals) is dict and template.globals["read"] is len
+    assert template.render() == "3 [0, 1]"
+    assert env.from_string("{{ x }}", globals={"x": 1}).render() == "1"

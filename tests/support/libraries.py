@@ -73,3 +73,31 @@ def prompt_folder(root: Path, files: dict[str, str]) -> Path:
 def copy_examples(dest: Path) -> Path:
     shutil.copytree(EXAMPLES, dest)
     return dest
+
+
+#: A library whose prompts compose (issue 31): partials included and imported, a prompt's text inside another
+#: with arguments, and a prompt's messages brought in whole by a role line. ``review`` uses every way.
+COMPOSED: dict[str, str] = {
+    "_partials/tone.md": "Be {{ tone }}, and keep it short.\n",
+    "_partials/lists.j2": "{% macro bullets(items) %}{% for item in items %}- {{ item }}\n{% endfor %}{% endmacro %}\n",
+    "rules.md": "---\ndescription: The house rules\narguments:\n  - name: tone\n    enum: [kind, blunt]\n"
+                "    required: true\n---\nHouse rules.\n{% include \"_partials/tone.md\" %}\n",
+    "few-shot.md": "---\ndescription: One worked example\narguments:\n  - name: language\n    required: true\n---\n"
+                   "user:\nReview this {{ language }}: x=1\nassistant:\nName it `count`.\n",
+    "review.md": "---\ndescription: A review with the house rules\narguments:\n  - name: code\n    required: true\n"
+                 "  - name: tone\n    default: kind\n---\n{{ prompt(\"rules\", tone=tone) }}\n\n"
+                 "{% from \"_partials/lists.j2\" import bullets %}Look at:\n"
+                 "{{ bullets([\"correctness\", \"naming\"]) }}\n"
+                 "user: {prompt: few-shot, arguments: {language: python}}\nuser:\nReview this:\n{{ code }}\n",
+}
+#: What ``review`` is given in the composed tests.
+COMPOSED_ARGS = {"code": "def f(): return 1", "tone": "blunt"}
+
+
+def composed_library(root: Path) -> Path:
+    """``COMPOSED`` written below ``root``; its folder."""
+    for rel, text in COMPOSED.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root

@@ -64,7 +64,7 @@ def _library_check(folders: tuple[str, ...], folder_format: str | None, *, skill
             fail(str(exc))
         # With several folders, paths are shown from where the command was run, so each is findable.
         prefix = f"{folder.rstrip('/')}/" if len(folders) > 1 else ""
-        errors = [*(e for errors in source.errors.values() for e in errors)]
+        errors = [*(e for errors in source.errors.values() for e in errors), *source.composition]
         if source.skill_set is not None:
             skill_errors = source.skill_set.errors
             any_skills = any_skills or bool(skill_errors) or bool(source.skill_set.origins())

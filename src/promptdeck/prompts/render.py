@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol.errors import InternalError, McpError
+from . import composition
+from .composition import TemplateUses, count_load, template_uses
 from .limits import MAX_OUTPUT_CHARS, MAX_RENDER_SECONDS
 from .sandbox import (
     RenderLimitError,
@@ -36,8 +38,12 @@ _SIMPLE = re.compile(r"\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}")
 _JINJA_MARK = re.compile(r"\{[{%#]")
 _NEWLINES = re.compile(r"\r\n|\r")
 _LITERALS = frozenset({"true", "false", "none", "True", "False", "None"})
+#: Words a template that composes must hold (``composition.template_uses``): includes, imports, ``prompt()``,
+#: ``read()``.
+_COMPOSES = re.compile(r"include|import|prompt|read")
 
-_deadline = threading.local()
+#: The deadline of the render on this thread, as ``at``: the per-thread state composition reads too.
+_deadline = composition.state
 
 
 class TemplateSyntax(Exception):
@@ -85,6 +91,17 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
                 return nodes.Call(nodes.Name(_CONCAT_GUARD, "load"), list(node.nodes), [], None, None,
                                   lineno=node.lineno)
 
+            def _partial(self, node: Any) -> nodes.Node:
+                self.generic_visit(node)
+                # A partial named by an expression is held to the library's rule for such names (material
+                # folders only) when the render reaches it; a literal name was checked with the template.
+                if not isinstance(node.template, nodes.Const):
+                    node.template = nodes.Call(nodes.Name(_PARTIAL_GUARD, "load"), [node.template], [], None,
+                                               None, lineno=node.lineno)
+                return node  # type: ignore[no-any-return]
+
+            visit_Include = visit_Import = visit_FromImport = _partial  # noqa: N815
+
         # Immutable: a template cannot grow a list in place (``l.extend(l)`` doubles it per call).
         class BoundedEnvironment(ImmutableSandboxedEnvironment):
             # Intercepted operators go through call_binop at render time, where sizes are checked.
@@ -98,6 +115,23 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
                 if len(source) <= COMPILE_APART_BYTES:
                     return super()._compile(source, filename)
                 return _compile_apart(source, filename)
+
+            def make_globals(self, d: Any) -> Any:
+                # Jinja chains a template's globals to the environment's (a ChainMap), and every render copies
+                # that into its context key by key in Python: about 5,000 instructions a global here, so each
+                # template function (``read``, ``prompt``) made every render of the library slower. These
+                # globals are all set in ``make_environment``, before any template is made: a plain dict holds
+                # the same names and is copied in C.
+                return {**self.globals, **(d or {})}
+
+            def get_template(self, name: Any, parent: Any = None, globals: Any = None) -> Any:  # noqa: A002
+                # Every include, import and from-import of a render comes here, also from a cached template:
+                # counted, and its nesting measured, against the one composed render's bounds.
+                _check_deadline()
+                count_load(_template_depth())
+                # A partial compiles on its first load, within the compile deadline as any template does.
+                return _with_compile_deadline(
+                    lambda: ImmutableSandboxedEnvironment.get_template(self, name, parent, globals))
 
             def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
                 _check_deadline()
@@ -141,6 +175,7 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
     env.globals.pop("lipsum", None)  # lorem ipsum of any length, made in one call
     env.globals[_LOOP_GUARD] = _guarded
     env.globals[_CONCAT_GUARD] = _concat
+    env.globals[_PARTIAL_GUARD] = _no_dynamic_partials
     if globals_:
         env.globals.update(globals_)
     return env
@@ -148,6 +183,27 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
 
 _LOOP_GUARD = "_promptdeck_loop"
 _CONCAT_GUARD = "_promptdeck_concat"
+#: The check a partial named by an expression passes at render (the library sets its own: ``files.partials``).
+PARTIAL_GUARD = _PARTIAL_GUARD = "_promptdeck_partial"
+
+
+def _no_dynamic_partials(name: object) -> object:
+    raise RenderLimitError("this environment includes no partials named by an expression")
+
+
+def _template_depth() -> int:
+    """How many Jinja templates are rendering on this thread's stack: the rendered prompt's, the partials
+    included in it, and the templates of prompts it composes (each is a ``root`` function of a module Jinja
+    generated, which holds ``debug_info``). Walked only when a partial loads, never on a plain render."""
+    import sys
+
+    depth = 0
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name == "root" and "debug_info" in frame.f_globals:
+            depth += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    return depth
 
 #: How long compiling one template may take: lexing, parsing and generating code run in Python on
 #: whatever thread compiles (a render thread on a server), and a 1 MiB template takes about 6 s here.
@@ -257,7 +313,7 @@ check_deadline = _check_deadline
 class TemplateText:
     """One template string: a fast substitution plan, or Jinja compiled on first use."""
 
-    __slots__ = ("source", "line", "literal_calls", "_plan", "_compiled", "_envs")
+    __slots__ = ("source", "line", "literal_calls", "uses", "_plan", "_compiled", "_envs")
 
     def __init__(self, source: str, envs: EnvironmentSource, line: int = 1) -> None:
         self.source = source
@@ -267,6 +323,8 @@ class TemplateText:
         self._plan: list[str] | None = None
         #: (function, text, line) of each call like ``read("notes.md")``, known once compiled
         self.literal_calls: tuple[tuple[str, str, int], ...] = ()
+        #: the partials, files and prompts it names (``composition.template_uses``), known once compiled
+        self.uses: TemplateUses | None = None
         stripped = _SIMPLE.sub("", source)
         simple = not _JINJA_MARK.search(stripped) and "-}}" not in source and "{{-" not in source
         if simple:
@@ -309,6 +367,8 @@ class TemplateText:
             if bomb is not None:
                 raise TemplateSyntax(bomb[0], bomb[1])
             self.literal_calls = literal_calls(tree)
+            # Walked only for a template whose text could compose: most never name any of these.
+            self.uses = template_uses(tree) if _COMPOSES.search(self.source) else None
             names = frozenset(meta.find_undeclared_variables(tree)) - set(env.globals)
             if self._compiled is None:
                 self._compiled = env.from_string(tree)
@@ -365,8 +425,11 @@ def _to_text(value: Any) -> str:
 def run_bounded(fn: Callable[[], Any], prompt: str) -> Any:
     """Run ``prompt``'s render under the time limit; any fault becomes ``InternalError`` with a logged reason.
 
-    ``McpError`` passes through: a missing file named by an argument is the client's -32602.
+    ``McpError`` passes through: a missing file named by an argument is the client's -32602. A render nested
+    in another (a composed prompt, ``composition``) keeps the outer one's deadline and budgets.
     """
+    if composition.nesting and getattr(_deadline, "at", None) is not None:
+        return _run_nested(fn, prompt)
     _deadline.at = time.monotonic() + MAX_RENDER_SECONDS
     try:
         return fn()
@@ -378,5 +441,17 @@ def run_bounded(fn: Callable[[], Any], prompt: str) -> Any:
         _deadline.at = None
 
 
+composition.BOUNDED_CODE = run_bounded.__code__
+
+
+def _run_nested(fn: Callable[[], Any], prompt: str) -> Any:
+    try:
+        return fn()
+    except McpError:
+        raise
+    except Exception as exc:
+        raise InternalError(f"prompt {prompt!r}: {type(exc).__name__}: {exc}") from exc
+
+
 __all__ = ["TemplateText", "TemplateSyntax", "make_environment", "run_bounded", "check_deadline",
-           "RenderLimitError", "MAX_RENDER_SECONDS"]
+           "RenderLimitError", "MAX_RENDER_SECONDS", "PARTIAL_GUARD"]

@@ -11,6 +11,7 @@ from ..protocol.revisions import Revision
 from .arguments import Argument
 
 if TYPE_CHECKING:
+    from .composition import Uses
     from .render import TemplateText
     from .testcases import PromptTests
 
@@ -69,8 +70,8 @@ class Prompt:
     """An immutable prompt. ``descriptor(rev)`` is its ``prompts/list`` entry for a revision."""
 
     __slots__ = ("name", "title", "description", "arguments", "icons", "tags", "scopes", "source", "render",
-                 "completers", "work", "meta", "reach", "plain", "tests", "_wire",
-                 "_by_name")
+                 "completers", "work", "meta", "reach", "plain", "tests", "_uses",
+                 "_wire", "_by_name")
 
     def __init__(
         self,
@@ -90,6 +91,7 @@ class Prompt:
         reach: Reach | None = None,
         plain: PlainMessages | None = None,
         tests: PromptTests | None = None,
+        uses: Uses | Callable[[], Uses] | None = None,
     ) -> None:
         if not NAME_RE.match(name):
             raise ValueError(f"prompt name {name!r} must be 1-128 letters, digits, '_', '-' or '.'")
@@ -114,6 +116,7 @@ class Prompt:
         self.plain = plain
         #: its test cases (``testing.PromptTests``), run by ``promptdeck test``; never part of its listing
         self.tests = tests
+        self._uses = uses
         self._wire: dict[str, dict[str, Any]] = {}
         self._by_name = {a.name: a for a in arguments}
 
@@ -122,7 +125,21 @@ class Prompt:
         return Prompt(self.name, self.render, title=self.title, description=self.description,
                       arguments=self.arguments, icons=self.icons, tags=self.tags, scopes=self.scopes,
                       source=self.source, completers=self.completers, work=self.work, meta={**self.meta, **extra},
-                      reach=self.reach, plain=self.plain, tests=self.tests)
+                      reach=self.reach, plain=self.plain, tests=self.tests, uses=self._uses)
+
+    @property
+    def uses(self) -> Uses:
+        """What it composes (``composition.Uses``): the files and prompts its templates pull in by literal
+        target. Known for a prompt built from a file once its templates are compiled (a large library
+        compiles them on first use; this compiles them then); ``NO_USES`` for one that composes nothing."""
+        uses = self._uses
+        if uses is None:
+            from .composition import NO_USES  # never on the stdio handshake's path
+
+            return NO_USES
+        if callable(uses):
+            uses = self._uses = uses()
+        return uses
 
     def argument(self, name: str) -> Argument | None:
         return self._by_name.get(name)

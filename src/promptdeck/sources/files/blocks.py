@@ -10,6 +10,7 @@ from typing import Any
 
 from ...prompts.access import reading_as
 from ...prompts.arguments import Argument
+from ...prompts.composition import MAX_INCLUDES, NO_USES, Call, Uses
 from ...prompts.execution import LIGHT, TEMPLATE
 from ...prompts.render import TemplateSyntax, TemplateText, run_bounded
 from ...prompts.spec import PlainMessages, RenderContext, RenderFn
@@ -32,7 +33,7 @@ from .paths import file_contents, guess_mime
 log = logging.getLogger("promptdeck.render")
 
 _KINDS = ("image", "audio", "resource", "resource_link")
-_SPEC_KEYS = (*_KINDS, "annotations", "mimeType")
+_SPEC_KEYS = (*_KINDS, "annotations", "mimeType", "prompt", "arguments")
 _LINK_KEYS = ("uri", "name", "title", "description", "mimeType", "size")
 _RESOURCE_KEYS = ("uri", "mimeType", "text")
 _ICON_KEYS = ("src", "mimeType", "sizes", "theme")
@@ -50,10 +51,11 @@ Tmpl = TemplateText | dict[str, "Tmpl"] | str | int | float | None
 class Block:
     """One message: role, kind, templated fields and the templated text below the role line."""
 
-    __slots__ = ("role", "kind", "fields", "body", "annotations", "line", "file")
+    __slots__ = ("role", "kind", "fields", "body", "annotations", "line", "file", "uses")
 
     def __init__(self, role: str, kind: str, fields: Tmpl, body: TemplateText | None,
-                 annotations: Annotations | None, line: int, file: str | None = None) -> None:
+                 annotations: Annotations | None, line: int, file: str | None = None,
+                 uses: Uses = NO_USES) -> None:
         self.role = role
         self.kind = kind
         self.fields = fields
@@ -63,6 +65,8 @@ class Block:
         #: the library file it sends, when the role line names one as it is (no template): part of its
         #: prompt's ``Reach``
         self.file = file
+        #: what its templates compose (``composition.Uses``), known once they are compiled
+        self.uses = uses
 
 
 def validate_icons(raw: object) -> tuple[dict[str, Any], ...]:
@@ -115,21 +119,22 @@ def _annotations(raw: object, line: int) -> Annotations | None:
     return Annotations(audience, None if priority is None else float(priority), modified)
 
 
-def _template(library: Library, value: object, line: int, compile_now: bool, known: frozenset[str]) -> Tmpl:
+def _template(library: Library, value: object, line: int, compile_now: bool, known: frozenset[str],
+              found: list[Uses]) -> Tmpl:
     if isinstance(value, str):
         tmpl = TemplateText(value, library, line)
-        _compile(library, tmpl, compile_now, known)
+        found.append(_compile(library, tmpl, compile_now, known))
         return tmpl
     if isinstance(value, dict):
-        return {str(k): _template(library, v, line, compile_now, known) for k, v in value.items()}
+        return {str(k): _template(library, v, line, compile_now, known, found) for k, v in value.items()}
     if value is None or isinstance(value, int | float):
         return value
     raise BlockError(f"unexpected value {value!r} in the role line", line)
 
 
-def _compile(library: Library, tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> None:
+def _compile(library: Library, tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> Uses:
     if not compile_now:
-        return
+        return NO_USES
     try:
         used = tmpl.compile()
     except TemplateSyntax as exc:
@@ -140,11 +145,43 @@ def _compile(library: Library, tmpl: TemplateText, compile_now: bool, known: fro
                 library.root.resolve(path)
             except InvalidParams as exc:
                 raise BlockError(f"read({path!r}): {_refusal(exc)}", tmpl.line + line - 1) from None
+    composed = template_composes(library, tmpl)
     unknown = sorted(used - known)
     if unknown:
         declared = ", ".join(sorted(known)) or "none"
         raise BlockError(f"template uses {', '.join(repr(n) for n in unknown)}, which is not an argument "
                          f"(arguments: {declared})", tmpl.line)
+    return composed
+
+
+def template_composes(library: Library, tmpl: TemplateText) -> Uses:
+    """What the compiled ``tmpl`` composes (``composition.Uses``), its literal partials checked (``partials.analyze``);
+    a problem is a ``BlockError`` at the line of the include. Lines are the prompt file's."""
+    found = tmpl.uses
+    if found is None or not (found.partials or found.reads or found.calls or found.dynamic):
+        return NO_USES
+    files = {path for path, _ in found.reads}
+    calls = [call.at(tmpl.line + call.line - 1) for call in found.calls]
+    dynamic = found.dynamic
+    if found.partials:
+        from .partials import PartialProblem, analyze
+
+        memo: dict[str, Any] = {}
+        loads = 0
+        for target, line in found.partials:
+            at = tmpl.line + line - 1
+            try:
+                part = analyze(library, target, (), memo)
+            except PartialProblem as exc:
+                raise BlockError(f"include {target!r}: {exc}", at) from None
+            loads += 1 + part.loads
+            if loads > MAX_INCLUDES:
+                raise BlockError(f"includes load more than {MAX_INCLUDES} partials in one render (an include bomb)",
+                                 at)
+            files |= part.files
+            calls += [call.at(at) for call in part.calls]
+            dynamic = dynamic or part.dynamic
+    return Uses(frozenset(files), frozenset(call.name for call in calls), dynamic, tuple(calls))
 
 
 def _refusal(exc: InvalidParams) -> str:
@@ -178,10 +215,14 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
     if unknown:
         raise BlockError(f"unknown key {unknown[0]!r} after '{role}:' (known: {', '.join(_SPEC_KEYS)})",
                          spec_line)
-    kinds = [k for k in _KINDS if k in spec]
+    kinds = [k for k in (*_KINDS, "prompt") if k in spec]
     if len(kinds) > 1:
         raise BlockError(f"a message holds one block; got both {kinds[0]!r} and {kinds[1]!r}", spec_line)
     kind = kinds[0] if kinds else "text"
+    if "arguments" in spec and kind != "prompt":
+        raise BlockError("arguments go with a prompt: {prompt: NAME, arguments: {...}}", spec_line)
+    if kind == "prompt":
+        _check_prompt_line(role, spec, body, spec_line)
     annotations = _annotations(spec.get("annotations"), spec_line)
     if "mimeType" in spec and kind not in ("image", "audio"):
         raise BlockError("mimeType goes inside the resource or resource_link mapping", spec_line)
@@ -220,14 +261,40 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
     elif kind in ("image", "audio"):
         raise BlockError(f"{kind} must name a library file", spec_line)
     known = frozenset(a.name for a in arguments)
+    found: list[Uses] = []
     fields = _template(library, {k: v for k, v in spec.items() if k != "annotations"}, spec_line, compile_now,
-                       known)
+                       known, found)
     body_tmpl = None
     if takes_body:
         body_tmpl = TemplateText(body.strip("\n").rstrip(), library, text_line)
-        _compile(library, body_tmpl, compile_now, known)
+        found.append(_compile(library, body_tmpl, compile_now, known))
+    if kind == "prompt":
+        found.append(_prompt_line_uses(spec, spec_line))
     file = value if kind in _KINDS and isinstance(value, str) and _is_static(value) else None
-    return Block(role, kind, fields, body_tmpl, annotations, spec_line, file)
+    return Block(role, kind, fields, body_tmpl, annotations, spec_line, file, Uses.union(found))
+
+
+def _check_prompt_line(role: str, spec: dict[str, Any], body: str, line: int) -> None:
+    """The role line ``user: {prompt: NAME, arguments: {...}}``: another prompt's messages, whole."""
+    name = spec["prompt"]
+    if not isinstance(name, str) or not name:
+        raise BlockError(f"after '{role}:' prompt names a prompt of the library, got {name!r}", line)
+    given = spec.get("arguments", {})
+    if not isinstance(given, dict) or not all(isinstance(k, str) for k in given):
+        raise BlockError("arguments of a prompt line must be a mapping of names to values", line)
+    if "annotations" in spec:
+        raise BlockError("a prompt line brings its prompt's messages as they are; it takes no annotations", line)
+    if body.strip():
+        raise BlockError("a prompt line takes no text below it; start a new message with 'user:' or "
+                         "'assistant:'", line)
+
+
+def _prompt_line_uses(spec: dict[str, Any], line: int) -> Uses:
+    name = spec["prompt"]
+    if not _is_static(name):
+        return Uses(dynamic=True)
+    given = spec.get("arguments", {})
+    return Uses(prompts=frozenset((name,)), calls=(Call(name, frozenset(given), line),))
 
 
 #: What an undefined name says when read, in Jinja's StrictUndefined and in the fast path alike.
@@ -274,8 +341,19 @@ def _file_content(library: Library, kind: str, path: str, fields: dict[str, Any]
                         size=real.stat().st_size, annotations=ann)
 
 
+def _composed(library: Library, block: Block, values: Mapping[str, Any]) -> list[Message]:
+    """A role line ``{prompt: NAME, arguments: {...}}``: the prompt's messages, roles and content as they are."""
+    from .compose import render_composed
+
+    fields = _render(block.fields, values)
+    assert isinstance(fields, dict)
+    return render_composed(library, fields["prompt"], fields.get("arguments") or {})
+
+
 def _content(library: Library, block: Block, values: Mapping[str, Any]) -> Content | None:
     ann = block.annotations
+    if block.kind == "prompt":
+        return None
     if block.kind == "text":
         assert block.body is not None
         text = block.body.render(values)
@@ -346,8 +424,12 @@ def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: Mappin
                     content = _content(library, block, values)
                 except Exception as exc:
                     _refuse_if_left_out(exc, ctx.prompt, optional, values)
+                    if type(exc).__name__ == "TemplateNotFound":  # a partial an argument named: the client's
+                        raise InvalidParams(f"prompt {ctx.prompt!r}: {exc.message}") from None  # type: ignore[attr-defined]
                     raise
-                if content is not None:
+                if block.kind == "prompt":
+                    out += _composed(library, block, values)
+                elif content is not None:
                     out.append(Message(block.role, content))  # type: ignore[arg-type]
                 if total > 1:
                     ctx.progress(i + 1, total, None)
@@ -356,3 +438,36 @@ def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: Mappin
         return run_bounded(run, ctx.prompt)  # type: ignore[no-any-return]
 
     return render
+
+
+def _templates(value: Tmpl) -> list[TemplateText]:
+    if isinstance(value, TemplateText):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _templates(v)]
+    return []
+
+
+def uncompiled_simple(block: Block) -> bool:
+    """Whether every template of ``block`` only substitutes names: nothing for ``compiled_uses`` to find."""
+    return all(tmpl.simple for tmpl in _templates(block.fields)) and (block.body is None or block.body.simple)
+
+
+def compiled_uses(library: Library, blocks: tuple[Block, ...]) -> Uses:
+    """What ``blocks`` compose, compiling their templates now: for a prompt of a large library, whose
+    templates compile on first use (``Prompt.uses`` asks for it then). A template that does not compile
+    composes nothing known: a render reports it."""
+    found: list[Uses] = []
+    for block in blocks:
+        for tmpl in _templates(block.fields) + ([block.body] if block.body is not None else []):
+            try:
+                tmpl.compile()
+                found.append(template_composes(library, tmpl))
+            except (TemplateSyntax, BlockError):
+                found.append(Uses(dynamic=True))
+        if block.kind == "prompt" and isinstance(block.fields, dict):
+            name = block.fields.get("prompt")
+            spec = {"prompt": name.source if isinstance(name, TemplateText) else name,
+                    "arguments": block.fields.get("arguments") or {}}
+            found.append(_prompt_line_uses(spec, block.line))
+    return Uses.union(found)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...prompts.access import covers, may_see, reader_scopes, shown_scopes, viewer
 from ...prompts.arguments import Argument
-from ...prompts.render import make_environment
-from ...prompts.spec import SyncCompleter
+from ...prompts.render import PARTIAL_GUARD, make_environment
+from ...prompts.spec import Prompt, SyncCompleter
 from ...protocol.errors import InvalidParams
 from .frontmatter import FrontMatterError, read_front_matter, scopes_in, split_front_matter
 from .paths import LibraryRoot, prompt_format, skill_folder_of
@@ -25,6 +25,9 @@ class Library:
     def __init__(self, root: Path, missing: Callable[[str], bool] | None = None) -> None:
         self.root = LibraryRoot(root, missing, self.may_use)
         self._env: SandboxedEnvironment | None = None
+        #: the prompt of this library named so (for ``prompt(NAME)`` in templates), set by its source; None
+        #: where the library has no prompts to compose
+        self.lookup: Callable[[str], Prompt | None] | None = None
 
     @staticmethod
     def may_use(rel: str, source: str, data: bytes) -> None:
@@ -55,8 +58,18 @@ class Library:
     def env(self) -> SandboxedEnvironment:
         """The library's sandboxed Jinja environment, made (and Jinja imported) on first need."""
         if self._env is None:
-            self._env = make_environment({"read": self.read})
+            from .partials import dynamic_partial, make_loader
+
+            env = make_environment({"read": self.read, "prompt": self.prompt, PARTIAL_GUARD: dynamic_partial(self)})
+            env.loader = make_loader(self)
+            self._env = env
         return self._env
+
+    def prompt(self, name: str, **arguments: Any) -> str:
+        """``prompt(NAME, **ARGUMENTS)`` in templates: the text of another prompt of the library, rendered."""
+        from .compose import composed_text
+
+        return composed_text(self, name, arguments)
 
     def read(self, path: str) -> str:
         """``read(path)`` in templates: the text of a library file."""

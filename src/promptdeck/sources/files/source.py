@@ -12,7 +12,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,11 +20,22 @@ from typing import TYPE_CHECKING, Any
 from ...prompts.access import reading_as
 from ...prompts.arguments import MISSING, Argument, SpecError, parse_arguments
 from ...prompts.catalog import close_names
+from ...prompts.composition import Uses
 from ...prompts.spec import NAME_RE, Prompt, Reach
 from ...protocol.errors import InvalidParams, LibraryError, PromptFileError
 from .. import Source
 from . import native
-from .blocks import Block, BlockError, build_block, plain_messages, render_blocks, validate_icons, work_of
+from .blocks import (
+    Block,
+    BlockError,
+    build_block,
+    compiled_uses,
+    plain_messages,
+    render_blocks,
+    uncompiled_simple,
+    validate_icons,
+    work_of,
+)
 from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
 from .library import Library
 from .native import Native
@@ -231,6 +242,12 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     path_args = {a.name: a.pattern for a in arguments if a.type == "path"}
     files = frozenset(block.file for block in blocks if block.file is not None)
     paths = tuple(a for a in arguments if a.type == "path")
+    built = tuple(blocks)
+    # Templates not compiled yet (a large library) are read for what they compose on first ask; a template that
+    # only substitutes names composes nothing, so most prompts hold no callable.
+    uses: Uses | Callable[[], Uses] = (lambda: compiled_uses(library, built)) \
+        if not compile_now and not all(uncompiled_simple(block) for block in built) \
+        else Uses.union(block.uses for block in blocks)
     prompt = Prompt(
         name,
         render_blocks(library, tuple(blocks), path_args,
@@ -248,6 +265,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         reach=Reach(library.root, files, paths) if files or paths else None,
         plain=plain_messages(tuple(blocks), path_args),
         tests=tests,
+        uses=uses,
     )
     return ParsedFile(prompt)
 
@@ -309,6 +327,10 @@ class FileSource(Source):
         if not path.is_dir():
             raise LibraryError(f"prompt library {str(root)!r} is not a folder")
         self.library = Library(path)
+        self.library.lookup = self.named
+        #: problems in how its prompts compose each other (``compose.composition_problems``), found at ``load``
+        self.composition: list[PromptFileError] = []
+        self._names: dict[str, Prompt] | None = None
         self.root = self.library.root.root
         #: where this folder's files lie below a library root (``.claude/commands/``), or "" for a library root
         self.prefix = folder_prefix(root, format)
@@ -345,10 +367,36 @@ class FileSource(Source):
             log.info("%d prompt files: templates compile on first use (`promptdeck check` compiles all)",
                      len(paths))
         self._prompts.clear()
+        self._names = None
         self.errors.clear()
         self.load_paths(paths, compile_now=compile_now)
+        self.composition = self.composition_problems() if compile_now else []
         found = self.skill_set.load() if self.skill_set is not None else []
-        return [error for errors in self.errors.values() for error in errors] + found
+        return [error for errors in self.errors.values() for error in errors] + self.composition + found
+
+    def composition_problems(self) -> list[PromptFileError]:
+        """What ``check`` refuses in how this folder's prompts compose each other (``compose``)."""
+        if not any(prompt.uses.calls for prompt in self._prompts.values()):
+            return []
+        from .compose import composition_problems  # only for a library whose prompts compose others
+
+        self.named("")  # builds the index: of two files with one name, the first path's prompt is served
+        assert self._names is not None
+        prompts = list(self._names.values())
+        return composition_problems(prompts, {prompt.source: self.shown(prompt.source) for prompt in prompts})
+
+    def named(self, name: str) -> Prompt | None:
+        """The prompt served under ``name`` (the first file's, of two with one name), for ``prompt(NAME)``."""
+        names = self._names
+        if names is None:
+            names = {}
+            held = self._prompts
+            for rel in sorted(held):  # a render thread may ask while the watcher reloads a file
+                prompt = held.get(rel)
+                if prompt is not None:
+                    names.setdefault(prompt.name, prompt)
+            self._names = names
+        return names.get(name)
 
     def load_paths(self, paths: list[str], *, compile_now: bool = True) -> None:
         """Read the prompt files at ``paths`` (relative), as ``load`` reads all of them: in worker processes
@@ -414,6 +462,7 @@ class FileSource(Source):
     def _keep(self, rel: str, parsed: ParsedFile) -> None:
         if self.prefix:  # problems name the file as the user knows it
             parsed.errors = [PromptFileError(self.shown(e.path), e.reason, e.line) for e in parsed.errors]
+        self._names = None
         if parsed.prompt is None and not parsed.errors:  # a file its own tool offers as no prompt
             self._prompts.pop(rel, None)
             self.errors.pop(rel, None)
@@ -453,6 +502,7 @@ class FileSource(Source):
             else:
                 self._prompts.pop(rel, None)
                 self.errors.pop(rel, None)
+                self._names = None
 
     def changed_since_load(self) -> list[str]:
         """Absolute paths of prompt files added, removed or written since the last full load began.

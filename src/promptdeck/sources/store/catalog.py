@@ -30,7 +30,7 @@ log = logging.getLogger("promptdeck.store")
 META_VERSION = "promptdeck.dev/version"
 META_LABEL = "promptdeck.dev/label"
 _PARSED = ("title", "description", "arguments", "icons", "tags", "render", "completers", "work", "reach",
-           "plain", "tests", "_by_name")
+           "plain", "tests", "_uses", "_by_name")
 _decode = msgspec.json.Decoder().decode
 T = TypeVar("T")
 

@@ -137,6 +137,7 @@ class StoreSource(Source):
             self._folder, held = private_folder()
             self._held.append(weakref.finalize(self, release, self._folder, held))  # at close, or process end
             self._library = Library(Path(self._folder), self._fetch_missing)
+            self._library.lookup = self._named
             if self._skill_limits is not None:
                 self._skills = StoredSkills(self._folder, self._skill_limits, self._written.get, self._put)
             if store.fully_listed(position):
@@ -417,6 +418,17 @@ class StoreSource(Source):
                                 f"{prompt.name!r} {sorted(prompt.scopes)} listed, {parsed.prompt.name!r} "
                                 f"{sorted(parsed.prompt.scopes)} parsed; publish it again")
         return parsed.prompt
+
+    def _named(self, name: str) -> Prompt | None:
+        """The label's prompt ``name``, for ``prompt(NAME)`` in its templates: a prompt of the same label
+        composes, at the label's current position."""
+        with self._lock:
+            if not self._listed or self._position is None:
+                return next((p for p in self._prompts.values() if p.name == name), None)
+            catalog = self._catalog
+            if catalog is None or catalog.position != self._position:
+                catalog = StoredCatalog(self, self._position, 50)
+        return catalog.get(name)
 
     def _fetch_missing(self, path: str) -> bool:
         """A template asked for a file not in the folder: write it if the label has it (``LibraryRoot``)."""

@@ -32,13 +32,14 @@ READERS: dict[str, tuple[str, str]] = {
     "continue": ("plain", "read_continue"),
     "codex": ("codex", "read"),
     "gemini": ("gemini", "read"),
-    "dotprompt": ("dotprompt", "read"),
 }
 
 
 #: formats whose bodies are templates, run in the library's sandboxed environment: their readers take it
 TEMPLATED: dict[str, tuple[str, str]] = {
     "prompty": ("prompty", "read"),
+    # its partials ({{> name}}) are the library's files, read through the same loader as includes
+    "dotprompt": ("dotprompt", "read"),
 }
 
 

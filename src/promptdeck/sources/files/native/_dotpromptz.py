@@ -159,8 +159,8 @@ def anywhere(work: Callable[[], T]) -> T:
         return own.submit(work).result()
 
 
-def engine(dotpromptz: Any) -> Any:
-    """A ``Dotprompt`` with its unbounded helpers replaced."""
+def engine(dotpromptz: Any, partials: dict[str, str] | None = None) -> Any:
+    """A ``Dotprompt`` with its unbounded helpers replaced; ``partials``: the library's, by name."""
     from dotpromptz.helpers import json_helper
 
     def json(params: list[Any], options: Any) -> Any:
@@ -176,7 +176,7 @@ def engine(dotpromptz: Any) -> Any:
         _log.debug("dotprompt log: %s", " ".join(map(str, params)))
         return ""
 
-    return dotpromptz.Dotprompt(helpers={"json": json, "log": log})
+    return dotpromptz.Dotprompt(helpers={"json": json, "log": log}, partials=partials)
 
 
 #: ``{{`` and a run of blanks: dotpromptz's partial-finding regex backtracks over such a run in cubic time.

@@ -25,18 +25,23 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....prompts.arguments import MISSING, Argument, SpecError, make_argument
+from ....prompts.composition import MAX_INCLUDES, Uses
 from ....prompts.execution import TEMPLATE
 from ....prompts.limits import MAX_OUTPUT_CHARS
 from ....prompts.render import run_bounded
 from ....prompts.sandbox import RenderLimitError
 from ....prompts.spec import Prompt, RenderContext
 from ....protocol.content import Audio, Image, Message, ResourceLink, Role, Text
-from ....protocol.errors import InternalError
+from ....protocol.errors import InternalError, InvalidParams
+from ..partials import read_partial
 from ._common import META_FORMAT, META_MODEL, Markdown, NativeError, check_name, json_safe, pop_scopes
 from ._dotpromptz import anywhere, bounded, check_tags, complete, engine, library
+
+if TYPE_CHECKING:
+    from ..library import Library
 
 _TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 #: ``{{name}}`` of a template without an input schema: each is an optional argument (helpers excluded).
@@ -64,12 +69,51 @@ def _as_promptdeck_reads(text: str) -> str:
     return "---\n" + text[:opening.start(1)] + text[opening.end():]
 
 
-def read(rel: str, text: str) -> Prompt:
-    """``docs/brief.prompt`` is ``docs.brief``; ``description:`` its description."""
-    return anywhere(lambda: _read(rel, text))
+def read(files: Library, rel: str, text: str) -> Prompt:
+    """``docs/brief.prompt`` is ``docs.brief``; ``description:`` its description. ``files``: the library its
+    partials come from."""
+    return anywhere(lambda: _read(files, rel, text))
 
 
-def _read(rel: str, text: str) -> Prompt:
+#: A partial in Handlebars (``{{> name}}``, ``{{~> name}}``, ``{{#> name}}``), as dotpromptz finds them.
+_PARTIAL = re.compile(r"\{\{\s*~?\s*#?\s*>\s*([a-zA-Z0-9_.\-/]+)")
+
+
+def partial_path(name: str) -> str:
+    """The library file of the partial ``name``, as Genkit keeps partials: ``tone`` is ``_tone.prompt`` and
+    ``shared/tone`` is ``shared/_tone.prompt`` (a ``_`` file is material, never a prompt of its own)."""
+    folder, _, base = name.rpartition("/")
+    return f"{folder}/_{base}.prompt" if folder else f"_{base}.prompt"
+
+
+#: A partial defined in the template itself (``{{#*inline "name"}}``): not a library file.
+_INLINE = re.compile(r"\{\{~?#\*inline\s+[\"']([^\"']+)[\"']")
+
+
+def _partials(files: Library, doc: Markdown, read: set[str]) -> dict[str, str]:
+    """The library partials the body names, and those they name, by name: each read through the library's
+    confined partial loader, a problem at the line of the body's reference that led to it. Handed to
+    dotpromptz, which checks them for cycles; a name defined inline is the template's own."""
+    found: dict[str, str] = {}
+    queue = [(match.group(1), doc.body_line_of(match.start()), doc.body) for match in _PARTIAL.finditer(doc.body)]
+    while queue:
+        name, line, where = queue.pop(0)
+        if name in found or name in _INLINE.findall(where) or name in _INLINE.findall(doc.body):
+            continue
+        if len(found) >= MAX_INCLUDES:
+            raise NativeError(f"partials name more than {MAX_INCLUDES} partials", line)
+        path = partial_path(name)
+        try:
+            text = read_partial(files, path)
+        except InvalidParams as exc:
+            raise NativeError(f"partial {name!r} ({path}): {exc.detail or exc.message}", line) from None
+        found[name] = text
+        read.add(path)
+        queue += [(match.group(1), line, text) for match in _PARTIAL.finditer(text)]
+    return found
+
+
+def _read(files: Library, rel: str, text: str) -> Prompt:
     text = _as_promptdeck_reads(text)
     doc = Markdown(text)
     meta = doc.meta
@@ -93,8 +137,10 @@ def _read(rel: str, text: str) -> Prompt:
     scopes = pop_scopes(settings, doc.line)
     body = doc.body
     repeats = "#each" in body
+    read: set[str] = set()
+    partials = _partials(files, doc, read)
     try:
-        renderer = complete(engine(dotpromptz).compile(parsed))
+        renderer = complete(engine(dotpromptz, partials).compile(parsed))
     except Exception as exc:  # noqa: BLE001 - its parser's refusal, in its words
         raise NativeError(f"template error: {exc}", doc.body_line) from None
 
@@ -119,7 +165,7 @@ def _read(rel: str, text: str) -> Prompt:
     if settings:
         extra[META_MODEL] = settings
     return Prompt(name, render, description=description, arguments=arguments, source=rel, work=TEMPLATE,
-                  scopes=scopes, meta=extra)
+                  scopes=scopes, meta=extra, uses=Uses(files=frozenset(read)) if read else None)
 
 
 def _arguments(dotpromptz: Any, config: object, doc: Markdown) -> tuple[Argument, ...]:
