@@ -335,3 +335,46 @@ def test_serve_text_resources_sends_text_blocks(options: list[str]) -> None:
     kinds = [message["content"]["type"] for message in result["messages"]]
     assert "resource" not in kinds and "resource_link" not in kinds, kinds
     assert result["_meta"]["promptdeck.dev/textResources"] == 4
+
+
+def test_check_reports_composition_problems_at_their_lines(tmp_path: Path) -> None:
+    """Issue 31: includes that would fail, an unknown prompt or argument, a cycle and a wider prompt composing a
+    narrower one are problems at the composing line; a check that passes means the composed render works."""
+    write(tmp_path, {
+        "_p/tone.md": "Be {{ tone }}.",
+        "_p/bad.md": "fine\n{% endif %}",
+        "rules.md": "---\narguments:\n  - {name: tone, required: true}\n---\n{% include \"_p/tone.md\" %}\n",
+        "uses.md": "{{ prompt(\"rules\", tone=\"kind\") }}\n{{ prompt(\"rulez\") }}\n"
+                   "{{ prompt(\"rules\", tone=1, x=2) }}\n",
+        "broken.md": "a\n{% include \"_p/bad.md\" %}\n",
+        "a.md": "{{ prompt(\"b\") }}\n", "b.md": "{{ prompt(\"a\") }}\n",
+        "hr.md": "---\nscopes: [hr]\n---\nsalaries\n", "open.md": "user: {prompt: hr}\n",
+    })
+    done = cli("check", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "b.md:1: prompt cycle: a → b → a",
+        "broken.md:2: include '_p/bad.md': partial '_p/bad.md' line 2: Encountered unknown tag 'endif'.",
+        "open.md:1: prompt 'open', seen by everyone, composes 'hr', restricted to hr: it would show 'hr' to "
+        "principals who may not see it; restrict 'open' as narrowly, or compose another prompt",
+        "uses.md:2: prompt('rulez'): no prompt 'rulez' in the library; did you mean 'rules'?",
+        "uses.md:3: prompt('rules'): 'rules' has no argument 'x' (it takes: tone)",
+    ]
+    assert done.stderr == "6 prompts ok; 5 problems in 4 files\n"
+    fixed = cli("check", str(write(tmp_path, {"uses.md": "{{ prompt(\"rules\", tone=\"kind\") }}\n",
+                                              "broken.md": "a\n", "b.md": "b\n", "open.md": "open\n"})))
+    assert fixed.returncode == 0 and fixed.stdout == "7 prompts ok\n"
+    shown = cli("render", str(tmp_path), "uses")
+    assert shown.returncode == 0 and shown.stdout.startswith("── user") and "Be kind." in shown.stdout
+
+
+def test_publish_refuses_a_composition_problem_and_keeps_the_good_version(tmp_path: Path) -> None:
+    library = write(tmp_path / "lib", {"rules.md": "rules\n", "p.md": "{{ prompt(\"rules\") }}\n"})
+    url = f"sqlite:///{tmp_path}/store.db"
+    assert cli("publish", str(library), "--store", url).returncode == 0
+    write(library, {"p.md": "{{ prompt(\"rulez\") }}\n"})
+    refused = cli("publish", str(library), "--store", url)
+    assert refused.returncode == 1
+    assert "p.md:1: prompt('rulez'): no prompt 'rulez' in the library; did you mean 'rules'?" in refused.stdout
+    history = cli("history", "p", "--store", url)
+    assert history.returncode == 0 and len(history.stdout.splitlines()) == 1  # the good version only

@@ -153,6 +153,10 @@ def _check_some(folder: str, paths: set[str], content: dict[str, bytes], latest:
     source = FileSource(folder, format=folder_format)
     source.load_paths(sorted(paths))
     parsed = {prompt.source: prompt for prompt in source.prompts()}
+    if any(prompt.uses.calls for prompt in parsed.values()):
+        # A prompt that composes others is checked against them (``compose.composition_problems``): the
+        # whole library is read for that, as ``check`` reads it.
+        return library_problems((folder,), folder_format, skills=True)
     errors = {rel: [str(e) for e in found] for rel, found in source.errors.items()}
     owner: dict[str, str] = {}
     for path in sorted(p for p in content if is_prompt_path(p)):

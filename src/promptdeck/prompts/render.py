@@ -117,7 +117,9 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
                 # counted, and its nesting measured, against the one composed render's bounds.
                 _check_deadline()
                 count_load(_template_depth())
-                return super().get_template(name, parent, globals)
+                # A partial compiles on its first load, within the compile deadline as any template does.
+                return _with_compile_deadline(
+                    lambda: ImmutableSandboxedEnvironment.get_template(self, name, parent, globals))
 
             def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
                 _check_deadline()

@@ -155,3 +155,48 @@ def test_a_render_of_a_partial_removed_after_check_is_a_client_error(tmp_path: P
     (tmp_path / "_p/t.md").unlink()
     with pytest.raises((InvalidParams, InternalError)):
         render(only(source))
+
+
+# -- other tools' formats ----------------------------------------------------------------------------------
+
+
+def test_dotprompt_partials_are_the_librarys_underscore_files(tmp_path: Path) -> None:
+    source = load(tmp_path, {
+        "_tone.prompt": "Be {{tone}}.",
+        "shared/_rules.prompt": "Rules: {{> tone}}",
+        "hi.prompt": "---\ninput:\n  schema:\n    tone: string\n---\nHello. {{> shared/rules}}\n",
+        "missing.prompt": "---\ninput:\n  schema:\n    tone: string\n---\none\n{{> nothere}}\n",
+        "promptfile.prompt": "{{> ../hi}}\n",
+        "loop.prompt": "{{> loop}}\n", "_loop.prompt": "again {{> loop}}",
+    })
+    assert problems(source) == [
+        "loop.prompt:1: template error: Circular partial reference: loop -> loop",
+        "missing.prompt:7: partial 'nothere' (_nothere.prompt): partial '_nothere.prompt' does not exist in the "
+        "library",
+        "promptfile.prompt:1: partial '../hi' (../_hi.prompt): partial '../_hi.prompt' must be a relative path that "
+        "stays inside the library",
+    ]
+    hi = prompts(source)["hi"]
+    assert text(render(hi, tone="calm")) == "Hello. Rules: Be calm."
+    assert hi.uses.files == {"shared/_rules.prompt", "_tone.prompt"}
+
+
+def test_a_dotprompt_partial_that_leads_out_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-out.prompt"
+    outside.write_text("secret")
+    tmp_path.mkdir(exist_ok=True)
+    os.symlink(outside, tmp_path / "_x.prompt")
+    source = load(tmp_path, {"p.prompt": "{{> x}}\n"})
+    [problem] = problems(source)
+    assert problem.startswith("p.prompt:1: partial 'x' (_x.prompt): ") and "leaves the library" in problem
+
+
+def test_prompty_includes_through_the_same_loader(tmp_path: Path) -> None:
+    source = load(tmp_path, {
+        "_p/sys.md": "Be {{ tone }}.",
+        "a.prompty": "---\nname: A\ninputs:\n  tone: {type: string}\n---\nsystem:\n{% include \"_p/sys.md\" %}\n",
+        "b.prompty": "---\nname: B\n---\nuser:\nhi\n{% include \"_p/none.md\" %}\n",
+    })
+    assert problems(source) == ["b.prompty:6: include '_p/none.md': partial '_p/none.md' does not exist in the library"]
+    a = prompts(source)["a"]
+    assert text(render(a, tone="kind")) == "Be kind." and a.uses.files == {"_p/sys.md"}

@@ -373,8 +373,11 @@ class FileSource(Source):
         names = self._names
         if names is None:
             names = {}
-            for rel in sorted(self._prompts):
-                names.setdefault(self._prompts[rel].name, self._prompts[rel])
+            held = self._prompts
+            for rel in sorted(held):  # a render thread may ask while the watcher reloads a file
+                prompt = held.get(rel)
+                if prompt is not None:
+                    names.setdefault(prompt.name, prompt)
             self._names = names
         return names.get(name)
 

@@ -11,10 +11,12 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ....prompts.arguments import Argument, SpecError, make_argument
+from ....prompts.composition import Uses
 from ....prompts.execution import TEMPLATE
 from ....prompts.render import TemplateSyntax, TemplateText, run_bounded
 from ....prompts.spec import Prompt, RenderContext
 from ....protocol.content import Message, Text
+from ..blocks import BlockError, template_composes
 from ._common import META_FORMAT, META_MODEL, Markdown, NativeError, check_name, json_safe, pop_scopes
 
 if TYPE_CHECKING:
@@ -42,12 +44,16 @@ def read(library: Library, rel: str, text: str) -> Prompt:
     segments = _segments(doc.body, doc.body_line)
     templates: list[tuple[str, TemplateText]] = []
     used: set[str] = set()
+    composed: list[Uses] = []
     for role, body, line in segments:
         tmpl = TemplateText(body, library, line)
         try:
             used |= tmpl.compile()
+            composed.append(template_composes(library, tmpl))  # its partials checked as promptdeck's files' are
         except TemplateSyntax as exc:
             raise NativeError(f"template error: {exc.message}", line + exc.lineno - 1) from None
+        except BlockError as exc:
+            raise NativeError(str(exc), exc.line) from None
         templates.append((role, tmpl))
     # Prompty's Jinja leaves a name nobody declared empty: each becomes an optional argument here.
     arguments = tuple(declared) + tuple(make_argument(n, description="used by the template")
@@ -74,7 +80,7 @@ def read(library: Library, rel: str, text: str) -> Prompt:
     if settings or any(r not in ("user", "assistant") for r in roles):
         extra[META_MODEL] = {**settings, "roles": roles} if roles != ["user"] else settings
     return Prompt(name, render, title=title, description=description, arguments=arguments, source=rel,
-                  work=TEMPLATE, scopes=scopes, meta=extra)
+                  work=TEMPLATE, scopes=scopes, meta=extra, uses=Uses.union(composed))
 
 
 def _inputs(raw: object, sample: object, line: int | None) -> list[Argument]:
