@@ -81,7 +81,7 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
 
     FOLDER is read as `serve` reads it; a folder with any problem `check` finds publishes nothing.
     """
-    from ..sources.files.paths import folder_prefix
+    from ..sources.files.paths import folder_prefix, is_prompt_path
     from ..sources.store.database import Store
     from ..sources.store.folder import read_library
     from ..sources.store.model import Listed, listing_of, to_check
@@ -123,7 +123,9 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     from ..sources.store.parts import users_of_changes
 
     # Prompts whose own bytes are as stored but whose parts (partials, read files, composed prompts) changed.
-    inputs = users_of_changes(folder, folder_format, content, latest, prompts, complete=some is None)
+    # (A check of only some files may have read them all: a changed prompt composing others is checked whole.)
+    complete = some is None or {p.source for p in prompts.values()} >= {p for p in content if is_prompt_path(p)}
+    inputs = users_of_changes(folder, folder_format, content, latest, prompts, complete=complete)
     listed: dict[str, Listed] = {prompt.source: listing_of(prompt) for prompt in prompts.values()}
     with _opened(url, create=True) as opened:
         try:
