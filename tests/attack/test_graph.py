@@ -60,7 +60,7 @@ def test_a_partial_swapped_for_a_fifo_a_link_out_or_100_mb_is_a_problem_of_its_u
 
 
 def test_a_part_used_by_many_prompts_reloads_them_all_in_bounded_time(tmp_path: Path) -> None:
-    files = {"_p/shared.md": "shared\n"}
+    files: dict[str, str | bytes] = {"_p/shared.md": "shared\n"}
     files.update({f"u{i}.md": '{% include "_p/shared.md" %}\n' for i in range(400)})
     files.update({f"c{i}.md": f'{{{{ prompt("u{i}") }}}}\n' for i in range(400)})
     source = load(tmp_path, files)
