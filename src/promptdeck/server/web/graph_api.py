@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from ...prompts.graph import Graph
@@ -23,12 +23,17 @@ from ..asgi import Receive, Scope, Send, respond
 
 if TYPE_CHECKING:
     from ...prompts.catalog import Catalog
+    from ...prompts.spec import Prompt
     from ..app import PromptServer
     from ..security.principals import Principal
 
 PATH = "/api/graph"
 #: Graphs kept, one per catalog and sight: principals mostly share a few sets of scopes.
 KEPT_GRAPHS = 8
+#: Past this many prompts in sight, "used by" is not worked out: it asks every prompt what it uses, which
+#: parses and compiles each one a large library (or a store label) has not compiled yet. What the prompt
+#: itself uses is still answered, from it and the prompts it composes; ``usedBy``/``affects`` are then null.
+MAX_GRAPH_PROMPTS = 5000
 
 
 class GraphApi:
@@ -59,8 +64,12 @@ class GraphApi:
             raise HttpError(404, f"no prompt {name[:128]!r}")
         # Building a graph asks every prompt what it uses, which compiles the templates of a large library
         # not compiled yet: off the event loop.
-        graph = await asyncio.to_thread(self._graph, seen, principal.scopes)
-        body = {"prompt": name, **graph.entry(name, seen.__contains__)}
+        if len(seen) > MAX_GRAPH_PROMPTS:
+            entry = await asyncio.to_thread(_uses_only, seen, name)
+        else:
+            graph = await asyncio.to_thread(self._graph, seen, principal.scopes)
+            entry = graph.entry(name, seen.__contains__)
+        body = {"prompt": name, **entry}
         await respond(send, 200, encode_json(body), headers=[(b"cache-control", b"no-store"),
                                                              (b"x-content-type-options", b"nosniff")])
 
@@ -78,3 +87,18 @@ class GraphApi:
                 self._graphs.clear()
             self._graphs[key] = (catalog, graph)
         return graph
+
+
+def _uses_only(seen: Catalog, name: str) -> dict[str, Any]:
+    """The entry of ``name`` in a library too large to ask every prompt: the graph of it and of the prompts it
+    composes (at most ``MAX_GRAPH_PROMPTS``), with who uses it left unknown (null)."""
+    found: dict[str, Prompt] = {}
+    todo = [name]
+    while todo and len(found) < MAX_GRAPH_PROMPTS:
+        prompt = seen.get(todo.pop())
+        if prompt is None or prompt.name in found:
+            continue
+        found[prompt.name] = prompt
+        todo.extend(prompt.uses.prompts)
+    entry = Graph(found.values()).entry(name, seen.__contains__)
+    return {**entry, "usedBy": None, "affects": None}

@@ -35,7 +35,7 @@ export class Parts {
     const uses = found.uses || {};
     const prompts = (uses.prompts || []).map(promptLink);
     const files = (uses.files || []).map((path) => h("code", {}, path));
-    const users = (found.usedBy || []).map(promptLink);
+    const users = (found.usedBy || []).map(promptLink);  // null (unknown) shows as a note below
     const further = (found.affects || []).filter((n) => !(found.usedBy || []).includes(n)).map(promptLink);
     const rows = [
       row("Composes", prompts),
@@ -43,6 +43,8 @@ export class Parts {
       uses.dynamic ? h("li", {}, "Also parts named by an expression, known only when it renders") : null,
       row("Used by", users),
       row("Through those, a change here also reaches", further),
+      // null: the library is too large for the server to ask every prompt (graph_api.MAX_GRAPH_PROMPTS)
+      found.usedBy === null ? h("li", { className: "muted" }, "What uses it is not worked out for a library this large") : null,
     ].filter(Boolean);
     $("parts-list").replaceChildren(...rows);
     show(section, rows.length > 0);
