@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +19,12 @@ from tests.support.libraries import composed_library
 
 
 def ask(api: GraphApi, name: str, scopes: frozenset[str] | None = frozenset()) -> tuple[int, dict[str, Any]]:
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": b"", "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
     scope = {"type": "http", "method": "GET", "path": "/api/graph", "query_string": f"prompt={name}".encode()}
