@@ -116,3 +116,29 @@ def test_the_graph_api_refuses_hostile_queries(endpoint: str) -> None:  # noqa: 
     assert status == status_review == 200
     assert "payroll" not in json.dumps([bob_rules, bob_review]) and "_hr" not in json.dumps([bob_rules, bob_review])
     assert graph(endpoint, "payroll", BOB)[0] == 404
+
+
+def test_parts_of_a_stored_version_another_tool_wrote_never_lead_out(tmp_path: Path) -> None:
+    """A store written by another tool may hold a prompt file whose includes lead out, name a file it never
+    had, or compose a prompt in a loop: its parts are what the store had inside, nothing is read outside."""
+    from promptdeck.sources.store.database import Store
+    from promptdeck.sources.store.parts import parts_at
+
+    secret = tmp_path / "outside.md"
+    secret.write_text("outside\n")
+    url = f"sqlite:///{tmp_path / 'prompts.db'}"
+    files = {
+        "_p/ok.md": b"ok\n",
+        "out.md": b'{% include "../outside.md" %}\n',
+        "absent.md": b'{% include "_p/none.md" %}\n',
+        "loop.md": b'{% include "_p/ok.md" %}{{ prompt("loop2") }}\n',
+        "loop2.md": b'{{ prompt("loop") }}\n',
+    }
+    from promptdeck.sources.store.model import Listed
+
+    listed = {path: Listed(path[:-3], "{}", "") for path in files if not path.startswith("_")}
+    with Store(url, create=True) as store:
+        store.publish(files, listed, author="other tool", message="")
+        assert parts_at(store, "out.md", 1) == {}
+        assert parts_at(store, "absent.md", 1) == {}
+        assert parts_at(store, "loop.md", 1) == {"_p/ok.md": 1, "loop2.md": 1}
