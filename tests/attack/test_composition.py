@@ -155,3 +155,22 @@ def test_a_served_bomb_is_a_logged_internal_error_and_the_server_keeps_serving(t
         ok = peer.call(legacy(3, "prompts/get", {"name": "ok"}))
         assert ok["result"]["messages"][0]["content"]["text"] == "fine"
         assert f"partials nest deeper than {MAX_NESTING} levels" in peer.stderr
+
+
+def test_a_cached_partial_of_a_scoped_skill_is_refused_to_a_wider_prompt(tmp_path: Path) -> None:
+    """A partial compiles once, but whether a prompt may include it is asked on every load: a scoped skill's
+    file that a scoped prompt included is still refused to an unscoped one naming it by an argument."""
+    source = load(tmp_path, {
+        "skills/payroll/SKILL.md": "---\nname: payroll\ndescription: Payroll work\nscopes: [hr]\n---\nSteps.\n",
+        "skills/payroll/_refs/rates.md": "SECRET RATES",
+        "hr.md": "---\nscopes: [hr]\n---\n{% include \"skills/payroll/_refs/rates.md\" %}\n",
+        "open.md": "{% include \"skills/payroll/_refs/rates.md\" %}\n",
+        "d.md": DYNAMIC,
+    })
+    assert any(p.startswith("open.md:1: include 'skills/payroll/_refs/rates.md': ") and "restricted to hr" in p
+               for p in problems(source)), problems(source)
+    found = prompts(source)
+    assert "SECRET RATES" in str(render(found["hr"]))  # compiled and cached now
+    with pytest.raises(InvalidParams) as err:
+        render(found["d"], name="skills/payroll/_refs/rates.md")
+    assert "does not exist" in err.value.message and "SECRET" not in str(err.value.to_wire())

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from promptdeck.protocol.content import Text
-from promptdeck.protocol.errors import InternalError, InvalidParams, PromptFileError
+from promptdeck.protocol.errors import InvalidParams, PromptFileError
 from promptdeck.sources.files.source import FileSource
 from tests.sources.files.test_source import load, only, prompts, render
 
@@ -153,8 +153,9 @@ def test_problems_are_prompt_file_errors_with_lines(tmp_path: Path) -> None:
 def test_a_render_of_a_partial_removed_after_check_is_a_client_error(tmp_path: Path) -> None:
     source = load(tmp_path, {"_p/t.md": "t", "p.md": "{% include \"_p/t.md\" %}\n"})
     (tmp_path / "_p/t.md").unlink()
-    with pytest.raises((InvalidParams, InternalError)):
+    with pytest.raises(InvalidParams) as err:
         render(only(source))
+    assert err.value.message == "prompt 'p': partial '_p/t.md' does not exist in the library"
 
 
 # -- other tools' formats ----------------------------------------------------------------------------------

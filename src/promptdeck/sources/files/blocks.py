@@ -448,6 +448,11 @@ def _templates(value: Tmpl) -> list[TemplateText]:
     return []
 
 
+def uncompiled_simple(block: Block) -> bool:
+    """Whether every template of ``block`` only substitutes names: nothing for ``compiled_uses`` to find."""
+    return all(tmpl.simple for tmpl in _templates(block.fields)) and (block.body is None or block.body.simple)
+
+
 def compiled_uses(library: Library, blocks: tuple[Block, ...]) -> Uses:
     """What ``blocks`` compose, compiling their templates now: for a prompt of a large library, whose
     templates compile on first use (``Prompt.uses`` asks for it then). A template that does not compile

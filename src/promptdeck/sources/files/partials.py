@@ -135,7 +135,16 @@ def make_loader(library: Library) -> Any:
                 root = self.library.root
                 path = os.path.join(str(root.root), template)
                 seen = _stamp(path)
-                return text, template, lambda: _stamp(path) == seen
+
+                def uptodate() -> bool:
+                    if _stamp(path) != seen:
+                        return False
+                    # Compiled once, but its access rule is the reading prompt's (a skill's file may be
+                    # restricted): asked again on every load, as ``read()`` asks on every read.
+                    root.resolve(template)
+                    return True
+
+                return text, template, uptodate
 
         _loader_class = PartialLoader
     return _loader_class(library)

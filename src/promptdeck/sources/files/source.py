@@ -32,6 +32,7 @@ from .blocks import (
     compiled_uses,
     plain_messages,
     render_blocks,
+    uncompiled_simple,
     validate_icons,
     work_of,
 )
@@ -227,8 +228,11 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     files = frozenset(block.file for block in blocks if block.file is not None)
     paths = tuple(a for a in arguments if a.type == "path")
     built = tuple(blocks)
-    uses: Uses | Callable[[], Uses] = Uses.union(block.uses for block in blocks) if compile_now else \
-        (lambda: compiled_uses(library, built))
+    # Templates not compiled yet (a large library) are read for what they compose on first ask; a template that
+    # only substitutes names composes nothing, so most prompts hold no callable.
+    uses: Uses | Callable[[], Uses] = (lambda: compiled_uses(library, built)) \
+        if not compile_now and not all(uncompiled_simple(block) for block in built) \
+        else Uses.union(block.uses for block in blocks)
     prompt = Prompt(
         name,
         render_blocks(library, tuple(blocks), path_args,
