@@ -58,3 +58,20 @@ def test_a_graph_is_kept_for_its_catalog_and_made_again_for_a_new_one(server: Pr
     (tmp_path / "more.md").write_text('{{ prompt("rules", tone="kind") }}\n')
     server.reload_paths([str(tmp_path / "more.md")])
     assert ask(api, "rules")[1]["usedBy"] == ["more", "review"]
+
+
+def test_a_store_labels_graph_is_its_stored_prompts(tmp_path: Path) -> None:
+    from tests.sources.store.test_database import pd
+
+    url = f"sqlite:///{tmp_path / 'prompts.db'}"
+    pd("publish", str(composed_library(tmp_path / "library")), "--store", url, "--label", "production")
+    server = PromptServer()
+    server.add_store(url, label="production")
+    try:
+        api = GraphApi(server)
+        status, rules = ask(api, "rules")
+        assert status == 200 and rules["uses"]["files"] == ["_partials/tone.md"] and rules["usedBy"] == ["review"]
+        assert ask(api, "review")[1]["uses"]["prompts"] == ["few-shot", "rules"]
+    finally:
+        for source in server.sources:
+            getattr(source, "close", lambda: None)()
