@@ -19,19 +19,37 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--graph", is_flag=True, help="Also print what each prompt uses (partials, read files, prompts) "
+              "and what uses each of them.")
+@click.option("--json", "as_json", is_flag=True, help="With --graph: print it, and the problems, as JSON.")
 @FORMAT_OPTION
-def check(folders: tuple[str, ...], folder_format: str | None) -> None:
+def check(folders: tuple[str, ...], folder_format: str | None, graph: bool, as_json: bool) -> None:
     """Validate every prompt file and skill in FOLDERS; exit 1 if any has a problem."""
+    if as_json and not graph:
+        fail("--json goes with --graph", 2)
     problems, prompts, files, skills = _library_check(folders, folder_format, skills=True)
-    for problem in problems:
-        click.echo(problem)
+    if as_json:
+        from ..prompts.graph import Graph
+
+        found = Graph(prompts.values()).as_json()
+        for name, entry in found["prompts"].items():
+            entry["file"] = prompts[name].source
+        click.echo(json.dumps({**found, "problems": problems}, indent=2, ensure_ascii=False))
+    else:
+        for problem in problems:
+            click.echo(problem)
+        if graph:
+            from .graph_text import graph_lines
+
+            for line in graph_lines(prompts):
+                click.echo(line)
     counted = f"{len(prompts)} prompt{'s' * (len(prompts) != 1)}"
     if skills is not None:  # a library with skill folders: "3 prompts, 2 skills ok"
         counted += f", {skills} skill{'s' * (skills != 1)}"
     summary = f"{counted} ok"
     if problems:
         summary += f"; {len(problems)} problem{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}"
-    click.echo(summary, err=bool(problems))
+    click.echo(summary, err=bool(problems) or as_json)
     sys.exit(1 if problems else 0)
 
 

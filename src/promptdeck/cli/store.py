@@ -84,7 +84,7 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     FOLDER is read as `serve` reads it; a folder with any problem `check` finds, or whose prompts' tests fail
     (`promptdeck test`), publishes nothing.
     """
-    from ..sources.files.paths import folder_prefix
+    from ..sources.files.paths import folder_prefix, is_prompt_path
     from ..sources.store.database import Store
     from ..sources.store.folder import read_library
     from ..sources.store.model import Listed, listing_of, to_check
@@ -127,10 +127,17 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
         # meanwhile by someone else comes after this one, which changed nothing when it looked.)
         click.echo(f"nothing changed in {len(content)} files")
         return
+    from ..sources.store.parts import users_of_changes
+
+    # Prompts whose own bytes are as stored but whose parts (partials, read files, composed prompts) changed.
+    # (A check of only some files may have read them all: a changed prompt composing others is checked whole.)
+    complete = some is None or {p.source for p in prompts.values()} >= {p for p in content if is_prompt_path(p)}
+    inputs = users_of_changes(folder, folder_format, content, latest, prompts, complete=complete)
     listed: dict[str, Listed] = {prompt.source: listing_of(prompt) for prompt in prompts.values()}
     with _opened(url, create=True) as opened:
         try:
-            number, changed = opened.publish(content, listed, author=_author(author), message=message, label=label)
+            number, changed = opened.publish(content, listed, author=_author(author), message=message, label=label,
+                                             inputs=inputs)
         except PromptdeckError as exc:
             fail(str(exc))
     moved = f"; label {label} points at it" if label else ""
@@ -139,7 +146,7 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
         return
     click.echo(f"publish {number}: {len(changed)} file{'s' * (len(changed) != 1)} changed{moved}")
     for path in changed[:20]:
-        click.echo(f"  {path}")
+        click.echo(f"  {path}" + (f" (its parts changed: {', '.join(inputs[path])})" if path in inputs else ""))
     if len(changed) > 20:
         click.echo(f"  … and {len(changed) - 20} more")
 
@@ -312,14 +319,27 @@ def history(prompt: str | None, url: str, label: str | None) -> None:
 @_STORE
 def diff(prompt: str, first: int, second: int | None, url: str) -> None:
     """Unified diff of a prompt or file (a skill's: skill://SKILL/FILE, or its path) between two versions (V2:
-    its newest): of its text, and of a prompt's arguments."""
+    its newest): of its text, of a prompt's arguments, and of each of its parts (partials, read files,
+    composed prompts) that changed between them."""
     from ..sources.files.paths import is_prompt_path
+    from ..sources.store.parts import parts_at
 
     with _opened(url) as opened:
         try:
             path = _one_file(opened, prompt, "diff")
             older, old_data = opened.file_version(path, first, prompt)
             newer, new_data = opened.file_version(path, second, prompt)
+            parts: list[tuple[str, int | None, bytes | None, int | None, bytes | None]] = []
+            if is_prompt_path(path):
+                old_parts, new_parts = parts_at(opened, path, older), parts_at(opened, path, newer)
+                for part in sorted(old_parts.keys() | new_parts.keys()):
+                    was, now = old_parts.get(part), new_parts.get(part)
+                    if was == now:
+                        continue
+                    old_part = None if was is None else opened.content(part, was)
+                    new_part = None if now is None else opened.content(part, now)
+                    if old_part != new_part:  # a composed prompt versioned for its own parts alone is not shown
+                        parts.append((part, was, old_part, now, new_part))
         except PromptdeckError as exc:
             fail(str(exc))
     from ..sources.store.versions import argument_schema, is_text, schema_text, text_of, unified
@@ -341,6 +361,13 @@ def diff(prompt: str, first: int, second: int | None, url: str) -> None:
     lines = unified(text_of(old_data), text_of(new_data), f"{path}@{older}", f"{path}@{newer}")
     old_args, new_args = arguments(old_data), arguments(new_data)
     lines += unified(old_args, new_args, f"{path}@{older} arguments", f"{path}@{newer} arguments")
+    for part, was, old_part, now, new_part in parts:
+        change = "used from" if was is None else "no longer used after" if now is None else f"{was} →"
+        lines.append(f"part {part}: version {change} {now if now is not None else was}\n")
+        if is_text(old_part) and is_text(new_part):
+            lines += unified(text_of(old_part), text_of(new_part), f"{part}@{was or 0}", f"{part}@{now or 0}")
+        else:
+            lines.append(f"Binary files {part}@{was or 0} and {part}@{now or 0} differ\n")
     click.echo("".join(lines), nl=False)
 
 

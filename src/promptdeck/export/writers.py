@@ -4,7 +4,9 @@ Each prompt is first made a ``Shape`` (``shapes.py``): its messages as text
 with holes for the arguments it only substitutes. A target then writes the
 shape in its own syntax. What a target cannot say is reported, one warning per
 prompt: arguments fixed to a value, typed arguments become text, messages
-joined, content left out, defaults a format has no place for.
+joined, content left out, defaults a format has no place for, and the parts
+(partials, read files, composed prompts) whose text is inlined, as no format
+has promptdeck's includes.
 
 The formats, and where their files go (relative to the output folder):
 
@@ -29,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..prompts.arguments import MISSING
+from ..prompts.graph import Graph
 from ..prompts.spec import Prompt
 from ..protocol.content import Role
 from . import promptfoo
@@ -57,11 +60,13 @@ def export(prompts: Iterable[Prompt], target: str) -> list[Written]:
     write = _WRITERS.get(target)
     if write is None:
         raise ValueError(f"unknown export format {target!r}; use one of {', '.join(TARGETS)}")
+    prompts = list(prompts)
+    graph = Graph(prompts)
     out = []
     for prompt in sorted(prompts, key=lambda p: p.name):
         shape = shape_of(prompt)
         written = write(shape)
-        written.warnings[:0] = shape.notes
+        written.warnings[:0] = [*_inlined(graph, prompt.name), *shape.notes]
         written.kept = [a.name for a in shape.holes]
         written.fixed = dict(shape.fixed)
         written.shape = shape
@@ -70,6 +75,18 @@ def export(prompts: Iterable[Prompt], target: str) -> list[Written]:
 
 
 # -- what every target shares ------------------------------------------------------------------
+
+
+def _inlined(graph: Graph, name: str) -> list[str]:
+    """What the export says of the prompt's parts: the formats have no includes, so the shape (a render) holds
+    every part's text in place; a part named by an expression is inlined as the exported values pick it, and an
+    argument that picks it, or that a composed prompt does more with, is fixed (``shape_of`` says which)."""
+    files, prompts = graph.parts(name)
+    said = [f"prompt {p}" for p in sorted(prompts)] + sorted(files)
+    out = [f"its parts are inlined as rendered: {', '.join(said)}"] if said else []
+    if graph.uses(name).dynamic:
+        out.append("a part it names by an expression is inlined as the exported arguments pick it")
+    return out
 
 
 def _front(fields: dict[str, Any]) -> str:

@@ -141,6 +141,13 @@ class Prompt:
             uses = self._uses = uses()
         return uses
 
+    def known_uses(self) -> Uses | None:
+        """``uses`` when known without compiling anything (None for a template not compiled yet)."""
+        uses = self._uses
+        if uses is None:
+            return self.uses
+        return None if callable(uses) else uses
+
     def argument(self, name: str) -> Argument | None:
         return self._by_name.get(name)
 

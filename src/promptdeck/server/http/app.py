@@ -77,6 +77,8 @@ from ..security.principals import Authenticator, Principal
 from ..security.quotas import Quota
 from ..security.ratelimit import RateLimiter, retry_after, too_many
 from ..watch import watch_folders
+from ..web.graph_api import PATH as GRAPH_PATH
+from ..web.graph_api import GraphApi
 from ..web.page import WebUi
 from ..web.signin import PATH as SIGNIN_PATH
 from .legacy_sse import LegacySseTransport
@@ -134,6 +136,8 @@ class StreamableHttpApp:
         self.ui = WebUi(options.path) if options.ui else None
         #: the page's window on the store label the server serves (see ``store_api``), when it serves one
         self.store_api = _store_api(server, options.write_scope) if options.ui else None
+        #: the page's view of the composition graph (``/api/graph``, see ``graph_api``)
+        self.graph_api = GraphApi(server) if options.ui else None
         #: ``promptdeck ui``'s exchange of a one-time code for a token (``POST /signin``, see ``signin``)
         self.signin = signin
         #: the MCP path when no route that ``_route`` tries before it takes it (its requests skip those); else None
@@ -161,14 +165,17 @@ class StreamableHttpApp:
     def _json_api(self, path: str) -> bool:
         """Whether ``path`` answers in plain JSON (the store API, the sign-in) rather than JSON-RPC."""
         return (self.store_api is not None and self.store_api.serves(path)) or \
-            (self.signin is not None and path == SIGNIN_PATH)
+            (self.signin is not None and path == SIGNIN_PATH) or (self.graph_api is not None and path == GRAPH_PATH)
 
     def _shadowed(self, path: str) -> bool:
         """Whether a route ``_route`` tries before the MCP endpoint's would take ``path``."""
         return path == "/healthz" or (self.signin is not None and path == SIGNIN_PATH) \
             or (self.ui is not None and self.ui.serves(path)) \
             or (self.metadata is not None and path in (self.metadata[0], METADATA_PATH)) \
-            or (self.store_api is not None and self.store_api.serves(path))
+            or (self.store_api is not None and self.store_api.serves(path)) or self._graph(path)
+
+    def _graph(self, path: str) -> bool:
+        return self.graph_api is not None and path == GRAPH_PATH
 
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("http_version") not in ("1.1", "1.0"):
@@ -200,7 +207,7 @@ class StreamableHttpApp:
             if self.metadata is not None and path in (self.metadata[0], METADATA_PATH):
                 await respond(send, 200, self.metadata[1], headers=[(b"cache-control", b"max-age=3600")])
                 return
-            api = self.store_api is not None and self.store_api.serves(path)
+            api = (self.store_api is not None and self.store_api.serves(path)) or self._graph(path)
             old = self.legacy_sse
             if path not in (self.options.path, "/metrics") and not api \
                     and (old is None or path not in (old.sse_path, old.messages_path)):
@@ -218,6 +225,9 @@ class StreamableHttpApp:
             if wait > 0:
                 raise HttpError(429, "too many requests; slow down", error=too_many(wait),
                                 headers=[(b"retry-after", b"%d" % retry_after(wait))])
+        if api and self.graph_api is not None and path == GRAPH_PATH:
+            await self.graph_api(scope, receive, send, principal)
+            return
         if api:
             assert self.store_api is not None
             await self.store_api(scope, receive, send, principal)

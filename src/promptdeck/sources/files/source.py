@@ -51,6 +51,7 @@ from .paths import (
 from .skillset import FolderSkills
 
 if TYPE_CHECKING:
+    from ...prompts.graph import Graph
     from ...prompts.skills import Skill
 
 if TYPE_CHECKING:
@@ -330,6 +331,8 @@ class FileSource(Source):
         self.library.lookup = self.named
         #: problems in how its prompts compose each other (``compose.composition_problems``), found at ``load``
         self.composition: list[PromptFileError] = []
+        #: whether ``composition`` is kept current (a library compiled at load): then a reload finds it again
+        self.composition_checked = False
         self._names: dict[str, Prompt] | None = None
         self.root = self.library.root.root
         #: where this folder's files lie below a library root (``.claude/commands/``), or "" for a library root
@@ -370,6 +373,7 @@ class FileSource(Source):
         self._names = None
         self.errors.clear()
         self.load_paths(paths, compile_now=compile_now)
+        self.composition_checked = compile_now
         self.composition = self.composition_problems() if compile_now else []
         found = self.skill_set.load() if self.skill_set is not None else []
         return [error for errors in self.errors.values() for error in errors] + self.composition + found
@@ -425,13 +429,12 @@ class FileSource(Source):
         """``update`` with the paths below this folder; the problems in them."""
         root = str(self.root)
         mine = {os.path.abspath(p) for p in paths if _below(p, root)}
-        self.update(mine)
+        done = self.update(mine)
         # Every path, not only those below the folder: a linked skill folder's files lie elsewhere.
         found = self.skill_set.reload(paths) if self.skill_set is not None else []
-        from .tests import sidecar_of  # a changed tests file is its prompt's change
-
-        return [error for rel, errors in self.errors.items()
-                if str(self.real(rel)) in mine or str(self.real(sidecar_of(rel))) in mine for error in errors] + found
+        shown = {self.shown(rel) for rel in done}
+        return [error for rel, errors in self.errors.items() if rel in done for error in errors] \
+            + [error for error in self.composition if error.path in shown] + found
 
     def real(self, rel: str) -> Path:
         """The file at ``rel`` (a path as ``prompt_format`` sees it)."""
@@ -478,15 +481,22 @@ class FileSource(Source):
         ((_, staged),) = _stage_files((str(self.root), [rel], self.prefix))
         self._keep(rel, build_prompt(self.library, rel, staged, compile_now=compile_now, prefix=self.prefix))
 
-    def update(self, changed: Iterable[str]) -> None:
+    def update(self, changed: Iterable[str]) -> set[str]:
         """Re-read the given files (absolute paths, or paths as ``prompt_format`` sees them); a deleted file
-        drops its prompt."""
+        drops its prompt. Then every prompt using what changed (``graph.Graph.users``: through a partial or
+        a ``read()`` file, or by composing a changed prompt, transitively) is built again, so what it
+        composes is found afresh and a problem in a part is logged at its users. The paths re-read."""
+        before = self._graph()
+        done: set[str] = set()
+        files: set[str] = set()  # material files changed, relative to the root
+        names: set[str] = set()  # prompts changed: by their names before and after
         for path in changed:
             rel = path
             if os.path.isabs(path):
                 rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
                 if rel.startswith("../"):
                     continue
+                files.add(rel)
                 rel = self.prefix + rel
             if rel.endswith(".tests.yaml"):  # a prompt's tests changed (``tests.sidecar_of``): read it again
                 from .tests import sidecar_of
@@ -494,15 +504,43 @@ class FileSource(Source):
                 for prompt_rel in [p for p in {*self._prompts, *self.errors} if sidecar_of(p) == rel]:
                     if self.real(prompt_rel).is_file():
                         self._load_one(prompt_rel, compile_now=True)
+                        done.add(prompt_rel)  # its problems are the reload's to report
                 continue
             if not is_prompt_path(rel):
                 continue
-            if self.real(rel).is_file():
-                self._load_one(rel, compile_now=True)
-            else:
-                self._prompts.pop(rel, None)
-                self.errors.pop(rel, None)
-                self._names = None
+            old = self._prompts.get(rel)
+            if old is not None:
+                names.add(old.name)
+            self._reread(rel)
+            done.add(rel)
+            new = self._prompts.get(rel)
+            if new is not None:
+                names.add(new.name)
+        if before is not None and (files or names):
+            users = before.users(files=files, prompts=names)
+            for rel, prompt in sorted(self._prompts.items()):
+                if prompt.name in users and rel not in done:
+                    self._reread(rel)
+                    done.add(rel)
+        if done and self.composition_checked:
+            self.composition = self.composition_problems()
+        return done
+
+    def _reread(self, rel: str) -> None:
+        if self.real(rel).is_file():
+            self._load_one(rel, compile_now=True)
+        else:
+            self._prompts.pop(rel, None)
+            self.errors.pop(rel, None)
+            self._names = None
+
+    def _graph(self) -> Graph | None:
+        """The graph of the prompts whose templates are compiled (one not yet compiled reads its parts
+        afresh when it is), or None when none compose anything."""
+        from ...prompts.graph import Graph
+
+        known = [prompt for prompt in self._prompts.values() if prompt.known_uses()]
+        return Graph(known) if known else None
 
     def changed_since_load(self) -> list[str]:
         """Absolute paths of prompt files added, removed or written since the last full load began.

@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from .events import changed_prompts, emit, listening, short
 from .governance import Governing
@@ -44,8 +44,10 @@ class Store(Governing):
     """One store, opened from its URL. Methods that write are one transaction each."""
 
     def publish(self, files: dict[str, bytes], prompts: dict[str, Listed], *, author: str, message: str,
-                label: str | None = None) -> tuple[int | None, list[str]]:
+                label: str | None = None, inputs: Collection[str] = ()) -> tuple[int | None, list[str]]:
         """Record ``files`` (path -> bytes; ``prompts``: path -> its listing) as the library's new state.
+        ``inputs``: prompt files whose bytes may be the same but whose parts changed (``parts.users_of_changes``):
+        each gets a new version too (its bytes and listing as before), so its version says its render changed.
 
         Returns (the publish number, or None when nothing changed; the paths that changed). With
         ``label``, the label moves to the whole new state (unless it points there already). A prompt
@@ -58,6 +60,7 @@ class Store(Governing):
         with self._writing():
             current = self.latest()
             changed: list[tuple[str, int, str | None]] = []
+            bumped: list[tuple[str, int, str | None]] = []
             relisted: list[tuple[str | None, str | None, str, int]] = []
             for path, data in sorted(files.items()):
                 digest = hashlib.sha256(data).hexdigest()
@@ -66,11 +69,16 @@ class Store(Governing):
                     changed.append((path, version + 1, digest))
                     self._run("INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
                               digest, data)
-                elif path in prompts and not listed:
+                    continue
+                if path in inputs:
+                    bumped.append((path, version + 1, digest))
+                if path in prompts and not listed:
                     relisted.append((prompts[path].listing, prompts[path].scopes, path, version))
             for path, (version, last, _, _) in sorted(current.items()):
                 if last is not None and path not in files:
                     changed.append((path, version + 1, None))
+            if changed:  # a part's change is a change of its users (none without a change of a part)
+                changed += bumped
             if relisted:
                 self._many("UPDATE files SET listing = ?, scopes = ? WHERE path = ? AND version = ?", relisted)
                 self._many("UPDATE position_files SET scopes = ? WHERE path = ? AND version = ?",
@@ -84,6 +92,8 @@ class Store(Governing):
                 rows = []
                 for path, version, stored in changed:
                     listed_now = prompts.get(path) if stored else None
+                    if listed_now is None and stored and path in inputs:  # same bytes: the same listing as before
+                        listed_now = self._listed(path, version - 1)
                     # A prompt's name from this folder's load; kept from before for deletions and other files.
                     name = listed_now.name if listed_now else self._prompt_of(path)
                     rows.append((path, version, publish_id, name, stored,
@@ -148,6 +158,10 @@ class Store(Governing):
         prompts, truncated = changed_prompts(self, {p: v - 1 for p, v in versions.items() if v > 1}, versions)
         emit(self, "publish", {"publish": publish_id, "author": author, "message": short(message), "label": label,
                                "files": len(versions), "prompts": prompts, "truncated": truncated})
+
+    def _listed(self, path: str, version: int) -> Listed | None:
+        rows = self._rows("SELECT prompt, listing, scopes FROM files WHERE path = ? AND version = ?", path, version)
+        return Listed(*rows[0]) if rows and rows[0][0] is not None and rows[0][1] is not None else None
 
     def _prompt_of(self, path: str) -> str | None:
         rows = self._rows("SELECT prompt FROM files WHERE path = ? ORDER BY version DESC LIMIT 1", path)

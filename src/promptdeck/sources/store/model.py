@@ -297,3 +297,25 @@ def no_version(prompt: str, version: int | None) -> StoreMissing:
 def first_line(exc: BaseException) -> str:
     """An exception's first line (a driver's message may run on for many), or its type's name."""
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def unshadowed(entries: dict[str, Entry], label: str) -> dict[str, Entry]:
+    """``entries`` less any file below another file ("a/b" beside "a"; only another tool writes both):
+    whatever order files are written in, "a" is the one served."""
+    folders: set[str] = set()
+    for folder in {path.rpartition("/")[0] for path in entries if "/" in path}:
+        while folder and folder not in folders:
+            folders.add(folder)
+            folder = folder.rpartition("/")[0]
+    clashes = folders & entries.keys()
+    if not clashes:
+        return entries
+    kept = {}
+    for path, entry in entries.items():
+        parts = path.split("/")
+        if any("/".join(parts[:end]) in clashes for end in range(1, len(parts))):
+            log.error("the stored file %r of label %s lies below the file %r; left out", path, label,
+                      next("/".join(parts[:end]) for end in range(1, len(parts)) if "/".join(parts[:end]) in clashes))
+        else:
+            kept[path] = entry
+    return kept

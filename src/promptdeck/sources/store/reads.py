@@ -183,6 +183,27 @@ class Reading(Connected):
             raise StoreError(f"the store holds {path!r} larger than {MAX_FILE_BYTES} bytes")
         return bytes(rows[0][0])
 
+    def publish_of(self, path: str, version: int) -> int:
+        """The publish that recorded ``path``'s ``version``."""
+        rows = self._rows("SELECT publish FROM files WHERE path = ? AND version = ?", path, version)
+        if not rows:
+            raise StoreMissing(f"the store has no version {version} of {path!r}")
+        return int(rows[0][0])
+
+    def as_of(self, path: str, publish: int) -> int | None:
+        """The version of ``path`` the library had just after ``publish``: None when it had none (never
+        published by then, or deleted)."""
+        rows = self._rows("SELECT version, digest FROM files WHERE path = ? AND publish <= ? ORDER BY version DESC "
+                          "LIMIT 1", path, publish)
+        return int(rows[0][0]) if rows and rows[0][1] is not None else None
+
+    def named_as_of(self, name: str, publish: int) -> str | None:
+        """The path of the prompt named ``name`` just after ``publish`` (the first path, as served), or None."""
+        rows = self._rows("SELECT f.path, f.prompt, f.digest FROM files f JOIN (SELECT path, MAX(version) AS v FROM "
+                          "files WHERE publish <= ? AND path IN (SELECT path FROM files WHERE prompt = ?) GROUP BY "
+                          "path) m ON f.path = m.path AND f.version = m.v ORDER BY f.path", publish, name)
+        return next((str(path) for path, prompt, digest in rows if prompt == name and digest is not None), None)
+
     def history(self, prompt: str | None = None) -> list[FileVersion]:
         """Versions, newest first: of one prompt (by name or path), or of every file."""
         query = ("SELECT f.path, f.version, f.publish, f.prompt, f.digest, p.author, p.message, p.created, f.scopes "

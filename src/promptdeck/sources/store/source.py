@@ -45,7 +45,7 @@ from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_pro
 from . import delivery
 from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
 from .database import Store
-from .model import Entry, StoreError
+from .model import Entry, StoreError, unshadowed
 from .private import private_folder, release, write_new
 from .schema import CHANNEL
 from .skills import StoredSkills
@@ -264,7 +264,7 @@ class StoreSource(Source):
     def _apply(self, store: Store, position: int, entries: list[Entry]) -> list[PromptFileError]:
         """Load ``entries``, the files of ``position``: write the unlisted ones that changed, parse the
         unlisted prompt files among them, and hold a ``StoredPrompt`` per listed one. The problems found."""
-        new = _unshadowed({entry.path: entry for entry in entries}, self.label)
+        new = unshadowed({entry.path: entry for entry in entries}, self.label)
         with self._lock:
             old = self._entries
             changed = [path for path, entry in new.items() if (was := old.get(path)) is None
@@ -570,28 +570,6 @@ class StoreSource(Source):
                 if now != seen:
                     seen = now
                     self.sync(store)
-
-
-def _unshadowed(entries: dict[str, Entry], label: str) -> dict[str, Entry]:
-    """``entries`` less any file below another file ("a/b" beside "a"; only another tool writes both):
-    whatever order files are written in, "a" is the one served."""
-    folders: set[str] = set()
-    for folder in {path.rpartition("/")[0] for path in entries if "/" in path}:
-        while folder and folder not in folders:
-            folders.add(folder)
-            folder = folder.rpartition("/")[0]
-    clashes = folders & entries.keys()
-    if not clashes:
-        return entries
-    kept = {}
-    for path, entry in entries.items():
-        parts = path.split("/")
-        if any("/".join(parts[:end]) in clashes for end in range(1, len(parts))):
-            log.error("the stored file %r of label %s lies below the file %r; left out", path, label,
-                      next("/".join(parts[:end]) for end in range(1, len(parts)) if "/".join(parts[:end]) in clashes))
-        else:
-            kept[path] = entry
-    return kept
 
 
 def _reason(exc: BaseException) -> str:

@@ -4,6 +4,7 @@
 import { ARGUMENTS, Catalog, CatalogView } from "./catalog.js";
 import { $, announce, h, show } from "./dom.js";
 import { ArgumentForm } from "./form.js";
+import { Parts } from "./graph.js";
 import { Client, HttpError, McpError, setToken, token } from "./mcp.js";
 import { conversationText, copy, renderMessages } from "./messages.js";
 import { Skills, openSkill, renderSkillList } from "./skills.js";
@@ -39,6 +40,7 @@ function failed(err) {
 }
 
 const storeApi = new StoreApi();
+const parts = new Parts();
 
 // The open prompt's versions, when the server serves a store label. A 401 from the store API is the same
 // as one from /mcp: the token is asked for again. Any other refusal is shown in the versions panel.
@@ -149,6 +151,7 @@ function followOpenPrompt(entry) {
   }
   current.prompt = entry.prompt;
   versions.refresh();  // a new version or a label move may be what changed
+  parts.open(entry.prompt.name);  // what it composes may have changed too
   $("prompt-title").textContent = entry.title;
   $("prompt-description").textContent = entry.prompt.description || "";
   $("prompt-tags").replaceChildren(...entry.tags.map((tag) => h("span", { className: "tag" }, tag)));
@@ -221,6 +224,7 @@ function openPrompt(entry) {
   current = { prompt, form: new ArgumentForm(client, prompt, $("fields")), messages: [] };
   updateSnippets();
   versions.open(prompt.name);
+  parts.open(prompt.name);
   show($("prompt"));
   $("prompt-title").tabIndex = -1;
   $("prompt-title").focus();
