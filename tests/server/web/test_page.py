@@ -143,7 +143,7 @@ def test_the_web_page_shows_screenshots_that_exist() -> None:
     section = page.split("# The web catalog and playground", 1)[1].split("\n## ", 1)[0]
     images = re.findall(r"!\[[^\]]+\]\((ui/[^)]+\.png)\)", section)
     assert sorted(images) == ["ui/catalog-dark-phone.png", "ui/catalog.png", "ui/editor.png",
-                              "ui/form.png", "ui/messages.png", "ui/versions.png"]
+                              "ui/form.png", "ui/messages.png", "ui/tests.png", "ui/versions.png"]
     for image in images:
         data = (docs / image).read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) < 200_000, image

@@ -156,7 +156,7 @@ def test_completion_requests_carry_the_other_arguments(pages: Pages, examples: s
     sent: list[dict[str, Any]] = []
     page.on("request", lambda request: sent.append(json.loads(request.post_data or "{}"))
             if request.method == "POST" else None)
-    page.get_by_label("text").fill("A long text")
+    page.get_by_label("text", exact=True).fill("A long text")
     bullets = page.get_by_label("bullets")
     bullets.focus()
     expect(page.locator(f"#{bullets.get_attribute('list')} option")).to_have_count(1)
@@ -168,7 +168,7 @@ def test_completion_requests_carry_the_other_arguments(pages: Pages, examples: s
 
 def test_an_invalid_value_shows_the_servers_message_next_to_its_field(pages: Pages, examples: str) -> None:
     page = open_prompt(pages, examples, "summarize")
-    page.get_by_label("text").fill("Some text")
+    page.get_by_label("text", exact=True).fill("Some text")
     bullets = page.get_by_label("bullets")
     bullets.fill("11")
     page.click("#render")
@@ -545,7 +545,7 @@ def test_use_it_from_shows_commands_that_work_as_shown(pages: Pages, examples: s
 
     page = pages.open(examples + "#/p/summarize")
     page.wait_for_selector("#fields .field")
-    page.get_by_label("text").fill("The cat's \"mat\" & $HOME")
+    page.get_by_label("text", exact=True).fill("The cat's \"mat\" & $HOME")
     page.get_by_label("bullets").fill("2")
     page.click("#use-it summary")
     blocks = page.locator("#snippets .snippet")
