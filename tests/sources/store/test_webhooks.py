@@ -129,6 +129,41 @@ def test_publish_label_and_rollback_each_send_one_signed_request(store_url: str,
     assert deliver(store_url) == 0  # nothing is sent twice
 
 
+def test_a_rollouts_start_change_and_end_are_signed_events(store_url: str, tmp_path: Path, hook: Receiver) -> None:
+    """Rollouts (docs/store.md#rollouts) are events of their own kind; a label move's -m is its message."""
+    folder = library(tmp_path, greet=GREET, salaries=SALARIES)
+    publish(store_url, folder)
+    (folder / "greet.md").write_text(GREET + "Again.\n")
+    (folder / "salaries.md").write_text(SALARIES + "Raised.\n")
+    publish(store_url, folder, label=None)
+    add_hook(store_url, hook.url, kinds=["rollout", "label"], scopes=["hr"])
+    with receiver(SECRET) as others:
+        add_hook(store_url, others.url, kinds=["rollout"])  # holds no scope: never hears of salaries
+        with Store(store_url) as store:
+            store.start_rollout("production", "greet", 2, 1000, author="ana", message="canary")
+            store.start_rollout("production", "greet", 2, 5000, author="ana")
+            store.end_rollout("production", "greet", promote=True, author="bea", message="looks good")
+            store.start_rollout("production", "salaries", 2, 2500, author="carl")
+            store.end_rollout("production", "salaries", promote=False, author="carl", message="too generous")
+        # hr's: five rollout events and the promotion's label move; the other's: greet's three
+        assert deliver(store_url) + deliver(store_url) == 6 + 3  # a deliverer sends 8 at a time
+        bodies = hook.wait_for(6)
+        told = others.wait_for(3)
+        assert len(others.received) == 3
+    rollouts = [b["data"] for b in bodies if b["type"] == "rollout"]
+    # sent 8 at a time, together: they arrive in any order
+    assert sorted((d["change"], d["percent"], d["author"], d["message"]) for d in rollouts) == sorted([
+        ("start", 10, "ana", "canary"), ("percent", 50, "ana", ""), ("promote", 50, "bea", "looks good"),
+        ("start", 25, "carl", ""), ("abort", 25, "carl", "too generous")])
+    assert {d["label"] for d in rollouts} == {"production"}
+    canary = next(d for d in rollouts if d["message"] == "canary")
+    assert canary["prompts"] == [{"name": "greet", "path": "greet.md", "version": 2, "previous": 1, "deleted": False}]
+    (moved,) = [b["data"] for b in bodies if b["type"] == "label"]
+    assert moved["message"] == "looks good" and moved["reason"].startswith("promote rollout")
+    assert sorted(b["data"]["change"] for b in told) == ["percent", "promote", "start"]
+    assert all(b"salaries" not in got.body for got in others.received)
+
+
 def test_only_the_kinds_asked_for_and_nothing_before_the_webhook(store_url: str, tmp_path: Path,
                                                                   hook: Receiver) -> None:
     folder = library(tmp_path, greet=GREET)
