@@ -29,7 +29,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_stdio import PD, SDK, SDK_SERVER, BenchError, RpcProcess, check_result, parse_line, print_side_by_side
+from bench_stdio import (
+    PD,
+    SDK_SERVER,
+    BenchError,
+    RpcProcess,
+    alternating_rounds,
+    check_result,
+    initialized,
+    parse_line,
+    print_side_by_side,
+)
 
 IN_FLIGHT = 50
 TARGET = 5.0
@@ -100,12 +110,7 @@ async def timed_reads(conn: RpcProcess, uris: list[str], count: int,
 
 async def measure(server: str, library: Path, texts: list[str], blob: str, count: int,
                   stderr_dir: Path) -> dict[str, float]:
-    conn = RpcProcess(server, library, stderr_dir)
-    conn.cmd = command(server, library)
-    await conn.spawn()
-    try:
-        await conn.initialize()
-        conn.initialized()
+    async with initialized(server, library, stderr_dir, command(server, library)) as conn:
         listed = await conn.request("resources/list", {})
         shown = {entry["uri"] for entry in listed["resources"]}
         if not shown or not shown <= {*texts, blob}:
@@ -121,10 +126,6 @@ async def measure(server: str, library: Path, texts: list[str], blob: str, count
             "text_flight_s": await reads(conn, texts, count, library, IN_FLIGHT),
             "blob_s": await reads(conn, [blob], count // 2, library, 1),
         }
-    except BenchError as exc:
-        raise BenchError(f"{server}: {exc}\n{conn.stderr_tail()}") from None
-    finally:
-        await conn.close()
 
 
 async def main() -> int:
@@ -133,14 +134,11 @@ async def main() -> int:
     parser.add_argument("--reads", type=int, default=2000, help="resources/read requests per measurement")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    results: dict[str, list[dict[str, float]]] = {PD: [], SDK: []}
     with tempfile.TemporaryDirectory(prefix="bench-resources-") as scratch:
         library = Path(scratch) / "library"
         texts, blob = make_library(library, args.files)
-        for round_number in range(args.rounds):
-            order = (PD, SDK) if round_number % 2 == 0 else (SDK, PD)
-            for server in order:
-                results[server].append(await measure(server, library, texts, blob, args.reads, Path(scratch)))
+        results = await alternating_rounds(
+            args.rounds, lambda server: measure(server, library, texts, blob, args.reads, Path(scratch)))
     rows = (("resources/list first page (ms, lower is better)", "list_ms", False),
             ("resources/read text, sequential (reads/s)", "text_s", True),
             (f"resources/read text, {IN_FLIGHT} in flight (reads/s)", "text_flight_s", True),

@@ -37,7 +37,16 @@ from typing import Any
 import msgspec
 
 from bench_resources import timed_reads
-from bench_stdio import PD, SDK, SDK_SERVER, BenchError, RpcProcess, check_result, print_side_by_side
+from bench_stdio import (
+    PD,
+    SDK_SERVER,
+    BenchError,
+    RpcProcess,
+    alternating_rounds,
+    check_result,
+    initialized,
+    print_side_by_side,
+)
 
 IN_FLIGHT = 50
 WALKS = 20
@@ -135,12 +144,7 @@ async def reads(conn: RpcProcess, uris: list[str], count: int, library: Path, in
 
 
 async def measure(server: str, library: Path, names: list[str], count: int, stderr_dir: Path) -> dict[str, float]:
-    conn = RpcProcess(server, library, stderr_dir)
-    conn.cmd = command(server, library)
-    await conn.spawn()
-    try:
-        await conn.initialize()
-        conn.initialized()
+    async with initialized(server, library, stderr_dir, command(server, library)) as conn:
         _, entries = await walk(conn, server)  # warm: the first listing builds what later ones reuse
         check_listing(server, entries, library, names)
         walks = [(await walk(conn, server))[0] for _ in range(WALKS)]
@@ -158,10 +162,6 @@ async def measure(server: str, library: Path, names: list[str], count: int, stde
         out["guide_flight_s"] = await reads(conn, guides, count, library, IN_FLIGHT)
         out["skill_md_s"] = await reads(conn, skill_mds, count, library, 1)
         return out
-    except BenchError as exc:
-        raise BenchError(f"{server}: {exc}\n{conn.stderr_tail()}") from None
-    finally:
-        await conn.close()
 
 
 async def main() -> int:
@@ -170,14 +170,11 @@ async def main() -> int:
     parser.add_argument("--reads", type=int, default=2000, help="resources/read requests per measurement")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    results: dict[str, list[dict[str, float]]] = {PD: [], SDK: []}
     with tempfile.TemporaryDirectory(prefix="bench-skills-") as scratch:
         library = Path(scratch) / "library"
         names = make_library(library, args.skills)
-        for round_number in range(args.rounds):
-            order = (PD, SDK) if round_number % 2 == 0 else (SDK, PD)
-            for server in order:
-                results[server].append(await measure(server, library, names, args.reads, Path(scratch)))
+        results = await alternating_rounds(
+            args.rounds, lambda server: measure(server, library, names, args.reads, Path(scratch)))
     rows = (("listing, whole: skills/list (PD) vs resources/list (SDK) (ms)", "walk_ms", False),
             ("resources/read reference file, sequential (reads/s)", "guide_s", True),
             (f"resources/read reference file, {IN_FLIGHT} in flight (reads/s)", "guide_flight_s", True),

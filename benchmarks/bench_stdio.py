@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import json
 import math
@@ -28,7 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -953,6 +954,34 @@ def print_table(rows: list[JsonObj], out: Any = sys.stdout) -> None:
     )
     for row in body:
         print(line(row), file=out)
+
+
+@contextlib.asynccontextmanager
+async def initialized(server: str, library: Path, stderr_dir: Path, cmd: list[str]) -> AsyncIterator[RpcProcess]:
+    """``server`` started with ``cmd`` and past the handshake, for the smaller side-by-side benchmarks; a
+    ``BenchError`` on the way names the server and ends with its stderr, and the process is always stopped."""
+    conn = RpcProcess(server, library, stderr_dir)
+    conn.cmd = cmd
+    await conn.spawn()
+    try:
+        await conn.initialize()
+        conn.initialized()
+        yield conn
+    except BenchError as exc:
+        raise BenchError(f"{server}: {exc}\n{conn.stderr_tail()}") from None
+    finally:
+        await conn.close()
+
+
+async def alternating_rounds(rounds: int, measure: Callable[[str], Awaitable[dict[str, float]]]
+                             ) -> dict[str, list[dict[str, float]]]:
+    """``measure`` of each server ``rounds`` times, the order alternating round by round so that neither side
+    always runs on a machine the other has just warmed (or loaded)."""
+    results: dict[str, list[dict[str, float]]] = {PD: [], SDK: []}
+    for round_number in range(rounds):
+        for server in (PD, SDK) if round_number % 2 == 0 else (SDK, PD):
+            results[server].append(await measure(server))
+    return results
 
 
 def print_side_by_side(results: dict[str, list[dict[str, float]]], rows: Sequence[tuple[str, str, bool]]) -> None:

@@ -25,7 +25,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_stdio import PD, SDK, SDK_SERVER, BenchError, RpcProcess, check_result, parse_line, print_side_by_side
+from bench_stdio import (
+    PD,
+    SDK_SERVER,
+    BenchError,
+    alternating_rounds,
+    check_result,
+    initialized,
+    parse_line,
+    print_side_by_side,
+)
 from libgen import ensure_library
 
 IN_FLIGHT = 50
@@ -47,12 +56,7 @@ def check_call(raw: bytes, req_id: int, topic: str) -> None:
 
 
 async def measure(server: str, library: Path, calls: int, stderr_dir: Path) -> dict[str, float]:
-    conn = RpcProcess(server, library, stderr_dir)
-    conn.cmd = tool_command(server, library)
-    await conn.spawn()
-    try:
-        await conn.initialize()
-        conn.initialized()
+    async with initialized(server, library, stderr_dir, tool_command(server, library)) as conn:
         listed = await conn.request("tools/list", {})
         names = [tool["name"] for tool in listed["tools"]]
         if not names:
@@ -86,8 +90,6 @@ async def measure(server: str, library: Path, calls: int, stderr_dir: Path) -> d
             done += len(wave)
         pipelined = calls / (time.perf_counter() - start)
         return {"list_ms": statistics.median(lists) * 1000, "calls_s": sequential, "pipelined_s": pipelined}
-    finally:
-        await conn.close()
 
 
 async def main() -> int:
@@ -97,12 +99,9 @@ async def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     library = ensure_library(args.prompts)
-    results: dict[str, list[dict[str, float]]] = {PD: [], SDK: []}
     with tempfile.TemporaryDirectory(prefix="bench-tools-") as scratch:
-        for round_number in range(args.rounds):
-            order = (PD, SDK) if round_number % 2 == 0 else (SDK, PD)
-            for server in order:
-                results[server].append(await measure(server, library, args.calls, Path(scratch)))
+        results = await alternating_rounds(args.rounds,
+                                           lambda server: measure(server, library, args.calls, Path(scratch)))
     rows = (("tools/list (ms, lower is better)", "list_ms", False),
             ("tools/call sequential (calls/s)", "calls_s", True),
             (f"tools/call, {IN_FLIGHT} in flight (calls/s)", "pipelined_s", True))
