@@ -6,12 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
-
-from tests.support.postgres import cluster, new_database
 
 GREET = """---
 arguments:
@@ -87,19 +82,6 @@ def test_check_validates_the_tests_at_their_lines(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert [line.split(": ")[0] for line in lines] == ["greet.md:8", "greet.md:10"]
     assert "repeats a repeated part" in lines[0] and "message must be a message's number" in lines[1]
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    with cluster() as url:
-        yield url
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path}/prompts.db"
-    return new_database(request.getfixturevalue("postgres"))
 
 
 def test_publish_refuses_failing_tests_unless_skipped_and_test_reads_a_label(tmp_path: Path, store_url: str) -> None:

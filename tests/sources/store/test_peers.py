@@ -34,7 +34,7 @@ from tests.interop import sdk, sdk_http, test_conformance
 from tests.interop.checks import all_pages, check_argument_errors, check_completions, check_examples_render
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
-from tests.support.postgres import cluster, new_database
+from tests.support.postgres import new_database
 from tests.support.schema import schema_available, schema_missing_reason
 from tests.support.traffic import validate_traffic
 
@@ -93,12 +93,6 @@ def new_store(request: pytest.FixtureRequest, folder: Path, name: str) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{folder / name}.db"
     return new_database(request.getfixturevalue("postgres"))
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    with cluster() as url:
-        yield url
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

@@ -15,12 +15,11 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
-import pytest
 
 from promptdeck.sources.files.paths import is_prompt_path
 from promptdeck.sources.store.schema import SCHEMA_VERSION
@@ -28,14 +27,8 @@ from tests.server.http.test_protocol import POST_HEADERS, init, messages_of, rpc
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 from tests.support.modern import ELICITS, get_prompt, http_listen, is_list_changed, post, request, subscription_of
-from tests.support.postgres import cluster, new_database
+from tests.support.postgres import new_database
 from tests.support.store_schema import as_schema_4
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    with cluster() as url:
-        yield url
 
 
 def publish(folder: Path, url: str) -> None:

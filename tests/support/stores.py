@@ -1,5 +1,6 @@
-"""The two databases every store test runs against: SQLite, and a throwaway PostgreSQL cluster (one per test
-module, from the Debian package) with a fresh database per test."""
+"""The two databases a store test runs against (``store_url``): SQLite, and a throwaway PostgreSQL cluster (one per
+test module that asks, from the Debian package: ``postgres``) with a fresh database per test. Shared through
+tests/conftest.py."""
 
 from __future__ import annotations
 
