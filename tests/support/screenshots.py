@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -90,6 +92,25 @@ def publish(library: Path, store: str, message: str, author: str) -> None:
                    stdout=subprocess.DEVNULL)
 
 
+@contextmanager
+def signed_in(browser: Browser, scratch: Path, store: str, prompt: str) -> Iterator[Page]:
+    """``store``'s production label served over HTTP, and a page of ``prompt`` signed in with a token that may
+    write (its token file kept in ``scratch``); the page's context is closed afterwards."""
+    tokens = scratch / "tokens"
+    tokens.write_text(f"alice:{TOKEN} store:write\n")
+    with promptdeck_http("serve", "--http", "{host}:{port}", "--store", store, "--label", "production",
+                         "--token-file", str(tokens)) as endpoint:
+        context = browser.new_context(viewport={"width": 960, "height": 900})
+        opened = context.new_page()
+        opened.goto(endpoint.removesuffix("mcp") + f"#/p/{prompt}")
+        opened.fill("#token", TOKEN)
+        opened.press("#token", "Enter")
+        try:
+            yield opened
+        finally:
+            context.close()
+
+
 def versions(browser: Browser, out: Path) -> list[Path]:
     """The versions panel of ``summarize`` served from a store label: its history and a diff, then the editor
     with a problem at its line."""
@@ -107,15 +128,7 @@ def versions(browser: Browser, out: Path) -> list[Path]:
                              .replace("in at most {{ bullets }} bullet points", "for {{ audience }}, in at most "
                                       "{{ bullets }} bullet points"))
         publish(library, store, "Summaries for a chosen audience", "alice")
-        tokens = root / "tokens"
-        tokens.write_text(f"alice:{TOKEN} store:write\n")
-        with promptdeck_http("serve", "--http", "{host}:{port}", "--store", store, "--label", "production",
-                             "--token-file", str(tokens)) as endpoint:
-            context = browser.new_context(viewport={"width": 960, "height": 900})
-            opened = context.new_page()
-            opened.goto(endpoint.removesuffix("mcp") + "#/p/summarize")
-            opened.fill("#token", TOKEN)
-            opened.press("#token", "Enter")
+        with signed_in(browser, root, store, "summarize") as opened:
             expect(opened.locator("#history .version")).to_have_count(2)
             opened.click("#compare-show")
             expect(opened.locator("#diff-arguments table")).to_be_visible()
@@ -127,7 +140,6 @@ def versions(browser: Browser, out: Path) -> list[Path]:
             expect(opened.locator("#editor-problems button.problem")).to_have_count(1)
             opened.fill("#editor-message", "Fewer words")
             taken.append(photograph(opened, "#editor", out / "editor.png"))
-            context.close()
     return taken
 
 
@@ -158,15 +170,7 @@ def tests_shown(browser: Browser, out: Path) -> list[Path]:
         (library / "greet.md").write_text(GREET_TESTED)
         store = f"sqlite:///{root / 'prompts.db'}"
         publish(library, store, "Greet, with tests", "carol")
-        tokens = root / "tokens"
-        tokens.write_text(f"alice:{TOKEN} store:write\n")
-        with promptdeck_http("serve", "--http", "{host}:{port}", "--store", store, "--label", "production",
-                             "--token-file", str(tokens)) as endpoint:
-            context = browser.new_context(viewport={"width": 960, "height": 900})
-            opened = context.new_page()
-            opened.goto(endpoint.removesuffix("mcp") + "#/p/greet")
-            opened.fill("#token", TOKEN)
-            opened.press("#token", "Enter")
+        with signed_in(browser, root, store, "greet") as opened:
             expect(opened.locator("#tests .test-case")).to_have_count(2)
             opened.click("#edit-open")
             area = opened.locator("#editor-text")
@@ -175,7 +179,6 @@ def tests_shown(browser: Browser, out: Path) -> list[Path]:
             expect(opened.locator("#editor-tests .test-case.fail")).to_have_count(1)
             opened.fill("#editor-message", "Say goodbye")
             taken = [photograph(opened, "#editor", out / "tests.png")]
-            context.close()
     return taken
 
 
