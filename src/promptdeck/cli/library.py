@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
@@ -16,6 +16,21 @@ from .folder_format import FORMAT_OPTION
 
 if TYPE_CHECKING:
     from ..prompts.spec import Prompt
+    from ..sources.files.source import FileSource
+
+
+class Checked(NamedTuple):
+    """What ``check`` finds in a library's folders (``check_library``)."""
+
+    problems: list[str]
+    #: prompt name -> the prompt served
+    prompts: dict[str, Prompt]
+    #: how many files have a problem
+    files: int
+    #: how many skills are served; None when no folder has a skill folder with anything in it
+    skills: int | None
+    #: the folders as loaded, in order: what an export of them reads its skills from, without loading them again
+    sources: list[FileSource]
 
 @click.command()
 @click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
@@ -27,7 +42,7 @@ def check(folders: tuple[str, ...], folder_format: str | None, graph: bool, as_j
     """Validate every prompt file and skill in FOLDERS; exit 1 if any has a problem."""
     if as_json and not graph:
         fail("--json goes with --graph", 2)
-    problems, prompts, files, skills = _library_check(folders, folder_format, skills=True)
+    problems, prompts, files, skills, _ = check_library(folders, folder_format, skills=True)
     if as_json:
         from ..prompts.graph import Graph
 
@@ -57,14 +72,12 @@ def library_problems(folders: tuple[str, ...], folder_format: str | None = None,
         -> tuple[list[str], dict[str, Prompt], int]:
     """What ``check`` finds in the prompt files of FOLDERS: (problems, prompt name -> the prompt served, files
     with a problem). Skills are read only with ``skills`` (as ``check``, ``publish`` and ``export`` read them)."""
-    problems, prompts, files, _ = _library_check(folders, folder_format, skills=skills)
-    return problems, prompts, files
+    checked = check_library(folders, folder_format, skills=skills)
+    return checked.problems, checked.prompts, checked.files
 
 
-def _library_check(folders: tuple[str, ...], folder_format: str | None, *, skills: bool) \
-        -> tuple[list[str], dict[str, Prompt], int, int | None]:
-    """``library_problems``, and with ``skills`` the skills too: the last item is how many skills are served,
-    or None when no folder has a skill folder with anything in it."""
+def check_library(folders: tuple[str, ...], folder_format: str | None, *, skills: bool) -> Checked:
+    """``library_problems``, and with ``skills`` the skills too, and the sources loaded."""
     from ..sources.files.source import FileSource
 
     problems: list[str] = []
@@ -73,6 +86,7 @@ def _library_check(folders: tuple[str, ...], folder_format: str | None, *, skill
     served: dict[tuple[str, ...], str] = {}
     files = 0
     any_skills = False
+    sources: list[FileSource] = []
     for folder in folders:
         try:
             source = FileSource(folder, format=folder_format, skills=skills)
@@ -80,6 +94,7 @@ def _library_check(folders: tuple[str, ...], folder_format: str | None, *, skill
             found = source.prompts()  # before reading errors: this is where name clashes are found
         except PromptdeckError as exc:
             fail(str(exc))
+        sources.append(source)
         # With several folders, paths are shown from where the command was run, so each is findable.
         prefix = f"{folder.rstrip('/')}/" if len(folders) > 1 else ""
         errors = [*(e for errors in source.errors.values() for e in errors), *source.composition]
@@ -106,7 +121,7 @@ def _library_check(folders: tuple[str, ...], folder_format: str | None, *, skill
                 files += 1
             else:
                 served[path] = f"{prefix}{source.shown(skill.origin)}"
-    return problems, prompts, files, len(served) if any_skills else None
+    return Checked(problems, prompts, files, len(served) if any_skills else None, sources)
 
 
 @click.command()

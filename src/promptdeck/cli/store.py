@@ -22,10 +22,11 @@ from ..export.writers import TARGETS
 from ..protocol.errors import PromptdeckError, PromptFileError
 from .common import fail
 from .folder_format import FORMAT_OPTION
-from .library import library_problems
+from .library import check_library, library_problems
 
 if TYPE_CHECKING:
     from ..prompts.spec import Prompt
+    from ..sources.files.source import FileSource
     from ..sources.store.database import Store
     from ..sources.store.model import Latest, Move, RolloutEvent
 
@@ -447,7 +448,7 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
     from ..export.writers import export as export_prompts
     from ..export.writers import project_files
 
-    problems, prompts, _ = library_problems((library,), folder_format, skills=True)
+    problems, prompts, _, _, (source,) = check_library((library,), folder_format, skills=True)
     if problems:
         for problem in problems:
             click.echo(problem, err=True)
@@ -456,7 +457,7 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
         written = export_prompts(prompts.values(), target)
     except ShapeError as exc:
         fail(str(exc))
-    skills, skill_files, left_out = _skills_for(library, target, folder_format)
+    skills, skill_files, left_out = _skills_for(source, target)
     root = Path(outdir).resolve()
     paths = [w.path for w in written]  # skills go to a folder of their own, each to its name (export_skills)
     for path in {p for p in paths if paths.count(p) > 1}:
@@ -483,13 +484,11 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
                + (f" ({warned} with warnings)" if warned else ""))
 
 
-def _skills_for(library: str, target: str, folder_format: str | None) -> tuple[int, list[tuple[str, bytes]], int]:
-    """(skills written, their files, skills a target without a skill folder leaves out) of ``library``."""
+def _skills_for(source: FileSource, target: str) -> tuple[int, list[tuple[str, bytes]], int]:
+    """(skills written, their files, skills a target without a skill folder leaves out) of the folder ``source``,
+    as ``check`` loaded it."""
     from ..export.skills import SKILL_FOLDERS, export_skills, outermost
-    from ..sources.files.source import FileSource
 
-    source = FileSource(library, format=folder_format)
-    source.load()
     found = source.skills()
     if target not in SKILL_FOLDERS:
         return 0, [], len(outermost(found))
