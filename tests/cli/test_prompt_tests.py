@@ -84,6 +84,22 @@ def test_check_validates_the_tests_at_their_lines(tmp_path: Path) -> None:
     assert "repeats a repeated part" in lines[0] and "message must be a message's number" in lines[1]
 
 
+def test_publish_runs_the_tests_of_a_prompt_that_composes_others_as_test_does(tmp_path: Path) -> None:
+    """Publish reads again only the files that hold tests; one that composes another prompt needs that prompt
+    too, so the library is read whole, and publish judges the case as `promptdeck test` does."""
+    composing = ("---\ntests:\n  - vars: {}\n    assert:\n      - {type: contains, value: Be kind}\n---\n"
+                 "{{ prompt(\"rules\") }} Hello!\n")
+    lib = library(tmp_path / "lib", {"greet.md": composing, "rules.md": "Be kind.\n"})
+    assert pd("test", str(lib)).returncode == 0
+    store = f"sqlite:///{tmp_path}/s.db"
+    done = pd("publish", str(lib), "--store", store, "--label", "production", "-m", "composed")
+    assert done.returncode == 0, done.stderr
+    (lib / "rules.md").write_text("Be rude.\n")  # greet's own bytes unchanged: its case now fails
+    refused = pd("publish", str(lib), "--store", store, "--label", "production", "-m", "rude")
+    assert refused.returncode == 1 and "FAIL prompt 'greet', case 1" in refused.stdout + refused.stderr
+    assert "no prompt 'rules'" not in refused.stdout + refused.stderr
+
+
 def test_publish_refuses_failing_tests_unless_skipped_and_test_reads_a_label(tmp_path: Path, store_url: str) -> None:
     sidecar = "- vars: {arguments: a.py}\n  assert: [{type: starts-with, value: Review a.py}]\n"
     lib = library(tmp_path / "lib", {"greet.md": GREET, ".claude/commands/review.md": "Review $ARGUMENTS\n",

@@ -168,6 +168,10 @@ def _tests_pass(folder: str, content: dict[str, bytes], folder_format: str | Non
         return
     source = FileSource(folder, format=folder_format)
     source.load_paths(tested)
+    if any(prompt.uses.prompts or prompt.uses.dynamic for prompt in source.prompts()):
+        # A tested prompt that composes others renders them: the whole library is read, as `test` reads it.
+        source = FileSource(folder, format=folder_format)
+        source.load(compile_all=True)
     report = run_tests(source.prompts())
     if not report.passed:
         show(report, False)
