@@ -400,3 +400,16 @@ def test_a_client_id_metadata_document_is_used_where_the_server_reads_them(tmp_p
         for url in (a, b):
             assert asyncio.run(names(url, OAuth(client_id=CIMD, open_url=no_browser, store=store)))
         assert stats(reads)["refresh_token"] == 1 and stats(does_not)["refresh_token"] == 1
+
+
+def test_a_configured_client_is_not_sent_to_another_issuer(tmp_path: Path) -> None:
+    """SEP-2352: a client id registered with one authorization server is bound to it; a server naming another
+    is refused before the browser opens or anything reaches that server."""
+    with authorization_server() as one, authorization_server() as two, resource_server(one) as a, \
+            resource_server(two) as b:
+        auth = OAuth(client_id=PUBLIC_ID, open_url=Browser(), store=tmp_path / "tokens.json")
+        assert asyncio.run(names(a, auth))
+        with pytest.raises(OAuthError, match=f"{b} signs in with the authorization server {two}, but the client id "
+                                             f"'{PUBLIC_ID}' is {one}'s; refused, nothing was sent there"):
+            asyncio.run(names(b, auth))
+        assert "authorize" not in stats(two)

@@ -29,9 +29,12 @@ which a command on a laptop does not have: promptdeck registers dynamically then
 publishes one gives its URL as ``client_id``: it is used with an authorization server that advertises
 ``client_id_metadata_document_supported``, and registration is the fallback with one that does not.
 
-Every credential is an issuer's: a registered client is kept per issuer (the token file's ``clients``),
-tokens per resource and issuer, and a grant's tokens name the client they were got with, so that a refresh
-sends them with that client only (``_client_of``).
+Every credential is an issuer's (SEP-2352): a registered client is kept per issuer (the token file's
+``clients``), tokens per resource and issuer, and a grant's tokens name the client they were got with, so
+that a refresh sends them with that client only (``_client_of``). A configured client id (and secret) was
+registered with one authorization server: it is bound to the first issuer it signs in with, and a server
+that names another is refused before anything is sent there (``_bind``); a Client ID Metadata Document's
+URL is the same client everywhere, and is not bound.
 """
 
 from __future__ import annotations
@@ -144,6 +147,8 @@ class OAuth:
         self._looked_up: set[str] = set()
         #: clients registered dynamically, by issuer (kept in the token file too, if there is one)
         self._clients: dict[str, dict[str, Any]] = {}
+        #: the issuer the configured client signed in with first: the only one it is sent to
+        self._bound: str | None = None
 
     # -- what the HTTP client calls ------------------------------------------------------------
 
@@ -242,6 +247,7 @@ class OAuth:
                     return False
                 resource_doc, metadata = legacy
             issuer = resource_doc["authorization_servers"][0]
+            self._bind(url, issuer)
             metadata = metadata or await authorization_server(http, issuer)
             if scopes is None:
                 named = self.scopes or tuple((params.get("scope") or "").split()) or tuple(
@@ -319,6 +325,19 @@ class OAuth:
         tokens["client_id"] = client["client_id"]
         self._keep(url, _Grant(grant.resource, grant.issuer, tokens))
         return True
+
+    def _bind(self, url: str, issuer: str) -> None:
+        """Hold the configured client to the issuer it first signs in with (a Client ID Metadata Document's URL
+        excepted): its id, and any secret, belong to the authorization server it was registered with."""
+        if self.client_id is None or (self.client_secret is None and is_metadata_document(self.client_id)):
+            return
+        if self._bound is None:
+            self._bound = issuer
+        elif self._bound != issuer:
+            raise OAuthError(f"{url} signs in with the authorization server {issuer}, but the client id "
+                             f"{self.client_id!r} is {self._bound}'s; refused, nothing was sent there: a client "
+                             "registered with one authorization server is not sent to another (give this server "
+                             "an OAuth of its own, with the client id registered there)")
 
     def _client_of(self, grant: _Grant) -> dict[str, Any] | None:
         """The client ``grant``'s tokens were got with: the configured one or the one registered with its issuer
