@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from promptdeck import Prompts
+from promptdeck.application import tracing
 from promptdeck.application.rendered import Rendered
 from promptdeck.sources.store.database import Store
 from tests.sources.store.test_rollout import greet_store
@@ -38,6 +39,9 @@ def test_a_remote_render_names_the_version_a_rollout_rendered_not_the_listings(s
         rendered = prompts.render("greet", who="Al")
         assert (rendered.text(), rendered.version, rendered.label, rendered.rollout, rendered.stale) == \
             ("Hi Al!", 2, "production", rollout, False)
+        # What a trace of the model call names: the version rendered, and the rollout that chose it.
+        named = tracing.attributes(rendered)
+        assert (named["promptdeck.prompt.version"], named["promptdeck.prompt.rollout"]) == (2, rollout)
         # The rollout's share cut to none: the label's own version, and no rollout named.
         with Store(store_url) as store:
             store.start_rollout("production", "greet", 2, 0, author="t")
