@@ -181,15 +181,20 @@ def test_a_postgresql_label_keeps_its_last_good_copy_through_an_outage(library: 
             # Each position's listing is copied locally; the outage comes once the new one's is.
             wait_for(lambda: caplog.text.count("is copied locally") >= 2, "the listing to be copied")
             (library / "later.md").write_text("Published after the outage.\n")
+            assert not prompts.render("greet", who="Ada").stale
             database.stop()
-            # Rendered from the copy held in this process: the database is not needed per render.
+            # Rendered from the copy held in this process: the database is not needed per render. Once the
+            # follower finds the store gone, the renders say they are of the last good copy.
+            wait_for(lambda: prompts.render("greet", who="Al").stale, "a render during the outage to be stale")
             for who in ("Bea", "Cy"):
-                assert prompts.render("greet", who=who).text() == f"Hi, {who}!"
+                during = prompts.render("greet", who=who)
+                assert during.text() == f"Hi, {who}!" and during.stale and during.label == "production"
             assert prompts.names() == ["greet", "payroll"]
             database.start()
             publish(library, url)
             wait_for(lambda: "later" in prompts.names(), "the label to catch up after the outage", 40)
-            assert prompts.render("later").text() == "Published after the outage."
+            after = prompts.render("later")
+            assert after.text() == "Published after the outage." and not after.stale
 
 
 def test_unknown_prompts_and_arguments_are_the_servers_invalid_params(library: Path) -> None:

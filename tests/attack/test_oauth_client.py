@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -348,6 +349,73 @@ def test_the_loopback_takes_only_its_own_state_and_reports_a_refusal() -> None:
             with pytest.raises(OAuthError, match="no sign-in came back"):
                 await loop.code(0.1)
     asyncio.run(run())
+
+
+# -- mix-up attacks (RFC 9207): the sign-in's answer must come from the issuer it was sent to ---------
+
+
+def test_the_loopback_compares_the_answers_issuer_exactly() -> None:
+    """No normalization (RFC 9207 2.4): an issuer that differs only in case, port or trailing slash is another."""
+    issuer = "https://as.example/tenant"
+
+    async def answer(iss: str | None, required: bool) -> str | OAuthError:
+        async with Loopback(issuer=issuer, iss_required=required) as loop:
+            params = {"code": "c0de", "state": loop.state, **({"iss": iss} if iss is not None else {})}
+            async with httpx.AsyncClient() as http:
+                page = await http.get(loop.redirect_uri, params=params)
+            try:
+                code = await loop.code(1)
+            except OAuthError as exc:
+                assert page.status_code == 400 and "Sign-in failed" in page.text  # the browser is told too
+                return exc
+            assert page.status_code == 200
+            return code
+
+    async def run() -> None:
+        assert await answer(issuer, True) == "c0de"
+        assert await answer(issuer, False) == "c0de"
+        assert await answer(None, False) == "c0de"  # not advertised, not sent: nothing to compare
+        for other in ("https://AS.example/tenant", "https://as.example:443/tenant", "https://as.example/tenant/",
+                      "https://evil.example/tenant"):
+            for required in (True, False):
+                refused = await answer(other, required)
+                assert isinstance(refused, OAuthError) and "mix-up" in str(refused) and other in str(refused)
+        missing = await answer(None, True)
+        assert isinstance(missing, OAuthError) and "names no issuer (iss)" in str(missing)
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    (("--iss", "wrong"), "comes from issuer 'https://other-issuer.example/', not from http://127.0.0.1:"),
+    (("--iss", "wrong", "--iss-advertised"), "comes from issuer 'https://other-issuer.example/'"),
+    (("--iss-advertised",), "names no issuer \\(iss\\), yet http://127.0.0.1:"),
+])
+def test_a_sign_in_answer_naming_another_issuer_or_none_when_promised_is_refused_before_any_token(
+        options: tuple[str, ...], said: str, tmp_path: Path) -> None:
+    from tests.client.oauth_fixtures import authorization_server, resource_server, stats
+    from tests.support.oauth_browser import follow
+
+    pages: list[int] = []
+    shown = threading.Event()
+
+    def browser(url: str) -> None:
+        try:
+            pages.append(follow(url).status_code)
+        finally:
+            shown.set()
+
+    store = tmp_path / "tokens.json"
+    with authorization_server(*options) as issuer, resource_server(issuer) as url:
+        async def sign_in() -> None:
+            async with connect(url, auth=OAuth(open_url=browser, store=store), timeout=10) as client:
+                await client.list_prompts()
+
+        with pytest.raises(OAuthError, match=said):
+            asyncio.run(sign_in())
+        assert shown.wait(20) and pages == [400]  # the browser was told the sign-in failed
+        seen = stats(issuer)
+        assert seen["authorize"] == 1 and "authorization_code" not in seen  # the code was never exchanged
+    assert json.loads(store.read_text())["tokens"] == {}  # the registration is kept; no token is
 
 
 # -- where the token goes ---------------------------------------------------------------------------

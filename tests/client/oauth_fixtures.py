@@ -58,10 +58,17 @@ def issuer() -> Iterator[str]:
         yield url
 
 
+@contextmanager
+def resource_server(issuer: str, *options: str) -> Iterator[str]:
+    """promptdeck's resource server in front of the examples, taking tokens from ``issuer``; yields its URL."""
+    with http_server(str(EXAMPLES), "--no-watch", "--oauth-issuer", issuer, "--oauth-jwks", issuer + "jwks.json",
+                     *options) as url:
+        yield url
+
+
 @pytest.fixture(scope="module")
 def protected(issuer: str) -> Iterator[str]:
     """promptdeck's resource server in front of the examples: tokens from ``issuer`` with the scope "prompts",
     for this URL."""
-    with http_server(str(EXAMPLES), "--no-watch", "--oauth-issuer", issuer, "--oauth-jwks", issuer + "jwks.json",
-                     "--require-scope", "prompts") as url:
+    with resource_server(issuer, "--require-scope", "prompts") as url:
         yield url

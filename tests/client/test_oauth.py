@@ -21,7 +21,7 @@ from promptdeck.client import connect
 from promptdeck.client.oauth import OAuth
 from promptdeck.client.oauth_store import TokenStore
 from promptdeck.protocol.errors import ConnectionFailed, OAuthError
-from tests.client.oauth_fixtures import authorization_server, stats
+from tests.client.oauth_fixtures import authorization_server, resource_server, stats
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 from tests.support.oauth_browser import sign_in
@@ -57,6 +57,7 @@ def test_a_person_signs_in_with_registration_pkce_and_the_resource(issuer: str, 
     assert "code-review" in listed
     after = stats(issuer)
     assert after.get("register", 0) == before.get("register", 0) + 1  # dynamic client registration
+    assert after["application_types"][-1] == "native"  # a program with a loopback redirect (2026-07-28 asks)
     assert after["authorization_code"] == before.get("authorization_code", 0) + 1
     assert after["resources"][-1] == protected  # RFC 8707 resource on the token request
     [address] = browser.visited
@@ -345,3 +346,70 @@ def test_a_sign_in_longer_than_the_probe_and_the_request_timeout_is_waited_for(p
                            probe_timeout=0.5) as client:
             return len(await client.list_prompts())
     assert asyncio.run(listed()) > 0
+
+
+def expire_all(store: Path) -> None:
+    def expire(doc: dict[str, Any]) -> None:
+        for tokens in doc["tokens"].values():
+            tokens["expires_at"] = int(time.time())
+    TokenStore(store).update(expire)
+
+
+def test_the_credentials_of_two_issuers_are_kept_apart(tmp_path: Path) -> None:
+    """One token file, two servers each with its own authorization server: a registration per issuer, tokens
+    per resource and issuer, and each refresh sent to its issuer with the client registered there."""
+    store = tmp_path / "tokens.json"
+    with authorization_server() as one, authorization_server() as two, resource_server(one) as a, \
+            resource_server(two) as b:
+        auth = OAuth(open_url=Browser(), store=store)
+        for url in (a, b):
+            assert asyncio.run(names(url, auth))
+        saved = json.loads(store.read_text())
+        assert sorted(saved["clients"]) == sorted([one, two])
+        clients = {issuer: saved["clients"][issuer]["client_id"] for issuer in (one, two)}
+        assert clients[one] != clients[two]
+        assert saved["servers"] == {a: {"resource": a, "issuer": one}, b: {"resource": b, "issuer": two}}
+        assert sorted(saved["tokens"]) == sorted([f"{a} {one}", f"{b} {two}"])
+        for url, issuer in ((a, one), (b, two)):
+            assert saved["tokens"][f"{url} {issuer}"]["client_id"] == clients[issuer]
+            assert stats(issuer)["signed_in_as"] == [clients[issuer]]
+        # Both tokens about to expire: each is refreshed by its own issuer, with its own client (another
+        # issuer's client would be refused there, and the browser, which must not open, asked instead).
+        expire_all(store)
+        for url in (a, b):
+            assert asyncio.run(names(url, OAuth(open_url=no_browser, store=store)))
+        assert stats(one)["refresh_token"] == 1 and stats(two)["refresh_token"] == 1
+
+
+CIMD = "https://app.example/promptdeck/client.json"
+
+
+def test_a_client_id_metadata_document_is_used_where_the_server_reads_them(tmp_path: Path) -> None:
+    """``OAuth(client_id=URL)``: that URL is the client id with a server advertising
+    client_id_metadata_document_supported (no registration); another server gets a registration instead."""
+    with authorization_server("--cimd") as reads, authorization_server() as does_not, resource_server(reads) as a, \
+            resource_server(does_not) as b:
+        store = tmp_path / "tokens.json"
+        for url in (a, b):
+            assert asyncio.run(names(url, OAuth(client_id=CIMD, open_url=Browser(), store=store)))
+        assert stats(reads)["signed_in_as"] == [CIMD] and "register" not in stats(reads)
+        registered = json.loads(store.read_text())["clients"][does_not]["client_id"]
+        assert stats(does_not)["register"] == 1 and stats(does_not)["signed_in_as"] == [registered] != [CIMD]
+        # Each is refreshed with the client it signed in with.
+        expire_all(store)
+        for url in (a, b):
+            assert asyncio.run(names(url, OAuth(client_id=CIMD, open_url=no_browser, store=store)))
+        assert stats(reads)["refresh_token"] == 1 and stats(does_not)["refresh_token"] == 1
+
+
+def test_a_configured_client_is_not_sent_to_another_issuer(tmp_path: Path) -> None:
+    """SEP-2352: a client id registered with one authorization server is bound to it; a server naming another
+    is refused before the browser opens or anything reaches that server."""
+    with authorization_server() as one, authorization_server() as two, resource_server(one) as a, \
+            resource_server(two) as b:
+        auth = OAuth(client_id=PUBLIC_ID, open_url=Browser(), store=tmp_path / "tokens.json")
+        assert asyncio.run(names(a, auth))
+        with pytest.raises(OAuthError, match=f"{b} signs in with the authorization server {two}, but the client id "
+                                             f"'{PUBLIC_ID}' is {one}'s; refused, nothing was sent there"):
+            asyncio.run(names(b, auth))
+        assert "authorize" not in stats(two)

@@ -1,6 +1,7 @@
 """A real OAuth authorization server for the client's tests, run as its own process:
 
-    python -m tests.support.oauth_server PORT [--ttl SECONDS] [--oidc] [--no-registration]
+    python -m tests.support.oauth_server PORT [--ttl SECONDS] [--oidc] [--no-registration] [--iss MODE]
+                                         [--iss-advertised] [--cimd]
 
 Its protocol code is not ours: the official MCP SDK's authorization-server routes
 (``mcp.server.auth.routes.create_auth_routes``: RFC 8414 metadata, /authorize with PKCE, /token for the
@@ -12,12 +13,18 @@ access tokens signed with an RSA key published at /jwks.json, which is what prom
 server (``serve --oauth-issuer``) checks. /stats says which grants ran and with which ``resource``.
 
 ``--oidc`` publishes the metadata at /.well-known/openid-configuration only (the OIDC fallback);
-``--ttl`` sets the access tokens' lifetime (refresh tests).
+``--ttl`` sets the access tokens' lifetime (refresh tests). RFC 9207: ``--iss correct`` puts the issuer in
+the sign-in's redirect, ``--iss wrong`` another server's (a mix-up attack), ``omit`` (the default) none;
+``--iss-advertised`` says in the metadata that it is sent (``authorization_response_iss_parameter_supported``).
+``--cimd`` advertises ``client_id_metadata_document_supported`` and takes any https URL as a client id (the
+document itself is not fetched: the tests' URLs serve nothing). /stats also lists each registration's
+``application_type`` (None when not sent) and the client ids each sign-in used.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import secrets
 import time
@@ -36,15 +43,19 @@ PUBLIC_ID = "preregistered-cli"
 CONFIDENTIAL_ID = "confidential-cli"
 SCOPES = ["prompts", "admin"]
 KID = "as-key-1"
+#: The issuer a --iss wrong server names in its redirects: another authorization server.
+OTHER_ISSUER = "https://other-issuer.example/"
 
 
-def build(port: int, ttl: int, oidc: bool, registration: bool) -> Any:
+def build(port: int, ttl: int, oidc: bool, registration: bool, iss: str = "omit", iss_advertised: bool = False,
+          cimd: bool = False) -> Any:
     from authlib.oauth2 import AuthorizationServer
     from authlib.oauth2.rfc6749 import ClientMixin, grants
     from authlib.oauth2.rfc6749.requests import BasicOAuth2Payload, OAuth2Request
+    from mcp.server.auth.handlers.metadata import MetadataHandler
     from mcp.server.auth.provider import AccessToken, AuthorizationCode, RefreshToken, construct_redirect_uri
-    from mcp.server.auth.routes import create_auth_routes
-    from mcp.server.auth.settings import ClientRegistrationOptions
+    from mcp.server.auth.routes import build_metadata, create_auth_routes
+    from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
     from pydantic import AnyHttpUrl
     from starlette.applications import Starlette
@@ -57,6 +68,8 @@ def build(port: int, ttl: int, oidc: bool, registration: bool) -> Any:
            "alg": "RS256"}
     stats: Counter[str] = Counter()
     resources: list[str | None] = []
+    application_types: list[str | None] = []
+    signed_in_as: list[str] = []
 
     def mint(subject: str, client_id: str, scopes: list[str], resource: str | None) -> tuple[str, int]:
         now = int(time.time())
@@ -89,6 +102,10 @@ def build(port: int, ttl: int, oidc: bool, registration: bool) -> Any:
             self.refresh: dict[str, RefreshToken] = {}
 
         async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+            if cimd and client_id.startswith("https://") and client_id not in self.clients:
+                # Standing for the document at that URL: a public client with a loopback redirect.
+                return LoopbackClient(client_id=client_id, redirect_uris=None, token_endpoint_auth_method="none",
+                                      scope=" ".join(SCOPES), grant_types=["authorization_code", "refresh_token"])
             return self.clients.get(client_id)
 
         async def register_client(self, info: OAuthClientInformationFull) -> None:
@@ -104,7 +121,9 @@ def build(port: int, ttl: int, oidc: bool, registration: bool) -> Any:
                 redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly, resource=params.resource,
                 subject="alice")
             stats["authorize"] += 1
-            return str(construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state))
+            signed_in_as.append(client.client_id or "")
+            named = {"correct": {"iss": issuer}, "wrong": {"iss": OTHER_ISSUER}}.get(iss, {})
+            return str(construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state, **named))
 
         async def load_authorization_code(self, client: Any, code: str) -> AuthorizationCode | None:
             return self.codes.get(code)
@@ -207,14 +226,40 @@ def build(port: int, ttl: int, oidc: bool, registration: bool) -> Any:
         routes = [Route("/.well-known/openid-configuration", route.endpoint, methods=list(route.methods or ()))
                   if route.path == "/.well-known/oauth-authorization-server" else route for route in routes]
 
-    async def token_app(scope: Any, receive: Any, send: Any) -> None:
-        """The SDK's /token, or authlib's for the client credentials grant (same URL, as the metadata says)."""
+    if iss_advertised or cimd:
+        updated = build_metadata(AnyHttpUrl(issuer), None, ClientRegistrationOptions(enabled=registration,
+                                                                                     valid_scopes=SCOPES),
+                                 RevocationOptions()).model_copy(update={
+                                     "authorization_response_iss_parameter_supported": iss_advertised or None,
+                                     "client_id_metadata_document_supported": cimd or None})
+        routes = [Route(route.path, MetadataHandler(updated).handle, methods=["GET"])
+                  if route.path == "/.well-known/oauth-authorization-server" else route for route in routes]
+
+    async def read_body(receive: Any) -> bytes:
         body = b""
         while True:
             message = await receive()
-            body += message.get("body", b"")
+            body += bytes(message.get("body", b""))
             if not message.get("more_body"):
-                break
+                return body
+
+    def replaying(body: bytes, receive: Any) -> Any:
+        """``receive`` for an app behind one that read the body already: the body again, then the rest."""
+        sent = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            message: dict[str, Any] = await receive()
+            return message
+
+        return replay
+
+    async def token_app(scope: Any, receive: Any, send: Any) -> None:
+        """The SDK's /token, or authlib's for the client credentials grant (same URL, as the metadata says)."""
+        body = await read_body(receive)
         form = {k: v[0] for k, v in parse_qs(body.decode()).items()}
         if form.get("grant_type") == "client_credentials":
             from starlette.datastructures import Headers
@@ -226,31 +271,37 @@ def build(port: int, ttl: int, oidc: bool, registration: bool) -> Any:
             response = services.create_token_response(request)
             await response(scope, receive, send)
             return
-        sent = False
-
-        async def replay() -> dict[str, Any]:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            message: dict[str, Any] = await receive()
-            return message
-
-        await sdk_token.app(scope, replay, send)
+        await sdk_token.app(scope, replaying(body, receive), send)
 
     async def jwks(request: Any) -> JSONResponse:
         return JSONResponse({"keys": [jwk]})
 
     async def show_stats(request: Any) -> JSONResponse:
-        return JSONResponse({**stats, "resources": resources})
+        return JSONResponse({**stats, "resources": resources, "application_types": application_types,
+                             "signed_in_as": signed_in_as})
 
     class Token:  # a class instance, so Starlette hands it the raw ASGI call
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
             await token_app(scope, receive, send)
 
-    routes = [route for route in routes if route.path != "/token"]
-    return Starlette(routes=[*routes, Route("/token", Token(), methods=["POST"]), Route("/jwks.json", jwks),
-                             Route("/stats", show_stats)])
+    sdk_register = next((route for route in routes if route.path == "/register"), None)
+
+    class Register:
+        """The SDK's /register, after noting the request's application_type (the SDK's model drops it)."""
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            assert sdk_register is not None
+            body = await read_body(receive)
+            with contextlib.suppress(ValueError):
+                asked = json.loads(body)
+                application_types.append(asked.get("application_type") if isinstance(asked, dict) else None)
+            await sdk_register.app(scope, replaying(body, receive), send)
+
+    own = [Route("/token", Token(), methods=["POST"]), Route("/jwks.json", jwks), Route("/stats", show_stats)]
+    if sdk_register is not None:
+        own.append(Route("/register", Register(), methods=["POST"]))
+    routes = [route for route in routes if route.path not in ("/token", "/register")]
+    return Starlette(routes=[*routes, *own])
 
 
 def main() -> None:
@@ -259,11 +310,14 @@ def main() -> None:
     parser.add_argument("--ttl", type=int, default=3600)
     parser.add_argument("--oidc", action="store_true")
     parser.add_argument("--no-registration", action="store_true")
+    parser.add_argument("--iss", choices=["omit", "correct", "wrong"], default="omit")
+    parser.add_argument("--iss-advertised", action="store_true")
+    parser.add_argument("--cimd", action="store_true")
     args = parser.parse_args()
     import uvicorn
 
-    uvicorn.run(build(args.port, args.ttl, args.oidc, not args.no_registration), host="127.0.0.1", port=args.port,
-                log_level="warning")
+    uvicorn.run(build(args.port, args.ttl, args.oidc, not args.no_registration, args.iss, args.iss_advertised,
+                      args.cimd), host="127.0.0.1", port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

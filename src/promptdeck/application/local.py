@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
     from ..prompts.spec import Prompt
     from ..server.watch import WatchThread
+    from ..sources.store.source import StoreSource
 
 #: The revision renders are shaped for: the newest legacy one, which the official SDK's client speaks too.
 REVISION = LATEST
@@ -57,6 +58,7 @@ class LocalLibrary:
         self._lock = threading.RLock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: threading.Thread | None = None
+        self._stored: StoreSource | None = None
         if self.store:
             from ..sources.store.source import StoreSource
             from ..sources.store.urls import shown_url
@@ -65,7 +67,8 @@ class LocalLibrary:
 
             # Not ``add_store``: the requestState ledger it opens on PostgreSQL is for 2026-07-28 forms,
             # which an application's renders never send.
-            self._server.add_source(StoreSource(source, label, skills=False))
+            self._stored = StoreSource(source, label, skills=False)
+            self._server.add_source(self._stored)
         else:
             if not os.path.isdir(source):
                 raise LibraryError(f"prompt library {source!r} is not a folder (nor a store URL or an MCP URL)")
@@ -75,6 +78,11 @@ class LocalLibrary:
 
                 self._watcher = WatchThread(self._server, self._lock)
                 self._watcher.start()
+
+    @property
+    def unreachable(self) -> bool:
+        """A store that cannot be reached now: its renders come from the last good copy (stale)."""
+        return self._stored is not None and self._stored.unreachable
 
     def catalog(self, scopes: frozenset[str] | None) -> Catalog:
         """What a principal holding ``scopes`` (None: trusted, as a local stdio client is) may see now."""

@@ -161,9 +161,9 @@ class Prompts:
         return self._made(library, prompt, library.render(prompt, arguments), stale)
 
     def _made(self, library: LocalLibrary, prompt: Prompt, result: dict[str, Any], stale: bool) -> Rendered:
-        listing = self._listing_of(prompt)
-        return Rendered(prompt.name, result["messages"], result.get("description"), listing.version,
-                        listing.label or library.label, listing.model, stale, library.shown)
+        # A store serving its last good copy because it cannot be reached renders stale too.
+        return Rendered.of_result(prompt.name, result, self._listing_of(prompt), stale or library.unreachable,
+                                  library.shown, library.label)
 
     def _rendered_remotely(self, name: str, arguments: dict[str, Any], result: dict[str, Any],
                            entry: Mapping[str, Any] | None) -> Rendered:
@@ -171,8 +171,7 @@ class Prompts:
         if self._cache is not None:
             self._cache.put_render(name, arguments, result)
             self._keep_listing()
-        return Rendered(name, result["messages"], result.get("description"), listing.version, listing.label,
-                        listing.model, False, self.source)
+        return Rendered.of_result(name, result, listing, False, self.source)
 
     def _instead(self, name: str, arguments: dict[str, Any], failure: ConnectionFailed) -> Rendered:
         """What renders when the server cannot be reached: the cache's copy of exactly this render, else the
@@ -182,8 +181,7 @@ class Prompts:
             if result is not None:
                 entry = next((e for e in self._cache.listing() or () if e.get("name") == name), None)
                 listing = PromptListing.from_wire(entry) if entry is not None else PromptListing(name)
-                return Rendered(name, result["messages"], result.get("description"), listing.version,
-                                listing.label, listing.model, True, str(self._cache.path))
+                return Rendered.of_result(name, result, listing, True, str(self._cache.path))
         if self._fallback is not None:
             return self._from_fallback(name, arguments)
         tried = "; the cache holds no render of it with these arguments" if self._cache is not None else ""

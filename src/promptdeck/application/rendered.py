@@ -5,7 +5,9 @@ Both are plain values, the same whatever the source. ``messages`` are the ``mess
 can be logged, cached or handed to any code that reads MCP. The settings for the model come from the
 prompt's listing ``_meta`` (``promptdeck.dev/model``): a promptdeck file's ``model:`` front matter, or
 another format's own (a dotprompt's ``model`` and ``config``, a Prompty ``model:`` section, ...), as
-written. A store's version and label come from there too (``promptdeck.dev/version``, ``/label``).
+written. A store's version and label come from there too (``promptdeck.dev/version``, ``/label``), but those of
+a render come from its ``prompts/get`` result's ``_meta`` (with ``/rollout``: the rollout that chose it): during a
+rollout a render may be of another version than the listing's (``server.handlers.served_meta``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 META_MODEL = "promptdeck.dev/model"
 META_VERSION = "promptdeck.dev/version"
 META_LABEL = "promptdeck.dev/label"
+META_ROLLOUT = "promptdeck.dev/rollout"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,12 +52,16 @@ class PromptListing:
                    description=_text(entry.get("description")),
                    arguments=tuple(a for a in arguments if isinstance(a, dict)),
                    model=model if isinstance(model, dict) else None,
-                   version=version if isinstance(version, int | str) and not isinstance(version, bool) else None,
+                   version=_version(version),
                    label=_text(label), meta=meta)
 
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _version(value: object) -> int | str | None:
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +85,23 @@ class Rendered:
     stale: bool = False
     #: where it was rendered from: the folder, store URL or MCP server URL (a fallback's, when stale)
     source: str = ""
+    #: the number of the store's rollout that chose this version (None: the label's own version was rendered)
+    rollout: int | None = None
+
+    @classmethod
+    def of_result(cls, name: str, result: Mapping[str, Any], listing: PromptListing, stale: bool, source: str,
+                  label: str | None = None) -> Rendered:
+        """A ``prompts/get`` ``result`` (JSON values) of the prompt ``listing`` lists. The version, label and
+        rollout are the ones the result's ``_meta`` names, which is what was rendered; the listing's (else
+        ``label``) only for a result that names none (a folder's, a server that does not say)."""
+        meta = result.get("_meta")
+        meta = meta if isinstance(meta, dict) else {}
+        version = _version(meta.get(META_VERSION))
+        rollout = meta.get(META_ROLLOUT)
+        return cls(name, result["messages"], result.get("description"),
+                   version if version is not None else listing.version,
+                   _text(meta.get(META_LABEL)) or listing.label or label, listing.model, stale, source,
+                   rollout if isinstance(rollout, int) and not isinstance(rollout, bool) else None)
 
     def text(self) -> str:
         """The text of every message (text blocks, and embedded text resources), blank-line separated."""

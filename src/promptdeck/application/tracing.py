@@ -1,6 +1,7 @@
 """Renders on OpenTelemetry traces: the span of an LLM call points at the prompt version that made it.
 
-Every render sets ``promptdeck.prompt.name``, ``.version``, ``.label`` and ``.source`` on the current
+Every render sets ``promptdeck.prompt.name``, ``.version``, ``.label``, ``.source``, ``.stale`` (and ``.rollout``,
+when a store's rollout chose the version rendered) on the current
 span, or, with ``Prompts(..., span=True)``, on a span of its own (``promptdeck.render <name>``) under it.
 Only ``opentelemetry-api`` is used, and only when the application has imported it already (it is in
 ``sys.modules``): an application without tracing pays no import and no call, and one with tracing has
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 NAME, VERSION, LABEL, SOURCE = ("promptdeck.prompt.name", "promptdeck.prompt.version", "promptdeck.prompt.label",
                                 "promptdeck.prompt.source")
-STALE = "promptdeck.prompt.stale"
+STALE, ROLLOUT = "promptdeck.prompt.stale", "promptdeck.prompt.rollout"
 
 
 def api(wanted: bool | None) -> Any:
@@ -40,6 +41,8 @@ def attributes(rendered: Rendered) -> dict[str, Any]:
         found[VERSION] = rendered.version
     if rendered.label is not None:
         found[LABEL] = rendered.label
+    if rendered.rollout is not None:
+        found[ROLLOUT] = rendered.rollout
     return found
 
 

@@ -191,7 +191,8 @@ class RemoteLibrary:
         return self._entries
 
     async def render(self, name: str, arguments: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """The ``prompts/get`` result (description, messages as JSON values), and the prompt's listing entry."""
+        """The ``prompts/get`` result (description, messages as JSON values, its ``_meta``), and the prompt's
+        listing entry."""
         entries = await self.entries()
         for key, value in arguments.items():
             if not isinstance(value, str):
@@ -203,6 +204,8 @@ class RemoteLibrary:
         if got.description is not None:
             result["description"] = got.description
         result["messages"] = messages_to_wire(list(got.messages), REVISION)
+        if got.meta:  # what it says of the version rendered (a rollout's may not be the listing's)
+            result["_meta"] = got.meta
         return result, entries.get(name)
 
     async def _guarded(self, attempt: Any, what: str, *, request: bool = True) -> Any:

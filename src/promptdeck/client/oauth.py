@@ -7,7 +7,10 @@ each request to the server (``token``), and tells it when the server refuses one
   hold first tries its refresh token; a 403 ``insufficient_scope`` signs in again asking for the scopes
   the server named (step-up);
 - registration: a configured client id (and secret), else the one registered earlier with that issuer
-  (kept in the token file), else dynamic client registration (RFC 7591) where the issuer offers it;
+  (kept in the token file), else dynamic client registration (RFC 7591) where the issuer offers it, as a
+  ``native`` application (its redirect is this machine's loopback; the 2026-07-28 rules ask for an
+  ``application_type``);
+- the sign-in's answer must come from the issuer it was sent to (RFC 9207, ``oauth_loopback``);
 - people: authorization code with PKCE S256 and a loopback redirect (RFC 8252), the ``resource``
   (RFC 8707) sent with both requests; the browser is opened by ``open_url`` (``webbrowser.open`` by
   default, in a thread: it may block until the browser exits);
@@ -21,9 +24,17 @@ the client (RFC 6749 4.1.3 asks it of public clients only): some servers, the MC
 look a client up by it before reading the Basic credentials.
 Tokens are never logged, and never put into an error message.
 
-Client ID Metadata Documents (2025-11-25's preferred registration) need an https URL serving our client
-document, which a command on a laptop does not have: a configured ``client_id`` that is such a URL is
-sent as given, and dynamic registration is the fallback, as the spec allows.
+Client ID Metadata Documents (preferred since 2025-11-25) need an https URL serving the client's document,
+which a command on a laptop does not have: promptdeck registers dynamically then. An application that
+publishes one gives its URL as ``client_id``: it is used with an authorization server that advertises
+``client_id_metadata_document_supported``, and registration is the fallback with one that does not.
+
+Every credential is an issuer's (SEP-2352): a registered client is kept per issuer (the token file's
+``clients``), tokens per resource and issuer, and a grant's tokens name the client they were got with, so
+that a refresh sends them with that client only (``_client_of``). A configured client id (and secret) was
+registered with one authorization server: it is bound to the first issuer it signs in with, and a server
+that names another is refused before anything is sent there (``_bind``); a Client ID Metadata Document's
+URL is the same client everywhere, and is not bound.
 """
 
 from __future__ import annotations
@@ -64,6 +75,8 @@ REFRESH_MARGIN = 60.0
 #: How long a person has to sign in in the browser.
 LOGIN_TIMEOUT = 300.0
 _GRANT_TYPES = ["authorization_code", "refresh_token"]
+#: What dynamic registration says the client is: a program on the user's machine with a loopback redirect.
+APPLICATION_TYPE = "native"
 
 
 class _Grant:
@@ -95,7 +108,9 @@ class OAuth:
     """Sign in to OAuth-protected MCP servers; pass it as ``connect(url, auth=OAuth())``.
 
     ``client_id``/``client_secret``: a client registered with the authorization server beforehand (else
-    dynamic registration is used); ``client_credentials``: a service signing in as itself (needs both);
+    dynamic registration is used); a ``client_id`` that is an https URL with a path, without a secret, is the
+    application's Client ID Metadata Document, used where the authorization server reads them (else dynamic
+    registration is used); ``client_credentials``: a service signing in as itself (needs both);
     ``scopes``: what to ask for (default: what the server's 401 or metadata names); ``open_url``: shows
     the sign-in page to a person (``webbrowser.open`` by default; may return an awaitable); ``store``:
     the token file (a ``TokenStore``, a path, or None for the default; ``False`` keeps tokens in memory).
@@ -132,6 +147,8 @@ class OAuth:
         self._looked_up: set[str] = set()
         #: clients registered dynamically, by issuer (kept in the token file too, if there is one)
         self._clients: dict[str, dict[str, Any]] = {}
+        #: the issuer the configured client signed in with first: the only one it is sent to
+        self._bound: str | None = None
 
     # -- what the HTTP client calls ------------------------------------------------------------
 
@@ -230,6 +247,7 @@ class OAuth:
                     return False
                 resource_doc, metadata = legacy
             issuer = resource_doc["authorization_servers"][0]
+            self._bind(url, issuer)
             metadata = metadata or await authorization_server(http, issuer)
             if scopes is None:
                 named = self.scopes or tuple((params.get("scope") or "").split()) or tuple(
@@ -288,7 +306,7 @@ class OAuth:
         """The refresh_token grant; True if it gave a new access token."""
         refresh_token = grant.tokens.get("refresh_token")
         endpoint = grant.tokens.get("token_endpoint")
-        client = self._configured() or self._registered(grant.issuer)
+        client = self._client_of(grant)
         if not isinstance(refresh_token, str) or not isinstance(endpoint, str) or client is None:
             return False
         async with self._oauth_client(client, None) as session:
@@ -304,8 +322,41 @@ class OAuth:
         tokens.setdefault("refresh_token", refresh_token)
         tokens.setdefault("scope", grant.tokens.get("scope"))
         tokens["token_endpoint"] = endpoint
+        tokens["client_id"] = client["client_id"]
         self._keep(url, _Grant(grant.resource, grant.issuer, tokens))
         return True
+
+    def _bind(self, url: str, issuer: str) -> None:
+        """Hold the configured client to the issuer it first signs in with (a Client ID Metadata Document's URL
+        excepted): its id, and any secret, belong to the authorization server it was registered with."""
+        if self.client_id is None or (self.client_secret is None and is_metadata_document(self.client_id)):
+            return
+        if self._bound is None:
+            self._bound = issuer
+        elif self._bound != issuer:
+            raise OAuthError(f"{url} signs in with the authorization server {issuer}, but the client id "
+                             f"{self.client_id!r} is {self._bound}'s; refused, nothing was sent there: a client "
+                             "registered with one authorization server is not sent to another (give this server "
+                             "an OAuth of its own, with the client id registered there)")
+
+    def _client_of(self, grant: _Grant) -> dict[str, Any] | None:
+        """The client ``grant``'s tokens were got with: the configured one or the one registered with its issuer
+        (tokens kept before they named their client: whichever of those there is)."""
+        used = grant.tokens.get("client_id")
+        for client in (self._configured(), self._registered(grant.issuer)):
+            if client is not None and (used is None or client["client_id"] == used):
+                return client
+        return None
+
+    def _configured_for(self, metadata: dict[str, Any]) -> dict[str, Any] | None:
+        """The configured client, for an authorization server with ``metadata``; None when it is a Client ID
+        Metadata Document that server does not read, and it offers registration instead."""
+        client = self._configured()
+        if client is not None and is_metadata_document(client["client_id"]) and "client_secret" not in client \
+                and metadata.get("client_id_metadata_document_supported") is not True \
+                and isinstance(metadata.get("registration_endpoint"), str):
+            return None
+        return client
 
     def _configured(self) -> dict[str, Any] | None:
         if self.client_id is None:
@@ -334,18 +385,22 @@ class OAuth:
 
         from .oauth_loopback import Loopback
 
-        stored = None if self.client_id is not None else self._registered(issuer)
+        configured = self._configured_for(metadata)
+        stored = None if configured is not None else self._registered(issuer)
+        # The answer's iss is compared with the issuer the metadata names (and was checked to be ``issuer``).
+        answers = {"issuer": metadata["issuer"],
+                   "iss_required": metadata.get("authorization_response_iss_parameter_supported") is True}
         # A registered client's redirect URI is exact at many servers: listen on its port again if free.
         port = _port_of(stored) if stored is not None else 0
         try:
-            listener = await Loopback(port).__aenter__()
+            listener = await Loopback(port, **answers).__aenter__()
         except OAuthError:
             if port == 0:
                 raise
-            stored, listener = None, await Loopback(0).__aenter__()
+            stored, listener = None, await Loopback(0, **answers).__aenter__()
         try:
-            client = self._configured() or stored
-            if client is None or (self.client_id is None and not _fits(client, listener.redirect_uri, scopes)):
+            client = configured or stored
+            if client is None or (configured is None and not _fits(client, listener.redirect_uri, scopes)):
                 client = await self._register(http, metadata, issuer, listener.redirect_uri, scopes)
             session = self._oauth_client(client, scopes, redirect_uri=listener.redirect_uri,
                                          code_challenge_method="S256")
@@ -354,11 +409,13 @@ class OAuth:
                 address, _ = session.create_authorization_url(metadata["authorization_endpoint"], state=listener.state,
                                                               code_verifier=verifier, resource=resource)
                 code = await self._sign_in_page(address, listener)
-                return await self._token_request(
+                tokens = await self._token_request(
                     "the authorization code exchange",
                     lambda: session.fetch_token(metadata["token_endpoint"], grant_type="authorization_code",
                                                 code=code, code_verifier=verifier, resource=resource,
                                                 **_named(client)))
+                tokens["client_id"] = client["client_id"]
+                return tokens
         finally:
             await listener.__aexit__(None, None, None)
 
@@ -431,7 +488,7 @@ class OAuth:
                              "promptdeck there and pass its client id (--client-id)")
         asked: dict[str, Any] = {"client_name": self.client_name, "redirect_uris": [redirect_uri],
                                  "grant_types": _GRANT_TYPES, "response_types": ["code"],
-                                 "token_endpoint_auth_method": "none"}
+                                 "token_endpoint_auth_method": "none", "application_type": APPLICATION_TYPE}
         if scopes:
             asked["scope"] = " ".join(scopes)
         try:
@@ -503,6 +560,12 @@ def _fits(client: dict[str, Any], redirect_uri: str, scopes: list[str]) -> bool:
         return False
     registered = client.get("scope")
     return not isinstance(registered, str) or set(scopes) <= set(registered.split())
+
+
+def is_metadata_document(client_id: str) -> bool:
+    """Is ``client_id`` a Client ID Metadata Document's URL (https, with a path)?"""
+    parts = urlsplit(client_id)
+    return parts.scheme == "https" and bool(parts.hostname) and parts.path not in ("", "/")
 
 
 def _port_of(client: dict[str, Any]) -> int:

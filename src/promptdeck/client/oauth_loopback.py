@@ -5,6 +5,13 @@ this listener takes the first request there whose ``state`` is the one we sent (
 400 and ignored: another local process could guess the port, but not the state), answers the browser
 with a short page, and closes. It listens on 127.0.0.1 only (not ``localhost``, which may resolve to
 another interface), on aiohttp's server, which bounds the request head.
+
+The answer must also come from the authorization server the sign-in was sent to (RFC 9207, a MUST in the
+2026-07-28 authorization rules, against mix-up attacks: another server the client also signs in with could
+have its code sent here): its ``iss`` is compared, exactly, with the issuer of the metadata the client
+discovered (``check_response_issuer``). An answer without ``iss`` is refused where that metadata says the
+server sends one (``authorization_response_iss_parameter_supported``); one with another ``iss`` always.
+A refused answer ends the sign-in before any token request, and the browser is told it failed.
 """
 
 from __future__ import annotations
@@ -24,11 +31,33 @@ _DONE = "<!doctype html><title>promptdeck</title><p>Signed in. You can close thi
 _FAILED = "<!doctype html><title>promptdeck</title><p>Sign-in failed: the terminal says why.</p>"
 
 
-class Loopback:
-    """Listen for one redirect; use as ``async with Loopback(port) as loop: ... await loop.code()``."""
+def check_response_issuer(given: str | None, issuer: str | None, required: bool) -> None:
+    """Refuse an authorization response whose ``iss`` (``given``) is not ``issuer``, the issuer identifier of
+    the metadata the sign-in was started from, compared as strings (RFC 9207 2.4: no normalization);
+    ``required``: that metadata advertises ``authorization_response_iss_parameter_supported``."""
+    if issuer is None:
+        return
+    if given is None:
+        if required:
+            raise OAuthError(f"the sign-in answer names no issuer (iss), yet {issuer} says it always does "
+                             "(authorization_response_iss_parameter_supported); refused, no token was asked for "
+                             "(RFC 9207: it may be another server's answer, a mix-up attack)")
+        return
+    if given != issuer:
+        raise OAuthError(f"the sign-in answer comes from issuer {given[:200]!r}, not from {issuer}, where the "
+                         "sign-in was sent; refused, no token was asked for (RFC 9207: a mix-up attack)")
 
-    def __init__(self, port: int = 0) -> None:
+
+class Loopback:
+    """Listen for one redirect; use as ``async with Loopback(port) as loop: ... await loop.code()``.
+
+    ``issuer``: the issuer identifier of the authorization server's metadata, which the answer's ``iss`` must
+    be (``check_response_issuer``; None: not checked); ``iss_required``: that metadata says it sends one."""
+
+    def __init__(self, port: int = 0, *, issuer: str | None = None, iss_required: bool = False) -> None:
         self.port = port
+        self.issuer = issuer
+        self.iss_required = iss_required
         self.state = secrets.token_urlsafe(32)
         self._result: asyncio.Future[str] | None = None
         self._runner: web.AppRunner | None = None
@@ -82,16 +111,27 @@ class Loopback:
         assert self._result is not None
         if self._result.done():
             return web.Response(status=400, text="this sign-in is over")
+        try:  # before the code or the error is read: an answer from another server says nothing of ours
+            check_response_issuer(query.get("iss"), self.issuer, self.iss_required)
+        except OAuthError as exc:
+            return self._fail(exc)
         error = query.get("error")
         if error is not None:
             described = query.get("error_description", "")
-            self._result.set_exception(OAuthError(f"the authorization server refused the sign-in: {error[:100]}"
-                                                  + (f" ({described[:300]})" if described else "")))
-            with contextlib.suppress(asyncio.InvalidStateError):
-                self._result.exception()  # retrieved: no "never retrieved" warning if nobody awaits it
-            return web.Response(status=400, text=_FAILED, content_type="text/html")
+            return self._fail(OAuthError(f"the authorization server refused the sign-in: {error[:100]}"
+                                         + (f" ({described[:300]})" if described else "")))
         code = query.get("code")
         if not code:
             return web.Response(status=400, text="no code")
         self._result.set_result(code)
         return web.Response(text=_DONE, content_type="text/html")
+
+    def _fail(self, error: OAuthError) -> web.Response:
+        """End the sign-in with ``error``, and tell the browser it failed."""
+        from aiohttp import web
+
+        assert self._result is not None
+        self._result.set_exception(error)
+        with contextlib.suppress(asyncio.InvalidStateError):
+            self._result.exception()  # retrieved: no "never retrieved" warning if nobody awaits it
+        return web.Response(status=400, text=_FAILED, content_type="text/html")

@@ -123,6 +123,12 @@ class StoreSource(Source):
         self.splits = Splits(label)
 
     @property
+    def unreachable(self) -> bool:
+        """Whether the store could not be reached when the follower last tried: what is served is the label's
+        last good copy (``Rendered.stale`` in an application), until it is reached and caught up again."""
+        return self._failing
+
+    @property
     def library(self) -> Library | None:
         """The label's files as templates see them (material fetched from the store on first need); None
         before ``load``. What a file being edited for this label is checked against."""

@@ -1,0 +1,70 @@
+"""The version a render names is the one rendered: during a store's rollout, a server renders some requests from
+the rollout's version while its listing still names the label's, and ``Rendered.version``, ``.label`` and
+``.rollout`` come from the ``prompts/get`` result (``server.handlers.served_meta``), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from promptdeck import Prompts
+from promptdeck.application import tracing
+from promptdeck.application.rendered import Rendered
+from promptdeck.sources.store.database import Store
+from tests.sources.store.test_rollout import greet_store
+from tests.support.http_server import http_server
+
+from .test_local import wait_for
+
+#: greet's text in each version of ``greet_store``'s store (version 3 takes another argument)
+TEXTS = {1: "Hello Al!", 2: "Hi Al!"}
+TOKEN = "token-of-the-app-0123456789"
+
+
+def same_version_as_text(rendered: Rendered) -> bool:
+    return TEXTS.get(rendered.version) == rendered.text()  # type: ignore[arg-type]
+
+
+def test_a_remote_render_names_the_version_a_rollout_rendered_not_the_listings(store_url: str,
+                                                                               tmp_path: Path) -> None:
+    greet_store(tmp_path, store_url)
+    with Store(store_url) as store:  # every render gets version 2 while the label stays on version 1
+        rollout = store.start_rollout("production", "greet", 2, 10_000, author="t").id
+    # An authenticated application: its principal is its rollout key (an anonymous request's renders are not split).
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"app:{TOKEN}\n")
+    with http_server("", "--store", store_url, "--token-file", str(tokens)) as url, \
+            Prompts(url, token=TOKEN, cache=str(tmp_path / "cache")) as prompts:
+        assert prompts.get("greet").version == 1  # the listing: the label's version
+        rendered = prompts.render("greet", who="Al")
+        assert (rendered.text(), rendered.version, rendered.label, rendered.rollout, rendered.stale) == \
+            ("Hi Al!", 2, "production", rollout, False)
+        # What a trace of the model call names: the version rendered, and the rollout that chose it.
+        named = tracing.attributes(rendered)
+        assert (named["promptdeck.prompt.version"], named["promptdeck.prompt.rollout"]) == (2, rollout)
+        # The rollout's share cut to none: the label's own version, and no rollout named.
+        with Store(store_url) as store:
+            store.start_rollout("production", "greet", 2, 0, author="t")
+        render: Callable[[], Rendered] = lambda: prompts.render("greet", who="Al")  # noqa: E731
+        wait_for(lambda: render().text() == "Hello Al!", "the server to follow the rollout's new share")
+        back = render()
+        assert (back.version, back.label, back.rollout) == (1, "production", None)
+    # The server gone, the cache's copy of that render names the version it holds.
+    cached = prompts_from_cache(url, tmp_path)
+    assert cached.stale and same_version_as_text(cached) and cached.version == 1
+
+
+def prompts_from_cache(url: str, tmp_path: Path) -> Rendered:
+    with Prompts(url, token=TOKEN, cache=str(tmp_path / "cache"), retries=0, timeout=2) as prompts:
+        return prompts.render("greet", who="Al")
+
+
+def test_a_store_rendered_in_process_names_the_labels_version(store_url: str, tmp_path: Path) -> None:
+    """In process, no request carries a rollout key, and no render is split (docs/store.md#rollouts)."""
+    greet_store(tmp_path, store_url)
+    with Store(store_url) as store:
+        store.start_rollout("production", "greet", 2, 10_000, author="t")
+    with Prompts(store_url) as prompts:
+        rendered = prompts.render("greet", who="Al")
+        assert same_version_as_text(rendered) and rendered.version == 1 and rendered.rollout is None
+        assert rendered.label == "production" and not rendered.stale
