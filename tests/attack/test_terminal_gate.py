@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,7 +48,8 @@ def assert_gated(done: subprocess.CompletedProcess[str], *, body_lines: bool = F
 # -- every way to write to a terminal goes through cli/terminal.py --------------------------------------
 
 #: Calls that write to a terminal (or make text prompt_toolkit writes) other than the gate's own.
-WRITERS = {"print", "echo", "secho", "style", "print_formatted_text", "FormattedText", "write", "writelines"}
+WRITERS = {"print", "echo", "secho", "style", "echo_via_pager", "print_formatted_text", "FormattedText", "write",
+           "writelines"}
 
 
 def _writes(tree: ast.Module) -> list[str]:
@@ -72,7 +74,8 @@ def test_no_cli_module_writes_round_the_gate() -> None:
     modules = sorted(path for path in CLI.glob("*.py") if path.name != "terminal.py")
     assert len(modules) > 15  # the listing found the modules
     bypass = {path.name: found for path in modules if (found := _writes(ast.parse(path.read_text())))}
-    assert bypass == {}, "write through cli/terminal.py (echo, write, formatted) instead"
+    assert bypass == {}, ("write to the terminal through cli/terminal.py (echo, write, formatted); a file is "
+                          "written below cli/, by library code")
 
 
 def test_the_check_sees_a_writer_round_the_gate() -> None:
@@ -152,3 +155,28 @@ def test_history_lines_are_not_forged(store: str, how: tuple[str, ...]) -> None:
     assert done.returncode == 0, done.stderr
     assert_gated(done)
     assert "eve" in done.stdout and "tidy \\u001b]0;pwned" in done.stdout
+
+
+# -- the picker, on a real terminal (tmux) ------------------------------------------------------------
+
+def test_the_picker_shows_a_hostile_server_escaped(tmp_path: Path) -> None:
+    from tests.cli.test_picker import Terminal
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.start(SERVER)
+        terminal.wait_for("hostile\\u001b]0;pwned")  # the server's name, on the first line
+        terminal.type("/evil")
+        terminal.wait_for("Evil \\u001b]0;pwned")  # the toolbar's title of the match
+        terminal.keys("Enter")
+        terminal.answer("A topic \\u001b]0;pwned", "Enter")  # the argument's description; topic left empty
+        terminal.answer("copy to the clipboard (c) or print", "p")
+        assert terminal.exit_code() == 0
+        screen = terminal.screen()
+        assert "second line \\u001b]0;pwned" in screen and "first line" in screen
+        title = terminal.tmux("display-message", "-p", "-t", "pick", "#{pane_title}").stdout
+        assert "pwned" not in title  # no OSC reached the terminal
+    finally:
+        terminal.close()
