@@ -180,3 +180,25 @@ def test_the_picker_shows_a_hostile_server_escaped(tmp_path: Path) -> None:
         assert "pwned" not in title  # no OSC reached the terminal
     finally:
         terminal.close()
+
+
+def test_watch_prints_a_hostile_name_on_its_own_line() -> None:
+    import signal
+    import threading
+
+    server = f"{sys.executable} -m tests.support.hostile_watch_server"
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}"}
+    watching = subprocess.Popen([sys.executable, "-m", "promptdeck", "watch", server, "--era", "legacy"], cwd=REPO,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = threading.Timer(120, watching.kill)  # a watch that never prints the change fails, not hangs
+    deadline.start()
+    try:
+        assert watching.stdout is not None
+        change = watching.stdout.readline()
+        watching.send_signal(signal.SIGTERM)
+        rest, errors = watching.communicate(timeout=60)
+    finally:
+        deadline.cancel()
+    done = subprocess.CompletedProcess(watching.args, watching.returncode, change + rest, errors)
+    assert_gated(done)
+    assert change.endswith(f" 2 prompts: +{shown('evil' + PAYLOAD)}\n"), (change, errors)
