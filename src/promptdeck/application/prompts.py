@@ -54,7 +54,8 @@ class Prompts:
         what supplies its bearer token instead (an ``OAuth()``, docs/client.md). ``fallback``: a folder
         rendered when the source cannot be reached (refused now if ``promptdeck check`` would find a problem
         in it). ``cache``: for a server, a folder that keeps the last good listing and renders
-        (``client.cache``). ``timeout``: each request to a server, tried ``retries`` more times when it
+        (``client.cache``; a folder not the user's alone, or open to others' writes, is a LibraryError, now or
+        when read). ``timeout``: each request to a server, tried ``retries`` more times when it
         cannot reach it. ``watch``: a folder follows its file changes. ``trace``: put renders on
         OpenTelemetry spans (None: when the application has imported ``opentelemetry``); ``span``: open a
         span per render rather than annotate the current one."""

@@ -18,6 +18,7 @@ from .common import fail, parse_args
 from .oauth import OPTIONS as OAUTH_OPTIONS
 from .oauth import make_auth
 from .stopping import INTERRUPTED, until_stopped
+from .terminal import CLEAR_LINE, Shown, echo, shown
 
 if TYPE_CHECKING:
     from ..client.session import Client
@@ -89,9 +90,9 @@ def run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]], 
             return None
         return asyncio.run(session())
     except McpError as exc:
-        fail(f"error {exc.code}: {exc.message}")
+        fail(f"error {exc.code}: {shown(exc.message)}")
     except PromptdeckError as exc:
-        fail(str(exc))
+        fail(shown(exc))
     except KeyboardInterrupt:
         sys.exit(INTERRUPTED)
 
@@ -99,7 +100,7 @@ def run_client(options: dict[str, Any], work: Callable[[Client], Awaitable[T]], 
 def _progress(prompts: int, pages: int) -> None:
     # Only worth showing on a terminal and for listings that take more than a page or two.
     if pages >= 3 and sys.stderr.isatty():
-        click.echo(f"\rlisting: {prompts:,} prompts, {pages} pages", err=True, nl=False)
+        echo(Shown(f"\rlisting: {prompts:,} prompts, {pages} pages"), err=True, nl=False)
 
 
 @click.command(epilog=TARGET_HELP)
@@ -112,13 +113,13 @@ def ls(as_json: bool, **options: Any) -> None:
     async def work(client: Client) -> None:
         prompts = await client.list_prompts(progress=_progress)
         if sys.stderr.isatty():
-            click.echo("\r\033[K", err=True, nl=False)
+            echo(CLEAR_LINE, err=True, nl=False)
         if as_json:
             import msgspec
 
-            click.echo(json.dumps(msgspec.to_builtins(prompts), indent=2, ensure_ascii=False))
+            echo(json.dumps(msgspec.to_builtins(prompts), indent=2, ensure_ascii=False))
         else:
-            click.echo(format_table(prompts, _terminal_width()))
+            echo(format_table(prompts, _terminal_width()))
 
     run_client(options, work)
 
@@ -141,12 +142,12 @@ def get(prompt: str, pairs: tuple[str, ...], as_json: bool, **options: Any) -> N
     async def work(client: Client) -> None:
         if as_json:
             params: dict[str, Any] = {"name": prompt, "arguments": arguments} if arguments else {"name": prompt}
-            click.echo(json.dumps(await client.request("prompts/get", params, name=prompt), indent=2,
-                                  ensure_ascii=False))
+            echo(json.dumps(await client.request("prompts/get", params, name=prompt), indent=2,
+                            ensure_ascii=False))
             return
         from .render_text import format_messages
 
-        click.echo(format_messages(await client.get_prompt(prompt, **arguments), color=sys.stdout.isatty()))
+        echo(format_messages(await client.get_prompt(prompt, **arguments), color=sys.stdout.isatty()))
 
     run_client(options, work)
 
@@ -165,10 +166,10 @@ def complete(prompt: str, argument: str, prefix: str, pairs: tuple[str, ...], **
     async def work(client: Client) -> None:
         completion = await client.complete(prompt, argument, prefix, context)
         for value in completion.values:
-            click.echo(value)
+            echo(shown(value))
         if completion.has_more or (completion.total or 0) > len(completion.values):
             more = f"{completion.total:,} in all" if completion.total else "more"
-            click.echo(f"({len(completion.values)} shown, {more})", err=True)
+            echo(f"({len(completion.values)} shown, {more})", err=True)
 
     run_client(options, work)
 
@@ -181,14 +182,14 @@ def watch(**options: Any) -> None:
 
     async def work(client: Client) -> None:
         prompts = await client.list_prompts()
-        click.echo(f"{len(prompts)} prompts on {client.server_info.get('name', 'the server')} "
-                   f"({client.protocol_version}); watching for changes", err=True)
+        echo(f"{len(prompts)} prompts on {shown(client.server_info.get('name', 'the server'))} "
+             f"({client.protocol_version}); watching for changes", err=True)
         async for change in client.watch():
-            marks = [f"+{n}" for n in change.added] + [f"-{n}" for n in change.removed]
-            marks += [f"~{n}" for n in change.changed]
+            marks = [f"+{shown(n)}" for n in change.added] + [f"-{shown(n)}" for n in change.removed]
+            marks += [f"~{shown(n)}" for n in change.changed]
             stamp = time.strftime("%H:%M:%S")
             summary = " ".join(marks) or "(list re-sent, no difference)"
-            click.echo(f"{stamp} {len(change.prompts)} prompts: {summary}")
+            echo(f"{stamp} {len(change.prompts)} prompts: {summary}")
         raise ClientError("the server ended the subscription")
 
     run_client(options, work, runs_until_stopped=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 from typing import NoReturn
 
-import click
+from .terminal import echo
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    click.echo(f"promptdeck: {message}", err=True)
+    echo(f"promptdeck: {message}", err=True)
     sys.exit(code)
 
 

@@ -13,6 +13,7 @@ import click
 from ..protocol.errors import PromptdeckError
 from .common import fail
 from .store import _AUTHOR, _STORE, _author, _opened, valid_label
+from .terminal import echo
 
 #: A scope as tokens carry it: no space (a token file separates scopes with spaces), printable, bounded.
 _SCOPE_RE = re.compile(r"^[!-~]{1,128}\Z")
@@ -40,7 +41,7 @@ def protect(label: str, url: str, scope: str, require_tests: bool, author: str |
             fail(str(exc))
     was = f" (it needed {before.scope})" if before is not None and before.scope != scope else ""
     tests = "; every move of it, from here too, needs the prompt tests to pass" if require_tests else ""
-    click.echo(f"label {label} is protected: moving it through /api/store needs the scope {scope}{was}{tests}")
+    echo(f"label {label} is protected: moving it through /api/store needs the scope {scope}{was}{tests}")
 
 
 @click.command()
@@ -54,7 +55,7 @@ def unprotect(label: str, url: str) -> None:
             before = opened.unprotect(label)
         except PromptdeckError as exc:
             fail(str(exc))
-    click.echo(f"label {label} is no longer protected (it needed {before.scope})")
+    echo(f"label {label} is no longer protected (it needed {before.scope})")
 
 
 @click.command()
@@ -93,12 +94,12 @@ def rollout(label: str, prompt: str, url: str, percent: str | None, promote: boo
         except PromptdeckError as exc:
             fail(str(exc))
     if promote:
-        click.echo(f"label {label}: {name} is at version {ended.version} (rollout {ended.id} promoted)")
+        echo(f"label {label}: {name} is at version {ended.version} (rollout {ended.id} promoted)")
     elif abort:
-        click.echo(f"label {label}: {name} is served at version {ended.base} alone (rollout {ended.id} aborted)")
+        echo(f"label {label}: {name} is served at version {ended.base} alone (rollout {ended.id} aborted)")
     else:
-        click.echo(f"label {label}: {started.basis_points / 100:g}% of the renders of {name} get version "
-                   f"{started.version}, the rest version {started.base} (rollout {started.id})")
+        echo(f"label {label}: {started.basis_points / 100:g}% of the renders of {name} get version "
+             f"{started.version}, the rest version {started.base} (rollout {started.id})")
 
 
 #: The governance commands, as ``main`` registers them.

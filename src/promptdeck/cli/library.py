@@ -13,6 +13,7 @@ from ..protocol.errors import PromptdeckError
 from ..protocol.revisions import LATEST, REVISIONS
 from .common import fail, parse_args
 from .folder_format import FORMAT_OPTION
+from .terminal import echo
 
 if TYPE_CHECKING:
     from ..prompts.spec import Prompt
@@ -49,22 +50,22 @@ def check(folders: tuple[str, ...], folder_format: str | None, graph: bool, as_j
         found = Graph(prompts.values()).as_json()
         for name, entry in found["prompts"].items():
             entry["file"] = prompts[name].source
-        click.echo(json.dumps({**found, "problems": problems}, indent=2, ensure_ascii=False))
+        echo(json.dumps({**found, "problems": problems}, indent=2, ensure_ascii=False))
     else:
         for problem in problems:
-            click.echo(problem)
+            echo(problem)
         if graph:
             from .graph_text import graph_lines
 
             for line in graph_lines(prompts):
-                click.echo(line)
+                echo(line)
     counted = f"{len(prompts)} prompt{'s' * (len(prompts) != 1)}"
     if skills is not None:  # a library with skill folders: "3 prompts, 2 skills ok"
         counted += f", {skills} skill{'s' * (skills != 1)}"
     summary = f"{counted} ok"
     if problems:
         summary += f"; {len(problems)} problem{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}"
-    click.echo(summary, err=bool(problems) or as_json)
+    echo(summary, err=bool(problems) or as_json)
     sys.exit(1 if problems else 0)
 
 
@@ -151,8 +152,8 @@ def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_j
         fail(f"error {error['code']}: {error['message']}")
     result = response["result"]
     if as_json:
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        echo(json.dumps(result, indent=2, ensure_ascii=False))
         return
     from .render_text import format_messages
 
-    click.echo(format_messages(result))
+    echo(format_messages(result))

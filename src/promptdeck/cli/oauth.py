@@ -11,6 +11,7 @@ import click
 
 from ..protocol.errors import PromptdeckError
 from .common import fail
+from .terminal import echo, shown
 
 if TYPE_CHECKING:
     from ..client.oauth import OAuth
@@ -81,7 +82,7 @@ def make_auth(options: dict[str, Any], headers: dict[str, str]) -> OAuth | None:
 
 def _show(url: str, no_browser: bool) -> None:
     """Tell the person where to sign in, and open it in their browser unless told not to."""
-    click.echo(f"promptdeck: sign in at {url}", err=True)
+    echo(f"promptdeck: sign in at {shown(url)}", err=True)
     if no_browser:
         return
     import webbrowser
@@ -89,11 +90,11 @@ def _show(url: str, no_browser: bool) -> None:
     try:
         browser = webbrowser.get()
     except webbrowser.Error:
-        click.echo("promptdeck: no browser found: open the address above", err=True)
+        echo("promptdeck: no browser found: open the address above", err=True)
         return
     # A browser that runs in this terminal (lynx, w3m) would take it from the command waiting for the sign-in.
     if isinstance(browser, webbrowser.UnixBrowser) and not browser.background:
-        click.echo("promptdeck: no graphical browser found: open the address above", err=True)
+        echo("promptdeck: no graphical browser found: open the address above", err=True)
         return
     browser.open(url)
 
@@ -109,4 +110,4 @@ def logout(target: str) -> None:
         removed = store.forget(target)
     except PromptdeckError as exc:
         fail(str(exc))
-    click.echo(f"{'removed' if removed else 'no'} tokens for {target} ({store.path})", err=True)
+    echo(f"{'removed' if removed else 'no'} tokens for {target} ({store.path})", err=True)

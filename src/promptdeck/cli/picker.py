@@ -26,7 +26,6 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TextIO
 
-import click
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
 from prompt_toolkit.buffer import Buffer
@@ -44,6 +43,7 @@ from ..client.session import Client
 from ..client.types import ArgumentInfo, Completion, PromptInfo, RenderedPrompt, TextContent
 from ..protocol.errors import ClientError, InvalidParams, McpError, MethodNotFound
 from .render_text import arguments_summary, format_messages
+from .terminal import CLEAR_LINE, Shown, echo, formatted, shown, write
 
 __all__ = ["clipboard_text", "copy_to_clipboard", "osc52", "rank", "run", "terminal_problem"]
 
@@ -93,18 +93,18 @@ async def run(client: Client) -> int:
     try:
         prompts = await _list(client, ui)
         name = client.server_info.get("name") or "the server"
-        _say(output, [("class:name", str(name)),
+        _say(output, [("class:name", shown(name)),
                       ("class:dim", f"  {len(prompts):,} prompts · MCP {client.protocol_version}")])
         prompt = await _palette(prompts, output)
         result = await _fill_and_render(client, prompt, output)
-        click.echo(format_messages(result, color=True), file=ui, color=True)
+        echo(format_messages(result, color=True), file=ui, color=True)
         action = await _ask_action(output, default="copy" if sys.stdout.isatty() else "print")
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except (_Left, EOFError):
         return EXIT_LEFT
     if action == "print":
-        click.echo(format_messages(result, color=sys.stdout.isatty()))
+        echo(format_messages(result, color=sys.stdout.isatty()))
         return 0
     text = clipboard_text(result)
     how = copy_to_clipboard(text, ui)
@@ -113,7 +113,7 @@ async def run(client: Client) -> int:
 
 
 def _say(output: Output, parts: list[tuple[str, str]]) -> None:
-    print_formatted_text(FormattedText(parts), output=output, style=_STYLE)
+    print_formatted_text(formatted(parts), output=output, style=_STYLE)
 
 
 async def _list(client: Client, ui: TextIO) -> tuple[PromptInfo, ...]:
@@ -123,14 +123,12 @@ async def _list(client: Client, ui: TextIO) -> tuple[PromptInfo, ...]:
         # Only listings of more than a couple of pages take long enough to be worth a counter.
         nonlocal shown
         if pages >= 3:
-            ui.write(f"\rlisting: {prompts:,} prompts, {pages:,} pages")
-            ui.flush()
+            write(ui, Shown(f"\rlisting: {prompts:,} prompts, {pages:,} pages"))
             shown = True
 
     prompts = await client.list_prompts(progress=progress)
     if shown:
-        ui.write("\r\033[K")
-        ui.flush()
+        write(ui, CLEAR_LINE)
     if not prompts:
         raise ClientError("the server lists no prompts")
     return prompts
@@ -253,8 +251,8 @@ class _PromptMatches(Completer):
         if not typed.startswith("/"):
             return
         for prompt in self.matches(typed)[:MAX_MATCHES]:
-            yield Choice("/" + prompt.name, start_position=-len(typed), display=prompt.name,
-                         display_meta=prompt.title or "")
+            yield Choice("/" + prompt.name, start_position=-len(typed), display=shown(prompt.name),
+                         display_meta=shown(prompt.title or ""))
 
 
 async def _palette(prompts: Sequence[PromptInfo], output: Output) -> PromptInfo:
@@ -286,16 +284,17 @@ async def _palette(prompts: Sequence[PromptInfo], output: Output) -> PromptInfo:
         width = _width() - 1
         lines: list[tuple[str, str]] = []
         if current is not None:
-            lines.append(("class:toolbar.head", _cut(f"{current.label}" + (
-                f" — {current.description}" if current.description else ""), width) + "\n"))
+            lines.append(("class:toolbar.head", _cut(shown(current.label) + (
+                f" — {shown(current.description)}" if current.description else ""), width) + "\n"))
             if current.arguments:
-                lines.append(("", _cut(f"arguments: {arguments_summary(current)}  (* required)", width) + "\n"))
+                lines.append(("", _cut(f"arguments: {shown(arguments_summary(current))}  (* required)", width)
+                              + "\n"))
         lines.append(("", "type / and part of a name · ↑↓ Tab choose · Enter pick · Esc leave"))
-        return FormattedText(lines)
+        return formatted(lines)
 
     text = await session.prompt_async(
-        FormattedText([("class:name", "prompt"), ("", " › ")]), bottom_toolbar=toolbar,
-        placeholder=FormattedText([("class:dim", f"/ to search {len(prompts):,} prompts")]), handle_sigint=False)
+        formatted([("class:name", "prompt"), ("", " › ")]), bottom_toolbar=toolbar,
+        placeholder=formatted([("class:dim", f"/ to search {len(prompts):,} prompts")]), handle_sigint=False)
     chosen = menu.resolve(text)
     assert chosen is not None  # the validator saw to it
     return chosen
@@ -334,7 +333,7 @@ class _ServerValues(Completer):
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Choice]:
         typed = document.text_before_cursor
         for value in self.values(typed):
-            yield Choice(value, start_position=-len(typed), display=_cut(value, 60))
+            yield Choice(value, start_position=-len(typed), display=_cut(shown(value), 60))
 
     def start(self, buffer: Buffer) -> None:
         """Called once the prompt is up: ask for the first suggestions now, and again after each pause."""
@@ -405,7 +404,7 @@ async def _fill_and_render(client: Client, prompt: PromptInfo, output: Output) -
         except InvalidParams as exc:
             if not prompt.arguments:
                 raise
-            _say(output, [("class:error", f"error {exc.code}: {exc.message}"), ("class:dim", " (Esc leaves)")])
+            _say(output, [("class:error", f"error {exc.code}: {shown(exc.message)}"), ("class:dim", " (Esc leaves)")])
 
 
 async def _form(client: Client, prompt: PromptInfo, output: Output, previous: dict[str, str],
@@ -422,18 +421,18 @@ async def _form(client: Client, prompt: PromptInfo, output: Output, previous: di
 async def _ask_argument(client: Client, prompt: PromptInfo, argument: ArgumentInfo, context: dict[str, str],
                         output: Output, default: str, support: _Support) -> str:
     suggestions = _ServerValues(client, prompt.name, argument.name, context, support)
-    message: list[tuple[str, str]] = [("class:name", argument.name)]
+    message: list[tuple[str, str]] = [("class:name", shown(argument.name))]
     if argument.required:
         message.append(("class:required", "*"))
     if argument.title and argument.title != argument.name:
-        message.append(("class:title", f" ({argument.title})"))
+        message.append(("class:title", f" ({shown(argument.title)})"))
     message.append(("", ": "))
 
     def toolbar() -> FormattedText:
         width = _width() - 1
         lines: list[tuple[str, str]] = []
         if argument.description:
-            lines.append(("class:toolbar.head", _cut(argument.description, width) + "\n"))
+            lines.append(("class:toolbar.head", _cut(shown(argument.description), width) + "\n"))
         hint = "required" if argument.required else "optional: Enter on empty input skips"
         latest = suggestions.latest
         if latest is not None and latest.values:
@@ -441,17 +440,17 @@ async def _ask_argument(client: Client, prompt: PromptInfo, argument: ArgumentIn
             more = "+" if latest.has_more and total <= len(latest.values) else ""
             hint += f" · the server suggests {total:,}{more} (↑↓ Tab choose)"
         lines.append(("", hint + " · Enter accept · Esc leave"))
-        return FormattedText(lines)
+        return formatted(lines)
 
     session: PromptSession[str] = PromptSession(
         output=output, style=_STYLE, completer=suggestions if support.available else None,
         complete_while_typing=True, key_bindings=_keys(), complete_style=CompleteStyle.COLUMN,
         reserve_space_for_menu=8, validate_while_typing=False,
         validator=Validator.from_callable(lambda text: bool(text.strip()) or not argument.required,
-                                          error_message=f"{argument.name} is required"))
+                                          error_message=f"{shown(argument.name)} is required"))
     buffer = session.default_buffer
     return await session.prompt_async(
-        FormattedText(message), default=default, bottom_toolbar=toolbar, handle_sigint=False,
+        formatted(message), default=default, bottom_toolbar=toolbar, handle_sigint=False,
         pre_run=(lambda: suggestions.start(buffer)) if support.available else None)
 
 
@@ -477,7 +476,7 @@ async def _ask_action(output: Output, default: str) -> str:
 
     session: PromptSession[str] = PromptSession(output=output, style=_STYLE, key_bindings=keys)
     return await session.prompt_async(
-        FormattedText([("class:name", "copy"), ("", " to the clipboard (c) or "), ("class:name", "print"),
+        formatted([("class:name", "copy"), ("", " to the clipboard (c) or "), ("class:name", "print"),
                        ("", f" to stdout (p)? [{default[0]}] ")]), handle_sigint=False)
 
 
@@ -506,6 +505,5 @@ def copy_to_clipboard(text: str, terminal: TextIO, programs: Iterable[Sequence[s
             continue
         if done.returncode == 0:
             return argv[0]
-    terminal.write(osc52(text))
-    terminal.flush()
+    write(terminal, Shown(osc52(text)))  # ours: the text inside is base64
     return "OSC 52 escape sequence to the terminal"

@@ -12,6 +12,7 @@ import click
 from ..protocol.errors import McpError, PromptdeckError
 from .common import fail
 from .folder_format import FORMAT_OPTION
+from .terminal import echo
 
 if TYPE_CHECKING:
     from ..prompts.testing import Report
@@ -45,7 +46,7 @@ def test(args: tuple[str, ...], url: str | None, label: str | None, as_json: boo
             problems, prompts, _ = library_problems((args[0],), folder_format)
             if problems:
                 for problem in problems:
-                    click.echo(problem, err=True)
+                    echo(problem, err=True)
                 fail(f"{len(problems)} problem{'s' * (len(problems) != 1)} in {args[0]}; fix them first "
                      f"(promptdeck check)")
             report = run_tests(prompts.values(), args[1:] or None)
@@ -71,10 +72,10 @@ def _label_report(url: str, label: str, names: tuple[str, ...]) -> tuple[Report,
 def show(report: Report, as_json: bool, problems: Sequence[str] = ()) -> None:
     """Print ``report``: as JSON, or a line per failing case and the summary (on stderr when any failed)."""
     if as_json:
-        click.echo(json.dumps({**report.to_json(), "problems": list(problems)}, indent=2, ensure_ascii=False))
+        echo(json.dumps({**report.to_json(), "problems": list(problems)}, indent=2, ensure_ascii=False))
         return
     for problem in problems:
-        click.echo(problem, err=True)
+        echo(problem, err=True)
     for line in report.failures():
-        click.echo(f"FAIL {line}")
-    click.echo(report.summary(), err=not report.passed)
+        echo(f"FAIL {line}")
+    echo(report.summary(), err=not report.passed)

@@ -1,4 +1,5 @@
-"""Prompts and rendered messages as terminal text (the cli layer's; nothing here prints)."""
+"""Prompts and rendered messages as terminal text (the cli layer's; nothing here prints). What the server
+sent goes through the terminal gate (``terminal.shown``) here, as the text is made."""
 
 from __future__ import annotations
 
@@ -8,29 +9,30 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-import click
 import msgspec
 
 from ..client.types import PromptInfo, RenderedPrompt
+from .terminal import Shown, shown, styled
 
 WIDTH = 72
 
 
-def format_messages(result: RenderedPrompt | dict[str, Any], *, color: bool = True) -> str:
-    """A prompts/get result (typed, or as it came off the wire) as readable text, one block per message."""
+def format_messages(result: RenderedPrompt | dict[str, Any], *, color: bool = True) -> Shown:
+    """A prompts/get result (typed, or as it came off the wire) as readable text, one block per message: the
+    messages' text keeps its lines, with every control sequence escaped; a role or description is one line."""
     wire: dict[str, Any] = msgspec.to_builtins(result) if isinstance(result, RenderedPrompt) else result
-    style = click.style if color else _plain
+    look = styled if color else _plain
     lines: list[str] = []
     for message in wire["messages"]:
-        lines.append(style(f"── {message['role']} ".ljust(WIDTH, "─"), bold=True))
-        lines.append(describe_content(message["content"]))
+        lines.append(look(f"── {shown(message['role'])} ".ljust(WIDTH, "─"), bold=True))
+        lines.append(shown(describe_content(message["content"]), lines=True))
     if wire.get("description"):
-        lines.append(style(f"({wire['description']})", dim=True))
-    return "\n".join(lines)
+        lines.append(look(f"({shown(wire['description'])})", dim=True))
+    return Shown("\n".join(lines))
 
 
 def _plain(text: str, **_: Any) -> str:
-    return text
+    return shown(text, lines=True)
 
 
 def _size(data: str) -> str:
@@ -65,7 +67,7 @@ def arguments_summary(prompt: PromptInfo) -> str:
 
 def format_table(prompts: Iterable[PromptInfo], width: int = 120) -> str:
     """Name, title and arguments in aligned columns, cut to ``width``."""
-    rows = [(p.name, p.title or "", arguments_summary(p)) for p in prompts]
+    rows = [(shown(p.name), shown(p.title or ""), shown(arguments_summary(p))) for p in prompts]
     if not rows:
         return "(no prompts)"
     header = ("NAME", "TITLE", "ARGUMENTS (* required)")

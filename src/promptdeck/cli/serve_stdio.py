@@ -32,7 +32,9 @@ def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bo
         if store is not None:
             server.add_store(store, label=label)
     except PromptdeckError as exc:
-        sys.stderr.write(f"promptdeck: {exc}\n")
+        from .terminal import write
+
+        write(sys.stderr, f"promptdeck: {exc}\n")
         return 1
     from .stopping import STOPPED, until_stopped
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .client import TARGET_HELP, client_options, run_client
+from .terminal import echo, shown
 
 if TYPE_CHECKING:
     from ..client.session import Client
@@ -28,16 +29,17 @@ def skills(as_json: bool, **options: Any) -> None:
         if as_json:
             import msgspec
 
-            click.echo(json.dumps(msgspec.to_builtins(found), indent=2, ensure_ascii=False))
+            echo(json.dumps(msgspec.to_builtins(found), indent=2, ensure_ascii=False))
             return
         if not found:
-            click.echo("no skills listed", err=True)
+            echo("no skills listed", err=True)
             return
-        width = max(len(skill.uri) for skill in found)
-        for skill in found:
+        uris = [shown(skill.uri) for skill in found]
+        width = max(len(uri) for uri in uris)
+        for uri, skill in zip(uris, found, strict=True):
             files = f"  ({len(skill.files)} files)" if isinstance(skill.resources, tuple) else ""
-            description = " ".join(skill.description.split())
-            click.echo(f"{skill.uri:<{width}}  {description[:100]}{files}")
+            description = shown(" ".join(skill.description.split()))
+            echo(f"{uri:<{width}}  {description[:100]}{files}")
 
     run_client(options, work)
 
@@ -62,4 +64,4 @@ def skill(uri: str, into: Path, replace: bool, **options: Any) -> None:
     written = run_client(options, work)
     if written is not None:
         count = sum(1 for path in written.rglob("*") if path.is_file())
-        click.echo(f"wrote {written}/ ({count} {'file' if count == 1 else 'files'}, every digest checked)")
+        echo(f"wrote {shown(written)}/ ({count} {'file' if count == 1 else 'files'}, every digest checked)")

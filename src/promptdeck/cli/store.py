@@ -23,6 +23,7 @@ from ..protocol.errors import PromptdeckError, PromptFileError
 from .common import fail
 from .folder_format import FORMAT_OPTION
 from .library import check_library, library_problems
+from .terminal import echo, shown
 
 if TYPE_CHECKING:
     from ..prompts.spec import Prompt
@@ -114,7 +115,7 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
         problems, prompts, files = [], {}, 0
     if problems:
         for problem in problems:
-            click.echo(problem)
+            echo(problem)
         fail(f"nothing published: {len(problems)} problem{'s' * (len(problems) != 1)} in {files} "
              f"file{'s' * (files != 1)}")
     if left_out:  # check found nothing wrong where reading did: changed meanwhile
@@ -126,7 +127,7 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     if some == set() and label is None:
         # The store's newest versions are these bytes, listed: a publish would record nothing. (One made
         # meanwhile by someone else comes after this one, which changed nothing when it looked.)
-        click.echo(f"nothing changed in {len(content)} files")
+        echo(f"nothing changed in {len(content)} files")
         return
     from ..sources.store.parts import users_of_changes
 
@@ -143,13 +144,13 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
             fail(str(exc))
     moved = f"; label {label} points at it" if label else ""
     if number is None:
-        click.echo(f"nothing changed in {len(content)} files{moved}")
+        echo(f"nothing changed in {len(content)} files{moved}")
         return
-    click.echo(f"publish {number}: {len(changed)} file{'s' * (len(changed) != 1)} changed{moved}")
+    echo(f"publish {number}: {len(changed)} file{'s' * (len(changed) != 1)} changed{moved}")
     for path in changed[:20]:
-        click.echo(f"  {path}" + (f" (its parts changed: {', '.join(inputs[path])})" if path in inputs else ""))
+        echo(f"  {path}" + (f" (its parts changed: {', '.join(inputs[path])})" if path in inputs else ""))
     if len(changed) > 20:
-        click.echo(f"  … and {len(changed) - 20} more")
+        echo(f"  … and {len(changed) - 20} more")
 
 
 def _tests_pass(folder: str, content: dict[str, bytes], folder_format: str | None) -> None:
@@ -259,7 +260,7 @@ def label_command(prompt: str, label: str, url: str, message: str, author: str |
                                    author=_author(author), message=message)
         except PromptdeckError as exc:
             fail(str(exc))
-    click.echo(f"label {label}: {name} is at version {version}")
+    echo(f"label {label}: {name} is at version {version}")
 
 
 @click.command()
@@ -274,7 +275,7 @@ def rollback(label: str, url: str, message: str, author: str | None) -> None:
             before = opened.rollback(label, author=_author(author), message=message)
         except PromptdeckError as exc:
             fail(str(exc))
-    click.echo(f"label {label} is back at position {before.id} ({before.reason}, {_when(before.created)})")
+    echo(f"label {label} is back at position {before.id} ({before.reason}, {_when(before.created)})")
 
 
 @click.command()
@@ -296,7 +297,7 @@ def history(prompt: str | None, url: str, label: str | None) -> None:
             except PromptdeckError as exc:
                 fail(str(exc))
             for line in lines:
-                click.echo(line)
+                echo(line)
             return
         try:
             path, folder = _named(opened, prompt) if prompt is not None else ("", False)
@@ -312,9 +313,9 @@ def history(prompt: str | None, url: str, label: str | None) -> None:
         if skill is not None:  # a skill's file, its SKILL.md too: named by its skill
             what = f"skill {skill}" + (", deleted" if v.digest is None else "")
         tags = f"  [{', '.join(at)}]" if at else ""
-        message = f"  {v.message}" if v.message else ""
-        click.echo(f"{v.path} v{v.version}  {what}  publish {v.publish}  {_when(v.created)}  {v.author}"
-                   f"{message}{tags}")
+        message = f"  {shown(v.message)}" if v.message else ""
+        echo(f"{shown(v.path)} v{v.version}  {shown(what)}  publish {v.publish}  {_when(v.created)}  {shown(v.author)}"
+             f"{message}{tags}")
 
 
 @click.command()
@@ -351,11 +352,11 @@ def diff(prompt: str, first: int, second: int | None, url: str) -> None:
 
     if not (is_text(old_data) and is_text(new_data)):  # an image, an archive: no lines to compare
         if old_data != new_data:
-            click.echo(f"Binary files {path}@{older} and {path}@{newer} differ")
+            echo(f"Binary files {path}@{older} and {path}@{newer} differ")
         return
     if not is_prompt_path(path):
-        click.echo("".join(unified(text_of(old_data), text_of(new_data), f"{path}@{older}", f"{path}@{newer}")),
-                   nl=False)
+        echo("".join(unified(text_of(old_data), text_of(new_data), f"{path}@{older}", f"{path}@{newer}")),
+             nl=False)
         return
 
     def arguments(data: bytes | None) -> str:
@@ -373,7 +374,7 @@ def diff(prompt: str, first: int, second: int | None, url: str) -> None:
             lines += unified(text_of(old_part), text_of(new_part), f"{part}@{was or 0}", f"{part}@{now or 0}")
         else:
             lines.append(f"Binary files {part}@{was or 0} and {part}@{now or 0} differ\n")
-    click.echo("".join(lines), nl=False)
+    echo("".join(lines), nl=False)
 
 
 @click.command()
@@ -423,7 +424,7 @@ def export(paths: tuple[str, ...], url: str | None, label: str | None, target: s
             _export_as(staged, target, outdir, f"label {label}")
         return
     _write_files(files, Path(outdir), label)
-    click.echo(f"wrote {len(files)} files of label {label} to {outdir}")
+    echo(f"wrote {len(files)} files of label {label} to {outdir}")
 
 
 def _write_files(files: dict[str, tuple[int, bytes]], root: Path, label: str) -> None:
@@ -437,7 +438,7 @@ def _write_files(files: dict[str, tuple[int, bytes]], root: Path, label: str) ->
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         except OSError as exc:  # the store names "a" as a file and "a/b" too: written by another tool
-            click.echo(f"promptdeck: cannot write {path!r}: {exc.strerror}", err=True)
+            echo(f"promptdeck: cannot write {path!r}: {exc.strerror}", err=True)
             left_out += 1
     if left_out:
         fail(f"wrote {len(files) - left_out} of the {len(files)} files of label {label} to {root}; "
@@ -455,7 +456,7 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
     problems, prompts, _, _, (source,) = check_library((library,), folder_format, skills=True)
     if problems:
         for problem in problems:
-            click.echo(problem, err=True)
+            echo(problem, err=True)
         fail(f"{what} has {len(problems)} problem{'s' * (len(problems) != 1)}; fix them first (promptdeck check)")
     try:
         written = export_prompts(prompts.values(), target)
@@ -478,14 +479,14 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
         file.write_bytes(data)
     for item in written:
         if item.warnings:
-            click.echo(f"{item.path}: warning: " + "; ".join(item.warnings), err=True)
+            echo(f"{item.path}: warning: " + "; ".join(item.warnings), err=True)
     if left_out:
-        click.echo(f"warning: {target} has no skill folder; {left_out} skill{'s' * (left_out != 1)} not written",
-                   err=True)
+        echo(f"warning: {target} has no skill folder; {left_out} skill{'s' * (left_out != 1)} not written",
+             err=True)
     warned = sum(1 for w in written if w.warnings)
     also = f" and {skills} skill{'s' * (skills != 1)}" if skills else ""
-    click.echo(f"wrote {len(written)} prompt{'s' * (len(written) != 1)}{also} of {what} as {target} to {outdir}"
-               + (f" ({warned} with warnings)" if warned else ""))
+    echo(f"wrote {len(written)} prompt{'s' * (len(written) != 1)}{also} of {what} as {target} to {outdir}"
+         + (f" ({warned} with warnings)" if warned else ""))
 
 
 def _skills_for(source: FileSource, target: str) -> tuple[int, list[tuple[str, bytes]], int]:
@@ -517,11 +518,11 @@ def upgrade(url: str) -> None:
     with _opened(url, create=True) as opened:
         found = opened.upgraded_from
     if found is None:
-        click.echo(f"the store is at schema {SCHEMA_VERSION} already")
+        echo(f"the store is at schema {SCHEMA_VERSION} already")
     elif found == 0:
-        click.echo(f"created the store's schema (version {SCHEMA_VERSION})")
+        echo(f"created the store's schema (version {SCHEMA_VERSION})")
     else:
-        click.echo(f"upgraded the store from schema {found} to {SCHEMA_VERSION}")
+        echo(f"upgraded the store from schema {found} to {SCHEMA_VERSION}")
 
 
 #: The moves (and rollout events) ``history --label`` shows: the newest, enough for an audit at a terminal.
@@ -537,8 +538,8 @@ def label_history(opened: Store, label: str) -> list[str]:
     protection = opened.protection(label)
     lines = []
     if protection is not None:
-        lines.append(f"label {label} is protected: moves through /api/store need {protection.scope} "
-                     f"(since {_when(protection.created)}, by {protection.author})")
+        lines.append(f"label {label} is protected: moves through /api/store need {shown(protection.scope)} "
+                     f"(since {_when(protection.created)}, by {shown(protection.author)})")
     entries: list[tuple[float, int, str]] = []
     for move in moves:
         entries.append((move.created, 1, _move_line(opened, move)))
@@ -550,13 +551,15 @@ def label_history(opened: Store, label: str) -> list[str]:
 
 def _move_line(opened: Store, move: Move) -> str:
     changes = opened.changes_between(move.previous, move.position, 1000)
-    changed = [f"{path} v{old}->v{new}" if old is not None and new is not None else
-               f"{path} +v{new}" if new is not None else f"{path} -v{old}" for path, (old, new) in changes.items()]
-    shown = ", ".join(changed[:10]) + (f", … and {len(changed) - 10} more" if len(changed) > 10 else "")
+    changed = [f"{shown(path)} v{old}->v{new}" if old is not None and new is not None else
+               f"{shown(path)} +v{new}" if new is not None else f"{shown(path)} -v{old}"
+               for path, (old, new) in changes.items()]
+    listed = ", ".join(changed[:10]) + (f", … and {len(changed) - 10} more" if len(changed) > 10 else "")
     whence = f"position {move.previous} -> {move.position}" if move.previous is not None else \
         f"-> position {move.position}"
-    why = f"  {move.message}" if move.message else ""
-    return f"{_when(move.created)}  {move.author}  {whence}  {move.reason}{why}" + (f"  [{shown}]" if shown else "")
+    why = f"  {shown(move.message)}" if move.message else ""
+    return (f"{_when(move.created)}  {shown(move.author)}  {whence}  {shown(move.reason)}{why}"
+            + (f"  [{listed}]" if listed else ""))
 
 
 def _event_line(event: RolloutEvent) -> str:
@@ -565,8 +568,9 @@ def _event_line(event: RolloutEvent) -> str:
             "percent": f"now {event.basis_points / 100:g}% to v{r.version}",
             "promote": f"promoted: v{r.version}", "abort": f"aborted: back to v{r.base} alone",
             "superseded": "ended: the label moved the prompt"}.get(event.kind, event.kind)
-    why = f"  {event.message}" if event.message else ""
-    return f"{_when(event.created)}  {event.author}  rollout {r.id} of {r.prompt} ({r.path} v{r.base}): {what}{why}"
+    why = f"  {shown(event.message)}" if event.message else ""
+    return (f"{_when(event.created)}  {shown(event.author)}  rollout {r.id} of {shown(r.prompt)} ({shown(r.path)} "
+            f"v{r.base}): {what}{why}")
 
 
 #: The store's commands, as ``main`` registers them.

@@ -13,6 +13,7 @@ import click
 from ..protocol.errors import PromptdeckError
 from .common import fail
 from .store import _AUTHOR, _STORE, _author, _opened, _when
+from .terminal import echo, shown
 
 _KINDS_HELP = ("Send only these kinds of event (repeat; default: every kind the store has: publish, label, rollback, "
                "rollout).")
@@ -59,7 +60,7 @@ def add(target: str, url: str, secret_file: str, new_secret: bool, kinds: tuple[
         except PromptdeckError as exc:
             fail(str(exc))
     wrote = f" (new secret in {secret_file})" if new_secret else ""
-    click.echo(f"webhook {hook}: {target}{wrote}")
+    echo(f"webhook {hook}: {target}{wrote}")
 
 
 @webhook.command(name="list")
@@ -71,12 +72,12 @@ def list_command(url: str) -> None:
     with _opened(url) as opened:
         found = webhooks.listed(opened)
     if not found:
-        click.echo("no webhooks")
+        echo("no webhooks")
     for hook in found:
         extra = "".join([f"  scopes {' '.join(hook.scopes)}" if hook.scopes else "",
                          f"  allow {' '.join(hook.allow)}" if hook.allow else ""])
-        click.echo(f"{hook.id}  {hook.url}  events {' '.join(hook.kinds)}  timeout {hook.timeout:g}s{extra}  "
-                   f"added {_when(hook.created)} by {hook.author}")
+        echo(f"{hook.id}  {hook.url}  events {' '.join(hook.kinds)}  timeout {hook.timeout:g}s{extra}  "
+             f"added {_when(hook.created)} by {shown(hook.author)}")
 
 
 @webhook.command()
@@ -92,7 +93,7 @@ def remove(hook: int, url: str) -> None:
         except PromptdeckError as exc:
             fail(str(exc))
     waiting = f"; {cancelled} pending deliver{'ies' if cancelled != 1 else 'y'} cancelled" if cancelled else ""
-    click.echo(f"webhook {hook} removed{waiting}")
+    echo(f"webhook {hook} removed{waiting}")
 
 
 @webhook.command(name="log")
@@ -110,15 +111,15 @@ def log_command(hook: int | None, url: str, limit: int) -> None:
         except PromptdeckError as exc:
             fail(str(exc))
     if not found:
-        click.echo("no deliveries")
+        echo("no deliveries")
     for d in found:
         upcoming = f"  next try {_when(d.next_try)}" if d.next_try is not None else ""
-        click.echo(f"event {d.event} {d.kind}  webhook {d.webhook}  {d.status}  {d.attempts} "
-                   f"attempt{'s' * (d.attempts != 1)}  ({_when(d.created)}, {d.uid}){upcoming}")
+        echo(f"event {d.event} {d.kind}  webhook {d.webhook}  {d.status}  {d.attempts} "
+             f"attempt{'s' * (d.attempts != 1)}  ({_when(d.created)}, {d.uid}){upcoming}")
         for number, attempt in enumerate(d.tries, 1):
             answer = f"HTTP {attempt.code}" if attempt.code is not None else "no answer"
-            why = f": {attempt.error}" if attempt.error and attempt.error != f"HTTP {attempt.code}" else ""
-            click.echo(f"  {number}. {_when(attempt.at)}  {answer}{why}  from {attempt.sender}")
+            why = f": {shown(attempt.error)}" if attempt.error and attempt.error != f"HTTP {attempt.code}" else ""
+            echo(f"  {number}. {_when(attempt.at)}  {answer}{why}  from {attempt.sender}")
 
 
 @webhook.command()
@@ -142,4 +143,4 @@ def deliver(url: str) -> None:
         fail(str(exc))
     finally:
         deliverer.stop()
-    click.echo(f"{total} deliver{'ies' if total != 1 else 'y'} attempted (promptdeck webhook log shows them)")
+    echo(f"{total} deliver{'ies' if total != 1 else 'y'} attempted (promptdeck webhook log shows them)")

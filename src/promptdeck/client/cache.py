@@ -4,16 +4,20 @@ An MCP server gives a client listings and rendered results, not its prompt files
 cache holds; it cannot render arguments it has not seen rendered. The folder::
 
     CACHE/
-      promptdeck-cache.json   {"format": 1, "server": URL, "principal": a digest of the token, or null}
-      listing.json            the prompts/list entries of the last listing that succeeded
-      renders/<key>.json      {"name", "arguments", "result"}: the last prompts/get result for those
-                              arguments, key = sha256 of the canonical JSON of [name, arguments]
+      promptdeck-cache.json   {"format": 2, "server": URL, "principal": a digest of the token, or null}
+      listing.json            {"server", "principal", "entries"}: the prompts/list entries of the last
+                              listing that succeeded
+      renders/<key>.json      {"server", "principal", "name", "arguments", "result"}: the last prompts/get
+                              result for those arguments, key = sha256 of the canonical JSON of [name, arguments]
 
 Everything is written to a temporary file and renamed into place, so a reader never sees half a file,
-with 0600 permissions in a 0700 folder (rendered prompts may hold what only the token may read). A cache
-made for another server or another token is not read (each token sees its own prompts: one folder per
-token). At most ``MAX_RENDERS`` renders are kept; past that the oldest written are removed. A render the same as
-the one kept is not written again.
+with 0600 permissions in a 0700 folder (rendered prompts may hold what only the token may read). A folder
+that another user owns, or that others may write to, is refused (``own_folder``): what is read back from
+it is served as the server's. A cache made for another server or another token is not read (each token
+sees its own prompts: one folder per token), and since two processes may share a folder by mistake, every
+file read is checked for the server and principal it was written for, not only the marker when the cache
+is opened: a token never gets a render or listing written for another. At most ``MAX_RENDERS`` renders
+are kept; past that the oldest written are removed. A render the same as the one kept is not written again.
 """
 
 from __future__ import annotations
@@ -28,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.errors import LibraryError
+from .own_folder import check_own_folder, make_own_folder
 
 log = logging.getLogger("promptdeck.client")
 
-FORMAT = 1
+FORMAT = 2
 MARKER = "promptdeck-cache.json"
 MAX_RENDERS = 10_000
 #: A cached file larger than this is not read (a render is bounded by the server at far less).
@@ -58,8 +63,7 @@ class RenderCache:
         #: counted yet), so that a render the same as before costs no write and the bound no scan per write
         self._written: dict[str, bytes] = {}
         self._count: int | None = None
-        if self.path.exists() and not self.path.is_dir():
-            raise LibraryError(f"the prompt cache {str(self.path)!r} is not a folder")
+        self._check()
         marker = self._read(self.path / MARKER)
         #: whether what is in the folder was written for this server and token (and may be read)
         self.usable = isinstance(marker, dict) and marker.get("format") == FORMAT \
@@ -67,6 +71,19 @@ class RenderCache:
         if marker is not None and not self.usable:
             log.warning("the prompt cache %s was written for another server or token: not read, written anew",
                         self.path)
+
+    def _check(self) -> None:
+        """Refuse the folder (LibraryError) if it is not this user's alone; its renders folder too."""
+        check_own_folder(self.path, "the prompt cache", LibraryError)
+        check_own_folder(self._renders, "the prompt cache", LibraryError)
+
+    def _mark(self) -> dict[str, Any]:
+        return {"server": self.server, "principal": self.principal}
+
+    def _mine(self, found: Any) -> bool:
+        """Whether a file read back was written for this server and principal."""
+        return isinstance(found, dict) and found.get("server") == self.server \
+            and found.get("principal") == self.principal
 
     def _read(self, path: Path) -> Any:
         try:
@@ -92,13 +109,14 @@ class RenderCache:
             raise
 
     def _ready(self) -> None:
+        make_own_folder(self.path, "the prompt cache", LibraryError)
+        check_own_folder(self._renders, "the prompt cache", LibraryError)
         if not self.usable:
-            self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
             for old in (self.path / "listing.json", *self._renders.glob("*.json")):
                 with contextlib.suppress(OSError):
                     old.unlink()
             self._count = 0
-            self._write(self.path / MARKER, {"format": FORMAT, "server": self.server, "principal": self.principal})
+            self._write(self.path / MARKER, {"format": FORMAT, **self._mark()})
             self.usable = True
 
     # -- writing (after a success; a failure to write is logged, never raised) -------------------
@@ -106,14 +124,15 @@ class RenderCache:
     def put_listing(self, entries: list[dict[str, Any]]) -> None:
         try:
             self._ready()
-            self._write(self.path / "listing.json", entries)
-        except OSError as exc:
+            self._write(self.path / "listing.json", {**self._mark(), "entries": entries})
+        except (OSError, LibraryError) as exc:
             log.warning("the prompt cache %s cannot be written: %s", self.path, exc)
 
     def put_render(self, name: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:
         """Keep ``result``; a render the same as the one kept is not written again (no disk write per render)."""
         key = render_key(name, arguments)
-        body = json.dumps({"name": name, "arguments": arguments, "result": result}, ensure_ascii=False).encode()
+        body = json.dumps({**self._mark(), "name": name, "arguments": arguments, "result": result},
+                          ensure_ascii=False).encode()
         digest = hashlib.sha256(body).digest()
         if self._written.get(key) == digest:
             return
@@ -122,7 +141,7 @@ class RenderCache:
             path = self._renders / f"{key}.json"
             new = not path.exists()
             self._write_bytes(path, body)
-        except OSError as exc:
+        except (OSError, LibraryError) as exc:
             log.warning("the prompt cache %s cannot be written: %s", self.path, exc)
             return
         if len(self._written) >= MAX_RENDERS:
@@ -150,17 +169,27 @@ class RenderCache:
 
     # -- reading (when the server cannot be reached) ---------------------------------------------
 
-    def listing(self) -> list[dict[str, Any]] | None:
-        found = self._read(self.path / "listing.json") if self.usable else None
-        return [e for e in found if isinstance(e, dict) and isinstance(e.get("name"), str)] \
-            if isinstance(found, list) else None
+    # Each read checks the folder again and the file's own mark: the marker was read when the cache was
+    # opened, and another process (another token, by mistake) may have written the folder since.
 
-    def render(self, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
-        """The cached result of exactly these arguments, or None."""
+    def listing(self) -> list[dict[str, Any]] | None:
+        """The cached listing's entries, or None; raises LibraryError for a folder that is not ours alone."""
         if not self.usable:
             return None
+        self._check()
+        found = self._read(self.path / "listing.json")
+        entries = found.get("entries") if self._mine(found) else None
+        return [e for e in entries if isinstance(e, dict) and isinstance(e.get("name"), str)] \
+            if isinstance(entries, list) else None
+
+    def render(self, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        """The cached result of exactly these arguments, or None; raises LibraryError for a folder that is not
+        ours alone."""
+        if not self.usable:
+            return None
+        self._check()
         found = self._read(self._renders / f"{render_key(name, arguments)}.json")
-        if not isinstance(found, dict) or found.get("name") != name or found.get("arguments") != arguments:
+        if not self._mine(found) or found.get("name") != name or found.get("arguments") != arguments:
             return None
         result = found.get("result")
         return result if isinstance(result, dict) and isinstance(result.get("messages"), list) else None

@@ -7,7 +7,9 @@ holding refresh tokens is a credential like ``~/.ssh/id_*``, and is treated as o
 - it is written only as 0600, in a 0700 folder, through a temporary file renamed over the old one
   (a reader never sees half a file, a crash never leaves one);
 - it is refused when other users may read or write it, or when it is a symbolic link (which could
-  point the writes anywhere), with the command that fixes it;
+  point the writes anywhere), with the command that fixes it; so is its folder when it belongs to
+  another user or others may write to it (``own_folder``: they could swap the file between our check
+  and our read), and a lock file that is a link;
 - concurrent promptdeck processes take an ``fcntl`` lock around each read-change-write, so two
   sign-ins at once do not lose each other's tokens.
 
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.errors import OAuthError
+from .own_folder import check_own_folder, make_own_folder
 
 #: A token file larger than this is not ours (a few hundred servers' tokens fit in well under it).
 MAX_FILE = 4 * 1024 * 1024
@@ -56,7 +59,8 @@ class TokenStore:
     # -- reading -------------------------------------------------------------------------------
 
     def _check(self) -> bool:
-        """False if there is no file yet; raises for one we must not use."""
+        """False if there is no file yet; raises for one we must not use, or a folder not ours alone."""
+        check_own_folder(self.path.parent, "the token folder", OAuthError)
         try:
             info = os.lstat(self.path)
         except FileNotFoundError:
@@ -116,7 +120,7 @@ class TokenStore:
         import tempfile
 
         folder = self.path.parent
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_own_folder(folder, "the token folder", OAuthError)
         with self._locked():
             doc = self.read()
             change(doc)
@@ -141,8 +145,13 @@ class TokenStore:
         except ImportError:  # pragma: no cover - Windows: one process at a time is the user's business
             yield
             return
-        descriptor = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,
-                             0o600)
+        lock = self.path.with_name(self.path.name + ".lock")
+        try:
+            descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:  # O_NOFOLLOW: a link planted there is ELOOP, not followed
+            why = "is a symbolic link" if os.path.islink(lock) else f"cannot be opened ({exc.strerror})"
+            raise OAuthError(f"the token file's lock {lock} {why}; promptdeck locks only a plain file of its own: "
+                             f"remove it ({lock})") from None
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
             yield

@@ -7,10 +7,15 @@ folder beside the destination and then moved into place in one rename, so a
 failure half-way leaves nothing behind and an interrupted fetch never leaves
 half a skill where a tool would load it.
 
-The server is not trusted with the file system: a name or file path it sends
-that could leave the destination (``..``, an absolute path, a backslash, a
-percent-encoded separator, a hidden file at the top that shadows the skill) is
-refused, as are more files or bytes than the caps allow.
+The server is not trusted with the file system: its names and file paths are
+held to the rules a promptdeck server serves skills by (``prompts.skills``:
+``name_problem`` for the skill's name, ``parse_skill_uri`` for each file's URI,
+``hidden_path``), so a path that could leave the destination (``..``, an
+absolute path, a backslash, a percent-encoded separator), a hidden file or
+folder (``.git/hooks/post-checkout``, ``.envrc``), or a name holding a control,
+format or BiDi character is refused, as are more files or bytes than the caps
+allow. Each file is read by its URI exactly as listed (``my%20notes.md``), never
+decoded and encoded again.
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ import shutil
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import unquote
 
+from ..prompts.skills import hidden_path, name_problem, parse_skill_uri
 from ..protocol.errors import ClientError, ProtocolViolation
 
 if TYPE_CHECKING:
@@ -34,52 +39,45 @@ __all__ = ["MAX_FILES", "MAX_FILE_BYTES", "MAX_TOTAL_BYTES", "fetch_skill", "ski
 MAX_FILES = 1_000
 MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_TOTAL_BYTES = 100 * 1024 * 1024
-#: The Agent Skills name rule: lowercase letters, digits and single hyphens, at most 64 characters.
-_NAME = re.compile(r"[a-z0-9](?:-?[a-z0-9])*")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 def skill_files(skill: SkillInfo, *, max_files: int = MAX_FILES, max_file_bytes: int = MAX_FILE_BYTES,
-                ) -> dict[str, str]:
-    """The skill's files as {relative path: digest}, each path checked to stay inside the skill."""
+                ) -> dict[str, tuple[str, str]]:
+    """The skill's files as {relative path: (its URI as listed, its digest)}, each held to the server's rules."""
     name = skill.name
-    if len(name) > 64 or not _NAME.fullmatch(name):
-        raise ProtocolViolation(f"skill {skill.uri!r}: {name!r} is not a valid skill name")
+    problem = name_problem(name)
+    if problem is not None:
+        raise ProtocolViolation(f"skill {skill.uri!r}: {problem}")
     root = skill.root
-    if skill.uri != root + "/SKILL.md" or not root.startswith("skill://") or root.rpartition("/")[2] != name:
+    root_segments = parse_skill_uri(root)
+    if skill.uri != root + "/SKILL.md" or root_segments is None or root.rpartition("/")[2] != name:
         raise ProtocolViolation(f"skill {skill.uri!r}: its URI does not end in /{name}/SKILL.md")
     if skill.resources is None or isinstance(skill.resources, str):
         raise ClientError(f"skill {name}: the server lists no files for it (a skill made on the fly)")
     if len(skill.resources) > max_files:
         raise ClientError(f"skill {name}: {len(skill.resources)} files, more than the {max_files} allowed")
-    files: dict[str, str] = {}
+    files: dict[str, tuple[str, str]] = {}
     for entry in skill.resources:
         if not entry.uri.startswith(root + "/"):
             raise ProtocolViolation(f"skill {name}: the file {entry.uri!r} is outside the skill")
-        rel = _relative_path(entry.uri[len(root) + 1:])
-        if rel is None:
+        segments = parse_skill_uri(entry.uri)
+        if segments is None:
             raise ProtocolViolation(f"skill {name}: the file {entry.uri!r} has a path that cannot be written safely")
+        rel = "/".join(segments[len(root_segments):])
+        if hidden_path(rel):
+            raise ProtocolViolation(f"skill {name}: the file {entry.uri!r} is hidden (or in a hidden folder), which "
+                                    "a skill does not hold: not written")
         if rel in files:
             raise ProtocolViolation(f"skill {name}: the file {rel} is listed twice")
         if not _DIGEST.fullmatch(entry.digest):
             raise ProtocolViolation(f"skill {name}: the digest of {rel} is not sha256:<64 hex digits>")
         if entry.size is not None and entry.size > max_file_bytes:
             raise ClientError(f"skill {name}: {rel} is {entry.size} bytes, more than the {max_file_bytes} allowed")
-        files[rel] = entry.digest
+        files[rel] = (entry.uri, entry.digest)
     if "SKILL.md" not in files:
         raise ProtocolViolation(f"skill {name}: its file list lacks SKILL.md")
     return files
-
-
-def _relative_path(encoded: str) -> str | None:
-    """A URI's path below the skill as a relative file path, or None if any segment is unsafe."""
-    segments = []
-    for part in encoded.split("/"):
-        segment = unquote(part, errors="strict") if "%" in part else part
-        if segment in ("", ".", "..") or any(c in segment for c in "/\\\0") or segment != segment.strip():
-            return None
-        segments.append(segment)
-    return "/".join(segments)
 
 
 async def fetch_skill(client: ResourceMethods, uri: str, into: Path, *, replace: bool = False,
@@ -98,8 +96,8 @@ async def fetch_skill(client: ResourceMethods, uri: str, into: Path, *, replace:
     staging = Path(tempfile.mkdtemp(prefix=f".{skill.name}.", dir=into))
     try:
         total = 0
-        for rel, digest in files.items():
-            data = await _read_file(client, f"{skill.root}/{rel}", max_file_bytes)
+        for rel, (uri, digest) in files.items():
+            data = await _read_file(client, uri, max_file_bytes)
             total += len(data)
             if total > max_total_bytes:
                 raise ClientError(f"skill {skill.name}: more than {max_total_bytes} bytes in all")

@@ -17,6 +17,7 @@ of a hidden skill resolves exactly as one of no skill at all (``resolve_skill_ur
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -136,6 +137,25 @@ def skill_scopes(front: Mapping[str, Any]) -> frozenset[str]:
     if len(found) == 2 and found[0][1] != found[1][1]:
         raise SkillSpecError(f"scopes and metadata.{SCOPES_KEY} name different scopes: keep one of them", "scopes")
     return found[0][1] if found else frozenset()
+
+
+#: Unicode categories no name of a skill's file may hold: controls (C0, DEL, C1), format characters (the BiDi
+#: overrides and marks, zero-width characters), line and paragraph separators, and lone surrogates. Each one
+#: shows a name other than it is, or drives a terminal that prints it.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+#: Folders a skill never serves, besides hidden ones.
+_SKIPPED = frozenset({"__pycache__"})
+
+
+def unsafe_name(text: str) -> bool:
+    """Whether ``text`` holds a character no skill file's name may hold (``_UNSAFE_CATEGORIES``)."""
+    return any(unicodedata.category(c) in _UNSAFE_CATEGORIES for c in text)
+
+
+def hidden_path(rel: str) -> bool:
+    """Whether a path below a skill (``/`` between folders) is, or is in, a hidden file or folder
+    (``.git/hooks/…``, ``.envrc``) or ``__pycache__``: not the skill's, never served nor written."""
+    return any(part.startswith(".") or part in _SKIPPED for part in rel.split("/"))
 
 
 def segment(text: str) -> str:
@@ -289,8 +309,8 @@ def parse_skill_uri(uri: object) -> tuple[str, ...] | None:
     """The decoded path segments of a ``skill://`` URI, or None for anything that is not one exactly as
     promptdeck writes them: another scheme, a query or fragment, an empty, ``.`` or ``..`` segment (a
     trailing slash is an empty one), a segment that decodes to one holding ``/``, ``\\``, NUL or another
-    control character, bad or needless percent-encoding (``%2e``, ``%41``: only the one spelling each
-    name has in listings is served), or text that is not UTF-8."""
+    control, format or BiDi character (``unsafe_name``), bad or needless percent-encoding (``%2e``, ``%41``:
+    only the one spelling each name has in listings is served), or text that is not UTF-8."""
     if not isinstance(uri, str) or not uri.startswith(SCHEME) or len(uri) > 8192:
         return None
     rest = uri[len(SCHEME):]
@@ -302,8 +322,8 @@ def parse_skill_uri(uri: object) -> tuple[str, ...] | None:
             text = unquote(raw, errors="strict")
         except UnicodeDecodeError:
             return None
-        if (not text or text in (".", "..") or "/" in text or "\\" in text
-                or any(ord(c) < 32 or ord(c) == 127 for c in text) or segment(text) != raw):
+        if (not text or text in (".", "..") or "/" in text or "\\" in text or unsafe_name(text)
+                or segment(text) != raw):
             return None
         decoded.append(text)
     return tuple(decoded)

@@ -223,7 +223,7 @@ def test_file_names_a_uri_cannot_carry_are_problems(pdf: Path) -> None:
     found = find(pdf)
     assert found.skills == []
     assert [p.split(": ", 1)[1] for p in problems(found)] == [
-        "cannot be served: its name holds a backslash or a control character",
+        "cannot be served: its name holds a backslash or a control, format or BiDi character",
         "cannot be served: its name is not UTF-8 text, which a URI cannot carry"]
 
 

@@ -24,7 +24,17 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ...prompts.access import covers, shown_scopes
-from ...prompts.skills import SKILL_FILE, SKILL_MIME, Skill, SkillFile, SkillSpecError, check_front_matter, skill_scopes
+from ...prompts.skills import (
+    SKILL_FILE,
+    SKILL_MIME,
+    Skill,
+    SkillFile,
+    SkillSpecError,
+    check_front_matter,
+    hidden_path,
+    skill_scopes,
+    unsafe_name,
+)
 from ...protocol.errors import InvalidParams, PromptFileError
 from .frontmatter import FrontMatterError, key_line, read_json_front_matter, split_front_matter
 from .paths import SkillLimits, guess_mime, read_confined
@@ -34,7 +44,6 @@ MiB = 1024 * 1024
 MAX_SKILL_MD_BYTES = 1 * MiB
 #: Problems kept per skill folder: a folder of 10,000 bad files says so in a few lines, not 10,000.
 MAX_PROBLEMS = 20
-_SKIPPED = frozenset({"__pycache__"})
 _HEX_RE = re.compile(r"[0-9a-f]{64}\Z")
 
 
@@ -82,13 +91,9 @@ def _bad_name(name: str) -> str | None:
         name.encode("utf-8")
     except UnicodeEncodeError:
         return "its name is not UTF-8 text, which a URI cannot carry"
-    if "\\" in name or any(ord(c) < 32 or ord(c) == 127 for c in name):
-        return "its name holds a backslash or a control character"
+    if "\\" in name or unsafe_name(name):
+        return "its name holds a backslash or a control, format or BiDi character"
     return None
-
-
-def _hidden(rel: str) -> bool:
-    return any(part.startswith(".") or part in _SKIPPED for part in rel.split("/"))
 
 
 def walk(top: str, limits: SkillLimits) -> _Walk:
@@ -113,7 +118,7 @@ def walk(top: str, limits: SkillLimits) -> _Walk:
         try:
             with os.scandir(path) as listing:
                 for entry in listing:
-                    if entry.name.startswith(".") or entry.name in _SKIPPED:
+                    if hidden_path(entry.name):
                         skipped += 1
                         if skipped > 10 * limits.max_files:
                             stop(f"holds more than {10 * limits.max_files} hidden files and folders")
@@ -170,7 +175,7 @@ def _link(out: _Walk, top: str, rel: str, path: str, limits: SkillLimits) -> Non
         return
     if target == top:
         return  # a link to the skill's own folder: a loop, not followed
-    if _hidden(os.path.relpath(target, top).replace(os.sep, "/")):
+    if hidden_path(os.path.relpath(target, top).replace(os.sep, "/")):
         out.problems.append((rel, "is a link to a hidden file, which a skill does not serve"))
         return
     try:
