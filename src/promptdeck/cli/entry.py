@@ -53,8 +53,9 @@ def main() -> None:
     plain = _plain_serve(sys.argv[1:])
     if plain is None:
         from .main import main as click_main
+        from .program import program
 
-        click_main()
+        click_main(prog_name=program())  # its usage lines name the command as typed: .venv/bin/promptdeck
         return
     from .serve_stdio import serve_stdio_folders
 

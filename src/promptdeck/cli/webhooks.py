@@ -12,6 +12,7 @@ import click
 
 from ..protocol.errors import PromptdeckError
 from .common import fail
+from .program import command_line
 from .store import _AUTHOR, _STORE, _author, _opened, _when
 
 _KINDS_HELP = ("Send only these kinds of event (repeat; default: every kind the store has: publish, label, rollback, "
@@ -142,4 +143,5 @@ def deliver(url: str) -> None:
         fail(str(exc))
     finally:
         deliverer.stop()
-    click.echo(f"{total} deliver{'ies' if total != 1 else 'y'} attempted (promptdeck webhook log shows them)")
+    click.echo(f"{total} deliver{'ies' if total != 1 else 'y'} attempted "
+               f"({command_line('webhook', 'log')} shows them)")
