@@ -160,3 +160,10 @@ def test_typed_runs_the_script_as_a_readme_user_does() -> None:
     """The helper above runs the console script by a relative path, as the README's ``.venv/bin/promptdeck``."""
     assert SCRIPT.is_file() and os.access(SCRIPT, os.X_OK)
     assert typed("--version").stdout.startswith("promptdeck, version ")
+
+
+def test_shell_completion_keeps_its_variable() -> None:
+    """click names the variable from the program name; one made of a path would be no variable at all."""
+    done = subprocess.run([f"{SCRIPT.parent.name}/{SCRIPT.name}"], cwd=VENV, capture_output=True, text=True,
+                          timeout=90, check=False, env={**os.environ, "_PROMPTDECK_COMPLETE": "bash_source"})
+    assert done.returncode == 0 and "complete -o nosort -F" in done.stdout, done.stderr

@@ -55,7 +55,9 @@ def main() -> None:
         from .main import main as click_main
         from .program import program
 
-        click_main(prog_name=program())  # its usage lines name the command as typed: .venv/bin/promptdeck
+        # Its usage lines name the command as typed (.venv/bin/promptdeck); shell completion keeps the variable
+        # click would name from a bare promptdeck, not one made of a path.
+        click_main(prog_name=program(), complete_var="_PROMPTDECK_COMPLETE")
         return
     from .serve_stdio import serve_stdio_folders
 
