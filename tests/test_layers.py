@@ -37,6 +37,7 @@ LAYERS = (
     "promptdeck.providers",       # a rendered prompt in the model providers' request formats
     "promptdeck.protocol",        # sans-IO MCP
     "promptdeck.logs",
+    "promptdeck.extras",          # how to add an optional extra, for the message that says it is missing
     "promptdeck._version",
 )
 

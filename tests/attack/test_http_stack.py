@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from promptdeck.extras import install_command
 from promptdeck.server.asgi import Receive, Scope, Send
 from promptdeck.server.http import runner as served
 from tests.server.http.test_faults import connect, parse_head, read_response, read_until, request_head
@@ -242,7 +243,7 @@ def test_serve_http_without_the_http_extra_says_so_before_serving(tmp_path: Path
                           capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
-        "promptdeck: serving over HTTP needs the http extra: pip install 'promptdeck[http]'"]
+        f"promptdeck: serving over HTTP needs the http extra: {install_command('http')}"]
 
 
 def test_tls_with_a_certificate_and_key(tmp_path: Path) -> None:

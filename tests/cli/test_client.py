@@ -16,6 +16,7 @@ from typing import IO
 
 import pytest
 
+from promptdeck.extras import install_command
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES, copy_examples
 
@@ -115,6 +116,8 @@ def test_unusable_targets_are_one_clear_line(target: str, message: str) -> None:
 
 
 WHAT = "TARGET is a command that starts a stdio MCP server, or an http(s) URL"
+#: the command as these tests run it: a hint names it so (tests/cli/test_first_hour.py runs .venv/bin/promptdeck)
+PROG = f"{shlex.quote(sys.executable)} -m promptdeck"
 
 
 def test_a_target_that_is_no_server_says_what_target_is(tmp_path: Path) -> None:
@@ -125,8 +128,8 @@ def test_a_target_that_is_no_server_says_what_target_is(tmp_path: Path) -> None:
     (folder / "a.md").write_text("Hi\n")
     for command, target, expected in [
         ("ls", str(folder), f"promptdeck: {str(folder)!r} is a folder: {WHAT}; for its prompts, give the command "
-                            f"that serves it: promptdeck ls \"promptdeck serve {shlex.quote(str(folder))}\""),
-        ("get", str(folder), "promptdeck get \"promptdeck serve"),
+                            f"that serves it: {PROG} ls \"{PROG} serve {shlex.quote(str(folder))}\""),
+        ("get", str(folder), f"{PROG} get \"{PROG} serve"),
         ("ls", "localhost:8000/mcp", f"'localhost:8000/mcp' is no command: {WHAT}; did you mean "
                                      "http://localhost:8000/mcp?"),
         ("ls", "no-such-command-here --flag", f"no command 'no-such-command-here' is found on PATH: {WHAT}"),
@@ -152,7 +155,7 @@ def test_an_http_target_without_the_http_extra_is_one_line(tmp_path: Path) -> No
                           text=True, timeout=60, env=env)
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
-        "promptdeck: reading an HTTP server needs the http extra: pip install 'promptdeck[http]'"]
+        f"promptdeck: reading an HTTP server needs the http extra: {install_command('http')}"]
 
 
 def test_usage_errors_exit_2() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from promptdeck.client import connect
+from promptdeck.extras import install_command
 from tests.client.oauth_fixtures import stats
 from tests.support.http_server import UI_TOKEN, promptdeck_http
 from tests.support.libraries import EXAMPLES
@@ -154,6 +155,6 @@ def test_oauth_options_without_the_oauth_extra_say_what_to_install(protected: st
     env = environment(tmp_path, "")
     asked = subprocess.run([*base, "--client-id", "x"], capture_output=True, text=True, timeout=60, env=env)
     assert asked.returncode == 1
-    assert "OAuth needs authlib and httpx: pip install 'promptdeck[oauth]'" in asked.stderr
+    assert f"OAuth (authlib, httpx) needs the oauth extra: {install_command('oauth')}" in asked.stderr
     plain = subprocess.run(base, capture_output=True, text=True, timeout=60, env=env)
     assert plain.returncode == 1 and "HTTP 401, the server wants a (valid) bearer token" in plain.stderr

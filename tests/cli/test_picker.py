@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from promptdeck.extras import install_command
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 
@@ -419,7 +420,7 @@ def test_without_prompt_toolkit_it_says_what_to_install() -> None:
             "from promptdeck.cli.main import main; main(['pick', 'x'])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 1
-    assert done.stderr == "promptdeck: pick needs prompt_toolkit: pip install 'promptdeck[pick]'\n"
+    assert done.stderr == f"promptdeck: pick (prompt_toolkit) needs the pick extra: {install_command('pick')}\n"
 
 
 # -- the pure parts --------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ SQLite and on the throwaway PostgreSQL cluster."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,10 @@ tests:
 Hello {{ who }}!
 """
 FAILING = GREET.replace("value: Hello Ada}", "value: Goodbye}\n      - {type: max-length, value: 3}")
+
+
+#: the command as these tests run it, which the hints name (tests/cli/test_first_hour.py)
+PROG = f"{shlex.quote(sys.executable)} -m promptdeck"
 
 
 def pd(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -70,7 +75,7 @@ def test_an_unknown_name_and_a_library_with_problems(tmp_path: Path) -> None:
         "greet.md:8: test case 1: assertion 1: unknown assertion type 'contain'; did you mean 'contains'? (known: "
         "equals, contains, icontains, contains-any, contains-all, icontains-any, icontains-all, starts-with, regex, "
         "is-json, max-length, and each with not-)",
-        "promptdeck: 1 problem in " + str(bad) + "; fix them first (promptdeck check)"]
+        f"promptdeck: 1 problem in {bad}; fix them first ({PROG} check {bad})"]
     assert pd("test").returncode == 2 and pd("test", "--store", "x.db").returncode == 2
 
 
@@ -111,7 +116,7 @@ def test_publish_refuses_failing_tests_unless_skipped_and_test_reads_a_label(tmp
     refused = pd("publish", str(lib), "--store", store_url, "--label", "production", "-m", "second")
     assert refused.returncode == 1
     assert refused.stdout.startswith("FAIL prompt 'greet', 'greets': assertion 1 (contains 'Goodbye')")
-    assert refused.stderr.endswith("promptdeck: nothing published: 1 test case failed (promptdeck test "
+    assert refused.stderr.endswith(f"promptdeck: nothing published: 1 test case failed ({PROG} test "
                                    f"{lib}); --skip-tests publishes anyway\n")
     label = pd("test", "--store", store_url, "--label", "production")
     assert (label.returncode, label.stdout) == (0, "3 of 3 test cases passed in 2 prompts\n")  # nothing changed

@@ -17,6 +17,7 @@ from ..protocol.errors import ClientError, McpError, PromptdeckError
 from .common import fail, parse_args
 from .oauth import OPTIONS as OAUTH_OPTIONS
 from .oauth import make_auth
+from .program import program, word
 from .stopping import INTERRUPTED, until_stopped
 from .terminal import CLEAR_LINE, Shown, echo, shown
 
@@ -27,7 +28,7 @@ T = TypeVar("T")
 
 
 TARGET_HELP = ("TARGET is an http(s) URL or one quoted command line that starts a stdio server (a folder's "
-                "prompts: \"promptdeck serve FOLDER\").")
+               f"prompts: {word(f'{program()} serve FOLDER')}).")
 
 
 def client_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -208,7 +209,9 @@ def pick(**options: Any) -> None:
     except ModuleNotFoundError as exc:
         if exc.name != "prompt_toolkit":
             raise
-        fail("pick needs prompt_toolkit: pip install 'promptdeck[pick]'")
+        from ..extras import needs  # the command that works from a clone: not on PyPI
+
+        fail(needs("pick (prompt_toolkit)", "pick"))
     problem = _picker.terminal_problem()
     if problem:
         fail(problem, 2)
@@ -228,7 +231,9 @@ def ui(port: int, no_open: bool, verbose: int, **options: Any) -> None:
     try:
         import uvicorn  # noqa: F401
     except ImportError:
-        fail("ui needs the http extra: pip install 'promptdeck[http]'")
+        from ..extras import needs  # the command that works from a clone: not on PyPI
+
+        fail(needs("ui", "http"))
     from ..client.remote import RemoteSource
     from ..server.app import PromptServer
     from ..server.http.runner import bind

@@ -53,8 +53,11 @@ def main() -> None:
     plain = _plain_serve(sys.argv[1:])
     if plain is None:
         from .main import main as click_main
+        from .program import program
 
-        click_main()
+        # Its usage lines name the command as typed (.venv/bin/promptdeck); shell completion keeps the variable
+        # click would name from a bare promptdeck, not one made of a path.
+        click_main(prog_name=program(), complete_var="_PROMPTDECK_COMPLETE")
         return
     from .serve_stdio import serve_stdio_folders
 

@@ -13,10 +13,12 @@ from ..protocol.errors import PromptdeckError
 from ..protocol.revisions import LATEST, REVISIONS
 from .common import fail, parse_args
 from .folder_format import FORMAT_OPTION
+from .library_folder import LIBRARY_FOLDER
 from .terminal import echo
 
 if TYPE_CHECKING:
     from ..prompts.spec import Prompt
+    from ..server.app import PromptServer
     from ..sources.files.source import FileSource
 
 
@@ -34,7 +36,7 @@ class Checked(NamedTuple):
     sources: list[FileSource]
 
 @click.command()
-@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.argument("folders", nargs=-1, required=True, type=LIBRARY_FOLDER)
 @click.option("--graph", is_flag=True, help="Also print what each prompt uses (partials, read files, prompts) "
               "and what uses each of them.")
 @click.option("--json", "as_json", is_flag=True, help="With --graph: print it, and the problems, as JSON.")
@@ -126,7 +128,7 @@ def check_library(folders: tuple[str, ...], folder_format: str | None, *, skills
 
 
 @click.command()
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder", type=LIBRARY_FOLDER)
 @click.argument("prompt")
 @click.option("-a", "--arg", "pairs", multiple=True, metavar="NAME=VALUE", help="An argument (repeatable).")
 @click.option("--revision", type=click.Choice(sorted(REVISIONS)), default=LATEST.version, show_default=True,
@@ -149,6 +151,10 @@ def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_j
     response = client.request("prompts/get", {"name": prompt, "arguments": parse_args(pairs)})
     if "error" in response:
         error = response["error"]
+        broken = _broken_file(server, prompt) if error.get("data", {}).get("prompt") == prompt else []
+        if broken:  # "unknown prompt" hid why: the file that would serve it did not load
+            fail(f"prompt {prompt!r} is not served: its file has {len(broken)} problem"
+                 f"{'s' * (len(broken) != 1)}:\n" + "\n".join(broken))
         fail(f"error {error['code']}: {error['message']}")
     result = response["result"]
     if as_json:
@@ -157,3 +163,19 @@ def render(folder: str, prompt: str, pairs: tuple[str, ...], revision: str, as_j
     from .render_text import format_messages
 
     echo(format_messages(result))
+
+
+def _broken_file(server: PromptServer, prompt: str) -> list[str]:
+    """The problems of the file that would serve ``prompt`` (by its path, as files are named) but failed to
+    load, or none."""
+    import os
+
+    from ..sources.files.source import FileSource
+
+    for source in server.sources:
+        if isinstance(source, FileSource):
+            for rel, errors in source.errors.items():
+                stem = os.path.splitext(source.shown(rel))[0]
+                if prompt in (stem.replace("/", "."), os.path.basename(stem)):
+                    return [str(error) for error in errors]
+    return []

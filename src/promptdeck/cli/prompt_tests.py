@@ -12,6 +12,7 @@ import click
 from ..protocol.errors import McpError, PromptdeckError
 from .common import fail
 from .folder_format import FORMAT_OPTION
+from .program import command_line
 from .terminal import echo
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def test(args: tuple[str, ...], url: str | None, label: str | None, as_json: boo
                 for problem in problems:
                     echo(problem, err=True)
                 fail(f"{len(problems)} problem{'s' * (len(problems) != 1)} in {args[0]}; fix them first "
-                     f"(promptdeck check)")
+                     f"({command_line('check', args[0])})")
             report = run_tests(prompts.values(), args[1:] or None)
     except McpError as exc:  # a NAME that is not there
         fail(exc.message, 2)

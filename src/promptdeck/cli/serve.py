@@ -12,6 +12,7 @@ from ..logs import FORMATS, announce, setup_logging
 from ..protocol.errors import PromptdeckError
 from .common import fail
 from .folder_format import FORMAT_OPTION
+from .library_folder import LIBRARY_FOLDER
 from .stopping import until_stopped
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ HTTP_ONLY = ("stateless", "json_response", "allow_host", "allow_origin", "token_
 
 
 @click.command()
-@click.argument("folders", nargs=-1, type=click.Path(file_okay=False))
+@click.argument("folders", nargs=-1, type=LIBRARY_FOLDER)
 @FORMAT_OPTION
 @click.option("--store", metavar="URL", help="Also serve a label of this versioned store (sqlite:///path.db, "
               "a path ending in .db, or postgresql://…).")
@@ -210,7 +211,9 @@ def _serve_http(o: ServeOptions, http: str, labels: tuple[str, ...], tool_option
         import httptools  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError:
-        fail("serving over HTTP needs the http extra: pip install 'promptdeck[http]'")
+        from ..extras import needs  # the command that works from a clone: not on PyPI
+
+        fail(needs("serving over HTTP", "http"))
     if (o.tls_cert is None) != (o.tls_key is None):
         fail("--tls-cert and --tls-key go together", 2)
     if o.max_sessions[1] > o.max_sessions[0] or o.max_streams[1] > o.max_streams[0]:

@@ -23,6 +23,8 @@ from ..protocol.errors import PromptdeckError, PromptFileError
 from .common import fail
 from .folder_format import FORMAT_OPTION
 from .library import check_library, library_problems
+from .library_folder import LIBRARY_FOLDER
+from .program import command_line
 from .terminal import echo, shown
 
 if TYPE_CHECKING:
@@ -70,7 +72,7 @@ def _when(seconds: float) -> str:
 
 
 @click.command()
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder", type=LIBRARY_FOLDER)
 @_STORE
 @click.option("--label", default=None, metavar="LABEL", help="Move this label to the published library.")
 @click.option("-m", "--message", default="", help="What changed and why.")
@@ -177,7 +179,7 @@ def _tests_pass(folder: str, content: dict[str, bytes], folder_format: str | Non
     if not report.passed:
         show(report, False)
         fail(f"nothing published: {report.failed_cases} test case{'s' * (report.failed_cases != 1)} failed "
-             f"(promptdeck test {folder}); --skip-tests publishes anyway")
+             f"({command_line('test', folder)}); --skip-tests publishes anyway")
 
 
 def _check_some(folder: str, paths: set[str], content: dict[str, bytes], latest: dict[str, Latest],
@@ -237,7 +239,7 @@ def _one_file(opened: Store, name: str, command: str) -> str:
     path, folder = _named(opened, name)
     if folder:
         fail(f"{name} is a skill's folder of several files: {command} takes one of them "
-             f"(promptdeck history {name} lists them)")
+             f"({command_line('history', name)} lists them)")
     return path
 
 
@@ -452,17 +454,22 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
     from ..export.shapes import ShapeError
     from ..export.writers import export as export_prompts
     from ..export.writers import project_files
+    from .export_warnings import warn
 
     problems, prompts, _, _, (source,) = check_library((library,), folder_format, skills=True)
     if problems:
         for problem in problems:
             echo(problem, err=True)
-        fail(f"{what} has {len(problems)} problem{'s' * (len(problems) != 1)}; fix them first (promptdeck check)")
+        fail(f"{what} has {len(problems)} problem{'s' * (len(problems) != 1)}; fix them first "
+             f"({command_line('check', library)})")
+    skills, skill_files, left_out = _skills_for(source, target)
+    # A SKILL.md is served as a prompt too; where the target has a skill folder it goes there, once, not
+    # also as a command beside it.
+    as_skills = {f"{skill.origin}/SKILL.md" for skill in source.skills().values()} if skill_files else set()
     try:
-        written = export_prompts(prompts.values(), target)
+        written = export_prompts([p for p in prompts.values() if p.source not in as_skills], target)
     except ShapeError as exc:
         fail(str(exc))
-    skills, skill_files, left_out = _skills_for(source, target)
     root = Path(outdir).resolve()
     paths = [w.path for w in written]  # skills go to a folder of their own, each to its name (export_skills)
     for path in {p for p in paths if paths.count(p) > 1}:
@@ -477,9 +484,7 @@ def _export_as(library: str, target: str, outdir: str, what: str, folder_format:
         file = root / path
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_bytes(data)
-    for item in written:
-        if item.warnings:
-            echo(f"{item.path}: warning: " + "; ".join(item.warnings), err=True)
+    warn(written)
     if left_out:
         echo(f"warning: {target} has no skill folder; {left_out} skill{'s' * (left_out != 1)} not written",
              err=True)

@@ -10,10 +10,12 @@ import re
 import shlex
 import shutil
 
+from ..extras import needs
+from .program import command_line, program, word
+
 #: ``host:port/...``, ``localhost:8000``, ``[::1]:8000/mcp``: a URL missing ``http://``
 _BARE_URL = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[\w.-]+):\d{1,5}(?:/\S*)?\Z")
 WHAT = "TARGET is a command that starts a stdio MCP server, or an http(s) URL"
-HTTP_EXTRA = "pip install 'promptdeck[http]'"
 
 
 def target_problem(target: str, command: str = "ls") -> tuple[str, int] | None:
@@ -23,7 +25,7 @@ def target_problem(target: str, command: str = "ls") -> tuple[str, int] | None:
         try:
             import aiohttp  # noqa: F401
         except ImportError:
-            return f"reading an HTTP server needs the http extra: {HTTP_EXTRA}", 1
+            return needs("reading an HTTP server", "http"), 1
         return None
     problem = _command_problem(target, command)
     return None if problem is None else (problem, 2)
@@ -56,4 +58,4 @@ def _command_problem(target: str, command: str) -> str | None:
 
 def _folder(folder: str, command: str) -> str:
     return (f"{folder!r} is a folder: {WHAT}; for its prompts, give the command that serves it: "
-            f"promptdeck {command} \"promptdeck serve {shlex.quote(folder)}\"")
+            f"{program()} {command} {word(command_line('serve', folder))}")

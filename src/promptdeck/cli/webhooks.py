@@ -12,6 +12,7 @@ import click
 
 from ..protocol.errors import PromptdeckError
 from .common import fail
+from .program import command_line
 from .store import _AUTHOR, _STORE, _author, _opened, _when
 from .terminal import echo, shown
 
@@ -143,4 +144,5 @@ def deliver(url: str) -> None:
         fail(str(exc))
     finally:
         deliverer.stop()
-    echo(f"{total} deliver{'ies' if total != 1 else 'y'} attempted (promptdeck webhook log shows them)")
+    echo(f"{total} deliver{'ies' if total != 1 else 'y'} attempted "
+         f"({command_line('webhook', 'log')} shows them)")

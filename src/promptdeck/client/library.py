@@ -110,7 +110,9 @@ class RemoteLibrary:
         if retries < 0 or timeout <= 0:
             raise ValueError("retries must be 0 or more and timeout positive")
         if importlib.util.find_spec("aiohttp") is None:
-            raise ClientError("MCP servers over HTTP need aiohttp: pip install 'promptdeck[http]'")
+            from ..extras import needs  # the command that works from a clone: not on PyPI
+
+            raise ClientError(needs("an MCP server over HTTP (aiohttp)", "http"))
         self.url = url
         if token is not None and auth is not None:
             raise ValueError("give a token or an auth, not both")

@@ -124,7 +124,9 @@ class OAuth:
         # Fail when configured, not on the first 401; imported only then (a server that never asks for a
         # token costs no import of authlib or httpx).
         if importlib.util.find_spec("authlib") is None or importlib.util.find_spec("httpx") is None:
-            raise OAuthError("OAuth needs authlib and httpx: pip install 'promptdeck[oauth]'")
+            from ..extras import needs  # the command that works from a clone: not on PyPI
+
+            raise OAuthError(needs("OAuth (authlib, httpx)", "oauth"))
         if client_credentials and (client_id is None or client_secret is None):
             raise OAuthError("the client credentials grant needs a client id and its secret")
         if client_secret is not None and client_id is None:

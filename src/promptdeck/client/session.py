@@ -519,7 +519,9 @@ async def _open_http(url: str, era: Era, token: str | None, headers: Mapping[str
         from .fetch import HttpClient
         from .http import HttpChannel, LegacySseChannel
     except ImportError:
-        raise ClientError("HTTP servers need aiohttp: pip install 'promptdeck[http]'") from None
+        from ..extras import needs  # the command that works from a clone: not on PyPI
+
+        raise ClientError(needs("an HTTP server (aiohttp)", "http")) from None
     sent = dict(headers or {})
     if token is not None:
         sent["authorization"] = f"Bearer {token}"

@@ -41,9 +41,14 @@ def complete(prompt: Prompt, argument: object, value: object, context: Mapping[s
     if not isinstance(value, str):
         raise InvalidParams('"argument.value" must be a string')
     arg = prompt.argument(argument)
-    if arg is None:
-        raise InvalidParams(f"prompt {prompt.name!r} has no argument {argument!r}",
-                            {"prompt": prompt.name, "argument": argument})
+    if arg is None:  # "did you mean", as for a prompt's name: a typo is the likely cause
+        from .catalog import close_names
+
+        suggestions = close_names(argument, [a.name for a in prompt.arguments])
+        hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else \
+            f" (it takes: {', '.join(a.name for a in prompt.arguments) or 'none'})"
+        raise InvalidParams(f"prompt {prompt.name!r} has no argument {argument!r}{hint}",
+                            {"prompt": prompt.name, "argument": argument, "suggestions": suggestions})
     filled = {k: v for k, v in (context or {}).items() if isinstance(k, str) and isinstance(v, str)}
     hook = hook or prompt.completers.get(argument)
     if hook is None:

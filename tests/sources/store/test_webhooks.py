@@ -14,6 +14,7 @@ import base64
 import hashlib
 import hmac
 import os
+import shlex
 import subprocess
 import sys
 import threading
@@ -320,7 +321,9 @@ def test_webhook_commands(store_url: str, tmp_path: Path, hook: Receiver) -> Non
         store.label("greet", 1, "staging", author="ana")
     hook.secret = text
     delivered = pd("webhook", "deliver", "--store", store_url)
-    assert delivered.stdout == "1 delivery attempted (promptdeck webhook log shows them)\n"
+    # the command named as the test ran it, as every hint names it (tests/cli/test_first_hour.py)
+    assert delivered.stdout == f"1 delivery attempted ({shlex.quote(sys.executable)} -m promptdeck webhook log " \
+                               "shows them)\n"
     assert len(hook.received) == 1 and hook.received[0].verified is None  # the receiver holds another secret
     logged = pd("webhook", "log", "1", "--store", store_url).stdout
     assert "event 1 label  webhook 1  delivered  1 attempt" in logged and "HTTP 200  from " in logged

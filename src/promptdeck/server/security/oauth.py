@@ -63,7 +63,9 @@ class OAuthResource:
         try:
             import jwt  # noqa: F401 - fail at start-up, not on the first request
         except ImportError as exc:  # pragma: no cover - the oauth extra is missing
-            raise LibraryError("OAuth needs PyJWT: pip install 'promptdeck[oauth]'") from exc
+            from ...extras import needs  # the command that works from a clone: not on PyPI
+
+            raise LibraryError(needs("OAuth (PyJWT)", "oauth")) from exc
         for url, what in ((issuer, "issuer"), (resource, "resource URL"), (jwks_url, "JWKS URL")):
             if url is not None and urlsplit(url).scheme not in ("http", "https"):
                 raise LibraryError(f"the OAuth {what} must be an http(s) URL, got {url!r}")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...prompts.access import reading_as
-from ...prompts.arguments import MISSING, Argument, SpecError, parse_arguments
+from ...prompts.arguments import MISSING
 from ...prompts.catalog import close_names
 from ...prompts.composition import Uses
 from ...prompts.spec import NAME_RE, Prompt, Reach
@@ -36,6 +36,7 @@ from .blocks import (
     validate_icons,
     work_of,
 )
+from .declared import declared_arguments
 from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
 from .library import Library
 from .native import Native
@@ -78,14 +79,6 @@ class ParsedFile:
 
 def prompt_name_for(rel: str) -> str:
     return rel[:-3].replace("/", ".")
-
-
-def _argument_line(front: str, name: str, *, last: bool = False) -> int | None:
-    """Line of the argument declaration ``name: NAME`` (block or flow style; the last one if asked)."""
-    declared = re.compile(rf"(?:^|[\s{{,-])name:\s*(?:{re.escape(name)}|\"{re.escape(name)}\"|'{re.escape(name)}')"
-                          rf"\s*(?:$|[,}}])")
-    found = [i + 2 for i, line in enumerate(front.splitlines()) if declared.search(line)]
-    return (found[-1] if last else found[0]) if found else None
 
 
 def _segments(body: str, first_line: int) -> Iterable[tuple[str, str | None, str, int, int]]:
@@ -219,8 +212,8 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     if model is not None and not isinstance(model, dict):
         fail("model must be a mapping of settings for the model (model, temperature, tools, ...)",
              line_of_key(front, "model"))
-    arguments = _arguments(front, meta.get("arguments"), rel, errors)
-    if arguments is None:  # the templates are checked against the arguments: not without them
+    arguments, parsed = declared_arguments(front, meta.get("arguments"), rel, errors)
+    if arguments is None:  # the templates are checked against the arguments' names: not without them
         return ParsedFile(None, errors)
     scopes = scopes or frozenset()
 
@@ -233,7 +226,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
             except BlockError as exc:
                 errors.append(PromptFileError(rel, str(exc), exc.line))
     tests = None
-    if "tests" in meta:
+    if "tests" in meta and parsed:  # a test's values are checked by its arguments' types
         from .tests import front_matter_tests
 
         tests, problems = front_matter_tests(front, meta["tests"], arguments, rel)
@@ -274,37 +267,6 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
 def _did_you_mean(key: str, known: Sequence[str]) -> str:
     close = close_names(key, known, limit=1)
     return f"; did you mean {close[0]!r}?" if close else ""
-
-
-def _arguments(front: str, raw: object, rel: str, errors: list[PromptFileError]) -> tuple[Argument, ...] | None:
-    """The arguments of ``raw`` (the front matter's ``arguments``), or None after adding to ``errors`` every
-    argument's problem, each at its line."""
-    def problem(exc: SpecError, last: bool = False) -> None:
-        found = re.search(r"argument '([^']+)'", str(exc))
-        line = _argument_line(front, found.group(1), last=last) if found else None
-        errors.append(PromptFileError(rel, str(exc), line or line_of_key(front, "arguments")))
-
-    try:
-        return parse_arguments(raw)
-    except SpecError as exc:
-        if not isinstance(raw, list):
-            problem(exc)
-            return None
-        first, before = exc, len(errors)
-    seen: set[str] = set()
-    for item in raw:  # one by one, so that each argument's problem is found
-        try:
-            parse_arguments([item])
-        except SpecError as exc:
-            problem(exc)
-        name = item.get("name") if isinstance(item, dict) else None
-        if isinstance(name, str) and name in seen:
-            problem(SpecError(f"argument {name!r} is declared twice"), last=True)
-        if isinstance(name, str):
-            seen.add(name)
-    if len(errors) == before:  # a problem of the list as a whole
-        problem(first)
-    return None
 
 
 class FileSource(Source):

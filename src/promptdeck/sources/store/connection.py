@@ -38,7 +38,9 @@ class Connected:
             try:
                 import psycopg
             except ImportError:
-                raise StoreError("a PostgreSQL store needs the store extra: pip install 'promptdeck[store]'") from None
+                from ...extras import needs  # the command that works from a clone: not on PyPI
+
+                raise StoreError(needs("a PostgreSQL store", "store")) from None
             self._errors = (psycopg.Error,)
             try:
                 return psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, round(self.timeout)))

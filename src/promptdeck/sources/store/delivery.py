@@ -221,7 +221,9 @@ class Deliverer:
         except ImportError as exc:
             if self._missing is None:
                 self._missing = str(exc)
-                log.error("webhooks are due but cannot be sent: pip install 'promptdeck[webhooks]' (%s)", exc)
+                from ...extras import install_command  # the command that works from a clone: not on PyPI
+
+                log.error("webhooks are due but cannot be sent: %s (%s)", install_command("webhooks"), exc)
             return 0
         claimed = deliveries.claim(now)
         outcomes = await asyncio.gather(*(send(c.url, c.uid, c.secret, c.body, allow=c.allow,

@@ -264,7 +264,8 @@ $("prompt-form").addEventListener("submit", async (event) => {
 
 function updateSnippets() {
   if (!current) return;
-  renderSnippets(snippets(current.prompt.name, current.form.values(), client.endpoint, client.serverInfo),
+  renderSnippets(snippets(current.prompt.name, current.form.values(), client.endpoint, client.serverInfo,
+                          (current.prompt.arguments || []).map((arg) => arg.name)),
                  $("snippets"), copy);
 }
 

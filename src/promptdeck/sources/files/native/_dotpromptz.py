@@ -67,7 +67,9 @@ def library() -> Any:
         import dotpromptz
         import dotpromptz_handlebars._render as engine
     except ImportError:
-        raise NativeError("reading dotprompt files needs the dotprompt extra: pip install 'promptdeck[dotprompt]'",
+        from ....extras import needs  # the command that works from a clone: not on PyPI
+
+        raise NativeError(needs("reading dotprompt files", "dotprompt"),
                           1) from None
     with _installed:
         if not getattr(engine, "_promptdeck_bounded", False):
