@@ -397,8 +397,10 @@ class ModernEndpoint:
         return skills.page(ctx.scopes, params.get("cursor"), *self._page_fields(skills.restricted))
 
     def _get_skill(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
-        # A snapshot of one skill, not a listing: SEP-2640 leaves its caching hints open, so it carries none.
-        return self._envelope(self._skills(req.method).get(params.get("uri"), ctx.scopes))
+        # GetSkillResult extends CacheableResult in the extension's final text: ttlMs and cacheScope are
+        # required, as on resources/read, and the scope follows who may see the skills.
+        skills = self._skills(req.method)
+        return self._cached(skills.get(params.get("uri"), ctx.scopes), skills.restricted)
 
     def _read_directory(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         skills = self._skills(req.method)
