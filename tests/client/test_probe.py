@@ -3,7 +3,8 @@ silence for a legacy server; only an answer (an error such as -32601, or a resul
 means legacy.
 
 Each case is real processes: ``promptdeck ls`` run as a command, a stdio server behind it (``promptdeck serve``
-started late by ``servers/slow_start.py``; the official reference server ``server-everything``, legacy only),
+or the official SDK's, started late by ``servers/slow_start.py``; the official reference server
+``server-everything``, legacy only),
 and the recorder between them where the traffic's order is what proves the point. A server that never
 answers the probe is in test_misbehaving.py.
 """
