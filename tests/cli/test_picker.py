@@ -25,6 +25,7 @@ import pytest
 from promptdeck.extras import install_command
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
+from tests.support.paths import TESTS
 
 SERVE = [sys.executable, "-m", "promptdeck", "serve"]
 DEADLINE = 60.0
@@ -398,6 +399,22 @@ def test_ctrl_c_and_esc_leave_cleanly(terminal: Terminal, library: Path, key: st
     terminal.keys(key)
     assert terminal.exit_code() == code
     assert "Traceback" not in terminal.screen()
+
+
+def test_a_server_slower_to_start_than_the_era_probe_is_waited_for_and_ctrl_c_leaves(terminal: Terminal) -> None:
+    """What failed on a loaded machine: a server that starts in more than 5 s (the era probe's old limit) got
+    an initialize after the unanswered probe, which the official SDK's server refuses once it has read the
+    probe (-32022), so the palette never came up (issue 38). Ctrl-C then leaves its form with 130."""
+    sdk = [sys.executable, str(TESTS / "client" / "servers" / "sdk_server.py"), "mcpserver", "stdio"]
+    slow = [sys.executable, str(TESTS / "client" / "servers" / "slow_start.py"), "6.5", "--", *sdk]
+    terminal.start(shlex.join(slow), "--timeout", str(DEADLINE))
+    terminal.wait_for("5 prompts")
+    terminal.type("/greet")
+    terminal.keys("Enter")
+    terminal.wait_for("name*:")
+    terminal.keys("C-c")
+    assert terminal.exit_code() == 130
+    assert "Traceback" not in terminal.screen() and "-32022" not in terminal.screen()
 
 
 def test_a_server_that_fails_to_start_is_one_clear_line(terminal: Terminal) -> None:

@@ -169,3 +169,16 @@ def test_resources_read_of_a_hidden_file_is_not_found(inspector: Inspector) -> N
     proc = inspector("--method", "resources/read", "--uri", "promptdeck:///%2e%2e/.env")
     assert proc.returncode != 0, f"expected an error, got: {proc.stdout}"
     assert "Resource not found" in proc.stdout + proc.stderr, proc
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_skills_get_passes_the_inspectors_skills_client(inspector: Inspector, era: str) -> None:
+    """The Inspector's skills client validates results strictly: at 2026-07-28 it needs ``skills/get``'s
+    ``ttlMs`` and ``cacheScope`` (GetSkillResult is a CacheableResult in the extension's final text)."""
+    uri = "skill://changelog/SKILL.md"
+    result = _result(inspector("--protocol-era", era, "--method", "skills/get", "--uri", uri))
+    assert result["skill"]["uri"] == uri, result
+    if era == "modern":
+        assert isinstance(result["ttlMs"], int) and result["cacheScope"] == "public", result
+    else:
+        assert "ttlMs" not in result and "cacheScope" not in result, result

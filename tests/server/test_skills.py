@@ -279,7 +279,9 @@ def test_2026_results_carry_result_type_and_cache_hints(library: Path) -> None:
     # payroll is restricted: what a listing shows depends on who asks
     assert (page["resultType"], page["ttlMs"], page["cacheScope"]) == ("complete", 7_000, "private")
     got = modern(session, "skills/get", {"uri": GIT}, frozenset())["result"]
-    assert got["resultType"] == "complete" and "ttlMs" not in got and got["skill"] == page["skills"][0]
+    # GetSkillResult extends CacheableResult (the extension's final text): ttlMs and cacheScope are required.
+    assert (got["resultType"], got["ttlMs"], got["cacheScope"]) == ("complete", 7_000, "private")
+    assert got["skill"] == page["skills"][0]
     folder = modern(session, "resources/directory/read", {"uri": "skill://pdf/forms"}, frozenset())["result"]
     assert (folder["resultType"], folder["ttlMs"], folder["cacheScope"]) == ("complete", 7_000, "private")
     read = modern(session, "resources/read", {"uri": GIT}, frozenset())["result"]
@@ -289,6 +291,8 @@ def test_2026_results_carry_result_type_and_cache_hints(library: Path) -> None:
     open_server = served(library)
     public = modern(LegacySession(open_server, lambda _: None), "skills/list", scopes=frozenset())["result"]
     assert public["cacheScope"] == "public"
+    one = modern(LegacySession(open_server, lambda _: None), "skills/get", {"uri": GIT}, frozenset())["result"]
+    assert one["cacheScope"] == "public"
 
 
 def test_no_skills_serves_none(library: Path) -> None:

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import httpx
 
+#: How long a server may take to answer /healthz before it is taken to hang (see ``promptdeck_http``).
+START_DEADLINE = 90
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -62,7 +65,11 @@ def promptdeck_http(*arguments: str, log: Path | None = None, env: dict[str, str
     proc = subprocess.Popen([sys.executable, "-m", "promptdeck", *command], stdout=subprocess.DEVNULL, stderr=sink,
                             env={**os.environ, **(env or {})})
     try:
-        deadline = time.monotonic() + 20
+        # Waits for /healthz or the process's exit, whichever comes first. The deadline only guards against a
+        # hang: it is past the client's own request timeout (30 s), after which a `ui` whose TARGET never
+        # answers exits by itself, so a server slow to start on a loaded machine (the SDK's takes over 10 s
+        # there) is waited for rather than declared dead (issue 38).
+        deadline = time.monotonic() + START_DEADLINE
         while True:
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:

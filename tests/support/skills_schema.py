@@ -136,18 +136,18 @@ def validate_skills_result(revision: str, method: str, result: Mapping[str, Any]
     if not schema_available(revision):
         return
     # What it shares with the base protocol: a page of a list (nextCursor, and at 2026-07-28 resultType, ttlMs,
-    # cacheScope, _meta) is a resources/list result's; skills/get's a plain result's.
+    # cacheScope, _meta) is a resources/list result's; skills/get's a cacheable result's (the extension's final
+    # text: GetSkillResult extends CacheableResult, as resources/read's result does).
     rest = {key: value for key, value in result.items() if key not in _SEP_FIELDS[method]}
     if method == "skills/get":
-        validate_definition(revision, "Result", rest)
+        validate_definition(revision, "CacheableResult" if revision >= "2026-07-28" else "Result", rest)
     elif method == "skills/list":
         validate_result(revision, "resources/list", {**rest, "resources": []})
     else:
         validate_result(revision, "resources/list", result)
     if revision >= "2026-07-28":
         assert result["resultType"] == "complete", result
-        if method != "skills/get":
-            assert isinstance(result["ttlMs"], int) and result["cacheScope"] in ("public", "private"), result
+        assert isinstance(result["ttlMs"], int) and result["cacheScope"] in ("public", "private"), result
 
 
 def validate_skills_message(revision: str, message: Mapping[str, Any], method: str) -> None:

@@ -265,7 +265,7 @@ class RemoteLibrary:
             extra: dict[str, Any] = {"auth": self.auth} if self.auth is not None else {}
             try:
                 client = await stack.enter_async_context(connect(
-                    self.url, token=self.token, timeout=self.timeout, probe_timeout=min(self.timeout, 5.0), **extra))
+                    self.url, token=self.token, timeout=self.timeout, **extra))
             except BaseException:
                 await stack.aclose()
                 raise

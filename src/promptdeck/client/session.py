@@ -2,9 +2,13 @@
 
 ``connect`` starts or reaches the server and finds out how it talks (CHECKLIST-2026 section 12):
 it asks ``server/discover`` the 2026-07-28 way first; a ``DiscoverResult`` (or a -32022 that lists a
-revision we speak) settles it, and anything else -- another error, a timeout, an HTTP status with
-no JSON-RPC in it -- means a legacy server, which gets ``initialize``. Over HTTP a legacy server
-that refuses even that is tried once more with the 2024-11-05 HTTP+SSE transport.
+revision we speak) settles it, and any other answer -- a JSON-RPC error (-32601, or a legacy server's
+"not initialized"), a result that is no ``DiscoverResult``, an HTTP status with no JSON-RPC in it --
+means a legacy server, which gets ``initialize``. No answer is not an answer: a server still starting
+(``npx -y``, a first run) is waited for up to the request timeout, and a probe that times out fails
+the connection instead of guessing (an ``initialize`` sent after it would reach a modern server that
+was merely slow, and be refused). Over HTTP a legacy server that refuses even ``initialize`` is tried
+once more with the 2024-11-05 HTTP+SSE transport.
 
 After that the ``Client`` methods read the same in both eras; only the wire differs (per-request
 ``_meta`` and subscriptions for modern servers, a session and list_changed for legacy ones).
@@ -398,7 +402,8 @@ class Client(ResourceMethods):
     # -- starting and ending --------------------------------------------------------------------
 
     async def _discover(self, timeout: float) -> bool:
-        """Ask the 2026-07-28 way; True (and this client is modern) if the server speaks it."""
+        """Ask the 2026-07-28 way; True (and this client is modern) if the server speaks it, False if it
+        answered as a legacy server does. ``RequestTimeout`` when no answer came within ``timeout``."""
         self.era = "modern"
         try:
             raw = await self._call("server/discover", {}, timeout=timeout)
@@ -413,8 +418,12 @@ class Client(ResourceMethods):
             if exc.status is None or exc.status in (401, 403, 429):
                 raise
             found = None  # an HTTP error without a modern JSON-RPC error: a legacy server
-        except (McpError, RequestTimeout, ProtocolViolation, msgspec.ValidationError, msgspec.DecodeError):
-            found = None
+        except RequestTimeout:
+            raise RequestTimeout(
+                f"server/discover: no answer within {timeout:g} s, so the server's protocol era is unknown (a "
+                "server that ignores requests before initialize can be reached with era 'legacy')") from None
+        except (McpError, ProtocolViolation, msgspec.ValidationError, msgspec.DecodeError):
+            found = None  # an answer, though not a discover result: what a legacy server says
         if found is None or MODERN_VERSION not in found.supported_versions:
             self.era = "legacy"
             return False
@@ -468,7 +477,7 @@ def _difference(before: tuple[PromptInfo, ...], after: tuple[PromptInfo, ...]) -
 
 @contextlib.asynccontextmanager
 async def connect(target: str | Sequence[str], *, era: Era = "auto", token: str | None = None,
-                  headers: Mapping[str, str] | None = None, timeout: float = 30.0, probe_timeout: float = 5.0,
+                  headers: Mapping[str, str] | None = None, timeout: float = 30.0, probe_timeout: float | None = None,
                   elicit: Elicit | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
                   max_pages: int = MAX_PAGES, auth: Auth | None = None) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ``Client`` for its prompts.
@@ -477,7 +486,8 @@ async def connect(target: str | Sequence[str], *, era: Era = "auto", token: str 
     command line that starts a stdio server (a string split like a shell would, or a list).
     ``era`` forces the protocol era instead of detecting it; ``token`` and ``headers`` go with every
     HTTP request; ``timeout`` bounds each request (a late one is cancelled and raises
-    ``RequestTimeout``); ``probe_timeout`` bounds the era probe; ``elicit`` answers a server's
+    ``RequestTimeout``); ``probe_timeout`` bounds the era probe (``timeout`` when None; no answer in
+    time is a ``RequestTimeout``, never taken to mean a legacy server); ``elicit`` answers a server's
     questions (2026-07-28 input_required, legacy elicitation) and is offered to servers only if set.
     ``auth`` supplies and renews the bearer token of an HTTP server instead of a fixed ``token``: an
     ``OAuth()`` signs in to OAuth-protected servers (docs/client.md, "OAuth").
@@ -500,10 +510,10 @@ async def connect(target: str | Sequence[str], *, era: Era = "auto", token: str 
         await client.aclose()
 
 
-async def _start(client: Client, era: Era, probe_timeout: float, fallback: Callable[[], Awaitable[None]] | None = None,
-                 ) -> None:
+async def _start(client: Client, era: Era, probe_timeout: float | None,
+                 fallback: Callable[[], Awaitable[None]] | None = None) -> None:
     try:
-        if era != "legacy" and await client._discover(probe_timeout if era == "auto" else client.timeout):
+        if era != "legacy" and await client._discover(client.timeout if probe_timeout is None else probe_timeout):
             return
         if era == "modern":
             raise ConnectionFailed("the server does not speak MCP 2026-07-28")
@@ -514,7 +524,7 @@ async def _start(client: Client, era: Era, probe_timeout: float, fallback: Calla
 
 
 async def _open_http(url: str, era: Era, token: str | None, headers: Mapping[str, str] | None, timeout: float,
-                     probe_timeout: float, elicit: Elicit | None, max_pages: int, auth: Auth | None) -> Client:
+                     probe_timeout: float | None, elicit: Elicit | None, max_pages: int, auth: Auth | None) -> Client:
     try:
         from .fetch import HttpClient
         from .http import HttpChannel, LegacySseChannel

@@ -30,13 +30,17 @@ def form(prompt: str, missing: list[Argument], *, modes: bool = True) -> dict[st
     return params
 
 
-def answered(answer: object, prompt: str, asked: list[Argument] | None = None) -> dict[str, str]:
+def answered(answer: object, prompt: str, asked: list[Argument] | None = None, *,
+             partial: bool = False) -> dict[str, str]:
     """The argument values an ``elicitation/create`` answer carries, as the strings the wire would have sent;
     ``InvalidParams`` when the person declined or cancelled, or the answer is not a form's.
 
     With ``asked`` (the fields of the form this answer is known to answer) the content is held to that form:
     every field asked for, each a JSON value of its field's type, and no other field. Each value then meets
-    the argument's own rules where it is bound, as a value sent in ``arguments`` does."""
+    the argument's own rules where it is bound, as a value sent in ``arguments`` does. Both eras hold their
+    answers to their forms here, so what one refuses the other does, in the same words. ``partial``: a field
+    left out is not an error (a 2026-07-28 retry is asked again for it, as its spec would have it, rather
+    than refused: the legacy question cannot be asked again within its request)."""
     if not isinstance(answer, dict) or answer.get("action") != "accept":
         action = answer.get("action") if isinstance(answer, dict) else None
         if asked is not None:
@@ -56,7 +60,7 @@ def answered(answer: object, prompt: str, asked: list[Argument] | None = None) -
                                 {"prompt": prompt, "unknown": [name]})
         values[name] = _field_text(prompt, field, value)
     left_out = [a for a in asked if a.name not in values]
-    if left_out:
+    if left_out and not partial:
         raise unanswered(prompt, left_out, "the form answer left it out")
     return values
 

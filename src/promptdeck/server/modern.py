@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..prompts.arguments import bind
+from ..prompts.arguments import Argument, bind
 from ..prompts.execution import when_ready
 from ..prompts.forms import answered, form, missing
 from ..protocol import jsonrpc
@@ -297,7 +297,8 @@ class ModernEndpoint:
         responses = params.get("inputResponses")
         if state is not None:
             self.states.redeem(state, ctx.principal, request_digest(method, name, given))
-            arguments.update(_answered(responses, prompt.name))
+            # The state is bound to what was given, so the form it answers asked for what that left out.
+            arguments.update(_answered(responses, prompt.name, missing(prompt.arguments, arguments)))
         elif responses is not None:
             raise InvalidParams("inputResponses came without the requestState they answer")
         if not ctx.elicits_forms:
@@ -397,8 +398,10 @@ class ModernEndpoint:
         return skills.page(ctx.scopes, params.get("cursor"), *self._page_fields(skills.restricted))
 
     def _get_skill(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
-        # A snapshot of one skill, not a listing: SEP-2640 leaves its caching hints open, so it carries none.
-        return self._envelope(self._skills(req.method).get(params.get("uri"), ctx.scopes))
+        # GetSkillResult extends CacheableResult in the extension's final text: ttlMs and cacheScope are
+        # required, as on resources/read, and the scope follows who may see the skills.
+        skills = self._skills(req.method)
+        return self._cached(skills.get(params.get("uri"), ctx.scopes), skills.restricted)
 
     def _read_directory(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         skills = self._skills(req.method)
@@ -434,11 +437,13 @@ class ModernEndpoint:
             subscription.follows = Follows(scopes, subscription.send, subscription.meta, listing=listing, uris=uris)
 
 
-def _answered(responses: object, prompt: str) -> dict[str, str]:
-    """The argument values a form answer carries (none when the form was not answered: it is asked again)."""
+def _answered(responses: object, prompt: str, asked: list[Argument]) -> dict[str, str]:
+    """The argument values a form answer carries (none when the form was not answered: it is asked again),
+    held to the form that asked for ``asked`` as a 2025-11-25 answer is: a cancel or decline is the
+    missing-argument error, a field of the wrong type or one not asked for is refused naming it."""
     if not isinstance(responses, dict) or ARGUMENTS_INPUT not in responses:
         return {}
-    return answered(responses[ARGUMENTS_INPUT], prompt)
+    return answered(responses[ARGUMENTS_INPUT], prompt, asked, partial=True)
 
 
 #: The methods of the 2026-07-28 era, by name (``subscriptions/listen`` opens a stream: see ``handle``).
