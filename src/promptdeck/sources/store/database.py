@@ -103,8 +103,8 @@ class Store(Governing):
                 self._published(publish_id, {path: version for path, version, _ in changed}, author, message, label)
             if label is not None:
                 state = {path: newest.version for path, newest in self.latest().items() if path in files}
-                self.record_move(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)",
-                                 message)
+                self.release(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)",
+                             message)
         return publish_id, sorted(path for path, _, _ in changed)
 
     def publish_file(self, path: str, data: bytes, listed: Listed | None, *, author: str, message: str,
@@ -186,6 +186,6 @@ class Store(Governing):
                 if guard is not None:  # a label the writer may not move is refused as such, first
                     guard(self.protection(label))
                 raise StoreConflict(f"label {label!r} has no earlier position to roll back to")
-            self.record_move(label, before.files, author, f"rollback to position {before.id}", message, allow,
-                             guard=guard, event="rollback")
+            self.release(label, before.files, author, f"rollback to position {before.id}", message, allow,
+                         guard=guard, event="rollback")
         return before
