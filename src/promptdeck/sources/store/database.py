@@ -34,7 +34,7 @@ import logging
 import time
 from collections.abc import Callable, Collection
 
-from .events import changed_prompts, emit, listening, short
+from .events import SEEN, changed_prompts, emit, listening, seen_changes, short
 from .governance import Governing
 from .model import _NEW, Guard, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path
 
@@ -155,9 +155,11 @@ class Store(Governing):
         """(Inside the publish's transaction.) The ``publish`` event: its new versions (path -> version)."""
         if not listening(self, "publish"):
             return
-        prompts, truncated = changed_prompts(self, {p: v - 1 for p, v in versions.items() if v > 1}, versions)
+        before = {p: v - 1 for p, v in versions.items() if v > 1}
+        prompts, truncated = changed_prompts(self, before, versions)
         emit(self, "publish", {"publish": publish_id, "author": author, "message": short(message), "label": label,
-                               "files": len(versions), "prompts": prompts, "truncated": truncated})
+                               "files": len(versions), "prompts": prompts, "truncated": truncated,
+                               SEEN: seen_changes(self, before, versions)})
 
     def _listed(self, path: str, version: int) -> Listed | None:
         rows = self._rows("SELECT prompt, listing, scopes FROM files WHERE path = ? AND version = ?", path, version)

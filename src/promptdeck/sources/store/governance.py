@@ -26,7 +26,7 @@ import json
 import time
 from typing import NamedTuple
 
-from .events import changed_prompts, emit, listening, short
+from .events import SEEN, changed_prompts, emit, listening, seen_changes, short
 from .model import (
     Guard,
     Move,
@@ -133,7 +133,7 @@ class Governing(Reading):
             emit(self, event, {"label": label, "author": author, "message": short(message or reason),
                                "reason": reason, "position": position_id,
                                "previous_position": now.id if now is not None else None, "files": moved,
-                               "prompts": prompts, "truncated": truncated})
+                               "prompts": prompts, "truncated": truncated, SEEN: seen_changes(self, before, files)})
         for rollout in self.live_rollouts(label):
             if files.get(rollout.path) != rollout.base:
                 self._end(rollout, "superseded", author, reason, position_id)
@@ -356,10 +356,11 @@ class Governing(Reading):
         if listening(self, "rollout"):
             # The prompt as a label event names it, with the scopes that hide the event from a webhook
             # that may not see it; ``version`` is the one the share goes to, ``previous`` the label's.
-            prompts, _ = changed_prompts(self, {rollout.path: rollout.base}, {rollout.path: rollout.version})
+            before, after = {rollout.path: rollout.base}, {rollout.path: rollout.version}
+            prompts, _ = changed_prompts(self, before, after)
             emit(self, "rollout", {"label": rollout.label, "rollout": rollout.id, "change": kind,
                                    "percent": rollout.basis_points / 100, "author": author, "message": short(message),
-                                   "position": position, "prompts": prompts})
+                                   "position": position, "prompts": prompts, SEEN: seen_changes(self, before, after)})
 
     def _compatible(self, prompt: str, path: str, base: int, version: int) -> None:
         """Refuse a rollout whose version shows clients another name, other scopes or other arguments than the
