@@ -172,6 +172,8 @@ class StoreApi:
             labels.append({**sight.move(now, at[1], at[0]), "name": now.label,
                            "previous": sight.move(before, at[2], at[1]) if before else None,
                            "protected": None if protection is None else {"scope": protection.scope},
+                           # whether this principal may move the label (the page offers moves only then)
+                           "move": self._may_write(principal) and governance.may_move(principal.scopes, protection),
                            "rollouts": governance.rollouts(sight, now.label)})
         return {"label": self.source.label, "write": self._may_write(principal), "writeScope": self.write_scope,
                 "labels": labels}
