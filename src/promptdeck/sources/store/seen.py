@@ -49,10 +49,13 @@ class Seen:
         return needed is not None and all(may_see(held, scopes) for scopes in needed)
 
     def _own(self, path: str, version: int, recorded: Recorded) -> frozenset[str]:
-        if recorded.digest is None or not is_prompt_path(path):
+        if recorded.digest is None:
             return EVERYONE
+        # A listed prompt file first: a publish of many files asks this of each, and its path need not be parsed.
         if recorded.prompt is not None and recorded.scopes is not None:
             return parse_scopes(recorded.scopes)
+        if not is_prompt_path(path):
+            return EVERYONE
         # Published before listings (or forged): the version's own bytes say; unreadable ones hide it.
         found = file_scopes(path, self.store.content(path, version))
         return found if found is not None else NOBODY
