@@ -24,7 +24,7 @@ from promptdeck.sources.files.source import FileSource
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.folder import read_library
 from promptdeck.sources.store.model import TestsFailed, listing_of
-from tests.server.web.test_store_api import cli, post
+from tests.server.web.test_store_api import cli, get, post
 from tests.support.http_server import http_server
 
 STORE = Path(__file__).parents[2] / "src" / "promptdeck" / "sources" / "store"
@@ -165,8 +165,9 @@ def test_the_paths_listed_here_are_every_store_method_that_reaches_the_gate() ->
 
 # -- over HTTP -----------------------------------------------------------------------------------------------
 
-TOKENS = "rel:release-token-0123456789 store:write release\n"
+TOKENS = "rel:release-token-0123456789 store:write release\nwes:writer-token-0123456789 store:write\n"
 RELEASER = {"authorization": "Bearer release-token-0123456789"}
+WRITER = {"authorization": "Bearer writer-token-0123456789"}
 
 
 def test_the_store_apis_rollout_of_a_failing_version_is_refused(tmp_path: Path) -> None:
@@ -182,6 +183,9 @@ def test_the_store_apis_rollout_of_a_failing_version_is_refused(tmp_path: Path) 
     tokens.write_text(TOKENS)
     with http_server("", "--store", url, "--token-file", str(tokens)) as endpoint:
         base = endpoint.removesuffix("/mcp")
+        # The overview says who may move the label: the page offers its moves only then.
+        assert [label["move"] for label in get(base, "", RELEASER).json()["labels"]] == [True]
+        assert [label["move"] for label in get(base, "", WRITER).json()["labels"]] == [False]
         pointed = post(base, "/label", RELEASER, {"prompt": "greet", "version": 2, "label": "production"})
         rolled = post(base, "/rollout", RELEASER, {"label": "production", "prompt": "greet", "version": 2,
                                                    "percent": 100})
