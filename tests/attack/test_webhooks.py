@@ -209,3 +209,48 @@ def test_the_webhook_secret_reaches_no_log_listing_or_message(tmp_path: Path) ->
     everything = logged + "".join(said)
     for form in (SECRET, SECRET[6:], SECRET[6:30], KEY.decode(), KEY.hex(), base64.urlsafe_b64encode(KEY).decode()):
         assert form not in everything, form
+
+
+def test_an_event_counts_and_names_only_the_changes_a_webhook_may_see(store_url: str, tmp_path: Path) -> None:
+    """Finding 9 of issue 38: an unscoped webhook was told ``files: 3`` of a move whose other two changes were an
+    hr prompt and a file of an hr skill. Each event kind (publish, label, rollback) counts and names only what the
+    webhook may see, by the rule a principal is held to; hr's webhook is told of all three."""
+    from promptdeck.sources.store import webhooks
+    from promptdeck.sources.store.database import Store
+    from promptdeck.sources.store.delivery import Deliverer
+    from tests.sources.store.test_webhooks import publish
+
+    folder = tmp_path / "lib"
+    (folder / "skills" / "payroll").mkdir(parents=True)
+
+    def write(word: str) -> None:
+        (folder / "openp.md").write_text(f"---\ndescription: Open\n---\nOpen {word}.\n")
+        (folder / "hr.md").write_text(f"---\ndescription: Pay\nscopes: [hr]\n---\nPay {word}.\n")
+        (folder / "skills" / "payroll" / "SKILL.md").write_text(
+            "---\nname: payroll\ndescription: Payroll steps\nmetadata:\n  promptdeck-scopes: hr\n---\nSteps.\n")
+        (folder / "skills" / "payroll" / "rates.md").write_text(f"Rates {word}.\n")
+
+    write("one")
+    publish(store_url, folder)
+    with receiver(SECRET) as everyone, receiver(SECRET) as hr:
+        with Store(store_url) as store:
+            for target, scopes in ((everyone.url, []), (hr.url, ["hr"])):
+                webhooks.add(store, target, SECRET, [], scopes=scopes, allow=["private"], timeout=5, author="o")
+        write("two")
+        publish(store_url, folder)  # a publish with the label: a publish event and a label event
+        with Store(store_url) as store:
+            store.rollback("production", author="ana")
+        deliverer = Deliverer(store_url)
+        try:
+            while asyncio.run(deliverer.deliver_due()):
+                pass
+        finally:
+            deliverer.stop()
+        told = {body["type"]: body["data"] for body in everyone.wait_for(3)}
+        told_hr = {body["type"]: body["data"] for body in hr.wait_for(3)}
+    assert sorted(told) == sorted(told_hr) == ["label", "publish", "rollback"]
+    for kind in told:
+        assert told[kind]["files"] == 1 and [p["name"] for p in told[kind]["prompts"]] == ["openp"], told[kind]
+        assert told_hr[kind]["files"] == 3 and [p["name"] for p in told_hr[kind]["prompts"]] == ["hr", "openp"]
+    for got in everyone.received:
+        assert b'"hr"' not in got.body and b"hr.md" not in got.body and b"payroll" not in got.body

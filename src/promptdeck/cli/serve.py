@@ -13,7 +13,7 @@ from ..protocol.errors import PromptdeckError
 from .common import fail
 from .folder_format import FORMAT_OPTION
 from .library_folder import LIBRARY_FOLDER
-from .stopping import until_stopped
+from .stopping import delivering, until_stopped
 
 if TYPE_CHECKING:
     from ..server.tools import ToolOptions
@@ -266,7 +266,7 @@ def _serve_http(o: ServeOptions, http: str, labels: tuple[str, ...], tool_option
     scheme = "https" if o.tls_cert else "http"
     # Stopping is armed before the first line is out: a SIGTERM that follows the announcement at once is a
     # graceful stop too (it once killed the process, exit -15, before uvicorn was running).
-    with until_stopped():
+    with until_stopped(), delivering(o.store):
         for (path, server), label in zip(servers.items(), labels, strict=True):
             of_label = f" (label {label})" if o.store is not None else ""
             prompts = len(server.catalog)

@@ -36,8 +36,8 @@ def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bo
 
         write(sys.stderr, f"promptdeck: {exc}\n")
         return 1
-    from .stopping import STOPPED, until_stopped
+    from .stopping import STOPPED, delivering, until_stopped
 
-    with until_stopped():  # Ctrl-C, SIGTERM and the end of stdin are how a stdio server ends: 0
+    with until_stopped(), delivering(store):  # Ctrl-C, SIGTERM and the end of stdin are how a stdio server ends: 0
         server.serve(watch=watch)
     return STOPPED

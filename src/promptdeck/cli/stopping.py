@@ -32,3 +32,17 @@ def until_stopped() -> Iterator[None]:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def delivering(store: str | None) -> Iterator[None]:
+    """A serving command delivers the webhooks of the store it serves while it runs (``sources.store.delivery``;
+    only ``serve`` does: an application opening the store sends none). Entered inside ``until_stopped``, so a
+    graceful stop lets the requests in flight finish and be recorded before the process ends."""
+    if store is None:
+        yield
+        return
+    from ..sources.store.delivery import delivering as running
+
+    with running(store):
+        yield

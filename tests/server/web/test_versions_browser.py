@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 ALICE = "secret-a-0123456789"  # holds store:write
 BOB = "secret-b-0123456789"  # reads only
+RITA = "secret-r-0123456789"  # holds store:write and release (a protected label's scope in the governance test)
 V1 = "---\ndescription: Greets someone\narguments:\n  - {name: who}\n---\nHello {{ who }}!\nLine two.\n"
 V2 = ("---\ndescription: Greets someone\narguments:\n  - {name: who}\n  - {name: tone}\n---\n"
       "Hi {{ who }}, in a {{ tone }} way!\nLine two.\n")
@@ -45,7 +46,7 @@ class Served:
 def versioned(root: Path, first: str = V1, second: str = V2, message: str = "add a tone",
               author: str = "carol") -> Iterator[Served]:
     """greet.md published twice into a fresh SQLite store, label production on the second; served with
-    tokens for alice (store:write) and bob (none)."""
+    tokens for alice (store:write), bob (none) and rita (store:write release)."""
     library = root / "library"
     library.mkdir()
     store = f"sqlite:///{root / 'prompts.db'}"
@@ -53,7 +54,7 @@ def versioned(root: Path, first: str = V1, second: str = V2, message: str = "add
         (library / "greet.md").write_text(text)
         promptdeck("publish", str(library), "--store", store, "--label", "production", "-m", why, "--author", author)
     tokens = root / "tokens"
-    tokens.write_text(f"alice:{ALICE} store:write\nbob:{BOB}\n")
+    tokens.write_text(f"alice:{ALICE} store:write\nbob:{BOB}\nrita:{RITA} store:write release\n")
     with http_server("", "--store", store, "--label", "production", "--token-file", str(tokens)) as endpoint:
         yield Served(endpoint.removesuffix("mcp"), store)
 

@@ -184,6 +184,7 @@ def test_a_label_that_requires_tests_refuses_a_move_to_failing_ones_from_anywher
     pd("publish", str(folder), "--store", store_url, "--skip-tests")
     (folder / "greet.md").write_text(TESTED.format("Hello there, and Hello"))  # version 3: it passes
     pd("publish", str(folder), "--store", store_url)
+    pd("rollout", "production", "greet@2", "--percent", "10", "--store", store_url)  # before the protection
     said = pd("protect", "production", "--scope", "release", "--require-tests", "--store", store_url).stdout
     assert "every move of it, from here too, needs the prompt tests to pass" in said
     with Store(store_url) as store:
@@ -194,12 +195,15 @@ def test_a_label_that_requires_tests_refuses_a_move_to_failing_ones_from_anywher
     assert refused.returncode == 1
     assert "label 'production' requires passing tests, and 0 of 1 test case passed in 1 prompt; 1 failed" in \
         refused.stderr and "greets by name" in refused.stderr and "nothing changed" in refused.stderr
-    pd("rollout", "production", "greet@2", "--percent", "10", "--store", store_url)  # a rollout moves nothing
+    # A rollout's share serves the version too: neither raised nor promoted (tests/attack/test_release_gate.py).
+    raised = pd("rollout", "production", "greet@2", "--percent", "100", "--store", store_url, check=False)
+    assert raised.returncode == 1 and "requires passing tests" in raised.stderr
     promoted = pd("rollout", "production", "greet", "--promote", "--store", store_url, check=False)
     assert promoted.returncode == 1 and "requires passing tests" in promoted.stderr
     with Store(store_url) as store:
         assert store.position_id("production") == where
-        assert [r.version for r in store.live_rollouts("production")] == [2]  # the refused promotion ended nothing
+        # the refused promotion ended nothing, and the refused share changed nothing
+        assert [(r.version, r.basis_points) for r in store.live_rollouts("production")] == [(2, 1000)]
     pd("rollout", "production", "greet", "--abort", "--store", store_url)
     pd("label", "greet@3", "production", "--store", store_url)
     assert "back at position" in pd("rollback", "production", "--store", store_url).stdout  # version 1 passes

@@ -46,6 +46,19 @@ def rows(url: str, query: str) -> list[tuple[Any, ...]]:
         return store._rows(query)
 
 
+def sent_and_held(url: str, held: list[Received], message: str) -> int:
+    """Publish a change and wait until a replica sends its event and the receiver holds the request; that
+    replica's process id (its lease names it)."""
+    with Store(url) as store:
+        store.publish_file("greet.md", b"Changed.\n", None, author="ana", message=message)
+    deadline = time.monotonic() + 20
+    while not held and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert held, "no replica sent the event"
+    (lease,) = rows(url, "SELECT lease FROM deliveries WHERE status = 'pending'")[0]
+    return int(str(lease).split()[0].rsplit(":", 1)[1])
+
+
 @pytest.mark.slow
 def test_three_replicas_send_each_event_exactly_once(postgres: str, tmp_path: Path) -> None:
     with receiver(SECRET) as hook, ExitStack() as stack:
@@ -83,14 +96,7 @@ def test_a_replica_killed_mid_delivery_leaves_the_event_to_another(postgres: str
         url = make_store(postgres, hook.url, 2)  # a claim's lease: 2 x 2 s + 2 s
         for number in range(3):
             stack.enter_context(http_server("", "--store", url, "--stateless", log=tmp_path / f"r{number}.log"))
-        with Store(url) as store:
-            store.publish_file("greet.md", b"Changed.\n", None, author="ana", message="kill")
-        deadline = time.monotonic() + 20
-        while not stalled and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert stalled, "no replica sent the event"
-        (lease,) = rows(url, "SELECT lease FROM deliveries")[0]
-        holder = int(str(lease).split()[0].rsplit(":", 1)[1])
+        holder = sent_and_held(url, stalled, "kill")
         os.kill(holder, signal.SIGKILL)
         killed_at = time.monotonic()
         bodies = hook.wait_for(1, 20)
@@ -120,3 +126,52 @@ def test_two_servers_on_one_sqlite_file_send_each_event_once(tmp_path: Path) -> 
         assert len(ids) == EVENTS and len(set(ids)) == EVENTS, Counter(ids).most_common(3)
     assert rows(url, "SELECT status, attempts, count(*) FROM deliveries GROUP BY status, attempts") == [
         ("delivered", 1, EVENTS)]
+
+
+@pytest.mark.slow
+def test_a_graceful_stop_mid_delivery_records_it_and_no_replica_sends_it_again(store_url: str,
+                                                                              tmp_path: Path) -> None:
+    """SIGTERM while a request is in flight: the stopping replica waits for the answer and records it, so the
+    other replica, which would take the claim over once its lease ended, never sends the event again."""
+    import threading
+
+    with receiver(SECRET) as hook, ExitStack() as stack:
+        answer_now = threading.Event()
+        held: list[Received] = []
+
+        def answer(got: Received) -> tuple[str, Any]:
+            if not held:
+                held.append(got)
+                answer_now.wait(30)  # answered (200) only once its sender is stopping
+            return "status", 200
+
+        hook.answer = answer
+        url = fill(store_url, hook.url, 5)  # a claim's lease: 2 x 5 s + 2 s
+        logs = [tmp_path / f"r{number}.log" for number in range(2)]
+        for log in logs:
+            stack.enter_context(http_server("", "--store", url, "--stateless", "-v", log=log))
+        holder = sent_and_held(url, held, "stop")
+        os.kill(holder, signal.SIGTERM)
+        deadline = time.monotonic() + 20
+        # It is stopping and waits for the answer (or, as before issue 38, it is gone and left the claim).
+        while not any("requests in flight" in log.read_text() for log in logs) and not ended(holder):
+            assert time.monotonic() < deadline, [log.read_text()[-1000:] for log in logs]
+            time.sleep(0.05)
+        answer_now.set()
+        deadline = time.monotonic() + 20
+        while rows(url, "SELECT status FROM deliveries") != [("delivered",)]:
+            assert time.monotonic() < deadline, rows(url, "SELECT status, lease, lease_until FROM deliveries")
+            time.sleep(0.05)
+        (sender,) = rows(url, "SELECT sender FROM delivery_attempts")[0]
+        assert str(sender).endswith(f":{holder}")  # recorded by the replica that sent it, as it stopped
+        time.sleep(13)  # past the lease it held: the other replica's rounds find nothing to send
+        assert hook.ids(answered_only=False) == [held[0].headers["webhook-id"]]
+    assert rows(url, "SELECT status, attempts, lease FROM deliveries") == [("delivered", 1, None)]
+
+
+def ended(pid: int) -> bool:
+    """Whether the child process ``pid`` has exited (a zombie until its parent waits for it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True

@@ -460,3 +460,22 @@ def test_finished_deliveries_are_kept_thirty_days(store_url: str, tmp_path: Path
         assert store._rows("SELECT id FROM deliveries") == [(3,)]
         assert store._rows("SELECT delivery FROM delivery_attempts") == [(3,)]
         assert store._rows("SELECT count(*) FROM events") == [(1,)]
+
+
+def test_an_application_opening_prompts_on_the_store_delivers_no_webhook(store_url: str, tmp_path: Path,
+                                                                        hook: Receiver) -> None:
+    """Only ``promptdeck serve`` delivers (docs/application.md): an application's ``Prompts`` renders the label and
+    sends nothing, so it needs neither the webhook packages nor a route out to the receivers."""
+    from promptdeck import Prompts
+
+    folder = library(tmp_path, greet=GREET)
+    publish(store_url, folder)
+    add_hook(store_url, hook.url)
+    (folder / "greet.md").write_text(GREET + "Again.\n")
+    publish(store_url, folder)  # an event due now
+    with Prompts(store_url) as prompts:
+        assert "Again." in str(prompts.render("greet").messages)
+        assert not [t for t in threading.enumerate() if t.name == "promptdeck-webhooks"]
+        time.sleep(1.5)  # a deliverer's first rounds, had one started
+    assert hook.received == []
+    assert rows(store_url, "SELECT status, attempts FROM deliveries") == [("pending", 0), ("pending", 0)]

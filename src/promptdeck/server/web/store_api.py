@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import msgspec
 
-from ...prompts.access import EVERYONE, may_see, parse_scopes, shown_scopes, viewing
+from ...prompts.access import may_see, parse_scopes, shown_scopes, viewing
 from ...prompts.skills import resolve_skill_uri
 from ...protocol.errors import HttpError, PromptFileError
 from ...protocol.jsonrpc import encode_json
@@ -53,8 +53,8 @@ from ...sources.store.model import (
     is_label,
     listing_of,
     no_version,
-    skill_folders,
 )
+from ...sources.store.seen import Seen
 from ...sources.store.source import StoreSource
 from ...sources.store.versions import TooLargeToDiff, argument_schema, is_text, schema_text, side_by_side, text_of
 from ..asgi import Disconnected, Receive, Scope, Send, headers_of, media_type, read_body, respond
@@ -172,6 +172,8 @@ class StoreApi:
             labels.append({**sight.move(now, at[1], at[0]), "name": now.label,
                            "previous": sight.move(before, at[2], at[1]) if before else None,
                            "protected": None if protection is None else {"scope": protection.scope},
+                           # whether this principal may move the label (the page offers moves only then)
+                           "move": self._may_write(principal) and governance.may_move(principal.scopes, protection),
                            "rollouts": governance.rollouts(sight, now.label)})
         return {"label": self.source.label, "write": self._may_write(principal), "writeScope": self.write_scope,
                 "labels": labels}
@@ -391,54 +393,22 @@ class _Sight:
     """One store call's view of the store, as one principal may see it: the access rule
     (``prompts.access.may_see``) applied to each version by its own scopes."""
 
-    __slots__ = ("store", "held", "_seen", "_skills")
+    __slots__ = ("store", "held", "_seen", "_rule")
 
     def __init__(self, store: Store, held: frozenset[str] | None) -> None:
         self.store = store
         self.held = held
         self._seen: dict[tuple[str, int], bool] = {}
-        #: (a SKILL.md's path, a publish) -> the scopes of that skill as of the publish
-        self._skills: dict[tuple[str, int], frozenset[str]] = {}
+        #: the store's rule of who sees a version (``sources.store.seen``), with its reads cached
+        self._rule = Seen(store)
 
     def version(self, path: str, version: int, recorded: Recorded | None = None) -> bool:
-        """Whether the principal may see ``version`` of ``path``: material and deletions as their prompt,
-        a prompt file's version by the scopes recorded for it, or its own front matter's when none were;
-        and a file of a skill (its ``SKILL.md`` too) only by whoever may see every skill it lies in, as
-        that skill was when the version was published."""
+        """Whether the principal may see ``version`` of ``path`` (``Seen.may_see``: a prompt file's version by
+        its own scopes, a skill's file only by whoever may see every skill it lies in)."""
         key = (path, version)
         if key not in self._seen:
-            if recorded is None or (recorded.publish is None and in_skill(path)):
-                recorded = self.store.recorded([key]).get(key)
-            self._seen[key] = recorded is not None and may_see(self.held, self._scopes(path, version, recorded)) \
-                and all(may_see(self.held, scopes) for scopes in self._skill_scopes(path, recorded))
+            self._seen[key] = self._rule.may_see(self.held, path, version, recorded)
         return self._seen[key]
-
-    def _skill_scopes(self, path: str, recorded: Recorded) -> list[frozenset[str]]:
-        """The scopes of each skill ``path`` lies in, read from the newest version of its ``SKILL.md`` that
-        held the file when ``recorded`` was published (a deletion is judged by the skill it removed)."""
-        if not in_skill(path) or recorded.publish is None:
-            return []
-        found = []
-        for skill_md in (f"{folder}/SKILL.md" for folder in skill_folders(path)):
-            key = (skill_md, recorded.publish)
-            if key not in self._skills:
-                version = self.store.last_held(skill_md, recorded.publish)
-                if version is None:  # no skill there (an outer folder without a SKILL.md is no skill)
-                    continue
-                data = self.store.file_version(skill_md, version)[1]
-                scopes = file_scopes(skill_md, data) if data is not None else None
-                self._skills[key] = scopes if scopes is not None else frozenset({"\0unreadable"})
-            found.append(self._skills[key])
-        return found
-
-    def _scopes(self, path: str, version: int, recorded: Recorded) -> frozenset[str]:
-        if recorded.digest is None or not is_prompt_path(path):
-            return EVERYONE
-        if recorded.prompt is not None and recorded.scopes is not None:
-            return parse_scopes(recorded.scopes)
-        # Published before listings (or forged): the version's own bytes say; unreadable ones hide it.
-        found = file_scopes(path, self.store.content(path, version))
-        return found if found is not None else frozenset({"\0unreadable"})
 
     def content(self, prompt: Prompt, version: int) -> tuple[int, bytes | None]:
         """(version, bytes) of a version of ``prompt`` the principal may see; a hidden one is unknown. The

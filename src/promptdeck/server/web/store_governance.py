@@ -50,11 +50,18 @@ class RolloutCall(msgspec.Struct, forbid_unknown_fields=True):
     message: str = ""
 
 
+def may_move(held: frozenset[str] | None, protection: Protection | None) -> bool:
+    """Whether a principal holding ``held`` may move a label with ``protection`` (None: not protected) as far as
+    its protection goes: the one rule ``guard`` holds every move to, and the overview shows the page."""
+    return protection is None or not missing_scopes(held, (protection.scope,))
+
+
 def guard(held: frozenset[str] | None) -> Guard:
     """A write's rule for the label it moves: a protected label needs its scope (403 naming it)."""
 
     def check(protection: Protection | None) -> None:
-        if protection is not None and missing_scopes(held, (protection.scope,)):
+        if not may_move(held, protection):
+            assert protection is not None
             raise HttpError(403, f"label {protection.label} is protected: moving it needs the scope "
                                  f"{protection.scope}; nothing changed", scope=protection.scope)
 

@@ -34,7 +34,7 @@ import logging
 import time
 from collections.abc import Callable, Collection
 
-from .events import changed_prompts, emit, listening, short
+from .events import SEEN, changed_prompts, emit, listening, seen_changes, short
 from .governance import Governing
 from .model import _NEW, Guard, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path
 
@@ -103,8 +103,8 @@ class Store(Governing):
                 self._published(publish_id, {path: version for path, version, _ in changed}, author, message, label)
             if label is not None:
                 state = {path: newest.version for path, newest in self.latest().items() if path in files}
-                self.record_move(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)",
-                                 message)
+                self.release(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)",
+                             message)
         return publish_id, sorted(path for path, _, _ in changed)
 
     def publish_file(self, path: str, data: bytes, listed: Listed | None, *, author: str, message: str,
@@ -155,9 +155,11 @@ class Store(Governing):
         """(Inside the publish's transaction.) The ``publish`` event: its new versions (path -> version)."""
         if not listening(self, "publish"):
             return
-        prompts, truncated = changed_prompts(self, {p: v - 1 for p, v in versions.items() if v > 1}, versions)
+        before = {p: v - 1 for p, v in versions.items() if v > 1}
+        prompts, truncated = changed_prompts(self, before, versions)
         emit(self, "publish", {"publish": publish_id, "author": author, "message": short(message), "label": label,
-                               "files": len(versions), "prompts": prompts, "truncated": truncated})
+                               "files": len(versions), "prompts": prompts, "truncated": truncated,
+                               SEEN: seen_changes(self, before, versions)})
 
     def _listed(self, path: str, version: int) -> Listed | None:
         rows = self._rows("SELECT prompt, listing, scopes FROM files WHERE path = ? AND version = ?", path, version)
@@ -186,6 +188,6 @@ class Store(Governing):
                 if guard is not None:  # a label the writer may not move is refused as such, first
                     guard(self.protection(label))
                 raise StoreConflict(f"label {label!r} has no earlier position to roll back to")
-            self.record_move(label, before.files, author, f"rollback to position {before.id}", message, allow,
-                             guard=guard, event="rollback")
+            self.release(label, before.files, author, f"rollback to position {before.id}", message, allow,
+                         guard=guard, event="rollback")
         return before

@@ -1,15 +1,19 @@
 """Delivering the store's events to its webhooks: every serving process takes part, each event goes out once.
 
-Every process that serves a store (``serve --store``, any number of replicas) runs one ``Deliverer``
-thread for it (``started``). It claims due deliveries in one statement that sets a *lease* (a token and
-an expiry) on them: in PostgreSQL the rows are picked ``FOR UPDATE SKIP LOCKED``, so replicas claiming at
-once take different rows and none waits; in SQLite the statement runs under the database's one write
+Every ``promptdeck serve --store`` process (any number of replicas, stdio or HTTP) runs one ``Deliverer``
+thread for the store (``delivering``, which the ``serve`` command enters; nothing else starts one: an
+application that opens ``Prompts`` on a store, or a ``PromptServer`` used as a library, sends no webhook).
+It claims due deliveries in one statement that sets a *lease* (a token and an expiry) on them: in
+PostgreSQL the rows are picked ``FOR UPDATE SKIP LOCKED``, so replicas claiming at once take different rows
+and none waits; in SQLite the statement runs under the database's one write
 lock, so two processes on one file never claim the same row. A delivery is sent only by the holder of
 its lease, and its outcome is recorded only while that lease is still the row's.
 
 What holds: without a crash, each event is sent once to each webhook that asked for it (again only after
-a failed attempt). A process killed after it sent and before it recorded the answer leaves a lease that
-expires (twice the webhook's timeout, plus 2 s); then another process sends it again, with the same
+a failed attempt). A graceful stop (SIGTERM, Ctrl-C, the end of a stdio server's input) lets the requests
+in flight finish, within their webhook's timeout, and records their outcome before the process ends, so no
+other process sends them again. A process killed after it sent and before it recorded the answer leaves a
+lease that expires (twice the webhook's timeout, plus 2 s); then another process sends it again, with the same
 ``webhook-id``, so the honest guarantee is *at least once*, and a receiver that keeps the ids it has seen
 makes it exactly once. A failed attempt (no answer, not a 2xx) is tried again after an exponential pause
 with jitter (5 s, 10 s, 20 s … at most an hour apart), until a day after the event; then it is recorded as
@@ -27,14 +31,15 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .database import Store
 from .model import StoreError, first_line
 from .urls import shown_url, without_secrets
-from .webhooks import shown_target
+from .webhooks import MAX_TIMEOUT, shown_target
 
 if TYPE_CHECKING:
     from .sending import Outcome
@@ -51,6 +56,8 @@ FIRST_PAUSE, MAX_PAUSE = 5.0, 3600.0
 GIVE_UP_SECONDS = 24 * 3600.0
 #: How long finished deliveries (and their events) are kept for ``webhook log``.
 KEEP_SECONDS = 30 * 24 * 3600.0
+#: How long a graceful stop waits for the requests in flight (a webhook's longest timeout) and their records.
+STOP_SECONDS = MAX_TIMEOUT + 5.0
 
 
 def pause(attempt: int) -> float:
@@ -151,6 +158,8 @@ class Deliverer:
         self._failing = False
         self._missing: str | None = None
         self._pruned = 0.0
+        #: requests sent and not yet recorded (what a stop waits for)
+        self._in_flight = 0
         #: the thread's loop and the event that wakes it early (to stop)
         self._wakeup: tuple[asyncio.AbstractEventLoop | None, asyncio.Event | None] = (None, None)
 
@@ -159,14 +168,21 @@ class Deliverer:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop delivering (a request in flight is left to its lease: another process sends it)."""
+        """Stop delivering: no more claims, and the requests in flight finish (each within its webhook's
+        timeout) and have their outcome recorded first. A claim's lease outlives its request, so a stop that
+        left a request it had sent unrecorded would have another process send it again when the lease ends."""
         self._stop.set()
+        if self._in_flight:
+            log.info("webhooks: stopping once the %d requests in flight are answered and recorded", self._in_flight)
         loop, wake = self._wakeup
         if loop is not None and wake is not None:
             with contextlib.suppress(RuntimeError):  # the loop has ended already
                 loop.call_soon_threadsafe(wake.set)
         if self._thread is not None:
-            self._thread.join(2)  # a request in flight is not waited for: its lease expires, another sends it
+            self._thread.join(STOP_SECONDS)
+            if self._thread.is_alive():  # the store does not answer: the leases end, another process sends
+                log.warning("webhooks: stopped before the deliveries in flight were recorded; another process "
+                            "may send them again")
         elif self._store is not None:  # used without a thread (``webhook deliver``)
             self._store.close()
             self._store = None
@@ -226,10 +242,14 @@ class Deliverer:
                 log.error("webhooks are due but cannot be sent: %s (%s)", install_command("webhooks"), exc)
             return 0
         claimed = deliveries.claim(now)
-        outcomes = await asyncio.gather(*(send(c.url, c.uid, c.secret, c.body, allow=c.allow,
-                                               timeout=c.timeout, now=time.time()) for c in claimed))
-        for one, outcome in zip(claimed, outcomes, strict=True):
-            self._record(deliveries, one, outcome)
+        self._in_flight = len(claimed)
+        try:
+            outcomes = await asyncio.gather(*(send(c.url, c.uid, c.secret, c.body, allow=c.allow,
+                                                   timeout=c.timeout, now=time.time()) for c in claimed))
+            for one, outcome in zip(claimed, outcomes, strict=True):
+                self._record(deliveries, one, outcome)
+        finally:
+            self._in_flight = 0
         return len(claimed)
 
     def _record(self, deliveries: Deliveries, claimed: Claimed, outcome: Outcome) -> None:
@@ -252,6 +272,17 @@ class Deliverer:
 #: The deliverer of each store this process serves, and how many sources serve it.
 _running: dict[str, tuple[Deliverer, int]] = {}
 _guard = threading.Lock()
+
+
+@contextmanager
+def delivering(url: str) -> Iterator[None]:
+    """This process delivers the webhooks of the store at ``url`` while the block runs (``serve`` runs in
+    it); at its end, the requests in flight finish and are recorded (``Deliverer.stop``)."""
+    started(url)
+    try:
+        yield
+    finally:
+        stopped(url)
 
 
 def started(url: str) -> None:

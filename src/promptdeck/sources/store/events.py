@@ -7,9 +7,10 @@ the event commits with the change or not at all (a publish that fails midway lea
 serving processes deliver it afterwards (``delivery``). The kinds are rows of ``event_kinds``; a new
 kind of change adds its row in a migration and calls ``emit``.
 
-A prompt restricted by scopes (its front matter's ``scopes``) is named in a webhook's body only when
-the webhook holds one of them (``webhook add --scope``), as a principal would need to see it; an event
-about such prompts alone is not delivered to that webhook at all.
+A change a webhook may not see is not told to it, by the rule a principal is held to (``seen.Seen``, with
+the webhook's scopes, ``webhook add --scope``): a prompt restricted by scopes is named, and any changed file
+counted (``files``), only for a webhook that may see both its versions; a file of a restricted skill likewise.
+An event about such changes alone is not delivered to that webhook at all.
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ from ..files.paths import is_prompt_path
 
 if TYPE_CHECKING:
     from .connection import Connected
+    from .reads import Reading
 
 #: The kinds this promptdeck emits, as ``event_kinds`` holds them (migration 5).
 KINDS = ("publish", "label", "rollback")
 #: Prompts named in one event; an event about more says ``"truncated": true`` (a publish of 100,000
 #: prompts is one event, not a 50 MB request).
 MAX_EVENT_PROMPTS = 100
+#: The payload's entry that says what seeing each changed file needs (``seen_changes``; never sent or kept).
+SEEN = "\0seen"
 #: The characters of a change's message an event carries (``-m`` may be a whole file); more end in "…".
 MAX_EVENT_MESSAGE = 4096
 
@@ -56,8 +60,11 @@ def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
 
     ``payload`` becomes the body's ``data``. Its ``prompts`` (a list, optional) are the prompts the event
     is about, each a dict whose ``scopes`` (a list; empty: anyone may see it) decide which webhooks are
-    told of it; the scopes themselves are never sent.
+    told of it; the scopes themselves are never sent. Its ``SEEN`` entry (optional; ``seen_changes``) holds
+    what seeing each changed file needs: a prompt or a count (``files``) of what a webhook may not see is
+    left out of its body. Neither is kept in the event's own record beyond the names.
     """
+    seen = payload.pop(SEEN, None)
     hooks = [(int(hook), str(scopes)) for hook, scopes, wanted in store._rows(
         "SELECT id, scopes, kinds FROM webhooks WHERE removed IS NULL ORDER BY id") if kind in str(wanted).split()]
     if not hooks:
@@ -71,7 +78,7 @@ def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
     stamp = datetime.datetime.fromtimestamp(now, datetime.UTC).isoformat().replace("+00:00", "Z")
     bodies = []
     for hook, scopes in hooks:
-        data = _visible(payload, frozenset(scopes.split()))
+        data = _visible(payload, frozenset(scopes.split()), seen)
         if data is not None:
             bodies.append((hook, json.dumps({"type": kind, "timestamp": stamp, "data": data}, separators=(",", ":"))))
     if not bodies:  # about hidden prompts only, for every webhook that asked
@@ -86,16 +93,44 @@ def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
     return event_id
 
 
-def _visible(payload: dict[str, Any], held: frozenset[str]) -> dict[str, Any] | None:
-    """``payload`` as a webhook holding ``held`` may see it; None when every prompt it names is hidden."""
-    named = payload.get("prompts")
+def _visible(payload: dict[str, Any], held: frozenset[str],
+             seen: dict[str, list[list[str]]] | None = None) -> dict[str, Any] | None:
+    """``payload`` as a webhook holding ``held`` may see it; None when every change it tells of is hidden."""
+    hidden = {path for path, needs in (seen or {}).items() if not all(may_see(held, scopes) for scopes in needs)}
+    data = dict(payload)
+    if seen is not None and "files" in data:
+        data["files"] = len(seen) - len(hidden)
+        if seen and not data["files"]:
+            return None
+    named = data.get("prompts")
     if not isinstance(named, list):
-        return payload
+        return data
     shown = [{k: v for k, v in prompt.items() if k != "scopes"} for prompt in named
-             if may_see(held, prompt.get("scopes") or ())]
+             if may_see(held, prompt.get("scopes") or ()) and prompt.get("path") not in hidden]
     if named and not shown:
         return None
-    return {**payload, "prompts": shown}
+    return {**data, "prompts": shown}
+
+
+def seen_changes(store: Reading, before: dict[str, int], after: dict[str, int]) -> dict[str, list[list[str]]]:
+    """(A payload's ``SEEN``.) For each file whose version differs between two states (path -> version), the
+    scope sets seeing the change needs: those of both its versions (``seen.Seen``), every one to be met."""
+    from .seen import NOBODY, Seen
+
+    changed = {path: (before.get(path), after.get(path)) for path in before.keys() | after.keys()
+               if before.get(path) != after.get(path)}
+    pairs = [(path, version) for path, both in changed.items() for version in both if version is not None]
+    recorded = store.recorded(pairs)
+    rule = Seen(store)
+    out: dict[str, list[list[str]]] = {}
+    for path, both in sorted(changed.items()):
+        needs: set[frozenset[str]] = set()
+        for version in both:
+            if version is not None:
+                found = rule.needs(path, version, recorded.get((path, version)))
+                needs.update(found if found is not None else [NOBODY])
+        out[path] = sorted(sorted(scopes) for scopes in needs if scopes)
+    return out
 
 
 def changed_prompts(store: Connected, before: dict[str, int], after: dict[str, int]) -> tuple[list[dict[str, Any]],

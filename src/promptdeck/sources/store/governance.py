@@ -1,9 +1,11 @@
 """Governed releases: where a label move is recorded (its audit row), protected labels, and rollouts.
 
-Every label move goes through ``record_move``, inside the write transaction of the change that makes it
-(a publish, a pointing, a rollback, a promotion): it writes the position with who, when, why and the
-position left, and is the one place a notification of the move belongs (an outbox row, say). A rollout's
-start, change and end are recorded by ``_rollout_event`` the same way.
+Every change of what a label serves goes through ``release``, the release gate, inside the write transaction
+of the change that makes it (a publish with the label, a pointing, a rollback, a save, a rollout's start,
+change of share, promotion and abort): it applies the label's protection (the writer's ``Guard``), the
+writer's own rule (``MoveRule``) and the tests the label requires, and only then writes the change with its
+audit row (a position, or a rollout event) and its webhook event. tests/attack/test_release_gate.py lists
+the paths, and checks that nothing else writes a position or a rollout.
 
 A protected label names the scope a move of it needs. The store does not know principals: it reads the
 protection inside the write transaction and shows it to the writer's ``Guard``, which refuses by raising
@@ -22,8 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from typing import NamedTuple
 
-from .events import changed_prompts, emit, listening, short
+from .events import SEEN, changed_prompts, emit, listening, seen_changes, short
 from .model import (
     Guard,
     Move,
@@ -56,29 +59,60 @@ def bucket(rollout: int, key: str) -> int:
     return int.from_bytes(digest[:8], "big") % BUCKETS
 
 
+class RolloutStep(NamedTuple):
+    """A change of a rollout, as the release gate is shown it: ``kind`` start (``rollout.id`` not yet
+    given), percent (``rollout`` with its new share), promote or abort."""
+
+    rollout: Rollout
+    kind: str
+
+
 class Governing(Reading):
     """Label moves with their audit, protections and rollouts (``Store`` adds publishing)."""
 
     # -- label moves ---------------------------------------------------------------------------------
 
-    def record_move(self, label: str, files: dict[str, int], author: str, reason: str, message: str = "",
-                    allow: MoveRule | None = None, now: Position | None = None, guard: Guard | None = None,
-                    event: str = "label") -> bool:
-        """(Inside a write transaction.) Point ``label`` at ``files``, recording who, when, why and from where;
-        False when it points there already. ``guard`` is shown the label's protection and ``allow`` the move
-        first; either may refuse it. ``now``: the label's position, if read. A live rollout of a prompt file
-        whose version this move changes ends with it (``superseded``). ``event``: the kind of event the move
-        is for webhooks (``events.emit``), written in the same transaction."""
+    def release(self, label: str, files: dict[str, int], author: str, reason: str, message: str = "",
+                allow: MoveRule | None = None, now: Position | None = None, guard: Guard | None = None,
+                event: str = "label", step: RolloutStep | None = None) -> int | None:
+        """(Inside a write transaction.) The release gate: the one function every change of what a label serves
+        passes (a publish with the label, a pointing, a rollback, a save with it, a rollout's start, change of
+        share, promotion and abort). In this order: ``guard`` is shown the label's protection, ``allow`` the
+        change (either may refuse it); a label that requires tests has the tests of what it would serve run
+        (``TestsFailed``); then the change is written with its audit and its event, and servers are told.
+
+        ``files``: what the label serves after the change (for a rollout's start or share, its files with the
+        rollout's version in place of its path's). ``step``: the rollout change this is, if any; else a move
+        of the label, a new position (none when the label points at ``files`` already). Returns the new
+        position's number, or the rollout's; None when nothing moved. ``now``: the label's position, if read.
+        ``event``: the kind of event a move is for webhooks (``events.emit``)."""
         protection = self.protection(label)
         if guard is not None:
             guard(protection)
         now = now or self.position(label)
+        before = now.files if now is not None else {}
         if allow is not None:
-            allow(now.files if now is not None else {}, files)
-        if now is not None and now.files == files:
-            return False
-        if protection is not None and protection.require_tests:
+            # A rollout's change is its prompt's two versions, whichever way its share moves.
+            allow(*((before, files) if step is None else
+                    ({step.rollout.path: step.rollout.base}, {step.rollout.path: step.rollout.version})))
+        if step is None and now is not None and before == files:
+            return None
+        if protection is not None and protection.require_tests and files != before:
             self._require_tests(label, files)
+        if step is not None and step.kind != "promote":
+            return self._write_rollout(step, author, message)
+        if step is not None:  # a promotion: the rollout ends, and the label moves to its version
+            self._end(step.rollout, "promote", author, message, None)
+        position_id = self._write_position(label, files, author, reason, message, now, event)
+        if step is not None:
+            self._run("UPDATE rollout_events SET position = ? WHERE id = (SELECT MAX(id) FROM rollout_events "
+                      "WHERE rollout = ?)", position_id, step.rollout.id)
+        return position_id
+
+    def _write_position(self, label: str, files: dict[str, int], author: str, reason: str, message: str,
+                        now: Position | None, event: str) -> int:
+        """(Only from ``release``.) Record the label's new position, with who, when, why and the position it
+        left, and its event; a live rollout of a prompt file whose version it changes ends (``superseded``)."""
         position_id = int(self._run("INSERT INTO positions (label, author, reason, created, message, previous) "
                                     "VALUES (?, ?, ?, ?, ?, ?) RETURNING id", label, author, reason, time.time(),
                                     message, now.id if now is not None else None).fetchone()[0])
@@ -99,12 +133,12 @@ class Governing(Reading):
             emit(self, event, {"label": label, "author": author, "message": short(message or reason),
                                "reason": reason, "position": position_id,
                                "previous_position": now.id if now is not None else None, "files": moved,
-                               "prompts": prompts, "truncated": truncated})
+                               "prompts": prompts, "truncated": truncated, SEEN: seen_changes(self, before, files)})
         for rollout in self.live_rollouts(label):
             if files.get(rollout.path) != rollout.base:
                 self._end(rollout, "superseded", author, reason, position_id)
         self._announce(label)
-        return True
+        return position_id
 
     def _point(self, label: str, path: str, version: int, author: str, reason: str, message: str = "",
                allow: MoveRule | None = None, guard: Guard | None = None) -> None:
@@ -112,7 +146,7 @@ class Governing(Reading):
         now = self.position(label)
         files = dict(now.files) if now is not None else {}
         files[path] = version
-        self.record_move(label, files, author, reason, message, allow, now, guard)
+        self.release(label, files, author, reason, message, allow, now, guard)
 
     def _summarize(self, position_id: int) -> None:
         """Record what a server needs of a position before its first page (see schema 3)."""
@@ -238,11 +272,12 @@ class Governing(Reading):
     def start_rollout(self, label: str, prompt: str, version: int, basis_points: int, *, author: str,
                       message: str = "", guard: Guard | None = None, allow: MoveRule | None = None) -> Rollout:
         """Send ``basis_points`` of ``label``'s renders of ``prompt`` to ``version``; the same version again
-        changes the share of the live rollout (its keys stay where they are as the share grows)."""
+        changes the share of the live rollout (its keys stay where they are as the share grows). Either passes
+        the release gate (``release``) as what the label serves with that version."""
         if not 0 <= basis_points <= BUCKETS:
             raise StoreConflict(f"a rollout's share is 0 to 100 percent, not {basis_points / 100}")
         with self._writing():
-            if guard is not None:
+            if guard is not None:  # a label the writer may not move is refused as such, before what it names
                 guard(self.protection(label))
             path, found, data = self.version_of(prompt, version)
             if data is None:
@@ -252,36 +287,29 @@ class Governing(Reading):
             base = now.files.get(path) if now is not None else None
             if now is None or base is None:
                 raise StoreConflict(f"label {label!r} does not serve {prompt!r}; point it at a version first")
-            if allow is not None:
-                allow({path: base}, {path: found})
             live = next((r for r in self.live_rollouts(label) if r.path == path), None)
             if live is not None and live.version != found:
                 raise StoreConflict(f"{prompt!r} is already rolling out version {live.version} on label {label!r}; "
                                     "promote or abort it first")
             if live is not None:
-                self._run("UPDATE rollouts SET basis_points = ? WHERE id = ?", basis_points, live.id)
-                rollout = live._replace(basis_points=basis_points)
-                self._rollout_event(rollout, "percent", author, message)
+                step = RolloutStep(live._replace(basis_points=basis_points), "percent")
             else:
                 if base == found:
                     raise StoreConflict(f"label {label!r} points at version {found} of {prompt!r} already")
                 self._compatible(prompt, path, base, found)
                 name = self._rows("SELECT prompt FROM files WHERE path = ? AND version = ?", path, found)[0][0]
-                created = time.time()
-                rollout_id = int(self._run("INSERT INTO rollouts (label, path, prompt, base, version, basis_points, "
-                                           "author, message, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                                           label, path, name or prompt, base, found, basis_points, author, message,
-                                           created).fetchone()[0])
-                rollout = Rollout(rollout_id, label, path, name or prompt, base, found, basis_points, author, message,
-                                  created)
-                self._rollout_event(rollout, "start", author, message)
-            self._announce(label)
-        return rollout
+                step = RolloutStep(Rollout(0, label, path, name or prompt, base, found, basis_points, author, message,
+                                           time.time()), "start")
+            rollout_id = self.release(label, {**now.files, path: found}, author, f"rollout {prompt}@{found}",
+                                      message, allow, now, guard, step=step)
+        assert rollout_id is not None  # a rollout's step always writes
+        return step.rollout._replace(id=rollout_id)
 
     def end_rollout(self, label: str, prompt: str, *, promote: bool, author: str, message: str = "",
                     guard: Guard | None = None, allow: MoveRule | None = None) -> Rollout:
         """End the live rollout of ``prompt`` on ``label``: promoted (the label moves to its version, a
-        recorded move) or aborted (every render goes to the label's version again)."""
+        recorded move) or aborted (every render goes to the label's version again); through the release
+        gate either way (``release``)."""
         with self._writing():
             if guard is not None:
                 guard(self.protection(label))
@@ -289,18 +317,30 @@ class Governing(Reading):
             live = next((r for r in self.live_rollouts(label) if r.path == path), None)
             if live is None:
                 raise StoreMissing(f"no rollout of {prompt!r} on label {label!r}")
-            if allow is not None:
-                allow({path: live.base}, {path: live.version})
+            now = self.position(label)
+            files = dict(now.files) if now is not None else {}
             if promote:
-                self._end(live, "promote", author, message, None)
-                self._point(label, path, live.version, author, f"promote rollout {live.id}", message, allow)
-                position = self.position_id(label)
-                self._run("UPDATE rollout_events SET position = ? WHERE id = (SELECT MAX(id) FROM rollout_events "
-                          "WHERE rollout = ?)", position, live.id)
-            else:
-                self._end(live, "abort", author, message, None)
-            self._announce(label)
+                files[path] = live.version
+            self.release(label, files, author, f"promote rollout {live.id}", message, allow, now, guard,
+                         step=RolloutStep(live, "promote" if promote else "abort"))
         return live
+
+    def _write_rollout(self, step: RolloutStep, author: str, message: str) -> int:
+        """(Only from ``release``.) Record a rollout's start, change of share or abort; the rollout's number."""
+        rollout = step.rollout
+        if step.kind == "start":
+            rollout = rollout._replace(id=int(self._run(
+                "INSERT INTO rollouts (label, path, prompt, base, version, basis_points, author, message, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", rollout.label, rollout.path, rollout.prompt,
+                rollout.base, rollout.version, rollout.basis_points, author, message, rollout.created).fetchone()[0]))
+            self._rollout_event(rollout, "start", author, message)
+        elif step.kind == "percent":
+            self._run("UPDATE rollouts SET basis_points = ? WHERE id = ?", rollout.basis_points, rollout.id)
+            self._rollout_event(rollout, "percent", author, message)
+        else:
+            self._end(rollout, step.kind, author, message, None)
+        self._announce(rollout.label)
+        return rollout.id
 
     def _end(self, rollout: Rollout, outcome: str, author: str, message: str, position: int | None) -> None:
         self._run("UPDATE rollouts SET ended = ?, outcome = ? WHERE id = ?", time.time(), outcome, rollout.id)
@@ -308,18 +348,19 @@ class Governing(Reading):
 
     def _rollout_event(self, rollout: Rollout, kind: str, author: str, message: str,
                        position: int | None = None) -> None:
-        """(Inside a write transaction.) Record a rollout's event: the one place it is written (with
-        ``record_move``, where a notification of it belongs)."""
+        """(Inside a write transaction, under ``release``.) Record a rollout's event, its audit and its webhook
+        event: the one place either is written."""
         self._run("INSERT INTO rollout_events (rollout, kind, basis_points, author, message, created, position) "
                   "VALUES (?, ?, ?, ?, ?, ?, ?)", rollout.id, kind, rollout.basis_points, author, message, time.time(),
                   position)
         if listening(self, "rollout"):
             # The prompt as a label event names it, with the scopes that hide the event from a webhook
             # that may not see it; ``version`` is the one the share goes to, ``previous`` the label's.
-            prompts, _ = changed_prompts(self, {rollout.path: rollout.base}, {rollout.path: rollout.version})
+            before, after = {rollout.path: rollout.base}, {rollout.path: rollout.version}
+            prompts, _ = changed_prompts(self, before, after)
             emit(self, "rollout", {"label": rollout.label, "rollout": rollout.id, "change": kind,
                                    "percent": rollout.basis_points / 100, "author": author, "message": short(message),
-                                   "position": position, "prompts": prompts})
+                                   "position": position, "prompts": prompts, SEEN: seen_changes(self, before, after)})
 
     def _compatible(self, prompt: str, path: str, base: int, version: int) -> None:
         """Refuse a rollout whose version shows clients another name, other scopes or other arguments than the

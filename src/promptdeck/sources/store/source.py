@@ -42,7 +42,6 @@ from ..files.library import Library
 from ..files.paths import SkillLimits, is_prompt_path, read_confined
 from ..files.resources import FolderResources
 from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
-from . import delivery
 from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
 from .database import Store
 from .model import Entry, StoreError, unshadowed
@@ -118,7 +117,6 @@ class StoreSource(Source):
         self._unwritten = threading.Event()
         #: whether the store was unreachable when last tried (logged once, until it is back)
         self._failing = False
-        self._delivering = False
         #: the label's live rollouts (``splits``), followed as the label is
         self.splits = Splits(label)
 
@@ -202,8 +200,6 @@ class StoreSource(Source):
 
     def attach(self, changed: Callable[[], object]) -> None:
         self._changed = changed
-        delivery.started(self.url)  # every process serving a store delivers its webhooks' events
-        self._delivering = True
         for target, name in ((self._follow, "follow"), (self._write_rest, "files")):
             thread = threading.Thread(target=target, name=f"promptdeck-store-{self.label}-{name}", daemon=True)
             thread.start()
@@ -212,9 +208,6 @@ class StoreSource(Source):
     def close(self) -> None:
         """Stop following the label and remove the private folder."""
         self._stop.set()
-        if self._delivering:
-            self._delivering = False
-            delivery.stopped(self.url)
         self._unwritten.set()
         for thread in self._threads:
             thread.join(5)

@@ -62,7 +62,9 @@ export class Editor {
       this.showTests(null);
       $("editor-skip-tests").checked = false;
       show($("editor-skip"), false);
-      $("editor-labels").replaceChildren(...(overview?.labels || []).map((l) => h("option", { value: l.name })));
+      // Only the labels this principal may move (a protected one needs its scope too) are suggested.
+      $("editor-labels").replaceChildren(...(overview?.labels || []).filter((l) => l.move)
+        .map((l) => h("option", { value: l.name })));
       show($("editor-save"), Boolean(overview?.write));
       show($("editor"));
       this.layout();

@@ -112,15 +112,18 @@ export class Versions {
       `rolling back need the scope ${writeScope}.`;
     show(access, !write);
     show($("editor-save"), Boolean(write));  // the token may have changed under an open editor
-    this.renderLabel(label, served, names, write);
-    $("history").replaceChildren(...this.versions.map((v) => this.item(v, label, write)));
+    // Moves are offered only where the server says this principal may make them (a protected label needs
+    // its scope as well as the write scope).
+    const movable = Boolean(write && (this.overview.labels || []).find((l) => l.name === label)?.move);
+    this.renderLabel(label, served, names, movable);
+    $("history").replaceChildren(...this.versions.map((v) => this.item(v, label, movable)));
     this.fillCompare();
     show($("versions"));
   }
 
   /** Where the chosen label points (the served one unless another is chosen), and where a rollback would
    * take it; with several labels, a menu to choose the one that promote and roll back act on. */
-  renderLabel(label, served, names, write) {
+  renderLabel(label, served, names, movable) {
     const now = (this.overview.labels || []).find((l) => l.name === label);
     const box = $("label-state");
     const chooser = names.length > 1
@@ -152,25 +155,26 @@ export class Versions {
       where,
       now.protected
         ? h("p", { id: "label-protected" }, `The label ${label} is protected: moving it needs the scope ` +
-            `${now.protected.scope}.`)
+            `${now.protected.scope}.` +
+            (this.overview.write && !now.move ? " You do not hold it, so you cannot move it here." : ""))
         : null,
       ...rollouts.map((r) => h("p", { className: "rollout", "data-rollout": String(r.id) },
         `Rollout ${r.id}: ${r.percent}% of the renders get version ${r.version}, the rest version ${r.base} ` +
-        `(started by ${r.author}, ${when(r.created)}).`)),
+        `(started by ${r.author}, ${when(r.created).text}).`)),
       previous
         ? h("p", { id: "rollback-what" }, `Rolling back moves the whole label to where it was before: position ` +
             `${previous.position}, `, move(previous), ".")
         : h("p", { className: "muted" }, "The label has no earlier position to roll back to."),
-      write && previous
+      movable && previous
         ? h("button", { type: "button", id: "rollback", className: "small", onclick: () => this.rollback(label) },
           `Roll back ${label}`)
         : null].filter(Boolean));
   }
 
-  item(version, label, write) {
+  item(version, label, movable) {
     const labels = Array.isArray(version.labels) ? version.labels : [];
     const date = when(version.created);
-    const promotable = write && !version.deleted && !labels.includes(label);
+    const promotable = movable && !version.deleted && !labels.includes(label);
     return h("li", { className: "version", "data-version": version.version },
       h("div", { className: "version-head" },
         h("strong", {}, `Version ${version.version}`),
