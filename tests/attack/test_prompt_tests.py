@@ -81,14 +81,16 @@ def test_a_render_that_does_not_end_is_stopped_and_the_run_goes_on(tmp_path: Pat
 
 
 def test_a_regex_on_the_largest_text_is_bounded() -> None:
+    """Measured in this thread's CPU time (unbounded: hours of it): by the clock, a machine busy with other
+    work (two test runs side by side) stretched the 0.5 s the regex is given to 3 s and more."""
     text = "a" * (4 * 1024 * 1024 - 1) + "!"
-    started = time.monotonic()
+    started = time.thread_time()
     passed, why = evaluate(Assertion("regex", False, r"^(a|aa)*$", 0), "a" * 60 + "b")
-    assert time.monotonic() - started < 10  # 0.5 s of the regex's clock, stretched by a busy machine; unbounded: hours
+    assert time.thread_time() - started < 3
     assert not passed and "took longer than" in why
-    started = time.monotonic()
+    started = time.thread_time()
     quadratic, _ = evaluate(Assertion("regex", False, r"a+b", 0), text)  # from each of 4 M places, to the end
-    assert time.monotonic() - started < 10
+    assert time.thread_time() - started < 3
     assert not quadratic
 
 
@@ -102,9 +104,9 @@ def test_too_many_cases_and_assertions(tmp_path: Path) -> None:
 
 def test_thousands_of_mistakes_are_told_of_quickly(tmp_path: Path) -> None:
     keys = ", ".join(f"k{i}: x" for i in range(20_000))  # a 300 KB front matter of unknown vars
-    started = time.monotonic()
+    started = time.thread_time()  # the work, which a busy machine's clock stretches several times over
     _, problems = load(tmp_path, {"p.md": HEAD + f"  - vars: {{{keys}}}\n    assert: [{{type: contains, value: x}}]"
                                               "\n---\nx\n"})
-    assert time.monotonic() - started < 4
+    assert time.thread_time() - started < 4
     assert len(problems) == 51 and problems[-1] == "p.md:4: … and 19950 more problems in tests"
     assert problems[0].startswith("p.md:5: test case 1: vars names 'k0'")

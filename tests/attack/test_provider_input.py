@@ -133,14 +133,16 @@ def test_gemini_takes_an_image_from_the_model() -> None:
 @each
 def test_large_input_converts_in_linear_time(convert: Callable[..., Any]) -> None:
     """No size caps of our own (the providers' change, and their 400 names them); what is given is converted
-    in one pass: an 8 MiB image and 5,000 messages, each in well under the 3 s allowed on a shared machine."""
+    in one pass: an 8 MiB image and 5,000 messages, each in well under 3 s. The work is measured in this
+    thread's CPU time: by the clock, a machine busy with other work (two test runs side by side) stretched
+    a linear conversion past 3 s."""
     image = bytes(range(256)) * (8 * 4096)
-    started = time.perf_counter()
+    started = time.thread_time()
     out = convert([user(Image(image, "image/png"))])
-    assert time.perf_counter() - started < 3.0
+    assert time.thread_time() - started < 3.0
     assert base64.b64encode(image).decode() in str(out)
     many = [user(f"line {i}") if i % 2 else assistant(f"reply {i}") for i in range(5000)]
-    started = time.perf_counter()
+    started = time.thread_time()
     out = convert(many)
-    assert time.perf_counter() - started < 3.0
+    assert time.thread_time() - started < 3.0
     CHECKS[convert.__name__](out)

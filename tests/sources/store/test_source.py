@@ -7,12 +7,13 @@ private folder holds and which catalog serves; what clients see is covered by ``
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -192,12 +193,18 @@ def test_a_killed_servers_folder_is_removed_by_the_next_and_a_live_ones_kept(tmp
     url = f"sqlite:///{tmp_path}/s.db"
     pd("publish", str(library(tmp_path)), "--store", url, "--label", "production")
 
-    def folders() -> set[str]:
-        return {str(p)[:-len(".lock")] for base in ("/dev/shm", tempfile.gettempdir())
-                for p in Path(base).glob("promptdeck-store-*.lock")}
+    def folders(pid: int) -> set[str]:
+        """The private folders whose lock process ``pid`` holds open: its own, whatever other store servers
+        (another test run on the machine) make in /dev/shm meanwhile."""
+        held = set()
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):  # an fd closed since the listing
+                target = os.readlink(fd)
+                if Path(target).name.startswith("promptdeck-store-") and target.endswith(".lock"):
+                    held.add(target[:-len(".lock")])
+        return held
 
     def started() -> tuple[subprocess.Popen[bytes], str]:
-        before = folders()
         server = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", "--store", url, "--no-watch"],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         assert server.stdin is not None and server.stdout is not None
@@ -205,7 +212,7 @@ def test_a_killed_servers_folder_is_removed_by_the_next_and_a_live_ones_kept(tmp
                            b'"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
         server.stdin.flush()
         assert json.loads(server.stdout.readline())["id"] == 1  # loaded: its folder is made
-        (made,) = folders() - before
+        (made,) = folders(server.pid)
         return server, made
 
     killed, gone = started()
