@@ -102,17 +102,18 @@ def test_a_partial_that_is_no_plain_library_file_is_refused_without_waiting(tmp_
 
 
 def test_a_prompt_bomb_shares_one_deadline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ten nested renders of 0.15 s each, under a limit of 0.5 s: the nested renders keep the outer deadline
-    (a nested render that set its own would let the whole run for 1.5 s)."""
+    """A hundred nested renders of 0.15 s each, under a limit of 0.5 s: the nested renders keep the outer
+    deadline (a nested render that set its own would let the whole run for 15 s). The bound leaves room for a
+    loaded machine while staying far below what a deadline per nested render would take."""
     monkeypatch.setattr(render_module, "MAX_RENDER_SECONDS", 0.5)
     source = load(tmp_path, {
         "slow.md": "{% for i in range(100) %}{% for j in range(10000) %}{% endfor %}{% endfor %}slow\n",
-        "p.md": "{% for i in range(10) %}{{ prompt(\"slow\") }}{% endfor %}\n",
+        "p.md": "{% for i in range(100) %}{{ prompt(\"slow\") }}{% endfor %}\n",
     })
     started = time.monotonic()
     with pytest.raises(InternalError) as err:
         render(prompts(source)["p"])
-    assert time.monotonic() - started < 1.2
+    assert time.monotonic() - started < 5
     assert err.value.detail is not None and "rendering took longer than 0.5 s" in err.value.detail
 
 
