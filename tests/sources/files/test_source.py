@@ -691,7 +691,7 @@ def test_nested_range_loops_hit_the_time_limit_quickly(tmp_path: Path, monkeypat
     started = time.monotonic()
     with pytest.raises(InternalError) as err:
         render(p)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10  # unbounded, the loops would run for hours
     assert err.value.detail is not None and "RenderLimitError: rendering took longer than 0.2 s" in err.value.detail
 
 
