@@ -102,6 +102,18 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
 
             visit_Include = visit_Import = visit_FromImport = _partial  # noqa: N815
 
+            def visit_Call(self, node: nodes.Call) -> nodes.Node:  # noqa: N802
+                self.generic_visit(node)
+                # The read gate (``files.paths``): ``read`` reads a path an expression names under the strict
+                # rule unless told the author wrote it here, as a literal string and nothing else. Any other
+                # call (an expression, ``read`` under another name, spread arguments) keeps the strict rule.
+                node.kwargs = [k for k in node.kwargs if k.key != READ_LITERAL]
+                if isinstance(node.node, nodes.Name) and node.node.name == "read" and len(node.args) == 1 \
+                        and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str) \
+                        and not node.kwargs and node.dyn_args is None and node.dyn_kwargs is None:
+                    node.kwargs = [nodes.Keyword(READ_LITERAL, nodes.Const(True), lineno=node.lineno)]
+                return node
+
         # Immutable: a template cannot grow a list in place (``l.extend(l)`` doubles it per call).
         class BoundedEnvironment(ImmutableSandboxedEnvironment):
             # Intercepted operators go through call_binop at render time, where sizes are checked.
@@ -185,6 +197,8 @@ _LOOP_GUARD = "_promptdeck_loop"
 _CONCAT_GUARD = "_promptdeck_concat"
 #: The check a partial named by an expression passes at render (the library sets its own: ``files.partials``).
 PARTIAL_GUARD = _PARTIAL_GUARD = "_promptdeck_partial"
+#: The keyword a ``read("…")`` of a literal string is given when its template compiles (and only then).
+READ_LITERAL = "_promptdeck_literal"
 
 
 def _no_dynamic_partials(name: object) -> object:
@@ -454,4 +468,4 @@ def _run_nested(fn: Callable[[], Any], prompt: str) -> Any:
 
 
 __all__ = ["TemplateText", "TemplateSyntax", "make_environment", "run_bounded", "check_deadline",
-           "RenderLimitError", "MAX_RENDER_SECONDS", "PARTIAL_GUARD"]
+           "RenderLimitError", "MAX_RENDER_SECONDS", "PARTIAL_GUARD", "READ_LITERAL"]

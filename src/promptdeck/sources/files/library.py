@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from ...prompts.access import covers, may_see, reader_scopes, shown_scopes, viewer
 from ...prompts.arguments import Argument
-from ...prompts.render import PARTIAL_GUARD, make_environment
+from ...prompts.render import PARTIAL_GUARD, READ_LITERAL, make_environment
 from ...prompts.spec import Prompt, SyncCompleter
 from ...protocol.errors import InvalidParams
 from .frontmatter import FrontMatterError, read_front_matter, scopes_in, split_front_matter
-from .paths import LibraryRoot, prompt_format, skill_folder_of
+from .paths import LibraryRoot, Origin, prompt_format, skill_folder_of
 
 if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
@@ -71,9 +71,13 @@ class Library:
 
         return composed_text(self, name, arguments)
 
-    def read(self, path: str) -> str:
-        """``read(path)`` in templates: the text of a library file."""
-        return self.root.read_text(path, MAX_READ_BYTES)
+    def read(self, path: str, **literal: bool) -> str:
+        """``read(path)`` in templates: the text of a library file, through the read gate as a path an
+        expression names, unless the template wrote it as a literal string (``render.READ_LITERAL``)."""
+        origin = Origin.LITERAL if literal.get(READ_LITERAL) is True else Origin.EXPRESSION
+        if literal.keys() - {READ_LITERAL}:
+            raise InvalidParams("read() takes one path")
+        return self.root.read_text(path, MAX_READ_BYTES, origin)
 
     def path_completer(self, argument: Argument) -> SyncCompleter:
         """Library files below the typed prefix that the argument's pattern accepts."""
