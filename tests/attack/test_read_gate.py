@@ -212,3 +212,64 @@ def test_no_module_reads_library_files_round_the_gate() -> None:
                     found.add(rel)
     assert found <= BELOW_THE_GATE, sorted(found - BELOW_THE_GATE)
     assert os.path.exists(src / "sources/files/paths.py")
+
+
+# -- finding 10: the bytes of reads in flight -------------------------------------------------------------------
+
+def test_the_read_budget_refuses_past_a_principals_share_and_the_total() -> None:
+    from promptdeck.prompts.read_budget import ReadBudget, spend, spending
+    from promptdeck.protocol.errors import InvalidRequest
+
+    budget = ReadBudget(total=64, per_principal=32)
+    with spending(budget, "bob"):
+        spend(10, "promptdeck:///_m/0")
+        assert budget.held("bob") == 10
+    assert budget.held("bob") == 0 and budget.taken == 0  # given back on leaving the read
+    for i in range(3):
+        budget.take("bob", 10, f"promptdeck:///_m/{i}")
+    # Three 10-byte reads held by bob: a fourth passes his share of 32.
+    assert budget.held("bob") == 30
+    with pytest.raises(InvalidRequest) as over:
+        budget.take("bob", 10, "promptdeck:///_m/3")
+    assert (over.value.code, over.value.http_status, over.value.data["retryAfter"]) == (-32600, 429, 1)
+    budget.take("carol", 30, "promptdeck:///_m/x")  # carol's share is hers: the total (64) holds 60 now
+    with pytest.raises(InvalidRequest) as full:
+        budget.take("dave", 10, "promptdeck:///_m/y")
+    assert full.value.http_status == 503
+    budget.give("carol", 30)
+    budget.give("bob", 30)
+    assert budget.taken == 0 and budget.held("bob") == 0
+    # A lone read always fits, however large: one file is within the size limits already.
+    budget.take("bob", 100, "promptdeck:///_m/big")
+    budget.give("bob", 100)
+
+
+def test_concurrent_large_reads_are_bounded_over_http(tmp_path: Path) -> None:
+    """24 reads at once of a 10 MiB file from one principal (issue 38: the server grew by ~18 MiB a read):
+    past the principal's share they are refused with -32600 and retryAfter, before a byte is read, and
+    every one that is read is whole; once they are done, a read is served again."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from promptdeck.sources.files.paths import MAX_EMBED_BYTES
+
+    write(tmp_path, {"peek.md": "---\narguments:\n  - {name: f, type: path, pattern: '_m/.*'}\n---\n"
+                                "user: {resource: \"{{ f }}\"}\n"})
+    (tmp_path / "_m").mkdir(exist_ok=True)
+    (tmp_path / "_m/big.txt").write_bytes(b"x" * MAX_EMBED_BYTES)
+    uri = "promptdeck:///_m/big.txt"
+    with http_server(str(tmp_path), "--no-watch", "--stateless", "--json-response") as endpoint:
+        def read(_: int) -> dict[str, Any]:
+            answer = httpx.post(endpoint, json={"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                                                "params": {"uri": uri}},
+                                headers={"accept": "application/json, text/event-stream",
+                                         "mcp-protocol-version": "2025-06-18"}, timeout=120)
+            return answer.json()  # type: ignore[no-any-return]
+
+        with ThreadPoolExecutor(24) as pool:
+            answers = list(pool.map(read, range(24)))
+        for answer in answers:
+            if "error" in answer:
+                assert answer["error"]["code"] == -32600 and answer["error"]["data"] == {"uri": uri, "retryAfter": 1}
+            else:
+                assert len(answer["result"]["contents"][0]["text"]) == MAX_EMBED_BYTES
+        assert "result" in read(0)  # every read gave its bytes back

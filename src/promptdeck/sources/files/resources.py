@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...prompts.access import reading_as
+from ...prompts.read_budget import spend
 from ...prompts.resources import MAX_LISTED, Resource, ResourceProvider, Sight, Template
 from ...protocol.content import ResourceContents
 from ...protocol.errors import InvalidParams
@@ -113,6 +114,10 @@ class FolderResources(ResourceProvider):
         if found is None:
             return None
         rel, real = found
+        try:
+            spend(real.stat().st_size, uri)  # before a byte is read: a read past the budget reads nothing
+        except OSError:
+            return None
         try:
             # The real path that was held to the rules (where a link led when it was checked), as read_confined
             # reads it once it has resolved a path.
