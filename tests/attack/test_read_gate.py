@@ -273,3 +273,13 @@ def test_concurrent_large_reads_are_bounded_over_http(tmp_path: Path) -> None:
             else:
                 assert len(answer["result"]["contents"][0]["text"]) == MAX_EMBED_BYTES
         assert "result" in read(0)  # every read gave its bytes back
+
+
+def test_check_warns_of_a_pathless_pattern_and_a_refused_link(tmp_path: Path) -> None:
+    folder = library(tmp_path / "lib")
+    (folder / "plain.md").write_text("---\narguments:\n  - {name: f, type: path}\n---\n{{ f }}\n")
+    done = subprocess.run([sys.executable, "-m", "promptdeck", "check", str(folder)], capture_output=True,
+                          text=True, timeout=120)
+    assert "plain.md: warning: path argument 'f' has no pattern" in done.stdout, done.stdout
+    assert "_material/link.txt: warning: a link the read gate refuses" in done.stdout, done.stdout
+    assert SECRET not in done.stdout + done.stderr

@@ -109,3 +109,35 @@ def file_scopes(source: str, data: bytes) -> frozenset[str] | None:
         return skill_scopes(meta) if skill else scopes_in(meta)
     except (UnicodeDecodeError, FrontMatterError, SkillSpecError):
         return None
+
+
+def read_gate_warnings(root: LibraryRoot, prompts: Iterable[Prompt]) -> list[str]:
+    """What ``check`` warns of, for the read gate (``paths.LibraryRoot.gate``): a ``path`` argument with no
+    pattern (it names material folders only, which its author may not know), and a link among the library's
+    files whose target the gate refuses (no prompt can read it: a mistake, or a secret one step away)."""
+    import os
+    import re
+
+    out: list[str] = []
+    for prompt in prompts:
+        reach = prompt.reach
+        for argument in reach.paths if reach is not None and reach.root is root else ():
+            if argument.pattern is None and not argument.enum:
+                out.append(f"{prompt.source}: warning: path argument {argument.name!r} has no pattern: it names "
+                           "files in material folders only (whose names start with '_'); a pattern says which "
+                           "other files it may name")
+    anything = re.compile(".*", re.DOTALL)
+    for dirpath, dirnames, filenames in os.walk(root.root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            rel = os.path.relpath(os.path.join(dirpath, name), root.root).replace(os.sep, "/")
+            # A skill's links are its own check's (``skills``), a prompt file's link is the prompt's.
+            if name.startswith(".") or not os.path.islink(os.path.join(dirpath, name)) or prompt_format(rel) \
+                    or skill_folder_of(rel) is not None:
+                continue
+            try:
+                root.gate(rel, Origin.TYPED, anything)
+            except InvalidParams as exc:
+                out.append(f"{rel}: warning: a link the read gate refuses, so no prompt can read it: "
+                           f"{exc.detail or exc.message}")
+    return out
