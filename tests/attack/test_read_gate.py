@@ -39,6 +39,7 @@ TOKENS = "bob:reader-token-0123456789\ncarol:hr-token-0123456789 hr\n"
 TEXT_BAD = [".env", ".git/config", "other.md", "notes/plain.txt", "skills/payroll/salaries.csv", "_material/link.txt"]
 PATHS: dict[str, tuple[str, list[str], str]] = {
     "read": (ARG + "{{ read(n) }}\n", TEXT_BAD, "_material/ok.txt"),
+    "alias": (ARG + "{% set r = read %}{{ r(n) }}\n", TEXT_BAD, "_material/ok.txt"),  # read by another name
     "include": (ARG + "{% include n %}\n", TEXT_BAD, "_material/ok.txt"),
     "resource": (ARG + 'user: {resource: "{{ n }}"}\n', TEXT_BAD, "_material/ok.txt"),
     "link": (ARG + 'user: {resource_link: "{{ n }}"}\n', TEXT_BAD, "_material/ok.txt"),
