@@ -60,7 +60,8 @@ class Library:
         if self._env is None:
             from .partials import dynamic_partial, make_loader
 
-            env = make_environment({"read": self.read, "prompt": self.prompt, PARTIAL_GUARD: dynamic_partial(self)})
+            env = make_environment({"read": self.read, "prompt": self.prompt, PARTIAL_GUARD: dynamic_partial(self)},
+                                   literal_reads=True)
             env.loader = make_loader(self)
             self._env = env
         return self._env
