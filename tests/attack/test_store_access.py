@@ -110,7 +110,11 @@ def test_a_version_saved_by_someone_else_is_no_way_around_scopes(tmp_path: Path)
                 for path in paths:
                     answer = mcp_get(base, principal, "peek", {"f": path})
                     assert answer["error"]["code"] == -32602, (served, answer)
-                    assert answer["error"]["message"] == f"file {path!r} does not exist in the library"
+                    # The read gate refuses a prompt's source to an expression by its name (issue 38), before
+                    # the access rule is asked: said of any such name, there or not, so nothing is disclosed.
+                    assert answer["error"]["message"] in (
+                        f"file {path!r} is a prompt file; arguments may name material only",
+                        f"file {path!r} leads to a file that arguments may not name")
                     assert SALARIES not in str(answer)
 
 

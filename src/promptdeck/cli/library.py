@@ -45,7 +45,7 @@ def check(folders: tuple[str, ...], folder_format: str | None, graph: bool, as_j
     """Validate every prompt file and skill in FOLDERS; exit 1 if any has a problem."""
     if as_json and not graph:
         fail("--json goes with --graph", 2)
-    problems, prompts, files, skills, _ = check_library(folders, folder_format, skills=True)
+    problems, prompts, files, skills, sources = check_library(folders, folder_format, skills=True)
     if as_json:
         from ..prompts.graph import Graph
 
@@ -54,8 +54,13 @@ def check(folders: tuple[str, ...], folder_format: str | None, graph: bool, as_j
             entry["file"] = prompts[name].source
         echo(json.dumps({**found, "problems": problems}, indent=2, ensure_ascii=False))
     else:
+        from ..sources.files.library import read_gate_warnings
+
         for problem in problems:
             echo(problem)
+        for source in sources:  # warnings: the library is served as it is
+            for warning in read_gate_warnings(source.library.root, prompts.values()):
+                echo(warning)
         if graph:
             from .graph_text import graph_lines
 

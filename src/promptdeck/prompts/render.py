@@ -65,8 +65,10 @@ class EnvironmentSource(Protocol):
 _environment_class: type[SandboxedEnvironment] | None = None
 
 
-def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvironment:
-    """A sandboxed environment whose every call (``range``, filters, …) checks the render deadline."""
+def make_environment(globals_: Mapping[str, Any] | None = None, *, literal_reads: bool = False) \
+        -> SandboxedEnvironment:
+    """A sandboxed environment whose every call (``range``, filters, …) checks the render deadline. With
+    ``literal_reads``, its ``read`` is told (``READ_LITERAL``) when a template wrote its path as a literal."""
     global _environment_class
     from jinja2 import StrictUndefined
 
@@ -77,6 +79,9 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
 
         class GuardTree(NodeTransformer):
             """Route loops and ``~`` through guards that check the deadline and the output size."""
+
+            def __init__(self, literal_reads: bool) -> None:
+                self.literal_reads = literal_reads
 
             def visit_For(self, node: nodes.For) -> nodes.Node:  # noqa: N802 - the visitor's naming
                 self.generic_visit(node)
@@ -102,13 +107,29 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
 
             visit_Include = visit_Import = visit_FromImport = _partial  # noqa: N815
 
+            def visit_Call(self, node: nodes.Call) -> nodes.Node:  # noqa: N802
+                self.generic_visit(node)
+                # The read gate (``files.paths``): ``read`` reads a path an expression names under the strict
+                # rule unless told the author wrote it here, as a literal string and nothing else. Any other
+                # call (an expression, ``read`` under another name, spread arguments) keeps the strict rule.
+                node.kwargs = [k for k in node.kwargs if k.key != READ_LITERAL]
+                if self.literal_reads and isinstance(node.node, nodes.Name) and node.node.name == "read" \
+                        and len(node.args) == 1 and isinstance(node.args[0], nodes.Const) \
+                        and isinstance(node.args[0].value, str) \
+                        and not node.kwargs and node.dyn_args is None and node.dyn_kwargs is None:
+                    node.kwargs = [nodes.Keyword(READ_LITERAL, nodes.Const(True), lineno=node.lineno)]
+                return node
+
         # Immutable: a template cannot grow a list in place (``l.extend(l)`` doubles it per call).
         class BoundedEnvironment(ImmutableSandboxedEnvironment):
+            #: whether ``read("…")`` of a literal is marked so (``make_environment``)
+            literal_reads = False
+
             # Intercepted operators go through call_binop at render time, where sizes are checked.
             intercepted_binops = frozenset({"**", "*", "+", "%"})
 
             def _parse(self, source: str, name: str | None, filename: str | None) -> Any:
-                return GuardTree().visit(super()._parse(source, name, filename))
+                return GuardTree(self.literal_reads).visit(super()._parse(source, name, filename))
 
             def _compile(self, source: str, filename: str) -> Any:
                 # Jinja's hook for turning its generated Python into code; see ``_compile_apart``.
@@ -171,6 +192,7 @@ def make_environment(globals_: Mapping[str, Any] | None = None) -> SandboxedEnvi
     # repetition) while compiling, where none of the checks above run.
     env = _environment_class(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False,
                              optimized=False, extensions=[_clocked_lexing()])
+    env.literal_reads = literal_reads  # type: ignore[attr-defined]
     guard_filters(env.filters)
     env.globals.pop("lipsum", None)  # lorem ipsum of any length, made in one call
     env.globals[_LOOP_GUARD] = _guarded
@@ -185,6 +207,8 @@ _LOOP_GUARD = "_promptdeck_loop"
 _CONCAT_GUARD = "_promptdeck_concat"
 #: The check a partial named by an expression passes at render (the library sets its own: ``files.partials``).
 PARTIAL_GUARD = _PARTIAL_GUARD = "_promptdeck_partial"
+#: The keyword a ``read("…")`` of a literal string is given when its template compiles (and only then).
+READ_LITERAL = "_promptdeck_literal"
 
 
 def _no_dynamic_partials(name: object) -> object:
@@ -473,4 +497,4 @@ def _run_nested(fn: Callable[[], Any], prompt: str) -> Any:
 
 
 __all__ = ["TemplateText", "TemplateSyntax", "make_environment", "run_bounded", "check_deadline",
-           "RenderLimitError", "MAX_RENDER_SECONDS", "PARTIAL_GUARD"]
+           "RenderLimitError", "MAX_RENDER_SECONDS", "PARTIAL_GUARD", "READ_LITERAL"]

@@ -29,6 +29,7 @@ from ..protocol.content import ResourceContents
 from ..protocol.errors import InvalidParams
 from ..protocol.jsonrpc import encode_json
 from .catalog import DEFAULT_PAGE_SIZE, decode_cursor, encode_cursor
+from .read_budget import spend
 from .resources import MAX_URI_CHARS, Resource, ResourceProvider, Sight, listed_entry
 from .skills import DIRECTORY_MIME, SKILL_FILE, Skill, SkillFile, SkillTarget, resolve_skill_uri
 
@@ -234,6 +235,7 @@ class SkillCatalog:
         if found is None:
             return None
         target, file = found
+        spend(file.size, uri)  # before a byte is read (``read_budget``)
         try:
             data = self.readers[target.skill.path](target.skill, target.rel)
         except InvalidParams as exc:

@@ -332,7 +332,7 @@ class LegacySession:
         from . import resources as methods
 
         resources, sight = self._resources(req.method)
-        return methods.read_resource(resources, sight, self.revision, params)
+        return methods.read_resource(resources, sight, self.revision, params, self.principal)
 
     def _list_templates(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         from . import resources as methods

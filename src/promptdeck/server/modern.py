@@ -374,7 +374,7 @@ class ModernEndpoint:
     def _read_resource(self, params: dict[str, Any], req: Request, ctx: Context, related: Send) -> Any:
         from . import resources as methods
 
-        result = methods.read_resource(*self._resources(req.method, ctx), ctx.revision, params)
+        result = methods.read_resource(*self._resources(req.method, ctx), ctx.revision, params, ctx.principal)
         return self._cached(result) if isinstance(result, dict) else self._cached_later(result)
 
     async def _cached_later(self, pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..prompts.execution import off_loop
+from ..prompts.read_budget import READS, spending
 from ..prompts.resources import MAX_URI_CHARS, ResourceCatalog, Sight
 from ..protocol import jsonrpc
 from ..protocol.content import contents_to_wire
@@ -51,11 +52,17 @@ def list_resources(resources: ResourceCatalog, sight: Sight, rev: Revision, para
     return off_loop(page)
 
 
-def read_resource(resources: ResourceCatalog, sight: Sight, rev: Revision,
-                  params: dict[str, Any]) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-    """The ``resources/read`` result; -32602 "Resource not found" for anything it does not read."""
+def read_resource(resources: ResourceCatalog, sight: Sight, rev: Revision, params: dict[str, Any],
+                  principal: str = "local") -> dict[str, Any] | Awaitable[dict[str, Any]]:
+    """The ``resources/read`` result; -32602 "Resource not found" for anything it does not read. Its bytes are
+    taken from ``principal``'s read budget while it is read and put on the wire (``prompts.read_budget``)."""
     uri = params.get("uri")
-    return off_loop(lambda: {"contents": [contents_to_wire(resources.read(uri, sight), rev)]})
+
+    def read() -> dict[str, Any]:
+        with spending(READS, principal):
+            return {"contents": [contents_to_wire(resources.read(uri, sight), rev)]}
+
+    return off_loop(read)
 
 
 def list_templates(resources: ResourceCatalog, rev: Revision, params: dict[str, Any],

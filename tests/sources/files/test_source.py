@@ -611,12 +611,14 @@ def test_a_path_argument_is_checked_at_render(confined: Path, value: str, words:
 
 
 @pytest.mark.parametrize("value", ["../secret.txt", "/etc/passwd", "a/../../secret.txt", "escape_dir/secret.txt",
-                                   "a/out.txt", "nope.txt"])
+                                   "a/out.txt", "nope.txt", "a/ok.txt"])
 def test_templated_paths_and_read_refuse_escapes_as_invalid_params(confined: Path, value: str) -> None:
+    # A plain argument's value names material folders only (the read gate): a/ok.txt, outside one, is refused.
     head = front("arguments:", "  - {name: f, required: true}")
-    source = load(confined, {"res.md": head + 'user: {resource: "{{ f }}"}\n', "read.md": head + "{{ read(f) }}\n"})
+    source = load(confined, {"res.md": head + 'user: {resource: "{{ f }}"}\n', "read.md": head + "{{ read(f) }}\n",
+                             "_m/ok.txt": "fine"})
     for p in source.prompts():
-        assert isinstance(render(p, f="a/ok.txt")[0].content, Resource | Text)
+        assert isinstance(render(p, f="_m/ok.txt")[0].content, Resource | Text)
         with pytest.raises(InvalidParams) as err:
             render(p, f=value)
         assert err.value.code == -32602

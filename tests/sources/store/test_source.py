@@ -181,7 +181,8 @@ def test_a_publish_that_checks_only_what_changed_finds_what_check_finds(change: 
     checked = pd("check", str(folder), check=False)
     published = pd("publish", str(folder), "--store", url, check=False)
     assert checked.returncode == published.returncode == 1
-    problems = checked.stdout.splitlines()
+    # check's warnings (issue 38: a path argument without a pattern) are check's alone: a publish has problems.
+    problems = [line for line in checked.stdout.splitlines() if ": warning: " not in line]
     assert problems and published.stdout.splitlines() == problems
     assert "nothing published: 1 problem in 1 file" in published.stderr
     assert pd("history", "--store", url).stdout.count("publish 2") == 0

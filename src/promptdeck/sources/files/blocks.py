@@ -28,7 +28,7 @@ from ...protocol.content import (
 from ...protocol.errors import InvalidParams
 from .frontmatter import YamlRefused, safe_yaml
 from .library import Library
-from .paths import file_contents, guess_mime
+from .paths import Origin, file_contents, guess_mime, typed_values
 
 log = logging.getLogger("promptdeck.render")
 
@@ -142,7 +142,7 @@ def _compile(library: Library, tmpl: TemplateText, compile_now: bool, known: fro
     for function, path, line in tmpl.literal_calls:
         if function == "read":  # the author named the file: it must be there (a render would fail)
             try:
-                library.root.resolve(path)
+                library.root.gate(path, Origin.LITERAL)
             except InvalidParams as exc:
                 raise BlockError(f"read({path!r}): {_refusal(exc)}", tmpl.line + line - 1) from None
     composed = template_composes(library, tmpl)
@@ -236,7 +236,7 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
     if kind in ("image", "audio", "resource", "resource_link") and isinstance(value, str):
         if _is_static(value):
             try:
-                library.root.resolve(value)
+                library.root.gate(value, Origin.LITERAL)
             except InvalidParams as exc:
                 raise BlockError(_refusal(exc), spec_line) from None
             if kind in ("image", "audio") and "mimeType" not in spec and not guess_mime(value).startswith(kind):
@@ -321,22 +321,24 @@ def _render(value: Tmpl, values: Mapping[str, Any]) -> Any:
 
 
 def _file_content(library: Library, kind: str, path: str, fields: dict[str, Any],
-                  ann: Annotations | None) -> Content:
+                  ann: Annotations | None, origin: Origin) -> Content:
+    """The block a role line that names a file sends; ``origin``: whether the file was written in the role line
+    (``LITERAL``) or worked out by its template (``EXPRESSION``), which decides what the read gate lets it reach."""
     root = library.root
     if kind in ("image", "audio"):
         mime = fields.get("mimeType") or guess_mime(path)
         if not mime.startswith(kind + "/"):
             # Only a templated path gets here (static ones are checked at load): the argument is at fault.
             raise InvalidParams(f"file {path!r} is not {'an image' if kind == 'image' else 'audio'} ({mime})")
-        data = root.read_bytes(path)
+        data = root.read_bytes(path, origin=origin)
         return Image(data, mime, ann) if kind == "image" else Audio(data, mime, ann)
     if kind == "resource":
-        data = root.read_bytes(path)
+        data = root.read_bytes(path, origin=origin)
         mime, text = file_contents(path, data)
         if text is not None:
             return resource(root.uri(path), mime, text=text, annotations=ann)
         return resource(root.uri(path), mime, blob=data, annotations=ann)
-    real = root.resolve(path)
+    real = root.gate(path, origin)
     return ResourceLink(root.uri(path), os.path.basename(path), mime_type=guess_mime(path),
                         size=real.stat().st_size, annotations=ann)
 
@@ -363,7 +365,8 @@ def _content(library: Library, block: Block, values: Mapping[str, Any]) -> Conte
     assert isinstance(fields, dict)
     value = fields[block.kind]
     if isinstance(value, str):
-        return _file_content(library, block.kind, value, fields, ann)
+        return _file_content(library, block.kind, value, fields, ann,
+                             Origin.LITERAL if block.file is not None else Origin.EXPRESSION)
     if block.kind == "resource":
         text = value.get("text")
         if text is None:
@@ -408,13 +411,15 @@ def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: Mappin
                 raise
 
     def _render_all(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
+        typed: set[str] = set()
         for name, pattern in path_args.items():
             if name in values:
                 try:
-                    library.root.readable(values[name], pattern)
+                    library.root.gate(values[name], Origin.TYPED, pattern)
                 except InvalidParams as exc:
                     raise InvalidParams(f"prompt {ctx.prompt!r}: argument {name!r}: {exc.message}",
                                         {"argument": name}) from None
+                typed.add(values[name])
 
         def run() -> list[Message]:
             out: list[Message] = []
@@ -435,7 +440,8 @@ def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: Mappin
                     ctx.progress(i + 1, total, None)
             return out
 
-        return run_bounded(run, ctx.prompt)  # type: ignore[no-any-return]
+        with typed_values(frozenset(typed)):
+            return run_bounded(run, ctx.prompt)  # type: ignore[no-any-return]
 
     return render
 

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from ...prompts.access import covers, may_see, reader_scopes, shown_scopes, viewer
 from ...prompts.arguments import Argument
-from ...prompts.render import PARTIAL_GUARD, make_environment
+from ...prompts.render import PARTIAL_GUARD, READ_LITERAL, make_environment
 from ...prompts.spec import Prompt, SyncCompleter
 from ...protocol.errors import InvalidParams
 from .frontmatter import FrontMatterError, read_front_matter, scopes_in, split_front_matter
-from .paths import LibraryRoot, prompt_format, skill_folder_of
+from .paths import LibraryRoot, Origin, prompt_format, skill_folder_of
 
 if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
@@ -60,7 +60,8 @@ class Library:
         if self._env is None:
             from .partials import dynamic_partial, make_loader
 
-            env = make_environment({"read": self.read, "prompt": self.prompt, PARTIAL_GUARD: dynamic_partial(self)})
+            env = make_environment({"read": self.read, "prompt": self.prompt, PARTIAL_GUARD: dynamic_partial(self)},
+                                   literal_reads=True)
             env.loader = make_loader(self)
             self._env = env
         return self._env
@@ -71,9 +72,13 @@ class Library:
 
         return composed_text(self, name, arguments)
 
-    def read(self, path: str) -> str:
-        """``read(path)`` in templates: the text of a library file."""
-        return self.root.read_text(path, MAX_READ_BYTES)
+    def read(self, path: str, **literal: bool) -> str:
+        """``read(path)`` in templates: the text of a library file, through the read gate as a path an
+        expression names, unless the template wrote it as a literal string (``render.READ_LITERAL``)."""
+        origin = Origin.LITERAL if literal.get(READ_LITERAL) is True else Origin.EXPRESSION
+        if literal.keys() - {READ_LITERAL}:
+            raise InvalidParams("read() takes one path")
+        return self.root.read_text(path, MAX_READ_BYTES, origin)
 
     def path_completer(self, argument: Argument) -> SyncCompleter:
         """Library files below the typed prefix that the argument's pattern accepts."""
@@ -105,3 +110,35 @@ def file_scopes(source: str, data: bytes) -> frozenset[str] | None:
         return skill_scopes(meta) if skill else scopes_in(meta)
     except (UnicodeDecodeError, FrontMatterError, SkillSpecError):
         return None
+
+
+def read_gate_warnings(root: LibraryRoot, prompts: Iterable[Prompt]) -> list[str]:
+    """What ``check`` warns of, for the read gate (``paths.LibraryRoot.gate``): a ``path`` argument with no
+    pattern (it names material folders only, which its author may not know), and a link among the library's
+    files whose target the gate refuses (no prompt can read it: a mistake, or a secret one step away)."""
+    import os
+    import re
+
+    out: list[str] = []
+    for prompt in prompts:
+        reach = prompt.reach
+        for argument in reach.paths if reach is not None and reach.root is root else ():
+            if argument.pattern is None and not argument.enum:
+                out.append(f"{prompt.source}: warning: path argument {argument.name!r} has no pattern: it names "
+                           "files in material folders only (whose names start with '_'); a pattern says which "
+                           "other files it may name")
+    anything = re.compile(".*", re.DOTALL)
+    for dirpath, dirnames, filenames in os.walk(root.root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            rel = os.path.relpath(os.path.join(dirpath, name), root.root).replace(os.sep, "/")
+            # A skill's links are its own check's (``skills``), a prompt file's link is the prompt's.
+            if name.startswith(".") or not os.path.islink(os.path.join(dirpath, name)) or prompt_format(rel) \
+                    or skill_folder_of(rel) is not None:
+                continue
+            try:
+                root.gate(rel, Origin.TYPED, anything)
+            except InvalidParams as exc:
+                out.append(f"{rel}: warning: a link the read gate refuses, so no prompt can read it: "
+                           f"{exc.detail or exc.message}")
+    return out

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ...prompts.composition import MAX_INCLUDES, MAX_NESTING, Call, template_uses
 from ...prompts.spec import Prompt
 from ...protocol.errors import InvalidParams
-from .paths import LibraryRoot, is_prompt_path
+from .paths import LibraryRoot, Origin, is_prompt_path
 
 if TYPE_CHECKING:  # for type checking only: making a Protocol class costs the import about a millisecond
     from typing import Protocol
@@ -93,10 +93,13 @@ def read_partial(library: Library, name: str, dynamic: bool = False) -> str:
     _refuse(name, dynamic)
     root = library.root
     try:
-        real = root.readable(name, _ANY)  # inside the root, not hidden nor a prompt file where links lead
+        # The read gate: inside the root, not hidden nor a prompt file where links lead, the access rule; an
+        # expression's partial in a material folder only (``_refuse`` says so in a partial's own words first).
+        real = root.gate(name, Origin.EXPRESSION if dynamic else Origin.TYPED, _ANY)
     except InvalidParams as exc:
         raise InvalidParams(exc.message.replace("file ", "partial ", 1).replace("arguments may not", "a template "
-                                                                                  "may not include")) from None
+                                                                                  "may not include"),
+                            exc.data, detail=exc.detail) from None
     _refuse(root.below(real), dynamic)
     try:
         return root.read_text(name, MAX_PARTIAL_BYTES)
@@ -147,7 +150,7 @@ def make_loader(library: Library) -> Any:
                         return False
                     # Compiled once, but its access rule is the reading prompt's (a skill's file may be
                     # restricted): asked again on every load, as ``read()`` asks on every read.
-                    root.resolve(template)
+                    root.gate(template, Origin.LITERAL)
                     return True
 
                 return text, template, uptodate
@@ -197,7 +200,7 @@ def analyze(library: Library, name: str, chain: tuple[str, ...], memo: dict[str,
     dynamic = found.dynamic
     for path, line in found.reads:
         try:
-            library.root.resolve(path)
+            library.root.gate(path, Origin.LITERAL)
         except InvalidParams as exc:
             raise PartialProblem(f"partial {name!r} line {line}: read({path!r}): {exc.detail or exc.message}") \
                 from None

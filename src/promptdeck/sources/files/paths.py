@@ -7,8 +7,19 @@ below the root. Every read, of a prompt file or of material, goes through
 to be a regular file within the size limit before a byte is read, so a symlink
 to ``/proc/self/environ``, a device or a FIFO is refused, never read or waited on.
 
-A ``path`` argument names a file by the client's choice, so it may reach less
-than a template's own ``read("…")``: material only (see ``readable``).
+The read gate (``LibraryRoot.gate``) is the one rule every file a render, ``read()``, an include, a role
+line, a resource read or a completion reaches passes, by where its path came from (``Origin``):
+
+- ``LITERAL``: written in the library's own file (``read("_m/x.txt")``, ``{image: shot.png}``, a literal
+  include): the author chose it; any file of the library, a prompt source only as the access rule allows;
+- ``TYPED``: the value of a ``path`` argument, already held to its pattern: never a hidden file nor a
+  prompt source, by its name or where its links lead; without a pattern, material folders only;
+- ``EXPRESSION``: anything else a template works out (``read(n)``, ``{resource: "{{ n }}"}``, an include
+  by an expression): as ``TYPED`` without a pattern (material folders only), unless it is the very value
+  of a ``path`` argument this render held to its rules (``typed_values``).
+
+The access rule (``guard``: the scopes of the prompt a file is, or of the skill it belongs to) applies to
+every origin.
 """
 
 from __future__ import annotations
@@ -17,13 +28,44 @@ import os
 import re
 import stat
 from collections.abc import Callable
+from contextvars import ContextVar
+from enum import Enum
 from pathlib import Path
 from typing import NamedTuple
 
 from ...protocol.errors import InvalidParams
 
 MAX_EMBED_BYTES = 10 * 1024 * 1024
-_ANYTHING = re.compile(".*")
+_ANYTHING = re.compile(".*", re.DOTALL)
+
+
+class Origin(Enum):
+    """Where a path that a read names came from: it decides which files the read gate lets it reach."""
+
+    LITERAL = "literal"
+    TYPED = "typed"
+    EXPRESSION = "expression"
+
+
+#: The values of the ``path`` arguments the render running here held to their rules (``typed_values``): an
+#: expression that names one of them names what the client was allowed to name already.
+_typed: ContextVar[frozenset[str]] = ContextVar("promptdeck_typed_paths", default=frozenset())
+
+
+class typed_values:  # lower case: used as a function, ``with typed_values(paths):``
+    """Inside, an expression that names one of ``paths`` (values of ``path`` arguments, each already through
+    the gate as ``TYPED``) reads it as that argument would."""
+
+    __slots__ = ("paths", "token")
+
+    def __init__(self, paths: frozenset[str]) -> None:
+        self.paths = paths
+
+    def __enter__(self) -> None:
+        self.token = _typed.set(self.paths)
+
+    def __exit__(self, *exc: object) -> None:
+        _typed.reset(self.token)
 
 _EXTRA_TYPES = {
     ".md": "text/markdown", ".log": "text/plain", ".txt": "text/plain", ".py": "text/x-python",
@@ -341,14 +383,28 @@ class LibraryRoot:
         #: library's access rule (``sources._library``): another prompt's source may be restricted.
         self.guard = guard
 
-    def resolve(self, rel: str) -> Path:
-        """The real path of ``rel``, or ``InvalidParams`` if it would leave the root, does not exist, or is a
-        prompt file, or a file of a skill, that ``guard`` refuses."""
-        real = self._resolve(rel)
+    def gate(self, rel: str, origin: Origin, pattern: re.Pattern[str] | None = None) -> Path:
+        """THE read gate: the real path of ``rel``, named from ``origin`` (with ``pattern``, a ``TYPED``
+        argument's), if the library's one rule lets it be read; ``InvalidParams`` otherwise (module doc).
+        Every read of a library file for a prompt, a resource or a completion passes here
+        (tests/attack/test_read_gate.py lists them)."""
+        real = self._named(rel, origin, pattern)
         if self.guard is not None:
             for source in self._guarded(rel, real):
                 self.guard(rel, source, read_confined(str(self.root), source, MAX_EMBED_BYTES))
         return real
+
+    def _named(self, rel: str, origin: Origin, pattern: re.Pattern[str] | None) -> Path:
+        """The gate's rule on names (both ``rel`` and where its links lead); the access rule aside."""
+        if origin is Origin.LITERAL:
+            return self._resolve(rel)
+        if origin is Origin.EXPRESSION:
+            pattern = _ANYTHING if isinstance(rel, str) and rel in _typed.get() else None
+        return self._readable(rel, pattern)
+
+    def resolve(self, rel: str) -> Path:
+        """The real path of ``rel`` named literally (``gate`` with ``Origin.LITERAL``)."""
+        return self.gate(rel, Origin.LITERAL)
 
     def _guarded(self, rel: str, real: Path) -> list[str]:
         """The files whose scopes a read of ``rel`` (leading to ``real``) must pass: the prompt file it is, if
@@ -404,6 +460,11 @@ class LibraryRoot:
         return Path(real)
 
     def readable(self, rel: str, pattern: re.Pattern[str] | None = None) -> Path:
+        """The real path of ``rel`` if a ``path`` argument with ``pattern`` may name it (``gate`` with
+        ``Origin.TYPED``), else ``InvalidParams``."""
+        return self.gate(rel, Origin.TYPED, pattern)
+
+    def _readable(self, rel: str, pattern: re.Pattern[str] | None = None) -> Path:
         """The real path of ``rel`` if a ``path`` argument may name it, else ``InvalidParams``.
 
         Never a hidden file or a prompt file (another prompt's source may be restricted by
@@ -412,7 +473,7 @@ class LibraryRoot:
         validation applies it). Both the name given and where its symlinks lead are held to this.
         """
         self._may_name(rel, pattern)
-        real = self._resolve(rel)  # no prompt file passes _may_name, so the guard has nothing to see
+        real = self._resolve(rel)  # no prompt file passes _may_name; a skill's file is the guard's (``gate``)
         if real != self.root:
             try:
                 self._may_name(self.below(real), pattern)
@@ -431,8 +492,11 @@ class LibraryRoot:
             raise InvalidParams(f"file {rel!r} is not in a material folder (one whose name starts with '_'); "
                                 f"a pattern on the argument can allow other files")
 
-    def read_bytes(self, rel: str, limit: int = MAX_EMBED_BYTES) -> bytes:
-        real = self._resolve(rel)  # the clear messages: relative, no '..', exists
+    def read_bytes(self, rel: str, limit: int = MAX_EMBED_BYTES, origin: Origin = Origin.LITERAL,
+                   pattern: re.Pattern[str] | None = None) -> bytes:
+        """The bytes of ``rel``, through the gate (``gate``); a prompt file's own bytes, read here, are the
+        version whose scopes the access rule sees."""
+        real = self._named(rel, origin, pattern)  # the clear messages: relative, no '..', exists, may be named
         data = read_confined(str(self.root), rel, limit)
         if self.guard is not None:
             prompt = self._prompt_path(rel, real)
@@ -442,8 +506,8 @@ class LibraryRoot:
                                                                                      MAX_EMBED_BYTES))
         return data
 
-    def read_text(self, rel: str, limit: int = MAX_EMBED_BYTES) -> str:
-        data = self.read_bytes(rel, limit)
+    def read_text(self, rel: str, limit: int = MAX_EMBED_BYTES, origin: Origin = Origin.LITERAL) -> str:
+        data = self.read_bytes(rel, limit, origin)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
@@ -452,7 +516,7 @@ class LibraryRoot:
     def _may_offer(self, rel: str) -> bool:
         """Whether completion may offer ``rel``, a file of a skill: only if the guard lets it be read here."""
         try:
-            self.resolve(rel)
+            self.gate(rel, Origin.TYPED, _ANYTHING)
         except InvalidParams:
             return False
         return True
@@ -478,7 +542,7 @@ class LibraryRoot:
                         continue
                     if os.path.islink(os.path.join(dirpath, name)):
                         try:  # offer a link only if where it leads could be named too
-                            self.readable(rel, _ANYTHING)
+                            self.gate(rel, Origin.TYPED, _ANYTHING)
                         except InvalidParams:
                             continue
                     out.append(rel)

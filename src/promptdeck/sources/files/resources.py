@@ -22,10 +22,12 @@ from collections.abc import Hashable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...prompts.access import reading_as
+from ...prompts.read_budget import spend
 from ...prompts.resources import MAX_LISTED, Resource, ResourceProvider, Sight, Template
 from ...protocol.content import ResourceContents
 from ...protocol.errors import InvalidParams
-from .paths import MAX_EMBED_BYTES, URI_PREFIX, file_contents, file_uri, guess_mime, read_real, uri_path
+from .paths import MAX_EMBED_BYTES, URI_PREFIX, Origin, file_contents, file_uri, guess_mime, read_real, uri_path
 
 if TYPE_CHECKING:
     from ...prompts.arguments import Argument
@@ -41,11 +43,13 @@ TEMPLATE = Template(uri_template=URI_PREFIX + "{+path}", name="library-file", ti
 
 
 class Reached:
-    """What the prompts of one view reach in one library: the files they name, and their path arguments."""
+    """What the prompts of one view reach in one library: the files they name, and their path arguments, each
+    with the scopes of every prompt that reaches it (the access rule reads a file on behalf of one of them)."""
 
     __slots__ = ("files", "paths")
 
-    def __init__(self, files: frozenset[str], paths: tuple[Argument, ...]) -> None:
+    def __init__(self, files: dict[str, tuple[frozenset[str], ...]],
+                 paths: tuple[tuple[Argument, frozenset[str]], ...]) -> None:
         self.files = files
         self.paths = paths
 
@@ -60,28 +64,37 @@ class FolderResources(ResourceProvider):
         key = (FolderResources, self.root)
         reached: Reached | None = sight.memo.get(key)
         if reached is None:
-            files: set[str] = set()
-            paths: dict[Argument, None] = {}
+            files: dict[str, dict[frozenset[str], None]] = {}
+            paths: dict[tuple[Argument, frozenset[str]], None] = {}
             for prompt in sight.prompts:
                 reach = prompt.reach
                 if reach is not None and reach.root is self.root:
-                    files.update(reach.files)
-                    paths.update(dict.fromkeys(reach.paths))
-            reached = sight.memo[key] = Reached(frozenset(files), tuple(paths))
+                    for rel in reach.files:
+                        files.setdefault(rel, {})[prompt.scopes] = None
+                    paths.update(dict.fromkeys((argument, prompt.scopes) for argument in reach.paths))
+            reached = sight.memo[key] = Reached({rel: tuple(scopes) for rel, scopes in files.items()},
+                                                tuple(paths))
         return reached
 
     def _real(self, rel: str, reached: Reached) -> Path | None:
-        """Where ``rel`` leads, if a prompt of the view may send it; None otherwise (the reason is logged)."""
+        """Where ``rel`` leads, if a prompt of the view may send it; None otherwise (the reason is logged).
+
+        Through the read gate as the prompt that reaches it would read it: a file its role line names as a
+        ``path`` argument with any pattern would (no hidden file, no prompt source), a file an argument may
+        name by that argument's rules, and each on behalf of that prompt's scopes (a skill's file is read
+        only for a prompt whose readers may all see the skill, as ``prompts/get`` of it would)."""
         refused: InvalidParams | None = None
-        if rel in reached.files:
+        for scopes in reached.files.get(rel, ()):
             try:
-                return self.root.readable(rel, _ANY)
+                with reading_as(scopes):
+                    return self.root.gate(rel, Origin.TYPED, _ANY)
             except InvalidParams as exc:
                 refused = exc
-        for argument in reached.paths:
+        for argument, scopes in reached.paths:
             try:
                 argument.convert(rel)
-                return self.root.readable(rel, argument.pattern)
+                with reading_as(scopes):
+                    return self.root.gate(rel, Origin.TYPED, argument.pattern)
             except InvalidParams as exc:
                 refused = exc
         if refused is not None:
@@ -101,6 +114,10 @@ class FolderResources(ResourceProvider):
         if found is None:
             return None
         rel, real = found
+        try:
+            spend(real.stat().st_size, uri)  # before a byte is read: a read past the budget reads nothing
+        except OSError:
+            return None
         try:
             # The real path that was held to the rules (where a link led when it was checked), as read_confined
             # reads it once it has resolved a path.
@@ -130,7 +147,7 @@ class FolderResources(ResourceProvider):
         # has a pattern (``files`` leaves out hidden files and prompt files already).
         candidates = set(reached.files)
         if reached.paths:
-            material = all(argument.pattern is None for argument in reached.paths)
+            material = all(argument.pattern is None for argument, _ in reached.paths)
             found = self.root.files(limit=MAX_LISTED, material_only=material)
             if len(found) >= MAX_LISTED:
                 log.warning("more than %d library files may be read as resources; the list shows the first",

@@ -89,6 +89,12 @@ def _refuse_copied_source(base: Path, rel: str, data: bytes) -> None:
     target = os.path.relpath(os.path.realpath(base / rel), base).replace(os.sep, "/")
     if is_prompt_path(rel):
         return
+    if any(part.startswith(".") for part in target.split("/")):
+        # The read gate never lets a hidden file be named (``files.paths``); in a folder a link to one is
+        # refused where it leads, but a store would keep its bytes under the link's own name.
+        raise StoreError(f"{rel} is a link to the hidden file {target}, which no prompt may read by an argument "
+                         "or an expression; a store would keep it as a copy that every reader may read. Remove "
+                         "the link, or copy what may be shared")
     if is_prompt_path(target) and file_scopes(target, data) != frozenset():
         raise StoreError(f"{rel} is a link to the prompt file {target}, which scopes restrict; a store would keep "
                          "it as a copy that every reader may read. Remove the link, or copy what may be shared")
