@@ -245,6 +245,26 @@ def test_the_read_budget_refuses_past_a_principals_share_and_the_total() -> None
     budget.give("bob", 100)
 
 
+def test_a_read_over_http_holds_its_bytes_until_its_answer_is_written() -> None:
+    """A transport that writes answers after building them holds the request in ``answering``: what its reads
+    took stays taken until then, so answers waiting to be written count too; a read that failed gives back
+    at once."""
+    from promptdeck.prompts.read_budget import ReadBudget, answer_held, answering, spend, spending
+
+    budget = ReadBudget(total=64, per_principal=32)
+    assert answer_held() is None
+    with answering():
+        held = answer_held()
+        with spending(budget, "bob", held):
+            spend(10, "promptdeck:///_m/0")
+        assert budget.held("bob") == 10  # built, not yet written
+        with pytest.raises(OSError), spending(budget, "bob", held):
+            spend(5, "promptdeck:///_m/1")
+            raise OSError("the read failed")
+        assert budget.held("bob") == 10
+    assert budget.held("bob") == 0 and budget.taken == 0 and answer_held() is None
+
+
 def test_concurrent_large_reads_are_bounded_over_http(tmp_path: Path) -> None:
     """24 reads at once of a 10 MiB file from one principal (issue 38: the server grew by ~18 MiB a read):
     past the principal's share they are refused with -32600 and retryAfter, before a byte is read, and

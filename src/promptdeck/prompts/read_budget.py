@@ -3,7 +3,11 @@
 A ``resources/read`` holds its file's bytes, then their base64 or text in the result, until it is encoded:
 24 reads at once of a 10 MB file took a server from 41 to 504 MiB. A read takes its file's size from the
 budget before a byte is read (``spend``, called by each provider once it knows the size) and gives it back
-when its result is encoded (``spending``, entered by the server around one read). Past the principal's
+once its answer is on the wire: a transport that writes answers after building them (HTTP) holds the request
+in ``answering``, and what its reads took is given back when that ends; elsewhere (stdio, which writes each
+answer as it is made) when the read's result is built (``spending``, entered by the server around one read).
+Given back at the build, 24 reads over HTTP still took the server to ~290 MiB: the answers waiting to be
+written held the bytes the budget had already released. Past the principal's
 share the read is refused with 429 (over HTTP, for a 2026-07-28 request), past the total with 503; on the
 wire it is -32600 with ``retryAfter`` in ``data``, as the rate limit answers, since the same request a
 moment later may well be read. docs/resources.md, Bounds.
@@ -63,23 +67,55 @@ class ReadBudget:
 READS = ReadBudget()
 #: The read running here: (its budget, its principal, the sizes it took).
 _reading: ContextVar[tuple[ReadBudget, str, list[int]] | None] = ContextVar("promptdeck_read", default=None)
+#: What the reads of the request being answered here took, given back once its answer is written (``answering``).
+_answering: ContextVar[list[tuple[ReadBudget, str, int]] | None] = ContextVar("promptdeck_answering", default=None)
+
+Held = list[tuple[ReadBudget, str, int]]
+
+
+def answer_held() -> Held | None:
+    """Where the request being answered here keeps what its reads took, or None (give back at the build). Read
+    it on the request's own task: reads run in the render threads, which do not share its context."""
+    return _answering.get()
+
+
+class answering:  # lower case: used as a function, ``with answering():`` around one request and its writing
+    """One request, from its handling to the last byte of its answer: its reads' bytes are given back at the
+    end, so the answers waiting to be written count against the budget too."""
+
+    __slots__ = ("held", "token")
+
+    def __enter__(self) -> None:
+        self.held: Held = []
+        self.token = _answering.set(self.held)
+
+    def __exit__(self, *exc: object) -> None:
+        _answering.reset(self.token)
+        for budget, principal, size in self.held:
+            budget.give(principal, size)
+        self.held.clear()
 
 
 class spending:  # lower case: used as a function, ``with spending(budget, principal):``
-    """A read of resources for ``principal``: what it takes from ``budget`` inside is given back on leaving."""
+    """A read of resources for ``principal``: what it takes from ``budget`` inside is given back on leaving,
+    or, where ``held`` is the request's (``answer_held``), once that request's answer is written."""
 
-    __slots__ = ("budget", "principal", "token", "taken")
+    __slots__ = ("budget", "principal", "token", "taken", "held")
 
-    def __init__(self, budget: ReadBudget, principal: str) -> None:
+    def __init__(self, budget: ReadBudget, principal: str, held: Held | None = None) -> None:
         self.budget = budget
         self.principal = principal
         self.taken: list[int] = []
+        self.held = held
 
     def __enter__(self) -> None:
         self.token = _reading.set((self.budget, self.principal, self.taken))
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         _reading.reset(self.token)
+        if self.held is not None and exc_type is None:  # a read that failed has no answer to wait for
+            self.held.extend((self.budget, self.principal, size) for size in self.taken)
+            return
         for size in self.taken:
             self.budget.give(self.principal, size)
 

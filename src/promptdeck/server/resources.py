@@ -23,7 +23,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..prompts.execution import off_loop
-from ..prompts.read_budget import READS, spending
+from ..prompts.read_budget import READS, answer_held, spending
 from ..prompts.resources import MAX_URI_CHARS, ResourceCatalog, Sight
 from ..protocol import jsonrpc
 from ..protocol.content import contents_to_wire
@@ -57,9 +57,10 @@ def read_resource(resources: ResourceCatalog, sight: Sight, rev: Revision, param
     """The ``resources/read`` result; -32602 "Resource not found" for anything it does not read. Its bytes are
     taken from ``principal``'s read budget while it is read and put on the wire (``prompts.read_budget``)."""
     uri = params.get("uri")
+    held = answer_held()  # here, on the request's task: the read itself runs in the render threads
 
     def read() -> dict[str, Any]:
-        with spending(READS, principal):
+        with spending(READS, principal, held):
             return {"contents": [contents_to_wire(resources.read(uri, sight), rev)]}
 
     return off_loop(read)

@@ -45,6 +45,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ...prompts.read_budget import answering
 from ...protocol import jsonrpc
 from ...protocol.errors import AuthError, HttpError, InvalidRequest, McpError, ParseError
 from ...protocol.jsonrpc import Invalid, Notification, Request
@@ -152,7 +153,8 @@ class StreamableHttpApp:
         if scope["type"] != "http":
             return
         try:
-            await self._route(scope, receive, send)
+            with answering():  # reads' bytes count against their budget until the answer is written
+                await self._route(scope, receive, send)
         except HttpError as refusal:  # the one place a refusal becomes a response
             await respond_refusal(send, refusal, rpc=not self._json_api(scope["path"]))
         except Exception:
