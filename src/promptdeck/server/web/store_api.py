@@ -28,12 +28,9 @@ neither holds a slot of the quota for nobody. docs/store-api.md has the whole co
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import hashlib
 import logging
-import threading
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import msgspec
@@ -65,11 +62,12 @@ from ...sources.store.model import (
 )
 from ...sources.store.source import StoreSource
 from ...sources.store.versions import TooLargeToDiff, argument_schema, is_text, schema_text, side_by_side, text_of
-from ..asgi import Disconnected, Receive, Scope, Send, disconnected, headers_of, media_type, read_body, respond
+from ..asgi import Disconnected, Receive, Scope, Send, headers_of, media_type, read_body, respond
 from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, missing_scopes
 from ..security.quotas import Quota
 from . import store_governance as governance
 from . import store_tests
+from .store_runs import Runs, current_stop
 
 if TYPE_CHECKING:
     from ...prompts.spec import Prompt
@@ -84,8 +82,6 @@ MAX_BODY_BYTES = 2 * MAX_PROMPT_FILE_BYTES + 64 * 1024
 MAX_MESSAGE_CHARS = 2000
 _GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET", "/tests": "GET", "/moves": "GET"}
 _POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST", "/rollout": "POST"}
-#: The stop of the request being answered: set when its client goes away or the server stops (``_watching``).
-_stop: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("store_api_stop", default=None)
 
 
 class _Edit(msgspec.Struct, forbid_unknown_fields=True):
@@ -125,9 +121,8 @@ class StoreApi:
         self.write_scope = write_scope
         #: store calls running: each holds a thread and a store connection
         self.calls = Quota("store requests", total, per_principal)
-        #: the stops of the requests being answered (``_watching``); set all at once by ``stop_runs``
-        self._stops: set[threading.Event] = set()
-        self._stopped = False
+        #: the stops of the requests being answered (``store_runs``)
+        self.runs = Runs()
 
     @staticmethod
     def serves(path: str) -> bool:
@@ -143,7 +138,7 @@ class StoreApi:
             raise HttpError(405, f"{scope['path']} takes {allowed}", headers=[(b"allow", allowed.encode())])
         try:
             body = await self._body(scope, receive) if method == "POST" else b""
-            async with self._watching(receive):
+            async with self.runs.watching(receive):
                 if method == "POST":
                     answer = await self._post(route, body, principal)
                 else:
@@ -152,30 +147,10 @@ class StoreApi:
             return
         await _send(send, 200, answer)
 
-    @asynccontextmanager
-    async def _watching(self, receive: Receive) -> AsyncIterator[threading.Event]:
-        """A stop for the request's store call, set when its client goes away (the body is read by now, so
-        what ``receive`` gives next is the disconnect) or when the server stops."""
-        stop = threading.Event()
-        if self._stopped:
-            stop.set()
-        self._stops.add(stop)
-        gone = asyncio.ensure_future(disconnected(receive))
-        gone.add_done_callback(lambda task: None if task.cancelled() else stop.set())
-        token = _stop.set(stop)
-        try:
-            yield stop
-        finally:
-            _stop.reset(token)
-            gone.cancel()
-            self._stops.discard(stop)
-
     def stop_runs(self) -> None:
         """Stop every test run of a call being answered, and those of calls still to come: the server stops.
         Idempotent; the calls answer at once, their runs' cases left failing as not run."""
-        self._stopped = True
-        for stop in list(self._stops):
-            stop.set()
+        self.runs.stop_all()
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -408,7 +383,7 @@ class StoreApi:
         if refusal is not None:
             raise refusal
 
-        stop = _stop.get() or threading.Event()
+        stop = current_stop()
 
         def opened() -> T:
             with stopping(stop), Store(self.source.url) as store:
