@@ -57,13 +57,16 @@ def ui_server(target: str, *options: str, log: Path | None = None) -> Iterator[s
 
 @contextmanager
 def promptdeck_http(*arguments: str, log: Path | None = None, env: dict[str, str] | None = None,
-                    port: int | None = None) -> Iterator[str]:
-    """``promptdeck ARGUMENTS`` (``{host}`` and ``{port}`` filled in) as a process, once its /healthz answers."""
+                    port: int | None = None, started: list[subprocess.Popen[bytes]] | None = None) -> Iterator[str]:
+    """``promptdeck ARGUMENTS`` (``{host}`` and ``{port}`` filled in) as a process, once its /healthz answers;
+    the process is appended to ``started`` (for a test that signals it itself)."""
     port = port or free_port()
     sink = log.open("wb") if log is not None else subprocess.PIPE
     command = [argument.replace("{host}", "127.0.0.1").replace("{port}", str(port)) for argument in arguments]
     proc = subprocess.Popen([sys.executable, "-m", "promptdeck", *command], stdout=subprocess.DEVNULL, stderr=sink,
                             env={**os.environ, **(env or {})})
+    if started is not None:
+        started.append(proc)
     try:
         # Waits for /healthz or the process's exit, whichever comes first. The deadline only guards against a
         # hang: it is past the client's own request timeout (30 s), after which a `ui` whose TARGET never

@@ -130,8 +130,9 @@ def parse_tests(raw: object, arguments: Sequence[Argument], origin: str = "front
         return None, [(f"tests has {len(raw)} cases; at most {MAX_CASES} are allowed", ())]
     declared = {a.name for a in arguments}
     cases: list[Case] = []
+    budget = ProbeBudget()
     for i, item in enumerate(raw):
-        case = _case(i, item, declared, problems)
+        case = _case(i, item, declared, problems, budget)
         if case is not None:
             cases.append(case)
     if len(problems) > MAX_PROBLEMS:  # a file of thousands of mistakes is told of the first ones
@@ -142,7 +143,8 @@ def parse_tests(raw: object, arguments: Sequence[Argument], origin: str = "front
     return PromptTests(tuple(cases), origin), []
 
 
-def _case(i: int, item: object, declared: set[str], problems: list[tuple[str, Where]]) -> Case | None:
+def _case(i: int, item: object, declared: set[str], problems: list[tuple[str, Where]],
+          budget: ProbeBudget) -> Case | None:
     before = len(problems)
 
     def bad(message: str, *where: int | str) -> None:
@@ -170,7 +172,7 @@ def _case(i: int, item: object, declared: set[str], problems: list[tuple[str, Wh
         bad(f"assert has {len(raw_asserts)} items; at most {MAX_ASSERTS} are allowed", "assert")
     else:
         for j, raw in enumerate(raw_asserts):
-            found = _assertion(j, raw, lambda m, *w, j=j: bad(f"assertion {j + 1}: {m}", "assert", j, *w))
+            found = _assertion(j, raw, lambda m, *w, j=j: bad(f"assertion {j + 1}: {m}", "assert", j, *w), budget)
             if found is not None:
                 asserts.append(found)
     if not raw_asserts and error_code is None:
@@ -222,7 +224,7 @@ def _vars(raw: object, declared: set[str], expects_error: bool, bad: Callable[..
     return out
 
 
-def _assertion(j: int, raw: object, bad: Callable[..., None]) -> Assertion | None:
+def _assertion(j: int, raw: object, bad: Callable[..., None], budget: ProbeBudget) -> Assertion | None:
     if not isinstance(raw, dict) or "type" not in raw:
         bad("must be a mapping with type and value")
         return None
@@ -243,7 +245,7 @@ def _assertion(j: int, raw: object, bad: Callable[..., None]) -> Assertion | Non
         bad(f"unknown assertion type {kind!r}{hint} (known: {', '.join(TYPES)}, and each with not-)", "type")
         return None
     value = raw.get("value")
-    problem = _value_problem(base, value)
+    problem = _value_problem(base, value, budget)
     if problem is not None:
         bad(f"{kind}: {problem}", "value")
         return None
@@ -252,7 +254,7 @@ def _assertion(j: int, raw: object, bad: Callable[..., None]) -> Assertion | Non
     return Assertion(base, negated, value, j)
 
 
-def _value_problem(kind: str, value: object) -> str | None:
+def _value_problem(kind: str, value: object, budget: ProbeBudget) -> str | None:
     """What is wrong with ``value`` for an assertion of ``kind``, or None."""
     if kind == "is-json":
         return None if value is None else "takes no value (a JSON schema is not checked here)"
@@ -272,13 +274,13 @@ def _value_problem(kind: str, value: object) -> str | None:
     if len(str(value)) > MAX_VALUE_CHARS:
         return f"value is {len(str(value))} characters long; at most {MAX_VALUE_CHARS} are allowed"
     if kind == "regex":
-        return pattern_problem(str(value))
+        return pattern_problem(str(value), budget)
     return None
 
 
-def pattern_problem(pattern: str) -> str | None:
-    """Why the regular expression ``pattern`` is refused (too long, does not compile, repetitions nested so
-    that a search may backtrack without end), or None."""
+def pattern_problem(pattern: str, budget: ProbeBudget | None = None) -> str | None:
+    """Why the regular expression ``pattern`` is refused (too long, does not compile, slow to fail on a text
+    made to make it backtrack: ``slow_on``), or None. ``budget``: the probing time left to the tests it is in."""
     if len(pattern) > MAX_PATTERN_CHARS:
         return f"the regular expression is longer than {MAX_PATTERN_CHARS} characters"
     import regex
@@ -287,52 +289,124 @@ def pattern_problem(pattern: str) -> str | None:
         regex.compile(pattern)
     except regex.error as exc:
         return f"the regular expression does not compile: {exc}"
-    nested = _nested_repeat(pattern)
-    if nested:
-        return (f"the regular expression repeats a repeated part ({nested}), which can take exponential time "
-                f"to fail; rewrite it without the nesting")
+    return slow_on(pattern, budget)
+
+
+#: How long the probes of one regular expression may take together, and the length of each text probed: the
+#: engine that runs the tests judges the pattern, on texts far shorter than a render may be.
+PROBE_SECONDS = 0.25
+PROBE_CHARS = 2_000
+#: How long the probes of one prompt's tests may take in all: a file of thousands of patterns is refused
+#: rather than checked for minutes (the web page's check runs this on text a caller sent).
+PROBE_BUDGET_SECONDS = 3.0
+
+
+class ProbeBudget:
+    """What is left of ``PROBE_BUDGET_SECONDS`` for one prompt's tests."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, seconds: float = PROBE_BUDGET_SECONDS) -> None:
+        self.left = seconds
+
+
+def slow_on(pattern: str, budget: ProbeBudget | None = None) -> str | None:
+    """Why ``pattern`` is refused as one that backtracks catastrophically, or None: the ``regex`` engine (the
+    one ``testing`` runs) searches texts made of the pattern's own characters (``_probe_texts``) with a
+    timeout, and a pattern that needs more than ``PROBE_SECONDS`` for them all would spend a run's time on
+    a text of its kind. The engine and its timeout are the judge, not an analysis of the pattern."""
+    import time
+
+    import regex
+
+    compiled = regex.compile(pattern)
+    budget = budget if budget is not None else ProbeBudget()
+    if budget.left <= 0:
+        return (f"not checked: the regular expressions of these tests took more than {PROBE_BUDGET_SECONDS:g} s "
+                f"to check; use fewer or simpler ones")
+    started = time.monotonic()
+    limit = min(PROBE_SECONDS, budget.left)
+    try:
+        for text in _probe_texts(pattern):
+            compiled.search(text, timeout=max(0.001, limit - (time.monotonic() - started)))
+    except TimeoutError:
+        shown = short(text[:12] + "…" + text[-2:], 40)
+        return (f"the regular expression takes longer than {limit:g} s to fail on a text of {len(text)} characters "
+                f"like {shown}: it backtracks catastrophically (overlapping alternatives or nested repetitions, "
+                f"e.g. (a|aa)* or (a+)+b); rewrite it so that each character can be matched only one way")
+    finally:
+        budget.left -= time.monotonic() - started
     return None
 
 
-def _nested_repeat(pattern: str) -> str | None:
-    """A description of the first place in ``pattern`` where a repetition without bound (``*``, ``+``,
-    ``{n,}``) holds another one (``(a+)+``, ``(\\w*,?)*``), or None. Read from the stdlib's parse of the pattern
-    (the ``regex`` package exposes none); a pattern only ``regex`` reads is left to its timeout."""
+def _probe_texts(pattern: str) -> Iterable[str]:
+    """Texts that make a backtracking engine try every way a pattern has to match: a run of one of its
+    characters, or of two of them in turn, after one of its literal runs (or nothing), ended by a character
+    it does not expect."""
+    alphabet, runs = _pattern_parts(pattern)
+    singles = alphabet[:8]
+    pumps = singles + [a + b for i, a in enumerate(singles[:4]) for b in singles[i + 1:4]]
+    for prefix in ["", *runs[:2]]:
+        for pump in pumps:
+            yield prefix + pump * (PROBE_CHARS // len(pump)) + "\x00"
+
+
+def _pattern_parts(pattern: str) -> tuple[list[str], list[str]]:
+    """(characters the pattern matches, first seen first, with a letter, a digit and a space after them; its
+    literal runs, longest first), read from the stdlib's parse of it (``regex`` exposes none); a pattern only
+    ``regex`` reads gives its own letters, digits and punctuation."""
     import importlib
 
     # The stdlib's own regular expression parser (``sre_parse`` before 3.11, which now warns on import).
     parser: Any = importlib.import_module("re._parser")
     sre: Any = importlib.import_module("re._constants")
+    stand_in = {sre.CATEGORY_DIGIT: "0", sre.CATEGORY_SPACE: " ", sre.CATEGORY_WORD: "a",
+                sre.CATEGORY_NOT_DIGIT: "a", sre.CATEGORY_NOT_SPACE: "a", sre.CATEGORY_NOT_WORD: "-"}
+    chars: dict[str, None] = {}
+    runs: list[str] = []
 
-    def parts(arg: Any) -> Iterable[Any]:
-        """The sub-patterns somewhere in an opcode's argument (a group's, a branch's, a lookaround's)."""
-        if isinstance(arg, parser.SubPattern):
-            yield arg
-        elif isinstance(arg, tuple | list):
-            for item in arg:
-                yield from parts(item)
-
-    def walk(items: Any, inside: bool) -> str | None:
+    def walk(items: Any) -> None:
+        run = ""
         for op, arg in items:
-            if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):  # a possessive one never backtracks: walked as a group
-                low, high, body = arg
-                endless = high == sre.MAXREPEAT
-                if endless and inside:
-                    return "a repetition inside a repetition"
-                found = walk(body, inside or endless)
+            if op is sre.LITERAL:
+                chars.setdefault(chr(arg))
+                run += chr(arg)
+                continue
+            if run:
+                runs.append(run)
+            run = ""
+            if op is sre.IN:
+                for kind, value in arg:
+                    if kind is sre.LITERAL:
+                        chars.setdefault(chr(value))
+                    elif kind is sre.RANGE:
+                        chars.setdefault(chr(value[0]))
+                    elif kind is sre.CATEGORY and value in stand_in:
+                        chars.setdefault(stand_in[value])
+            elif op is sre.ANY:
+                chars.setdefault("a")
             else:
-                found = next((f for sub in parts(arg) if (f := walk(sub, inside))), None)
-            if found:
-                return found
-        return None
+                for sub in _parts(arg, parser.SubPattern):
+                    walk(sub)
+        if run:
+            runs.append(run)
 
     try:
-        tree = parser.parse(pattern)
-    except Exception:  # noqa: BLE001 - syntax only ``regex`` knows: its timeout bounds it
-        return None
-    return walk(tree, False)
+        walk(parser.parse(pattern))
+    except Exception:  # noqa: BLE001 - syntax only ``regex`` knows: its own characters stand in
+        chars.update(dict.fromkeys(c for c in pattern if c.isalnum() or c in " ,.;:-_/"))
+    for usual in "a0 ":
+        chars.setdefault(usual)
+    return list(chars), sorted(dict.fromkeys(runs), key=len, reverse=True)
 
 
+def _parts(arg: Any, kind: type) -> Iterable[Any]:
+    """The sub-patterns somewhere in an opcode's argument (a group's, a branch's, a repetition's)."""
+    if isinstance(arg, kind):
+        yield arg
+    elif isinstance(arg, tuple | list):
+        for item in arg:
+            yield from _parts(item, kind)
 
 
 def short(value: object, limit: int = 80) -> str:
@@ -341,5 +415,6 @@ def short(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-__all__ = ["TYPES", "LISTS", "Assertion", "Case", "PromptTests", "Where", "parse_tests", "pattern_problem", "short",
+__all__ = ["TYPES", "LISTS", "Assertion", "Case", "PromptTests", "Where", "parse_tests", "pattern_problem", "slow_on",
+           "ProbeBudget", "short",
            "MAX_CASES", "MAX_ASSERTS", "MAX_VALUE_CHARS", "MAX_PATTERN_CHARS"]

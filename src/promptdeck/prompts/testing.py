@@ -8,11 +8,17 @@ and checks each assertion on the text: every message's text joined by a blank li
 
 Regular expressions run in the ``regex`` package with a timeout (``REGEX_SECONDS``): the stdlib ``re`` cannot
 be stopped once it backtracks, and tests run on servers (the web page's checks) as well as in CI.
+
+A run is bounded as a whole: its deadline is looked at before each case and each assertion, and a search is
+given no more than the time the run has left. A server also stops a run whose client went away or that it is
+shutting down (``stopping``): a run on a thread sees its ``threading.Event`` at the same points, and the cases
+left fail as not run, so a run holds its thread (and a server's slot for it) only while someone waits for it.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +35,52 @@ if TYPE_CHECKING:
 REGEX_SECONDS = 0.5
 #: How long a whole test run may take; cases left when it is over fail as not run.
 RUN_SECONDS = 120.0
+
+#: The stop of the run on this thread, if one was set (``stopping``).
+_local = threading.local()
+
+
+class stopping:  # lower case: used as a function, ``with stopping(event):``
+    """Runs on this thread inside the block stop once ``event`` is set (the client left, the server stops),
+    whoever started them: the web page's checks, a save's tests, a label's required tests."""
+
+    __slots__ = ("event", "_before")
+
+    def __init__(self, event: threading.Event) -> None:
+        self.event = event
+        self._before: threading.Event | None = None
+
+    def __enter__(self) -> threading.Event:
+        self._before = getattr(_local, "stop", None)
+        _local.stop = self.event
+        return self.event
+
+    def __exit__(self, *exc: object) -> None:
+        _local.stop = self._before
+
+
+class _Bound:
+    """When a run must end: its deadline, and the stop it was given (or the thread's)."""
+
+    __slots__ = ("deadline", "stop")
+
+    def __init__(self, deadline: float | None, stop: threading.Event | None) -> None:
+        self.deadline = deadline
+        self.stop = stop if stop is not None else getattr(_local, "stop", None)
+
+    def over(self) -> str | None:
+        """Why the run must end now, or None."""
+        if self.stop is not None and self.stop.is_set():
+            return "not run: the test run was stopped (its client went away, or the server is stopping)"
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            return "not run: the test run took longer than its time limit"
+        return None
+
+    def left(self) -> float:
+        """How long one search may take now: ``REGEX_SECONDS``, or less when the run has less left."""
+        if self.deadline is None:
+            return REGEX_SECONDS
+        return max(0.01, min(REGEX_SECONDS, self.deadline - time.monotonic()))
 
 
 # -- running -------------------------------------------------------------------------------------
@@ -121,26 +173,27 @@ class Report:
 
 def run_tests(prompts: Iterable[Prompt], names: Sequence[str] | None = None, *,
               lookup: Callable[[str], Prompt] | None = None, seconds: float = RUN_SECONDS,
-              details: bool = True) -> Report:
+              details: bool = True, stop: threading.Event | None = None) -> Report:
     """Run the tests of ``prompts`` (a ``Catalog``, or any prompts; for a principal, its ``view``), or only of
     those called ``names`` (found by ``lookup``, a catalog's ``require``: an unknown name is its
     ``InvalidParams``). Prompts without tests are left out of the report. Blocking: call it off an event loop.
 
-    Each render is bounded as a ``prompts/get``'s is; the run as a whole by ``seconds``, after which the cases
-    left fail as not run. ``details``: say why a render failed internally (the ``detail`` a server keeps for
+    Each render is bounded as a ``prompts/get``'s is; the run as a whole by ``seconds`` and by ``stop`` (or
+    the thread's, ``stopping``), looked at before each case and each assertion: the cases left then fail as
+    not run. ``details``: say why a render failed internally (the ``detail`` a server keeps for
     its log), as the library's author at a terminal may know; a server answering a client passes False."""
     if names:
         find = lookup if lookup is not None else _finder(prompts)
         chosen = [find(name) for name in dict.fromkeys(names)]
     else:
         chosen = list(prompts)
-    deadline = time.monotonic() + seconds
+    bound = _Bound(time.monotonic() + seconds, stop)
     report = Report()
     for prompt in chosen:
         tests = prompt.tests
         if tests is None:
             continue
-        report.prompts.append(PromptResult(prompt.name, [run_case(prompt, case, deadline, details)
+        report.prompts.append(PromptResult(prompt.name, [_run_case(prompt, case, bound, details)
                                                       for case in tests.cases]))
     return report
 
@@ -159,9 +212,15 @@ def _finder(prompts: Iterable[Prompt]) -> Callable[[str], Prompt]:
 
 
 def run_case(prompt: Prompt, case: Case, deadline: float | None = None, details: bool = True) -> CaseResult:
-    """Render ``prompt`` with the case's vars and check its assertions (or its expected error)."""
-    if deadline is not None and time.monotonic() > deadline:
-        return CaseResult(case, False, "not run: the test run took longer than its time limit")
+    """Render ``prompt`` with the case's vars and check its assertions (or its expected error), within
+    ``deadline`` (a ``time.monotonic()``) and the thread's stop (``stopping``)."""
+    return _run_case(prompt, case, _Bound(deadline, None), details)
+
+
+def _run_case(prompt: Prompt, case: Case, bound: _Bound, details: bool) -> CaseResult:
+    over = bound.over()
+    if over is not None:
+        return CaseResult(case, False, over)
     try:
         messages = render_for_test(prompt, case.vars)
     except McpError as exc:
@@ -180,7 +239,13 @@ def run_case(prompt: Prompt, case: Case, deadline: float | None = None, details:
     if case.message is not None and case.message > len(messages):
         return CaseResult(case, False, f"message {case.message} asked for; the prompt rendered {len(messages)}")
     text = message_text(messages, case.message)
-    results = [AssertionResult(a, *evaluate(a, text)) for a in case.asserts]
+    results: list[AssertionResult] = []
+    for assertion in case.asserts:
+        over = bound.over()
+        if over is not None:  # fifty slow searches in one case would otherwise each take their time
+            results.append(AssertionResult(assertion, False, over))
+            continue
+        results.append(AssertionResult(assertion, *evaluate(assertion, text, bound.left())))
     return CaseResult(case, all(r.passed for r in results), None, results)
 
 
@@ -223,19 +288,19 @@ def _text_of(message: Message) -> str:
     return ""
 
 
-def evaluate(assertion: Assertion, text: str) -> tuple[bool, str]:
-    """(passed, why) of ``assertion`` on ``text``."""
+def evaluate(assertion: Assertion, text: str, seconds: float = REGEX_SECONDS) -> tuple[bool, str]:
+    """(passed, why) of ``assertion`` on ``text``, a search given at most ``seconds``."""
     try:
-        held, what = _holds(assertion.kind, assertion.value, text)
+        held, what = _holds(assertion.kind, assertion.value, text, seconds)
     except TimeoutError:
-        return False, f"the regular expression took longer than {REGEX_SECONDS:g} s on the text; simplify it"
+        return False, f"the regular expression took longer than {seconds:.2g} s on the text; simplify it"
     passed = held != assertion.negated
     if passed:
         return True, "passed"
     return False, f"expected the text {'not ' if assertion.negated else ''}{what}; it was {short(text)}"
 
 
-def _holds(kind: str, value: Any, text: str) -> tuple[bool, str]:
+def _holds(kind: str, value: Any, text: str, seconds: float) -> tuple[bool, str]:
     if kind == "equals":
         return text == str(value), f"to equal {short(value)}"
     if kind == "contains":
@@ -252,7 +317,7 @@ def _holds(kind: str, value: Any, text: str) -> tuple[bool, str]:
         return (any(found) if how == "any" else all(found)), \
             f"to contain {'one' if how == 'any' else 'all'} of {short(value)}{' (any case)' if fold else ''}"
     if kind == "regex":
-        return _search(str(value), text), f"to match /{short(value)[1:-1]}/"
+        return _search(str(value), text, seconds), f"to match /{short(value)[1:-1]}/"
     if kind == "is-json":
         try:
             json.loads(text)
@@ -264,12 +329,12 @@ def _holds(kind: str, value: Any, text: str) -> tuple[bool, str]:
     raise ValueError(f"unknown assertion type {kind!r}")  # parse_tests lets none through
 
 
-def _search(pattern: str, text: str) -> bool:
-    """Whether ``pattern`` matches somewhere in ``text``; ``TimeoutError`` past ``REGEX_SECONDS``."""
+def _search(pattern: str, text: str, seconds: float) -> bool:
+    """Whether ``pattern`` matches somewhere in ``text``; ``TimeoutError`` past ``seconds``."""
     import regex
 
-    return regex.search(pattern, text, timeout=REGEX_SECONDS) is not None
+    return regex.search(pattern, text, timeout=seconds) is not None
 
 
 __all__ = ["Report", "PromptResult", "CaseResult", "AssertionResult", "run_tests", "run_case", "evaluate",
-           "message_text", "render_for_test", "REGEX_SECONDS", "RUN_SECONDS"]
+           "message_text", "render_for_test", "stopping", "REGEX_SECONDS", "RUN_SECONDS"]

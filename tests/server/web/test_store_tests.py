@@ -62,26 +62,31 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str
 
 def test_tests_checks_and_saves(served: tuple[str, str]) -> None:
     base, url = served
-    shown = get(base, "/tests", BOB, prompt="greet").json()
+    shown = get(base, "/tests", ALICE, prompt="greet").json()
     assert shown["tests"]["origin"] == "front matter"
     assert shown["tests"]["cases"] == [{"description": "greets", "vars": {"who": "Ada"},
                                         "assert": [{"type": "contains", "value": "Hello Ada"}]}]
     report = shown["tests"]["report"]
     assert (report["passed"], report["cases"], report["failed"]) == (True, 1, 0)
     assert get(base, "/tests", BOB, prompt="plain").json() == {"prompt": "plain", "tests": None}
+    # A reader sees the cases, not run: running them needs the write scope.
+    unrun = get(base, "/tests", BOB, prompt="greet").json()["tests"]
+    assert unrun == {**shown["tests"], "report": None, "notRun": "running tests needs the scope store:write"}
     # Another tool's file: its tests file comes from the label with it.
-    review = get(base, "/tests", BOB, prompt="review").json()["tests"]
+    review = get(base, "/tests", ALICE, prompt="review").json()["tests"]
     assert review["origin"] == ".claude/commands/review.tests.yaml" and review["report"]["passed"] is True
 
     # The editor's text is tested with its check: here it no longer says what its test expects.
     failing = GREET.replace("Hello {{ who }}!", "Goodbye {{ who }}!")
-    checked = post(base, "/check", BOB, {"prompt": "greet", "text": failing}).json()
+    checked = post(base, "/check", ALICE, {"prompt": "greet", "text": failing}).json()
     assert checked["problems"] == []
     case = checked["tests"]["report"]["prompts"][0]["cases"][0]
     assert case["passed"] is False and case["message"] == (
         "prompt 'greet', 'greets': assertion 1 (contains 'Hello Ada'): expected the text to contain 'Hello Ada'; "
         "it was 'Goodbye Ada!'")
     # A text with problems is not tested: its problems come first.
+    by_reader = post(base, "/check", BOB, {"prompt": "greet", "text": failing}).json()
+    assert by_reader["problems"] == [] and by_reader["tests"]["report"] is None
     broken = post(base, "/check", BOB, {"prompt": "greet", "text": GREET.replace("contains", "contain")}).json()
     assert "tests" not in broken and "unknown assertion type 'contain'" in broken["problems"][0]["message"]
     assert broken["problems"][0]["line"] == 8
@@ -109,5 +114,6 @@ def test_a_hidden_prompts_tests_are_hidden(served: tuple[str, str]) -> None:
     assert hidden.status_code == unknown.status_code == 404
     assert hidden.json()["error"] == "no prompt 'salaries' in label production"
     assert post(base, "/check", BOB, {"prompt": "salaries", "text": SECRET}).status_code == 404
-    seen = get(base, "/tests", CAROL, prompt="salaries").json()  # carol holds hr
-    assert seen["tests"]["report"]["passed"] is True
+    seen = get(base, "/tests", CAROL, prompt="salaries").json()  # carol holds hr, but may not write
+    assert seen["tests"]["cases"][0]["assert"] == [{"type": "contains", "value": "private"}]
+    assert seen["tests"]["report"] is None

@@ -183,10 +183,15 @@ def test_byte_order_mark_and_crlf_are_accepted(tmp_path: Path) -> None:
     assert {p.title for p in source.prompts()} == {"T"}
 
 
-def test_empty_front_matter_and_empty_body(tmp_path: Path) -> None:
-    source = load(tmp_path, {"empty.md": "---\n---\n", "blank.md": ""})
-    assert problems(source) == []
-    assert render(prompts(source)["empty"]) == [] and render(prompts(source)["blank"]) == []
+def test_a_prompt_without_text_is_refused(tmp_path: Path) -> None:
+    """An empty file, or front matter over nothing, would be served and listed as a prompt that sends nothing
+    (issue 38): each is a problem of its file, and no prompt."""
+    source = load(tmp_path, {"empty.md": "---\n---\n", "blank.md": "", "spaces.md": "---\ntitle: T\n---\n \n\n",
+                             ".claude/commands/c.md": "\n", "ok.md": "Hi\n"})
+    why = "the prompt is empty: it has no text to send; write it below the front matter"
+    assert sorted(problems(source)) == sorted((name, None, why) for name in
+                                              ("empty.md", "blank.md", "spaces.md", ".claude/commands/c.md"))
+    assert list(prompts(source)) == ["ok"]
 
 
 # -- role lines ---------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ def test_problems_are_at_their_lines(tmp_path: Path) -> None:
     assert:
       - type: contians
         value: Ada
-      - {type: regex, value: "(a+)+"}
+      - {type: regex, value: "(a+)+b"}
   - vars: {who: Ada}
     assert:
       - type: contains
@@ -43,7 +43,7 @@ def test_problems_are_at_their_lines(tmp_path: Path) -> None:
     _, problems = load(tmp_path, {"g.md": text})
     assert [p.split(": test case")[0] for p in problems] == ["g.md:9", "g.md:11", "g.md:13", "g.md:17", "g.md:18"]
     assert "vars names 'whom'" in problems[0] and "unknown assertion type 'contians'" in problems[1]
-    assert "repeats a repeated part" in problems[2] and "at most 10000 are allowed" in problems[3]
+    assert "backtracks catastrophically" in problems[2] and "at most 10000 are allowed" in problems[3]
     assert problems[4] == "g.md:18: test case 3: must be a mapping with vars and assert"
 
 

@@ -334,9 +334,12 @@ class StreamableHttpApp:
         """End every long-lived response: subscriptions get their result, sessions and SSE streams close.
 
         Idempotent. ``runner`` calls it when shutdown begins, because uvicorn waits for open responses
-        to finish before it sends the lifespan shutdown.
+        to finish before it sends the lifespan shutdown. The store API's test runs stop too: each holds a
+        thread that the loop's executor would otherwise wait for.
         """
         self.table.end()
+        if self.store_api is not None:
+            self.store_api.stop_runs()
 
     async def _expire_loop(self) -> None:
         while True:

@@ -15,10 +15,14 @@ them before a request reaches this module), so the page has exactly its principa
   A writer saves only versions it may see, and moves a label (a save's, a pointing, a rollback) only
   through changes it may see.
 
+Running a prompt's tests (``/tests``, and with each ``/check``) needs the write scope too: a run is seconds
+of a server's time spent on text the caller chose. A reader is shown the cases, not run (``store_tests``).
+
 A POST must be ``application/json``, which a cross-site form cannot send without a preflight this
 server never grants. Every store call runs in a thread under a small quota per principal and in total,
 on a connection of its own, and every answer is JSON: ``{"error": …}`` beside the HTTP status that fits.
-docs/store-api.md has the whole contract.
+A test run in a call stops when its client goes away and when the server stops (``stop_runs``), so that
+neither holds a slot of the quota for nobody. docs/store-api.md has the whole contract.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import msgspec
 
 from ...prompts.access import may_see, parse_scopes, shown_scopes, viewing
 from ...prompts.skills import resolve_skill_uri
+from ...prompts.testing import stopping
 from ...protocol.errors import HttpError, PromptFileError
 from ...protocol.jsonrpc import encode_json
 from ...sources.files.frontmatter import line_of_key, split_front_matter
@@ -62,6 +67,7 @@ from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, missing_scopes
 from ..security.quotas import Quota
 from . import store_governance as governance
 from . import store_tests
+from .store_runs import Runs, current_stop
 
 if TYPE_CHECKING:
     from ...prompts.spec import Prompt
@@ -115,6 +121,8 @@ class StoreApi:
         self.write_scope = write_scope
         #: store calls running: each holds a thread and a store connection
         self.calls = Quota("store requests", total, per_principal)
+        #: the stops of the requests being answered (``store_runs``)
+        self.runs = Runs()
 
     @staticmethod
     def serves(path: str) -> bool:
@@ -129,13 +137,20 @@ class StoreApi:
         if method != allowed:
             raise HttpError(405, f"{scope['path']} takes {allowed}", headers=[(b"allow", allowed.encode())])
         try:
-            if method == "POST":
-                answer = await self._post(route, await self._body(scope, receive), principal)
-            else:
-                answer = await self._get(route, _query(scope), principal)
+            body = await self._body(scope, receive) if method == "POST" else b""
+            async with self.runs.watching(receive):
+                if method == "POST":
+                    answer = await self._post(route, body, principal)
+                else:
+                    answer = await self._get(route, _query(scope), principal)
         except Disconnected:
             return
         await _send(send, 200, answer)
+
+    def stop_runs(self) -> None:
+        """Stop every test run of a call being answered, and those of calls still to come: the server stops.
+        Idempotent; the calls answer at once, their runs' cases left failing as not run."""
+        self.runs.stop_all()
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -156,7 +171,7 @@ class StoreApi:
                                    _number(query, "to"))
         prompt = self._visible(principal, _field(query, "prompt"))
         if route == "/tests":
-            return await self._run(principal, self._tests, prompt)
+            return await self._run(principal, self._tests, prompt, self._may_write(principal))
         if route == "/history":
             return await self._run(principal, self._history, prompt)
         if route == "/version":
@@ -178,9 +193,15 @@ class StoreApi:
         return {"label": self.source.label, "write": self._may_write(principal), "writeScope": self.write_scope,
                 "labels": labels}
 
-    def _tests(self, sight: _Sight, prompt: Prompt) -> dict[str, Any]:
-        """The served version's tests and how they fare (``store_tests``)."""
-        return {"prompt": prompt.name, "tests": store_tests.shown(prompt, store_tests.run_for(prompt, sight.held))}
+    def _tests(self, sight: _Sight, prompt: Prompt, run: bool) -> dict[str, Any]:
+        """The served version's tests and how they fare (``store_tests``), run only when ``run``."""
+        return {"prompt": prompt.name, "tests": self._tested(sight, prompt, run)}
+
+    def _tested(self, sight: _Sight, prompt: Prompt, run: bool) -> dict[str, Any] | None:
+        """``store_tests.shown`` of ``prompt``: run for a writer, its cases alone (and why) for a reader."""
+        if not run:
+            return store_tests.not_run(prompt, f"running tests needs the scope {self.write_scope}")
+        return store_tests.shown(prompt, store_tests.run_for(prompt, sight.held))
 
     def _history(self, sight: _Sight, prompt: Prompt) -> dict[str, Any]:
         return {"prompt": prompt.name, "path": prompt.source, "versions": _versions(sight, prompt.source)}
@@ -237,7 +258,7 @@ class StoreApi:
         if route == "/check":
             edit = _decode(body, _Edit)
             prompt = self._visible(principal, edit.prompt)
-            return await self._run(principal, self._problems, prompt, _text(edit))
+            return await self._run(principal, self._problems, prompt, _text(edit), self._may_write(principal))
         if not self._may_write(principal):
             raise HttpError(403, f"writing to the store needs the scope {self.write_scope}", scope=self.write_scope)
         if route == "/publish":
@@ -258,11 +279,11 @@ class StoreApi:
         back = _decode(body, _Back)
         return await self._run(principal, self._rollback, _label(_message(back).label), principal.name, back.message)
 
-    def _problems(self, sight: _Sight, prompt: Prompt, data: bytes) -> dict[str, Any]:
-        """What a check of the editor's text answers: its problems, and when it has none, its tests' report."""
+    def _problems(self, sight: _Sight, prompt: Prompt, data: bytes, run: bool) -> dict[str, Any]:
+        """What a check of the editor's text answers: its problems, and when it has none, its tests' report
+        (when ``run``: the caller may write)."""
         checked, problems = self._check(sight, prompt, data)
-        tested = store_tests.shown(checked, store_tests.run_for(checked, sight.held)) \
-            if checked is not None and not problems else None
+        tested = self._tested(sight, checked, run) if checked is not None and not problems else None
         return {"problems": _shown(problems), **({"tests": tested} if tested is not None else {})}
 
     def _check(self, sight: _Sight, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
@@ -364,8 +385,10 @@ class StoreApi:
         if refusal is not None:
             raise refusal
 
+        stop = current_stop()
+
         def opened() -> T:
-            with Store(self.source.url) as store:
+            with stopping(stop), Store(self.source.url) as store:
                 return call(_Sight(store, principal.scopes), *args)
 
         with self.calls.hold(principal.name):

@@ -5,6 +5,10 @@ A principal sees the tests of the prompts it may see, and nothing of the others:
 its view of the catalog before this module is reached, and renders run as its reads (``prompts.access.viewing``:
 a file hidden from it is absent). Why a render failed inside is the server log's, as for a ``prompts/get``:
 the report says only that it failed, with the JSON-RPC error a client would get.
+
+Only a writer has them run (``store_api``); a reader is shown the cases, ``not_run``. A run stops at
+``PAGE_RUN_SECONDS``, and sooner when its client goes away or the server stops (``testing.stopping``, set by
+the caller's thread).
 """
 
 from __future__ import annotations
@@ -28,6 +32,14 @@ def run_for(prompt: Prompt, held: frozenset[str] | None) -> Report | None:
         return None
     with viewing(held):
         return run_tests([prompt], seconds=PAGE_RUN_SECONDS, details=False)
+
+
+def not_run(prompt: Prompt, why: str) -> dict[str, Any] | None:
+    """``shown`` of ``prompt``'s tests left unrun: the cases as written, no report, and ``why`` (None when it
+    has none)."""
+    if prompt.tests is None:
+        return None
+    return {"origin": prompt.tests.origin, "cases": prompt.tests.to_json(), "report": None, "notRun": why}
 
 
 def shown(prompt: Prompt, report: Report | None) -> dict[str, Any] | None:

@@ -77,6 +77,11 @@ def safe_yaml(text: str, *, load: bool = True) -> Any:
     return yaml.load(text, Loader=loader) if load else None
 
 
+#: Why a prompt file with no text below its front matter (or none at all) is refused: it would be served,
+#: listed and saved as a version, a prompt that sends nothing.
+EMPTY_PROMPT = "the prompt is empty: it has no text to send; write it below the front matter"
+
+
 class FrontMatterError(ValueError):
     """Front matter that cannot be read; ``line`` counts from 1 in the whole file."""
 

@@ -37,7 +37,7 @@ from .blocks import (
     work_of,
 )
 from .declared import declared_arguments
-from .frontmatter import FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
+from .frontmatter import EMPTY_PROMPT, FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
 from .library import Library
 from .native import Native
 from .paths import (
@@ -133,7 +133,7 @@ def stage_file(rel: str, data: bytes) -> Staged:
         meta = read_front_matter(front) if front is not None else {}
     except FrontMatterError as exc:
         return [(str(exc), exc.line)]
-    return front or "", meta, list(_segments(body, body_line))
+    return (front or "", meta, list(_segments(body, body_line))) if body.strip() else [(EMPTY_PROMPT, None)]
 
 
 def _plain_signals() -> None:

@@ -12,9 +12,17 @@ export function summary(report) {
     (failed ? `; ${failed} fail${failed === 1 ? "s" : ""}` : "");
 }
 
-/** The elements that show `tests` ({origin, cases, report}): a summary, then each case with its result. */
+/** The elements that show `tests` ({origin, cases, report}): a summary, then each case with its result. A
+ * reader's have no report (`notRun` says why: running them needs the write scope): the cases, each not run. */
 export function testsView(tests) {
-  if (!tests || !tests.report) return [h("p", { className: "muted" }, "This prompt has no tests.")];
+  if (!tests) return [h("p", { className: "muted" }, "This prompt has no tests.")];
+  if (!tests.report) {
+    return [
+      h("p", { className: "tests-summary muted" }, `Not run: ${String(tests.notRun ?? "no report")}`),
+      h("ol", { className: "tests", "aria-label": "Test cases" },
+        (tests.cases || []).map((written, i) => caseItem(written, null, i))),
+    ];
+  }
   const results = (tests.report.prompts?.[0]?.cases) || [];
   const items = (tests.cases || []).map((written, i) => caseItem(written, results[i] || null, i));
   return [

@@ -18,6 +18,7 @@ from ....protocol.errors import PromptFileError
 if TYPE_CHECKING:
     from ..library import Library
 
+from ..frontmatter import EMPTY_PROMPT
 from ._common import META_FORMAT, META_MODEL, NativeError, json_safe
 
 #: format (``prompt_format``) -> (module, reader of (relative path, text)); a reader's None: a file of that
@@ -59,6 +60,8 @@ class Native(NamedTuple):
 def build(library: Library, rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
     """The prompt of a native file, or the problems that keep it from being one; (None, []) for a file that
     is no prompt in its own tool."""
+    if not staged.text.strip():  # an empty file is no prompt in any format, but a name taken by nothing
+        return None, [PromptFileError(rel, EMPTY_PROMPT)]
     try:
         if staged.kind in TEMPLATED:
             return _reader(TEMPLATED[staged.kind])(library, rel, staged.text), []
