@@ -25,33 +25,39 @@ MAX_NESTING = 8
 #: How many partials one composed render may load (a loop including a partial loads it once per item): past
 #: this, an include bomb is stopped before the output limit or the deadline would stop it.
 MAX_INCLUDES = 1000
+#: How many renders of other prompts one render may make, counted by ``check`` over literal ``prompt()``
+#: calls (each call site, times the count of a ``range(N)`` or literal list it loops over): a fan-out of
+#: calls would otherwise pass ``check`` and fail every render at the deadline.
+MAX_COMPOSED_RENDERS = 1000
 
 
 class Call:
     """A literal ``prompt("NAME", …)`` call (or a role line ``{prompt: NAME}``) in a template: the name, the
-    argument names given (None when they are not all literal, as with ``**values``), its line in the file.
+    argument names given (None when they are not all literal, as with ``**values``), its line in the file,
+    and how many times one render makes it as far as the template says (the loops of known length around it).
     (A plain class, not a NamedTuple, whose making costs the import about a millisecond.)"""
 
-    __slots__ = ("name", "arguments", "line")
+    __slots__ = ("name", "arguments", "line", "times")
 
-    def __init__(self, name: str, arguments: frozenset[str] | None, line: int) -> None:
+    def __init__(self, name: str, arguments: frozenset[str] | None, line: int, times: int = 1) -> None:
         self.name = name
         self.arguments = arguments
         self.line = line
+        self.times = times
 
     def at(self, line: int) -> Call:
         """The same call, at ``line`` (of the including file)."""
-        return Call(self.name, self.arguments, line)
+        return Call(self.name, self.arguments, line, self.times)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Call) and (self.name, self.arguments, self.line) == \
-            (other.name, other.arguments, other.line)
+        return isinstance(other, Call) and (self.name, self.arguments, self.line, self.times) == \
+            (other.name, other.arguments, other.line, other.times)
 
     def __hash__(self) -> int:
-        return hash((self.name, self.arguments, self.line))
+        return hash((self.name, self.arguments, self.line, self.times))
 
     def __repr__(self) -> str:
-        return f"Call({self.name!r}, {self.arguments!r}, {self.line})"
+        return f"Call({self.name!r}, {self.arguments!r}, {self.line}, {self.times})"
 
 
 class Uses:
@@ -128,6 +134,7 @@ def template_uses(tree: Any) -> TemplateUses:
     reads: list[tuple[str, int]] = []
     calls: list[Call] = []
     dynamic = False
+    times = _loop_counts(tree, nodes)
     for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Call)):  # one walk
         if not isinstance(node, nodes.Call):
             target = node.template
@@ -148,8 +155,41 @@ def template_uses(tree: Any) -> TemplateUses:
             reads.append((first.value, node.lineno))
         else:
             literal = node.dyn_args is None and node.dyn_kwargs is None and len(node.args) == 1
-            calls.append(Call(first.value, frozenset(k.key for k in node.kwargs) if literal else None, node.lineno))
+            calls.append(Call(first.value, frozenset(k.key for k in node.kwargs) if literal else None, node.lineno,
+                              times.get(id(node), 1)))
     return TemplateUses(tuple(partials), tuple(reads), tuple(calls), dynamic)
+
+
+def _loop_counts(tree: Any, nodes: Any) -> dict[int, int]:
+    """For each call inside ``{% for %}`` loops of a length the template states (``range(N)`` with constant
+    arguments, a literal list or tuple), how many times one render makes it: the product of those lengths.
+    A loop over anything else counts once: its length is known only at render, which the deadline bounds."""
+    counts: dict[int, int] = {}
+    for loop in tree.find_all(nodes.For):
+        length = _length(loop.iter, nodes)
+        if length is None or length == 1:
+            continue
+        for body in loop.body:
+            for call in body.find_all(nodes.Call):
+                counts[id(call)] = counts.get(id(call), 1) * length
+    return counts
+
+
+def _length(iterable: Any, nodes: Any) -> int | None:
+    # The sandbox wraps every loop's iterable in its guard (``render.GuardTree``): look through it.
+    while isinstance(iterable, nodes.Call) and isinstance(iterable.node, nodes.Name) \
+            and iterable.node.name.startswith("_promptdeck") and len(iterable.args) == 1:
+        iterable = iterable.args[0]
+    if isinstance(iterable, nodes.List | nodes.Tuple):
+        return len(iterable.items)
+    if isinstance(iterable, nodes.Call) and isinstance(iterable.node, nodes.Name) and iterable.node.name == "range" \
+            and 0 < len(iterable.args) <= 3 and not iterable.kwargs \
+            and all(isinstance(a, nodes.Const) and type(a.value) is int for a in iterable.args):
+        try:
+            return len(range(*(a.value for a in iterable.args)))
+        except (ValueError, OverflowError):
+            return None
+    return None
 
 
 # -- one composed render ----------------------------------------------------------------------------------
@@ -257,5 +297,5 @@ def count_load(depth: int) -> None:
         raise CompositionError(f"partials nest deeper than {MAX_NESTING} levels")
 
 
-__all__ = ["MAX_INCLUDES", "MAX_NESTING", "NO_USES", "Call", "CompositionError", "TemplateUses", "Uses",
-           "template_uses"]
+__all__ = ["MAX_COMPOSED_RENDERS", "MAX_INCLUDES", "MAX_NESTING", "NO_USES", "Call", "CompositionError",
+           "TemplateUses", "Uses", "template_uses"]

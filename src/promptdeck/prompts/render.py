@@ -63,6 +63,26 @@ class EnvironmentSource(Protocol):
 
 
 _environment_class: type[SandboxedEnvironment] | None = None
+_undefined: type[Any] | None = None
+
+
+def _undefined_class() -> type[Any]:
+    """Jinja's ``StrictUndefined``, but false in a test: ``{% if mood %}`` on an optional argument the client
+    left out is the branch not taken, as an author expects, where strict it failed every render that left it
+    out (and ``check`` passed it). Printing it, comparing it or calling it still fails, naming the argument;
+    names no argument declares are ``check``'s to refuse."""
+    global _undefined
+    if _undefined is None:
+        from jinja2 import StrictUndefined
+
+        class FalsyStrictUndefined(StrictUndefined):
+            __slots__ = ()
+
+            def __bool__(self) -> bool:
+                return False
+
+        _undefined = FalsyStrictUndefined
+    return _undefined
 
 
 def make_environment(globals_: Mapping[str, Any] | None = None, *, literal_reads: bool = False) \
@@ -70,7 +90,6 @@ def make_environment(globals_: Mapping[str, Any] | None = None, *, literal_reads
     """A sandboxed environment whose every call (``range``, filters, …) checks the render deadline. With
     ``literal_reads``, its ``read`` is told (``READ_LITERAL``) when a template wrote its path as a literal."""
     global _environment_class
-    from jinja2 import StrictUndefined
 
     if _environment_class is None:
         from jinja2 import nodes
@@ -190,7 +209,7 @@ def make_environment(globals_: Mapping[str, Any] | None = None, *, literal_reads
         _environment_class = BoundedEnvironment
     # optimized=False: Jinja would otherwise fold constant expressions (a huge format, a long
     # repetition) while compiling, where none of the checks above run.
-    env = _environment_class(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False,
+    env = _environment_class(undefined=_undefined_class(), autoescape=False, keep_trailing_newline=False,
                              optimized=False, extensions=[_clocked_lexing()])
     env.literal_reads = literal_reads  # type: ignore[attr-defined]
     guard_filters(env.filters)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ...prompts.access import covers, reader_scopes, shown_scopes
 from ...prompts.arguments import bind
 from ...prompts.catalog import close_names
-from ...prompts.composition import MAX_NESTING, Call, chain, entering, spend
+from ...prompts.composition import MAX_COMPOSED_RENDERS, MAX_NESTING, Call, chain, entering, spend
 from ...prompts.spec import Prompt, RenderContext
 from ...protocol.content import Message, Text
 from ...protocol.errors import InternalError, InvalidParams, PromptFileError
@@ -132,6 +132,43 @@ def composition_problems(prompts: Iterable[Prompt], shown: Mapping[str, str] | N
                 problems.append(PromptFileError(path, f"prompt({call.name!r}) is missing required argument "
                                                       f"{', '.join(repr(m) for m in missing)}", call.line))
     problems += _cycles(edges, by_name, where)
+    problems += _fan_outs(edges, by_name, where)
+    return problems
+
+
+def _fan_outs(edges: dict[str, list[Call]], by_name: Mapping[str, Prompt],
+              where: Mapping[str, str]) -> list[PromptFileError]:
+    """Each prompt whose one render would render other prompts more than ``MAX_COMPOSED_RENDERS`` times, by
+    its literal calls (``Call.times`` each, and what each callee renders in turn), at its first call: such a
+    fan-out fails every render at the deadline. A cycle counts as nothing more here: it is refused as one."""
+    counted: dict[str, int] = {}
+    active: set[str] = set()
+
+    def renders(name: str) -> int:
+        if name in counted:
+            return counted[name]
+        if name in active:
+            return 0
+        active.add(name)
+        total = 0
+        for call in edges.get(name, ()):
+            if call.name in by_name:
+                total += call.times * (1 + renders(call.name))
+                if total > MAX_COMPOSED_RENDERS:
+                    break  # past the bound already: no need to count the rest (it may be astronomical)
+        active.discard(name)
+        counted[name] = total
+        return total
+
+    problems: list[PromptFileError] = []
+    for name in sorted(edges):
+        count = renders(name)
+        if count > MAX_COMPOSED_RENDERS:
+            source = by_name[name].source
+            problems.append(PromptFileError(where.get(source, source), (
+                f"prompt {name!r} would render other prompts more than {MAX_COMPOSED_RENDERS} times in one render "
+                "(its prompt() calls, times their loops, and theirs in turn); no render of it could finish"),
+                edges[name][0].line))
     return problems
 
 
