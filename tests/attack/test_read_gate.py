@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from tests.sources.files.test_source import write
-from tests.support.http_server import http_server
+from tests.support.http_server import http_server, promptdeck_http
 
 SECRET = "s3cr3t-gate-value"
 PNG = b"\x89PNG\r\n\x1a\n" + SECRET.encode()
@@ -278,7 +278,10 @@ def test_concurrent_large_reads_are_bounded_over_http(tmp_path: Path) -> None:
     (tmp_path / "_m").mkdir(exist_ok=True)
     (tmp_path / "_m/big.txt").write_bytes(b"x" * MAX_EMBED_BYTES)
     uri = "promptdeck:///_m/big.txt"
-    with http_server(str(tmp_path), "--no-watch", "--stateless", "--json-response") as endpoint:
+    started: list[subprocess.Popen[bytes]] = []
+    with promptdeck_http("serve", str(tmp_path), "--http", "{host}:{port}", "--no-watch", "--stateless",
+                         "--json-response", started=started) as endpoint:
+        before = peak_memory(started[0].pid)
         def read(_: int) -> dict[str, Any]:
             answer = httpx.post(endpoint, json={"jsonrpc": "2.0", "id": 1, "method": "resources/read",
                                                 "params": {"uri": uri}},
@@ -294,6 +297,20 @@ def test_concurrent_large_reads_are_bounded_over_http(tmp_path: Path) -> None:
             else:
                 assert len(answer["result"]["contents"][0]["text"]) == MAX_EMBED_BYTES
         assert "result" in read(0)  # every read gave its bytes back
+        # The budget holds each read until its answer is written, in pieces each waiting for the client: 24
+        # reads took the server up ~245 MiB with no budget, ~190 MiB with one given back while a whole answer
+        # still sat in the connection's buffer, ~120 MiB now; the bound is the share's 32 MiB, a few copies
+        # each, and room.
+        grown = peak_memory(started[0].pid) - before
+        assert grown < 160 * 2**20, f"the server grew by {grown / 2**20:.0f} MiB"
+
+
+def peak_memory(pid: int) -> int:
+    """The peak resident memory of process ``pid`` so far (VmHWM), in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmHWM for process {pid}")
 
 
 def test_check_warns_of_a_pathless_pattern_and_a_refused_link(tmp_path: Path) -> None:

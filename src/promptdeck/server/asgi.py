@@ -158,6 +158,25 @@ async def disconnected(receive: Receive) -> None:
         pass
 
 
+#: A body past this is sent in pieces of ``_PIECE`` (``send_body`` says why).
+_LARGE = 1024 * 1024
+_PIECE = 256 * 1024
+
+
+async def send_body(send: Send, body: bytes) -> None:
+    """The whole body of a response. uvicorn waits for a slow client before it writes a piece, not after, so
+    one large body handed over at once sits, copied, in the connection's buffer after ``send`` returned, and
+    what a request held (its read budget, its memory) is let go while the bytes still wait: a hundred slow
+    readers of a 10 MiB resource held a gigabyte. In pieces, each ``send`` waits for the one before it to
+    drain, so when this returns at most a piece is left to the connection."""
+    if len(body) <= _LARGE:
+        await send({"type": "http.response.body", "body": body})
+        return
+    for start in range(0, len(body), _PIECE):
+        await send({"type": "http.response.body", "body": body[start:start + _PIECE], "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
+
+
 async def respond(send: Send, status: int, body: bytes = b"", content_type: bytes | None = JSON,
                   headers: Headers | None = None) -> None:
     """A complete response in two ASGI messages."""
@@ -166,7 +185,7 @@ async def respond(send: Send, status: int, body: bytes = b"", content_type: byte
     if headers:
         out.extend(headers)
     await send({"type": "http.response.start", "status": status, "headers": out})
-    await send({"type": "http.response.body", "body": body})
+    await send_body(send, body)
 
 
 async def respond_events(send: Send, stream: bytes, headers: Headers | None = None) -> None:
@@ -176,7 +195,7 @@ async def respond_events(send: Send, stream: bytes, headers: Headers | None = No
     if headers:
         out.extend(headers)
     await send({"type": "http.response.start", "status": 200, "headers": out})
-    await send({"type": "http.response.body", "body": stream})
+    await send_body(send, stream)
 
 
 def from_any_thread(deliver: Callable[[T], None]) -> Callable[[T], None]:
