@@ -12,16 +12,15 @@ Bounds) and the peak memory. Each count runs against a server of its own, so eac
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
-import socket
-import subprocess
-import sys
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+
+from bench_http import MODES, PD, ServerProc
 
 MIB = 1024 * 1024
 SIZE = 10 * MIB  # the largest file served as a resource (paths.MAX_EMBED_BYTES)
@@ -38,28 +37,16 @@ def peak(pid: int) -> int:
 
 
 def measure(library: Path, reads: int) -> tuple[int, int, int]:
-    """(refused, peak before, peak after) for ``reads`` reads at once against a fresh server."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "promptdeck", "serve", str(library), "--http",
-                               f"127.0.0.1:{port}", "--no-watch", "--stateless", "--json-response"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """(refused, peak before, peak after) for ``reads`` reads at once against a fresh server: bench_http's
+    ``ServerProc`` in its stateless JSON mode."""
+    server = ServerProc(PD, MODES["stateless"], library, library)
+    asyncio.run(server.start(60))
+    endpoint = f"http://127.0.0.1:{server.port}/mcp"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("the server did not start")
-            time.sleep(0.1)
         before = peak(server.pid)
 
         def read(_: int) -> bool:
-            answer = httpx.post(f"http://127.0.0.1:{port}/mcp", json=READ, headers=HEADERS, timeout=300).json()
+            answer = httpx.post(endpoint, json=READ, headers=HEADERS, timeout=300).json()
             if "error" in answer:
                 return True
             if len(answer["result"]["contents"][0]["text"]) != SIZE:
@@ -70,8 +57,7 @@ def measure(library: Path, reads: int) -> tuple[int, int, int]:
             refused = sum(pool.map(read, range(reads)))
         return refused, before, peak(server.pid)
     finally:
-        server.terminate()
-        server.wait(30)
+        server.stop()
 
 
 def main() -> None:
