@@ -48,7 +48,7 @@ from .model import Entry, StoreError, unshadowed
 from .private import private_folder, release, write_new
 from .schema import CHANNEL
 from .skills import StoredSkills
-from .splits import Splits
+from .splits import LiveRollouts
 from .urls import is_postgres_url, shown_url, sqlite_path, without_secrets
 
 log = logging.getLogger("promptdeck.store")
@@ -118,7 +118,7 @@ class StoreSource(Source):
         #: whether the store was unreachable when last tried (logged once, until it is back)
         self._failing = False
         #: the label's live rollouts (``splits``), followed as the label is
-        self.splits = Splits(label)
+        self.splits = LiveRollouts(label)
 
     @property
     def unreachable(self) -> bool:

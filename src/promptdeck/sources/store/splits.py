@@ -23,7 +23,7 @@ log = logging.getLogger("promptdeck.store")
 META_ROLLOUT = "promptdeck.dev/rollout"
 
 
-class Splits:
+class LiveRollouts:
     """The rollouts of one label: prompt name -> (the rollout, its version's prompt)."""
 
     def __init__(self, label: str) -> None:
