@@ -10,8 +10,8 @@ from ...prompts.access import covers, may_see, reader_scopes, shown_scopes, view
 from ...prompts.arguments import Argument
 from ...prompts.render import PARTIAL_GUARD, READ_LITERAL, make_environment
 from ...prompts.spec import Prompt, SyncCompleter
-from ...protocol.errors import InvalidParams
-from .frontmatter import FrontMatterError, read_front_matter, scopes_in, split_front_matter
+from ...protocol.errors import InvalidParams, LineError
+from .frontmatter import read_front_matter, scopes_in, split_front_matter
 from .paths import LibraryRoot, Origin, prompt_format, skill_folder_of
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def file_scopes(source: str, data: bytes) -> frozenset[str] | None:
         front, _, _ = split_front_matter(data.decode("utf-8"))
         meta = read_front_matter(front) if front is not None else {}
         return skill_scopes(meta) if skill else scopes_in(meta)
-    except (UnicodeDecodeError, FrontMatterError, SkillSpecError):
+    except (UnicodeDecodeError, LineError, SkillSpecError):
         return None
 
 
