@@ -10,7 +10,7 @@ import pytest
 from promptdeck.protocol.errors import LibraryError, LineError, PromptdeckError, PromptFileError
 from promptdeck.sources.files.blocks import validate_icons
 from promptdeck.sources.files.frontmatter import read_front_matter, split_front_matter
-from promptdeck.sources.files.library import Library
+from promptdeck.sources.files.library import TemplateFolder
 from promptdeck.sources.files.native import Native, build, claude, codex, gemini
 from promptdeck.sources.files.source import stage_file
 
@@ -41,6 +41,6 @@ def test_every_reader_of_a_files_text_refuses_with_the_one_line_error(what: str,
 def test_a_line_error_becomes_the_files_problem_at_that_line(tmp_path: Path) -> None:
     staged = stage_file("review.md", b"---\nname: review\n")
     assert staged == [("front matter starts with '---' but has no closing '---' line", 1)]
-    prompt, problems = build(Library(tmp_path), ".gemini/commands/x.toml", Native("gemini", "a = 1\nb = \n"))
+    prompt, problems = build(TemplateFolder(tmp_path), ".gemini/commands/x.toml", Native("gemini", "a = 1\nb = \n"))
     assert prompt is None and [(p.path, p.line) for p in problems] == [(".gemini/commands/x.toml", 2)]
     assert isinstance(problems[0], PromptFileError)

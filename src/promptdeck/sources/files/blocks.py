@@ -27,7 +27,7 @@ from ...protocol.content import (
 )
 from ...protocol.errors import InvalidParams, LineError
 from .frontmatter import YamlRefused, safe_yaml
-from .library import Library
+from .library import TemplateFolder
 from .paths import Origin, file_contents, guess_mime, typed_values
 
 log = logging.getLogger("promptdeck.render")
@@ -113,7 +113,7 @@ def _annotations(raw: object, line: int) -> Annotations | None:
     return Annotations(audience, None if priority is None else float(priority), modified)
 
 
-def _template(library: Library, value: object, line: int, compile_now: bool, known: frozenset[str],
+def _template(library: TemplateFolder, value: object, line: int, compile_now: bool, known: frozenset[str],
               found: list[Uses]) -> Tmpl:
     if isinstance(value, str):
         tmpl = TemplateText(value, library, line)
@@ -126,7 +126,7 @@ def _template(library: Library, value: object, line: int, compile_now: bool, kno
     raise LineError(f"unexpected value {value!r} in the role line", line)
 
 
-def _compile(library: Library, tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> Uses:
+def _compile(library: TemplateFolder, tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> Uses:
     if not compile_now:
         return NO_USES
     try:
@@ -148,7 +148,7 @@ def _compile(library: Library, tmpl: TemplateText, compile_now: bool, known: fro
     return composed
 
 
-def template_composes(library: Library, tmpl: TemplateText) -> Uses:
+def template_composes(library: TemplateFolder, tmpl: TemplateText) -> Uses:
     """What the compiled ``tmpl`` composes (``composition.Uses``), its literal partials checked (``partials.analyze``);
     a problem is a ``LineError`` at the line of the include. Lines are the prompt file's."""
     found = tmpl.uses
@@ -189,7 +189,7 @@ def _is_static(value: object) -> bool:
     return isinstance(value, str) and "{" not in value
 
 
-def build_block(library: Library, role: str, spec_text: str | None, body: str, spec_line: int,
+def build_block(library: TemplateFolder, role: str, spec_text: str | None, body: str, spec_line: int,
                 text_line: int, arguments: tuple[Argument, ...], *, compile_now: bool) -> Block:
     spec: dict[str, Any] = {}
     if spec_text is not None:
@@ -314,7 +314,7 @@ def _render(value: Tmpl, values: Mapping[str, Any]) -> Any:
     return value
 
 
-def _file_content(library: Library, kind: str, path: str, fields: dict[str, Any],
+def _file_content(library: TemplateFolder, kind: str, path: str, fields: dict[str, Any],
                   ann: Annotations | None, origin: Origin) -> Content:
     """The block a role line that names a file sends; ``origin``: whether the file was written in the role line
     (``LITERAL``) or worked out by its template (``EXPRESSION``), which decides what the read gate lets it reach."""
@@ -337,7 +337,7 @@ def _file_content(library: Library, kind: str, path: str, fields: dict[str, Any]
                         size=real.stat().st_size, annotations=ann)
 
 
-def _composed(library: Library, block: Block, values: Mapping[str, Any]) -> list[Message]:
+def _composed(library: TemplateFolder, block: Block, values: Mapping[str, Any]) -> list[Message]:
     """A role line ``{prompt: NAME, arguments: {...}}``: the prompt's messages, roles and content as they are."""
     from .compose import render_composed
 
@@ -346,7 +346,7 @@ def _composed(library: Library, block: Block, values: Mapping[str, Any]) -> list
     return render_composed(library, fields["prompt"], fields.get("arguments") or {})
 
 
-def _content(library: Library, block: Block, values: Mapping[str, Any]) -> Content | None:
+def _content(library: TemplateFolder, block: Block, values: Mapping[str, Any]) -> Content | None:
     ann = block.annotations
     if block.kind == "prompt":
         return None
@@ -389,7 +389,7 @@ def plain_messages(blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern
     return tuple((block.role, block.body) for block in blocks if block.body is not None)
 
 
-def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None],
+def render_blocks(library: TemplateFolder, blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None],
                   optional: frozenset[str] = frozenset(), scopes: frozenset[str] = frozenset()) -> RenderFn:
     """The render function of a file prompt. ``path_args``: each path argument and its pattern;
     ``optional``: the arguments a client may leave out that have no default; ``scopes``: the prompt's,
@@ -453,7 +453,7 @@ def uncompiled_simple(block: Block) -> bool:
     return all(tmpl.simple for tmpl in _templates(block.fields)) and (block.body is None or block.body.simple)
 
 
-def compiled_uses(library: Library, blocks: tuple[Block, ...]) -> Uses:
+def compiled_uses(library: TemplateFolder, blocks: tuple[Block, ...]) -> Uses:
     """What ``blocks`` compose, compiling their templates now: for a prompt of a large library, whose
     templates compile on first use (``Prompt.uses`` asks for it then). A template that does not compile
     composes nothing known: a render reports it."""

@@ -21,7 +21,10 @@ if TYPE_CHECKING:
 MAX_READ_BYTES = 1024 * 1024
 
 
-class Library:
+class TemplateFolder:
+    """A library folder as its templates see it: its files, confined (``root``), the one sandboxed Jinja
+    environment they compile in (``env``), and the prompts they may compose (``lookup``)."""
+
     def __init__(self, root: Path, missing: Callable[[str], bool] | None = None) -> None:
         self.root = LibraryRoot(root, missing, self.may_use)
         self._env: SandboxedEnvironment | None = None

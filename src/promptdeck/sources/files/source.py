@@ -37,7 +37,7 @@ from .blocks import (
 )
 from .declared import declared_arguments
 from .frontmatter import EMPTY_PROMPT, line_of_key, read_front_matter, scopes_in, split_front_matter
-from .library import Library
+from .library import TemplateFolder
 from .native import Native
 from .paths import (
     SkillLimits,
@@ -160,7 +160,7 @@ def _stage_files(job: tuple[str, list[str], str]) -> list[tuple[str, Staged]]:
     return out
 
 
-def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: bool = True,
+def build_prompt(library: TemplateFolder, rel: str, staged: Staged, *, compile_now: bool = True,
                  prefix: str = "") -> ParsedFile:
     """The second stage: arguments, templates, tests and the ``Prompt``. ``prefix``: where the library's
     folder lies below a library root (``FileSource.prefix``), which ``rel`` starts with."""
@@ -288,7 +288,7 @@ class FileSource(Source):
         path = Path(root)
         if not path.is_dir():
             raise LibraryError(f"prompt library {str(root)!r} is not a folder")
-        self.library = Library(path)
+        self.library = TemplateFolder(path)
         self.library.lookup = self.named
         #: problems in how its prompts compose each other (``compose.composition_problems``), found at ``load``
         self.composition: list[PromptFileError] = []

@@ -16,7 +16,7 @@ from ....prompts.spec import Prompt
 from ....protocol.errors import LineError, PromptFileError
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..library import TemplateFolder
 
 from ..frontmatter import EMPTY_PROMPT
 from ._common import META_FORMAT, META_MODEL, json_safe
@@ -57,7 +57,7 @@ class Native(NamedTuple):
     text: str
 
 
-def build(library: Library, rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
+def build(library: TemplateFolder, rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
     """The prompt of a native file, or the problems that keep it from being one; (None, []) for a file that
     is no prompt in its own tool."""
     if not staged.text.strip():  # an empty file is no prompt in any format, but a name taken by nothing

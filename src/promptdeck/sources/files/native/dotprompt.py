@@ -41,7 +41,7 @@ from ._common import META_FORMAT, META_MODEL, Markdown, check_name, json_safe, p
 from ._dotpromptz import anywhere, bounded, check_tags, complete, engine, library
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..library import TemplateFolder
 
 _TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 #: ``{{name}}`` of a template without an input schema: each is an optional argument (helpers excluded).
@@ -69,7 +69,7 @@ def _as_promptdeck_reads(text: str) -> str:
     return "---\n" + text[:opening.start(1)] + text[opening.end():]
 
 
-def read(files: Library, rel: str, text: str) -> Prompt:
+def read(files: TemplateFolder, rel: str, text: str) -> Prompt:
     """``docs/brief.prompt`` is ``docs.brief``; ``description:`` its description. ``files``: the library its
     partials come from."""
     return anywhere(lambda: _read(files, rel, text))
@@ -90,7 +90,7 @@ def partial_path(name: str) -> str:
 _INLINE = re.compile(r"\{\{~?#\*inline\s+[\"']([^\"']+)[\"']")
 
 
-def _partials(files: Library, doc: Markdown, read: set[str]) -> dict[str, str]:
+def _partials(files: TemplateFolder, doc: Markdown, read: set[str]) -> dict[str, str]:
     """The library partials the body names, and those they name, by name: each read through the library's
     confined partial loader, a problem at the line of the body's reference that led to it. Handed to
     dotpromptz, which checks them for cycles; a name defined inline is the template's own."""
@@ -113,7 +113,7 @@ def _partials(files: Library, doc: Markdown, read: set[str]) -> dict[str, str]:
     return found
 
 
-def _read(files: Library, rel: str, text: str) -> Prompt:
+def _read(files: TemplateFolder, rel: str, text: str) -> Prompt:
     text = _as_promptdeck_reads(text)
     doc = Markdown(text)
     meta = doc.meta

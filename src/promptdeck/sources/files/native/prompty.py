@@ -21,7 +21,7 @@ from ..blocks import template_composes
 from ._common import META_FORMAT, META_MODEL, Markdown, check_name, json_safe, pop_scopes
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..library import TemplateFolder
 
 #: A role line as Prompty's parser reads one: the role alone on its line, any case, with a colon.
 _ROLE = re.compile(r"^\s*#?\s*(system|developer|user|assistant)\s*:\s*$", re.IGNORECASE)
@@ -30,7 +30,7 @@ _TYPES = {"string": "string", "str": "string", "number": "number", "float": "num
 _INPUT_KEYS = {"name", "kind", "type", "description", "required", "default", "enumValues", "sample"}
 
 
-def read(library: Library, rel: str, text: str) -> Prompt:
+def read(library: TemplateFolder, rel: str, text: str) -> Prompt:
     """``docs/summarize.prompty`` is ``docs.summarize``; its ``name:`` is the title."""
     doc = Markdown(text)
     meta = doc.meta
