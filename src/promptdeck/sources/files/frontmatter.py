@@ -148,13 +148,13 @@ def read_front_matter(front: str) -> dict[str, Any]:
         return {}
     loaded = fast_load(front)
     if loaded is None:
-        loaded = _load_yaml(front, safe_yaml)
+        loaded = load_yaml(front, safe_yaml)
     if not isinstance(loaded, dict):
         raise LineError("front matter must be a mapping of keys (name, title, description, ...)", 2)
     return loaded
 
 
-def _load_yaml(front: str, load: Callable[[str], Any]) -> Any:
+def load_yaml(front: str, load: Callable[[str], Any]) -> Any:
     """``load(front)``, its refusals and YAML errors as ``LineError`` at the file's line."""
     import yaml  # only for front matter the fast reader leaves to PyYAML
 
@@ -188,7 +188,7 @@ def read_json_front_matter(front: str) -> dict[str, Any]:
     """
     if not front.strip():
         return {}
-    loaded = _load_yaml(front, _json_yaml)
+    loaded = load_yaml(front, _json_yaml)
     if not isinstance(loaded, dict):
         raise LineError("front matter must be a mapping of keys (name, description, ...)", 2)
     return loaded
