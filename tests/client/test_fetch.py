@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from promptdeck.client.fetch import HttpClient, HttpError, proxy_for
+from promptdeck.client.fetch import HttpClient, TransportError, proxy_for
 
 from .helpers import run
 
@@ -198,10 +198,10 @@ def test_endless_redirects_and_oversized_bodies_are_errors() -> None:
     async def scenario() -> None:
         async with scripted(handler) as (base, _):
             async with HttpClient(timeout=5) as http:
-                with pytest.raises(HttpError, match="more than 10 redirects"):
+                with pytest.raises(TransportError, match="more than 10 redirects"):
                     await http.request("GET", base + "/loop")
                 async with http.stream("GET", base + "/big") as response:
-                    with pytest.raises(HttpError, match="over 1000 bytes"):
+                    with pytest.raises(TransportError, match="over 1000 bytes"):
                         await response.read(limit=1000)
 
     run(scenario())
@@ -220,18 +220,18 @@ def test_unanswered_refused_and_garbled_exchanges_fail_clearly() -> None:
     async def scenario() -> None:
         async with scripted(handler) as (base, _):
             async with HttpClient(timeout=0.5) as http:
-                with pytest.raises(HttpError, match="not HTTP/1.1"):
+                with pytest.raises(TransportError, match="not HTTP/1.1"):
                     await http.request("GET", base + "/garbage")
-                with pytest.raises(HttpError, match="closed the connection"):
+                with pytest.raises(TransportError, match="closed the connection"):
                     await http.request("GET", base + "/cut")
-                with pytest.raises(HttpError, match="no answer from .* within 0.5 s"):
+                with pytest.raises(TransportError, match="no answer from .* within 0.5 s"):
                     await http.request("GET", base + "/silent")
-                with pytest.raises(HttpError, match="line break or NUL"):
+                with pytest.raises(TransportError, match="line break or NUL"):
                     await http.request("GET", base + "/x", headers={"x-evil": "a\r\nx-injected: 1"})
-                with pytest.raises(HttpError, match="not an http"):
+                with pytest.raises(TransportError, match="not an http"):
                     await http.request("GET", "ftp://127.0.0.1/")
         async with HttpClient(timeout=5) as http:
-            with pytest.raises(HttpError, match="cannot connect to 127.0.0.1"):
+            with pytest.raises(TransportError, match="cannot connect to 127.0.0.1"):
                 await http.request("GET", base + "/gone")
 
     run(scenario())
@@ -251,7 +251,7 @@ def test_which_requests_go_through_a_proxy() -> None:
         assert proxy_for("https", host, proxies) is None, host
     assert proxy_for("https", "mcp.example", {"all": "http://any.example"}) == ("any.example", 80, None)
     assert proxy_for("https", "mcp.example", {}) is None
-    with pytest.raises(HttpError, match="only http:// proxies"):
+    with pytest.raises(TransportError, match="only http:// proxies"):
         proxy_for("https", "mcp.example", {"https": "socks5://proxy.example:1080"})
 
 
@@ -324,7 +324,7 @@ def test_https_goes_through_a_connect_tunnel_and_http_through_absolute_requests(
                         b"via proxy: GET http://mcp.example:8080/x?y=1 HTTP/1.1")
                 monkeypatch.setenv("https_proxy", f"http://127.0.0.1:{port}")  # no credentials: 407
                 async with HttpClient(timeout=5, ssl_context=client_tls) as http:
-                    with pytest.raises(HttpError, match="refused a tunnel to mcp.example:443: .*407"):
+                    with pytest.raises(TransportError, match="refused a tunnel to mcp.example:443: .*407"):
                         await http.request("GET", "https://mcp.example/")
                 monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")  # a dead proxy, never used for loopback
                 async with scripted(origin) as (loopback, _), HttpClient(timeout=5) as http:

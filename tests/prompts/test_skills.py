@@ -19,7 +19,6 @@ from promptdeck.prompts.skills import (
     parse_skill_uri,
     resolve_skill_uri,
     skill_scopes,
-    visible_skills,
 )
 
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")
@@ -117,9 +116,6 @@ def test_a_skill_is_visible_exactly_as_a_prompt_with_those_scopes_is() -> None:
     assert open_.visible_to(frozenset()) and open_.visible_to(None)
     assert not hr.visible_to(frozenset()) and not hr.visible_to(frozenset({"eng"}))
     assert hr.visible_to(frozenset({"hr"})) and hr.visible_to(None)
-    skills = {s.path: s for s in (hr, open_)}
-    assert visible_skills(skills, frozenset()) == [open_]
-    assert visible_skills(skills, frozenset({"hr"})) == [open_, hr]
 
 
 # -- URIs and the entry ---------------------------------------------------------------------------------

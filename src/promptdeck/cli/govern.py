@@ -11,8 +11,7 @@ import re
 import click
 
 from ..protocol.errors import PromptdeckError
-from .common import fail
-from .store import _AUTHOR, _STORE, _author, _opened, valid_label
+from .common import AUTHOR_OPTION, STORE_OPTION, author_of, fail, open_store, valid_label
 from .terminal import echo
 
 #: A scope as tokens carry it: no space (a token file separates scopes with spaces), printable, bounded.
@@ -23,20 +22,20 @@ _PERCENT_RE = re.compile(r"^(100(\.0{1,2})?|\d{1,2}(\.\d{1,2})?)\Z")
 
 @click.command()
 @click.argument("label")
-@_STORE
+@STORE_OPTION
 @click.option("--scope", required=True, metavar="SCOPE", help="The scope a move of LABEL through /api/store needs.")
 @click.option("--require-tests", is_flag=True, help="Refuse a move to a version whose prompt tests fail.")
-@_AUTHOR
+@AUTHOR_OPTION
 def protect(label: str, url: str, scope: str, require_tests: bool, author: str | None) -> None:
     """Protect LABEL: moving it through /api/store or the web page (a pointing, a rollback, a rollout, a save
     with the label) needs SCOPE."""
     valid_label(label)
     if not _SCOPE_RE.match(scope):
         fail(f"scope {scope[:80]!r} is not valid: 1-128 printable characters without spaces", 2)
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         try:
             opened.require_position(label)
-            before = opened.protect(label, scope, require_tests=require_tests, author=_author(author))
+            before = opened.protect(label, scope, require_tests=require_tests, author=author_of(author))
         except PromptdeckError as exc:
             fail(str(exc))
     was = f" (it needed {before.scope})" if before is not None and before.scope != scope else ""
@@ -46,11 +45,11 @@ def protect(label: str, url: str, scope: str, require_tests: bool, author: str |
 
 @click.command()
 @click.argument("label")
-@_STORE
+@STORE_OPTION
 def unprotect(label: str, url: str) -> None:
     """Let LABEL be moved by any writer again (the write scope alone)."""
     valid_label(label)
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         try:
             before = opened.unprotect(label)
         except PromptdeckError as exc:
@@ -61,12 +60,12 @@ def unprotect(label: str, url: str) -> None:
 @click.command()
 @click.argument("label")
 @click.argument("prompt", metavar="NAME[@VERSION]")
-@_STORE
+@STORE_OPTION
 @click.option("--percent", default=None, metavar="P", help="The share of renders VERSION gets, 0 to 100.")
 @click.option("--promote", is_flag=True, help="End the rollout: LABEL moves to its version.")
 @click.option("--abort", is_flag=True, help="End the rollout: every render gets LABEL's version again.")
 @click.option("-m", "--message", default="", help="Why.")
-@_AUTHOR
+@AUTHOR_OPTION
 def rollout(label: str, prompt: str, url: str, percent: str | None, promote: bool, abort: bool, message: str,
             author: str | None) -> None:
     """Send P percent of LABEL's renders of NAME to VERSION (NAME@VERSION --percent P; again to change P), or end
@@ -84,13 +83,13 @@ def rollout(label: str, prompt: str, url: str, percent: str | None, promote: boo
         fail(f"{prompt!r}: the version after @ is a number", 2)
     if percent is not None and not _PERCENT_RE.match(percent):
         fail(f"--percent {percent[:20]!r}: a number from 0 to 100, with at most two decimals", 2)
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         try:
             if ending:
-                ended = opened.end_rollout(label, name, promote=promote, author=_author(author), message=message)
+                ended = opened.end_rollout(label, name, promote=promote, author=author_of(author), message=message)
             else:
                 started = opened.start_rollout(label, name, int(version_text), round(float(percent or 0) * 100),
-                                               author=_author(author), message=message)
+                                               author=author_of(author), message=message)
         except PromptdeckError as exc:
             fail(str(exc))
     if promote:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -25,12 +24,6 @@ OPTIONS = (
                  "credentials grant (needs --client-id and --client-secret-file), without a browser."),
     click.option("--no-browser", is_flag=True, help="OAuth: print the sign-in address instead of opening a browser."),
 )
-
-
-def oauth_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    for option in reversed(OPTIONS):
-        command = option(command)
-    return command
 
 
 def _secret(path: str) -> str:

@@ -10,7 +10,7 @@ import click
 
 from ..logs import FORMATS, announce, setup_logging
 from ..protocol.errors import PromptdeckError
-from .common import fail
+from .common import fail, valid_label
 from .folder_format import FORMAT_OPTION
 from .library_folder import LIBRARY_FOLDER
 from .stopping import delivering, until_stopped
@@ -177,8 +177,6 @@ def serve(**given: Any) -> None:
         fail("serve needs a FOLDER or --store URL", 2)
     if options.labels and options.store is None:
         fail("--label goes with --store", 2)
-    from .store import valid_label
-
     labels = tuple(valid_label(label) for label in options.labels) or ("production",)
     if len(set(labels)) != len(labels):
         fail(f"--label: a label is given twice ({', '.join(labels)})", 2)

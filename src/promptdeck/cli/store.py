@@ -7,12 +7,9 @@ nothing changed.
 
 from __future__ import annotations
 
-import datetime
-import getpass
 import os
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +17,7 @@ import click
 
 from ..export.writers import TARGETS
 from ..protocol.errors import PromptdeckError, PromptFileError
-from .common import fail
+from .common import AUTHOR_OPTION, STORE_OPTION, author_of, fail, open_store, utc_time, valid_label
 from .folder_format import FORMAT_OPTION
 from .library import check_library, library_problems
 from .library_folder import LIBRARY_FOLDER
@@ -33,50 +30,12 @@ if TYPE_CHECKING:
     from ..sources.store.database import Store
     from ..sources.store.model import Latest, Move, RolloutEvent
 
-_STORE = click.option("--store", "url", required=True, envvar="PROMPTDECK_STORE", metavar="URL",
-                      help="sqlite:///path.db, a path ending in .db, or postgresql://… (default: $PROMPTDECK_STORE).")
-_AUTHOR = click.option("--author", default=None, metavar="NAME", help="Who made the change (default: your user name).")
-
-
-def _author(given: str | None) -> str:
-    if given:
-        return given
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "unknown"
-
-
-def valid_label(value: str) -> str:
-    """``value`` if it is a valid label name; else exit 2 with a clear line."""
-    from ..sources.store.model import is_label
-
-    if not is_label(value):
-        fail(f"label {value!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'", 2)
-    return value
-
-
-@contextmanager
-def _opened(url: str, *, create: bool = False) -> Iterator[Store]:
-    from ..sources.store.database import Store
-
-    try:
-        with Store(url, create=create) as opened:
-            yield opened
-    except PromptdeckError as exc:
-        fail(str(exc))
-
-
-def _when(seconds: float) -> str:
-    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
 @click.command()
 @click.argument("folder", type=LIBRARY_FOLDER)
-@_STORE
+@STORE_OPTION
 @click.option("--label", default=None, metavar="LABEL", help="Move this label to the published library.")
 @click.option("-m", "--message", default="", help="What changed and why.")
-@_AUTHOR
+@AUTHOR_OPTION
 @click.option("--skip-tests", is_flag=True, help="Publish even if the prompts' tests fail (not run; the "
               "version's message says so).")
 @FORMAT_OPTION
@@ -138,9 +97,9 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     complete = some is None or {p.source for p in prompts.values()} >= {p for p in content if is_prompt_path(p)}
     inputs = users_of_changes(folder, folder_format, content, latest, prompts, complete=complete)
     listed: dict[str, Listed] = {prompt.source: listing_of(prompt) for prompt in prompts.values()}
-    with _opened(url, create=True) as opened:
+    with open_store(url, create=True) as opened:
         try:
-            number, changed = opened.publish(content, listed, author=_author(author), message=message, label=label,
+            number, changed = opened.publish(content, listed, author=author_of(author), message=message, label=label,
                                              inputs=inputs)
         except PromptdeckError as exc:
             fail(str(exc))
@@ -246,20 +205,20 @@ def _one_file(opened: Store, name: str, command: str) -> str:
 @click.command(name="label")
 @click.argument("prompt", metavar="NAME[@VERSION]")
 @click.argument("label")
-@_STORE
+@STORE_OPTION
 @click.option("-m", "--message", default="", help="Why (kept in the label's history).")
-@_AUTHOR
+@AUTHOR_OPTION
 def label_command(prompt: str, label: str, url: str, message: str, author: str | None) -> None:
     """Point LABEL at one version of one prompt or file (a skill's: skill://SKILL/FILE, or its path) (its newest
     without @VERSION); the rest stay."""
     name, _, version_text = prompt.partition("@")
     if version_text and not version_text.isdigit():
         fail(f"{prompt!r}: the version after @ is a number", 2)
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         try:
             path = _one_file(opened, name, "label") if name.startswith("skill://") else name
             version = opened.label(path, int(version_text) if version_text else None, valid_label(label),
-                                   author=_author(author), message=message)
+                                   author=author_of(author), message=message)
         except PromptdeckError as exc:
             fail(str(exc))
     echo(f"label {label}: {name} is at version {version}")
@@ -267,22 +226,22 @@ def label_command(prompt: str, label: str, url: str, message: str, author: str |
 
 @click.command()
 @click.argument("label")
-@_STORE
+@STORE_OPTION
 @click.option("-m", "--message", default="", help="Why (kept in the label's history).")
-@_AUTHOR
+@AUTHOR_OPTION
 def rollback(label: str, url: str, message: str, author: str | None) -> None:
     """Point LABEL back where it pointed before its last move."""
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         try:
-            before = opened.rollback(label, author=_author(author), message=message)
+            before = opened.rollback(label, author=author_of(author), message=message)
         except PromptdeckError as exc:
             fail(str(exc))
-    echo(f"label {label} is back at position {before.id} ({before.reason}, {_when(before.created)})")
+    echo(f"label {label} is back at position {before.id} ({before.reason}, {utc_time(before.created)})")
 
 
 @click.command()
 @click.argument("prompt", required=False, metavar="[NAME]")
-@_STORE
+@STORE_OPTION
 @click.option("--label", default=None, metavar="LABEL", help="Show LABEL's moves and rollouts instead: who moved it, "
               "when, from which position to which, and why.")
 def history(prompt: str | None, url: str, label: str | None) -> None:
@@ -292,7 +251,7 @@ def history(prompt: str | None, url: str, label: str | None) -> None:
 
     if label is not None and prompt is not None:
         fail("history takes NAME or --label LABEL, not both", 2)
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         if label is not None:
             try:
                 lines = label_history(opened, valid_label(label))
@@ -316,15 +275,15 @@ def history(prompt: str | None, url: str, label: str | None) -> None:
             what = f"skill {skill}" + (", deleted" if v.digest is None else "")
         tags = f"  [{', '.join(at)}]" if at else ""
         message = f"  {shown(v.message)}" if v.message else ""
-        echo(f"{shown(v.path)} v{v.version}  {shown(what)}  publish {v.publish}  {_when(v.created)}  {shown(v.author)}"
-             f"{message}{tags}")
+        echo(f"{shown(v.path)} v{v.version}  {shown(what)}  publish {v.publish}  {utc_time(v.created)}  "
+             f"{shown(v.author)}{message}{tags}")
 
 
 @click.command()
 @click.argument("prompt", metavar="NAME")
 @click.argument("first", type=int, metavar="V1")
 @click.argument("second", type=int, required=False, metavar="[V2]")
-@_STORE
+@STORE_OPTION
 def diff(prompt: str, first: int, second: int | None, url: str) -> None:
     """Unified diff of a prompt or file (a skill's: skill://SKILL/FILE, or its path) between two versions (V2:
     its newest): of its text, of a prompt's arguments, and of each of its parts (partials, read files,
@@ -332,7 +291,7 @@ def diff(prompt: str, first: int, second: int | None, url: str) -> None:
     from ..sources.files.paths import is_prompt_path
     from ..sources.store.parts import parts_at
 
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         try:
             path = _one_file(opened, prompt, "diff")
             older, old_data = opened.file_version(path, first, prompt)
@@ -415,7 +374,7 @@ def export(paths: tuple[str, ...], url: str | None, label: str | None, target: s
         _export_as(library, target, outdir, f"library {library}", folder_format)
         return
     assert url is not None and label is not None
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         try:
             files = opened.snapshot(label)
         except PromptdeckError as exc:
@@ -520,7 +479,7 @@ def upgrade(url: str) -> None:
     """Create the store's schema, or bring it to this promptdeck's version."""
     from ..sources.store.schema import SCHEMA_VERSION
 
-    with _opened(url, create=True) as opened:
+    with open_store(url, create=True) as opened:
         found = opened.upgraded_from
     if found is None:
         echo(f"the store is at schema {SCHEMA_VERSION} already")
@@ -544,7 +503,7 @@ def label_history(opened: Store, label: str) -> list[str]:
     lines = []
     if protection is not None:
         lines.append(f"label {label} is protected: moves through /api/store need {shown(protection.scope)} "
-                     f"(since {_when(protection.created)}, by {shown(protection.author)})")
+                     f"(since {utc_time(protection.created)}, by {shown(protection.author)})")
     entries: list[tuple[float, int, str]] = []
     for move in moves:
         entries.append((move.created, 1, _move_line(opened, move)))
@@ -563,7 +522,7 @@ def _move_line(opened: Store, move: Move) -> str:
     whence = f"position {move.previous} -> {move.position}" if move.previous is not None else \
         f"-> position {move.position}"
     why = f"  {shown(move.message)}" if move.message else ""
-    return (f"{_when(move.created)}  {shown(move.author)}  {whence}  {shown(move.reason)}{why}"
+    return (f"{utc_time(move.created)}  {shown(move.author)}  {whence}  {shown(move.reason)}{why}"
             + (f"  [{listed}]" if listed else ""))
 
 
@@ -574,7 +533,7 @@ def _event_line(event: RolloutEvent) -> str:
             "promote": f"promoted: v{r.version}", "abort": f"aborted: back to v{r.base} alone",
             "superseded": "ended: the label moved the prompt"}.get(event.kind, event.kind)
     why = f"  {shown(event.message)}" if event.message else ""
-    return (f"{_when(event.created)}  {shown(event.author)}  rollout {r.id} of {shown(r.prompt)} ({shown(r.path)} "
+    return (f"{utc_time(event.created)}  {shown(event.author)}  rollout {r.id} of {shown(r.prompt)} ({shown(r.path)} "
             f"v{r.base}): {what}{why}")
 
 

@@ -11,9 +11,8 @@ import asyncio
 import click
 
 from ..protocol.errors import PromptdeckError
-from .common import fail
+from .common import AUTHOR_OPTION, STORE_OPTION, author_of, fail, open_store, utc_time
 from .program import command_line
-from .store import _AUTHOR, _STORE, _author, _opened, _when
 from .terminal import echo, shown
 
 _KINDS_HELP = ("Send only these kinds of event (repeat; default: every kind the store has: publish, label, rollback, "
@@ -28,7 +27,7 @@ def webhook() -> None:
 
 @webhook.command()
 @click.argument("target", metavar="TARGET_URL")
-@_STORE
+@STORE_OPTION
 @click.option("--secret-file", required=True, metavar="FILE", type=click.Path(dir_okay=False),
               help="The whsec_ secret requests are signed with, in a file only you may read (chmod 600).")
 @click.option("--new-secret", is_flag=True, help="Write a new secret to --secret-file (a new file, mode 600) "
@@ -41,7 +40,7 @@ def webhook() -> None:
               "addresses (link-local); refused by default.")
 @click.option("--timeout", type=float, default=10.0, show_default=True, metavar="SECONDS",
               help="How long one request may take, all told (at most 30).")
-@_AUTHOR
+@AUTHOR_OPTION
 def add(target: str, url: str, secret_file: str, new_secret: bool, kinds: tuple[str, ...], scopes: tuple[str, ...],
         allow: tuple[str, ...], timeout: float, author: str | None) -> None:
     """Send the store's events to TARGET_URL (http or https)."""
@@ -54,10 +53,10 @@ def add(target: str, url: str, secret_file: str, new_secret: bool, kinds: tuple[
         secret = webhooks.read_secret(secret_file)
     except PromptdeckError as exc:
         fail(str(exc))
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         try:
             hook = webhooks.add(opened, target, secret, list(kinds), scopes=list(scopes), allow=list(allow),
-                                timeout=timeout, author=_author(author))
+                                timeout=timeout, author=author_of(author))
         except PromptdeckError as exc:
             fail(str(exc))
     wrote = f" (new secret in {secret_file})" if new_secret else ""
@@ -65,12 +64,12 @@ def add(target: str, url: str, secret_file: str, new_secret: bool, kinds: tuple[
 
 
 @webhook.command(name="list")
-@_STORE
+@STORE_OPTION
 def list_command(url: str) -> None:
     """The store's webhooks (never their secrets)."""
     from ..sources.store import webhooks
 
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         found = webhooks.listed(opened)
     if not found:
         echo("no webhooks")
@@ -78,17 +77,17 @@ def list_command(url: str) -> None:
         extra = "".join([f"  scopes {' '.join(hook.scopes)}" if hook.scopes else "",
                          f"  allow {' '.join(hook.allow)}" if hook.allow else ""])
         echo(f"{hook.id}  {hook.url}  events {' '.join(hook.kinds)}  timeout {hook.timeout:g}s{extra}  "
-             f"added {_when(hook.created)} by {shown(hook.author)}")
+             f"added {utc_time(hook.created)} by {shown(hook.author)}")
 
 
 @webhook.command()
 @click.argument("hook", type=int, metavar="ID")
-@_STORE
+@STORE_OPTION
 def remove(hook: int, url: str) -> None:
     """Send nothing more to webhook ID (what was sent stays in its log)."""
     from ..sources.store import webhooks
 
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         try:
             cancelled = webhooks.remove(opened, hook)
         except PromptdeckError as exc:
@@ -99,14 +98,14 @@ def remove(hook: int, url: str) -> None:
 
 @webhook.command(name="log")
 @click.argument("hook", type=int, required=False, metavar="[ID]")
-@_STORE
+@STORE_OPTION
 @click.option("-n", "limit", type=click.IntRange(1, 1000), default=50, show_default=True,
               help="How many deliveries to show.")
 def log_command(hook: int | None, url: str, limit: int) -> None:
     """Deliveries, newest first (of webhook ID, or of all): status, each attempt, and the next try."""
     from ..sources.store import webhooks
 
-    with _opened(url) as opened:
+    with open_store(url) as opened:
         try:
             found = webhooks.log(opened, hook, limit)
         except PromptdeckError as exc:
@@ -114,17 +113,17 @@ def log_command(hook: int | None, url: str, limit: int) -> None:
     if not found:
         echo("no deliveries")
     for d in found:
-        upcoming = f"  next try {_when(d.next_try)}" if d.next_try is not None else ""
+        upcoming = f"  next try {utc_time(d.next_try)}" if d.next_try is not None else ""
         echo(f"event {d.event} {d.kind}  webhook {d.webhook}  {d.status}  {d.attempts} "
-             f"attempt{'s' * (d.attempts != 1)}  ({_when(d.created)}, {d.uid}){upcoming}")
+             f"attempt{'s' * (d.attempts != 1)}  ({utc_time(d.created)}, {d.uid}){upcoming}")
         for number, attempt in enumerate(d.tries, 1):
             answer = f"HTTP {attempt.code}" if attempt.code is not None else "no answer"
             why = f": {shown(attempt.error)}" if attempt.error and attempt.error != f"HTTP {attempt.code}" else ""
-            echo(f"  {number}. {_when(attempt.at)}  {answer}{why}  from {attempt.sender}")
+            echo(f"  {number}. {utc_time(attempt.at)}  {answer}{why}  from {attempt.sender}")
 
 
 @webhook.command()
-@_STORE
+@STORE_OPTION
 def deliver(url: str) -> None:
     """Send what is due now, once, and exit (a server delivers on its own; this is for a store no server
     serves, e.g. from cron)."""

@@ -11,7 +11,7 @@ facing an unknown server needs beyond it:
   drop only Authorization. aiohttp's cookie jar keeps cookies with the host that set them;
 - proxies from HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY, chosen here (``proxy_for``), so
   a loopback target never goes through one;
-- one exception, ``HttpError``, for everything below HTTP semantics.
+- one exception, ``TransportError``, for everything below HTTP semantics.
 
 A response left before its end closes its connection: that is how a 2026-07-28 request is
 cancelled (the server sees the disconnect).
@@ -51,7 +51,7 @@ _REDIRECTS = frozenset((301, 302, 303, 307, 308))
 _DEFAULT = object()
 
 
-class HttpError(Exception):
+class TransportError(Exception):
     """The exchange failed below HTTP semantics: no connection, a reset, a timeout, or not HTTP."""
 
 
@@ -114,15 +114,15 @@ class Response:
             async for chunk in self._raw.content.iter_any():
                 yield chunk
         except aiohttp.ClientPayloadError as exc:
-            raise HttpError(f"the server closed the connection before its answer ended ({exc})") from None
+            raise TransportError(f"the server closed the connection before its answer ended ({exc})") from None
         except aiohttp.ClientError as exc:
-            raise HttpError(f"{self.url}: {exc}") from None
+            raise TransportError(f"{self.url}: {exc}") from None
 
     async def read(self, limit: int = MAX_BODY) -> bytes:
-        """The whole body (at most ``limit`` bytes, else ``HttpError``), within the client's timeout."""
+        """The whole body (at most ``limit`` bytes, else ``TransportError``), within the client's timeout."""
         declared = self._raw.content_length
         if declared is not None and declared > limit:
-            raise HttpError(f"the answer from {self.url} is over {limit} bytes")
+            raise TransportError(f"the answer from {self.url} is over {limit} bytes")
         parts: list[bytes] = []
         size = 0
         try:
@@ -130,10 +130,10 @@ class Response:
                 async for chunk in self._chunks():
                     size += len(chunk)
                     if size > limit:
-                        raise HttpError(f"the answer from {self.url} is over {limit} bytes")
+                        raise TransportError(f"the answer from {self.url} is over {limit} bytes")
                     parts.append(chunk)
         except TimeoutError:
-            raise HttpError(f"{self.url} stopped sending its answer (no end within {self._timeout:g} s)") from None
+            raise TransportError(f"{self.url} stopped sending its answer (no end within {self._timeout:g} s)") from None
         return b"".join(parts)
 
     def lines(self) -> AsyncIterator[str]:
@@ -154,7 +154,7 @@ async def text_lines(chunks: AsyncIterator[bytes], limit: int = MAX_LINE) -> Asy
     """UTF-8 text lines split at CRLF, LF or CR, as event streams are (never at other Unicode breaks).
 
     Each chunk is split on its own and an unfinished line is kept in pieces, so a long line costs
-    linear time; a line over ``limit`` characters is an ``HttpError``.
+    linear time; a line over ``limit`` characters is an ``TransportError``.
     """
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     pending: list[str] = []  # the pieces of the line not yet ended
@@ -175,13 +175,13 @@ async def text_lines(chunks: AsyncIterator[bytes], limit: int = MAX_LINE) -> Asy
                 line = "".join(pending) + line
                 pending, pending_size = [], 0
             if len(line) > limit:
-                raise HttpError(f"an event-stream line is longer than {limit} characters")
+                raise TransportError(f"an event-stream line is longer than {limit} characters")
             yield line
         if rest:
             pending.append(rest)
             pending_size += len(rest)
             if pending_size > limit:
-                raise HttpError(f"an event-stream line is longer than {limit} characters")
+                raise TransportError(f"an event-stream line is longer than {limit} characters")
     tail = "".join(pending) + decoder.decode(b"", final=True)
     if tail:
         yield tail
@@ -206,7 +206,7 @@ def proxy_for(scheme: str, host: str, proxies: Mapping[str, str]) -> Proxy | Non
         return None
     parts = urlsplit(url if "://" in url else f"http://{url}")
     if parts.scheme != "http" or not parts.hostname:
-        raise HttpError(f"proxy {parts.scheme}://{parts.hostname}: only http:// proxies are supported")
+        raise TransportError(f"proxy {parts.scheme}://{parts.hostname}: only http:// proxies are supported")
     authorization = None
     if parts.username is not None:
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
@@ -240,7 +240,7 @@ def _origin(url: str) -> tuple[str, str]:
 def _check_header(name: str, value: str) -> None:
     """Refuse what would end the header early (CR, LF, NUL): it could smuggle headers or requests."""
     if any(c in name for c in "\r\n\0: ") or any(c in value for c in "\r\n\0"):
-        raise HttpError(f"header {name!r} holds a line break or NUL, which HTTP/1.1 headers cannot carry")
+        raise TransportError(f"header {name!r} holds a line break or NUL, which HTTP/1.1 headers cannot carry")
 
 
 class HttpClient:
@@ -267,7 +267,7 @@ class HttpClient:
 
     def _open(self) -> aiohttp.ClientSession:
         if self._closed:
-            raise HttpError("the HTTP client is closed")
+            raise TransportError("the HTTP client is closed")
         if self._session is None:
             import aiohttp
 
@@ -347,7 +347,7 @@ class HttpClient:
             if response.status_code == 303 or (response.status_code in (301, 302) and method == "POST"):
                 method, content = "GET", None
             url = target
-        raise HttpError(f"{url}: more than {MAX_REDIRECTS} redirects")
+        raise TransportError(f"{url}: more than {MAX_REDIRECTS} redirects")
 
     async def request(self, method: str, url: str, *, content: bytes | None = None,
                       headers: Mapping[str, str] | None = None) -> tuple[Response, bytes]:
@@ -378,7 +378,7 @@ class HttpClient:
         parts = urlsplit(url)
         scheme = parts.scheme.lower()
         if scheme not in ("http", "https") or not parts.hostname:
-            raise HttpError(f"not an http(s) URL: {url!r}")
+            raise TransportError(f"not an http(s) URL: {url!r}")
         # The client's own headers (the user's -H, a bearer token) are credentials of a kind: an API key
         # travels in any header. They go to the origin they were given for, never past a redirect to
         # another; the protocol's per-request headers go everywhere.
@@ -411,17 +411,17 @@ class HttpClient:
                         if attempt == 2 or "write request body" not in str(exc):
                             raise
         except TimeoutError:
-            raise HttpError(f"no answer from {url} within {timeout:g} s") from None
+            raise TransportError(f"no answer from {url} within {timeout:g} s") from None
         except aiohttp.ClientHttpProxyError as exc:
-            raise HttpError(f"the proxy refused a tunnel to {parts.hostname}:{parts.port or 443}: "
+            raise TransportError(f"the proxy refused a tunnel to {parts.hostname}:{parts.port or 443}: "
                             f"HTTP {exc.status}") from None
         except aiohttp.ClientResponseError as exc:  # the head did not parse: too long, or not HTTP
-            raise HttpError(f"the server's answer is not HTTP/1.1: {exc.message}") from None
+            raise TransportError(f"the server's answer is not HTTP/1.1: {exc.message}") from None
         except aiohttp.ServerDisconnectedError:
-            raise HttpError("the server closed the connection") from None
+            raise TransportError("the server closed the connection") from None
         except aiohttp.ClientConnectorError as exc:
-            raise HttpError(f"cannot connect to {parts.hostname}:{exc.port}: {exc.os_error.strerror or exc}") \
+            raise TransportError(f"cannot connect to {parts.hostname}:{exc.port}: {exc.os_error.strerror or exc}") \
                 from None
         except (aiohttp.ClientError, ValueError) as exc:
-            raise HttpError(f"{url}: {exc}") from None
+            raise TransportError(f"{url}: {exc}") from None
         return Response(raw, url, self.timeout, self._live)

@@ -21,7 +21,7 @@ from ..protocol import jsonrpc
 from ..protocol.errors import ClientError, ConnectionFailed, ProtocolViolation, RequestTimeout, from_wire
 from ..protocol.revisions import NEWEST_MODERN
 from .channel import Channel, Envelope, Multiplexed, RequestId, SessionExpired, decode, log, result_of
-from .fetch import MAX_EVENT, REQUEST_TIMER, HttpClient, HttpError, Response
+from .fetch import MAX_EVENT, REQUEST_TIMER, HttpClient, Response, TransportError
 
 #: How often a dropped stream is reopened before giving up.
 RECONNECTS = 5
@@ -40,7 +40,7 @@ class Event(NamedTuple):
 
 async def sse_events(lines: AsyncIterator[str], limit: int = MAX_EVENT) -> AsyncIterator[Event]:
     """Server-sent events from a response's lines; events with only an id or retry are yielded too.
-    An event whose data passes ``limit`` characters is an ``HttpError``."""
+    An event whose data passes ``limit`` characters is a ``TransportError``."""
     kind, event_id, retry = "message", None, None
     data: list[str] = []
     size = 0
@@ -55,7 +55,7 @@ async def sse_events(lines: AsyncIterator[str], limit: int = MAX_EVENT) -> Async
         if field == "data":
             size += len(value) + 1
             if size > limit:
-                raise HttpError(f"an event is larger than {limit} characters")
+                raise TransportError(f"an event is larger than {limit} characters")
             data.append(value)
         elif field == "event":
             kind = value
@@ -79,7 +79,7 @@ def _content_type(response: Response) -> str:
     return value.partition(";")[0].strip().lower()
 
 
-def _unreachable(url: str, exc: HttpError) -> ConnectionFailed:
+def _unreachable(url: str, exc: TransportError) -> ConnectionFailed:
     return ConnectionFailed(f"cannot reach {url}: {exc}")
 
 
@@ -117,7 +117,7 @@ async def post_unanswered(http: HttpClient, url: str, body: bytes, headers: dict
     try:
         async with http.stream("POST", url, content=body, headers=headers) as response:
             await refuse_status(response, what)
-    except HttpError as exc:
+    except TransportError as exc:
         raise _unreachable(url, exc) from None
 
 
@@ -179,7 +179,7 @@ class HttpChannel(Channel):
     async def _tell_cancelled(self, id: RequestId, reason: str) -> None:
         # The notice is made here, not by the caller: a task cancelled before it starts (the client
         # closing at once) then leaves no coroutine that was never awaited.
-        with contextlib.suppress(ClientError, HttpError):
+        with contextlib.suppress(ClientError, TransportError):
             await self.notify("notifications/cancelled", {"requestId": id, "reason": reason})
 
     async def _post(self, id: RequestId, method: str, body: bytes, headers: dict[str, str]) -> msgspec.Raw:
@@ -203,7 +203,7 @@ class HttpChannel(Channel):
                     raise ProtocolViolation(f"{method}: the server answered HTTP {response.status_code} with "
                                             f"content type {kind or 'none'!r}, not JSON or an event stream")
                 answer, last_id, retry = await self._read_stream(response, id)
-        except HttpError as exc:
+        except TransportError as exc:
             raise _unreachable(self.url, exc) from None
         if answer is not None:
             return answer
@@ -220,7 +220,7 @@ class HttpChannel(Channel):
                 async with self.http.stream("GET", self.url, headers=headers) as response:
                     await refuse_status(response, f"{method} (resuming)")
                     answer, seen, hint = await self._read_stream(response, id)
-            except HttpError as exc:
+            except TransportError as exc:
                 raise _unreachable(self.url, exc) from None
             if answer is not None:
                 return answer
@@ -258,7 +258,7 @@ class HttpChannel(Channel):
                     self._route_event(event)
         except TimeoutError:
             self._lingers = True
-        except (HttpError, ClientError) as exc:
+        except (TransportError, ClientError) as exc:
             log.debug("the end of an event stream failed: %s", exc)
 
     def _route_event(self, event: Event) -> None:
@@ -308,7 +308,7 @@ class HttpChannel(Channel):
                             self._route_event(event)
                     finally:
                         self.streaming.clear()
-            except HttpError as exc:
+            except TransportError as exc:
                 log.debug("notification stream dropped: %s", exc)
             failures += 1
             await asyncio.sleep(retry / 1000 if retry else min(2.0**failures / 4, 5.0))
@@ -318,7 +318,7 @@ class HttpChannel(Channel):
         await super().aclose()
         if not self.modern and self.session_id is not None and self.failure is None:
             # Ending the session is a courtesy; a server that does not allow it answers 405.
-            with contextlib.suppress(HttpError):
+            with contextlib.suppress(TransportError):
                 await self.http.request("DELETE", self.url, headers=self._headers(None, None))
         self.failure = self.failure or ConnectionFailed("the client is closed")
 
@@ -350,7 +350,7 @@ class LegacySseChannel(Multiplexed):
             # The endpoint receives our credentials: it must be on the server we were pointed at.
             if urlsplit(endpoint)[:2] != urlsplit(url)[:2]:
                 raise ProtocolViolation(f"{url}: the endpoint event points to another origin ({endpoint})")
-        except HttpError as exc:
+        except TransportError as exc:
             await stack.aclose()
             raise _unreachable(url, exc) from None
         except (ClientError, TimeoutError, StopAsyncIteration) as exc:
@@ -365,7 +365,7 @@ class LegacySseChannel(Multiplexed):
             async for event in events:
                 if event.event == "message" and event.data.strip():
                     self.receive(event.data.encode())
-        except HttpError as exc:
+        except TransportError as exc:
             log.debug("event stream dropped: %s", exc)
         self.fail(ConnectionFailed(f"the server closed the event stream of {self.endpoint}"))
 

@@ -172,7 +172,7 @@ def _describe(arg: Argument) -> str | None:
     """Mirror type, choices and default into the description for clients that show nothing else."""
     hints: list[str] = []
     if arg.enum is not None:
-        hints.append("one of: " + ", ".join(_show(v) for v in arg.enum))
+        hints.append("one of: " + ", ".join(value_text(v) for v in arg.enum))
     elif arg.type != "string":
         kind = {"path": "a file path in the library"}.get(arg.type, arg.type)
         if arg.min is not None or arg.max is not None:
@@ -182,7 +182,7 @@ def _describe(arg: Argument) -> str | None:
                 kind += f" {lo}..{hi}"
         hints.append(kind)
     if arg.default is not MISSING:
-        shown = " ".join(_show(arg.default).split())
+        shown = " ".join(value_text(arg.default).split())
         hints.append(f"default: {shown if len(shown) <= 40 else shown[:37] + '...'}")
     if not hints:
         return arg.description
@@ -190,7 +190,8 @@ def _describe(arg: Argument) -> str | None:
     return f"{arg.description} {suffix}" if arg.description else suffix
 
 
-def _show(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """A value as a client would type it: JSON's ``true``/``false``, a whole float without its ``.0``."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(_int_if_whole(value)) if isinstance(value, float) else str(value)
@@ -254,7 +255,7 @@ def make_argument(
         required=bool(required) and converted_default is MISSING,
         type=type,
         enum=enum_values, default=converted_default, pattern=compiled, min=min, max=max,
-        examples=tuple(str(_show(e)) for e in examples),
+        examples=tuple(str(value_text(e)) for e in examples),
     )
     msgspec.structs.force_setattr(arg, "wire_description", _describe(arg))
     return arg
@@ -262,7 +263,7 @@ def make_argument(
 
 def _coerce(arg: Argument, value: Any, what: str) -> Any:
     """Check a value written in YAML or Python (enum entry, default) against the argument's own rules."""
-    raw = _show(value) if isinstance(value, bool | int | float) else value
+    raw = value_text(value) if isinstance(value, bool | int | float) else value
     if not isinstance(raw, str):
         raise SpecError(f"argument {arg.name!r}: {what} {value!r} must be a scalar")
     try:

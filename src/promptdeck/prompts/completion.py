@@ -8,7 +8,7 @@ from itertools import islice
 from typing import Any
 
 from ..protocol.errors import InternalError, InvalidParams, McpError
-from .arguments import MISSING, _show
+from .arguments import MISSING, value_text
 from .spec import Completer, Prompt
 
 MAX_VALUES = 100
@@ -52,10 +52,10 @@ def complete(prompt: Prompt, argument: object, value: object, context: Mapping[s
     filled = {k: v for k, v in (context or {}).items() if isinstance(k, str) and isinstance(v, str)}
     hook = hook or prompt.completers.get(argument)
     if hook is None:
-        candidates = [_show(v) for v in arg.enum] if arg.enum is not None else []
+        candidates = [value_text(v) for v in arg.enum] if arg.enum is not None else []
         candidates += arg.examples
         if arg.default is not MISSING:
-            candidates.append(_show(arg.default))
+            candidates.append(value_text(arg.default))
         return _ranked(candidates, value)
     where = f"completer for {prompt.name}/{argument}"
     try:

@@ -354,8 +354,3 @@ def resolve_skill_uri(uri: object, skills: Mapping[tuple[str, ...], Skill],
             return SkillTarget(skill, rel, True)
         return None
     return None
-
-
-def visible_skills(skills: Mapping[tuple[str, ...], Skill], held: frozenset[str] | None) -> list[Skill]:
-    """The skills a principal holding ``held`` may see, in byte order of their URIs (a listing's order)."""
-    return sorted((s for s in skills.values() if s.visible_to(held)), key=lambda s: s.uri)

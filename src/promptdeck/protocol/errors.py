@@ -21,6 +21,7 @@
     │   └── OAuthError              OAuth discovery, registration, sign-in or the token file failed
     ├── LibraryError                a prompt source could not be loaded
     │   └── PromptFileError         one file at fault, with its path and line
+    ├── LineError(message, line)    a file's text at fault at a line, before its path is added (also a ValueError)
     └── ConversionError             a rendered message a provider's format cannot carry (also a ValueError)
 
 Library code raises these; the server turns ``McpError`` into a JSON-RPC error
@@ -204,6 +205,18 @@ class PromptFileError(LibraryError):
         self.reason = message
         where = f"{path}:{line}" if line is not None else path
         super().__init__(f"{where}: {message}")
+
+
+class LineError(PromptdeckError, ValueError):
+    """What a reader of one file's text refuses, at ``line`` (1-based in the whole file; None: the whole file).
+
+    Front matter, a message block and a file in another tool's format all raise it; whoever knows the file's
+    path turns it into a ``PromptFileError``. A ``ValueError`` too, as the text given was wrong.
+    """
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 class ConversionError(PromptdeckError, ValueError):

@@ -165,13 +165,6 @@ class BatchAnswers:
         self._parts: list[bytes] = []
         self._size = 2
 
-    def add_answer(self, answer: bytes) -> None:
-        """``add`` for an answer whose id is read from it only when it must be refused."""
-        if self.full or self._size + len(answer) + 1 > self.limit:
-            self.refuse(_answer_id(answer))
-        else:
-            self.add(answer, None)
-
     def add(self, answer: bytes, id: RequestId | None) -> None:
         if not self.full and self._size + len(answer) + 1 > self.limit:
             self.full = True
@@ -191,18 +184,6 @@ class BatchAnswers:
     def encode(self) -> bytes | None:
         """The array, or None when no message in the batch called for an answer."""
         return b"[" + b",".join(self._parts) + b"]" if self._parts else None
-
-
-class _IdOnly(msgspec.Struct):
-    id: str | int | None = None
-
-
-def _answer_id(answer: bytes) -> RequestId | None:
-    """The id of an encoded response (the rest of it is skipped, not built)."""
-    try:
-        return msgspec.json.decode(answer, type=_IdOnly).id
-    except msgspec.ValidationError:
-        return None
 
 
 def _id_bytes(id: RequestId | None) -> bytes:

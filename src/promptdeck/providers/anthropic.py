@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parts import WEB_IMAGES, Part, check_system, read, refuse, turns
+from .turns import WEB_IMAGES, Part, check_system, read, refuse, turns
 
 ANTHROPIC = "Anthropic Messages"
 

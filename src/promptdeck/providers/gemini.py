@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parts import AUDIO_FORMATS, Part, check_system, read, refuse, turns
+from .turns import AUDIO_FORMATS, Part, check_system, read, refuse, turns
 
 GEMINI = "Gemini"
 

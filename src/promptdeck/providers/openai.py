@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parts import AUDIO_FORMATS, WEB_IMAGES, Part, check_system, data_uri, read, refuse, turns
+from .turns import AUDIO_FORMATS, WEB_IMAGES, Part, check_system, data_uri, read, refuse, turns
 
 CHAT = "OpenAI Chat Completions"
 RESPONSES = "OpenAI Responses"

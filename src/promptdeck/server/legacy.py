@@ -81,7 +81,6 @@ class LegacySession:
         self.announces = announces
         self.lifecycle = Lifecycle()
         self.log_level: int | None = None
-        self.client_info: dict[str, Any] = {}
         #: the tasks of renders still running, by request id: what notifications/cancelled cancels
         self.in_flight: dict[RequestId, asyncio.Task[Any]] = {}
         #: the scopes of who is asking; None (stdio) sees every prompt
@@ -239,8 +238,6 @@ class LegacySession:
 
     def _initialize(self, params: dict[str, Any], req: Request, related: Send) -> Any:
         rev = negotiate(params.get("protocolVersion"))
-        info = params.get("clientInfo")
-        self.client_info = info if isinstance(info, dict) else {}
         self.lifecycle.initialize(rev)
         self.elicits = self.announces and rev.elicits_forms(params.get("capabilities"))
         self.server.listeners.add(self)

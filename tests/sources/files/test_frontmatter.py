@@ -9,7 +9,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptdeck.sources.files.frontmatter import FrontMatterError, fast_load, key_line, read_json_front_matter
+from promptdeck.protocol.errors import LineError
+from promptdeck.sources.files.frontmatter import fast_load, key_line, read_json_front_matter
 
 # Scalars chosen to hit YAML 1.1's corners: booleans, nulls, octal-looking and sexagesimal numbers,
 # dates, floats without a dot, indicators, quotes and colons.
@@ -165,7 +166,7 @@ def test_json_front_matter_keeps_types_and_dates_as_written() -> None:
     ("- a\n", 2, "must be a mapping"),
 ])
 def test_json_front_matter_refuses_what_json_cannot_carry_as_written(text: str, line: int, message: str) -> None:
-    with pytest.raises(FrontMatterError) as caught:
+    with pytest.raises(LineError) as caught:
         read_json_front_matter(text)
     assert caught.value.line == line and message in str(caught.value), (caught.value.line, str(caught.value))
 

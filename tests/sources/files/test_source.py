@@ -26,7 +26,7 @@ from promptdeck.protocol.content import Audio, Image, Message, Resource, Resourc
 from promptdeck.protocol.errors import InternalError, InvalidParams, LibraryError
 from promptdeck.sources.files import library as library_module
 from promptdeck.sources.files import source as files_module
-from promptdeck.sources.files.library import Library
+from promptdeck.sources.files.library import TemplateFolder
 from promptdeck.sources.files.paths import LibraryRoot, guess_mime, is_prompt_path, is_text_mime, read_confined
 from promptdeck.sources.files.source import FileSource, prompt_name_for
 
@@ -881,7 +881,7 @@ def test_a_duplicate_error_goes_away_with_the_duplicate(tmp_path: Path) -> None:
 # -- templates: the fast path renders exactly like Jinja ----------------------------------------------
 
 
-ENVS = Library(Path(__file__).parent)
+ENVS = TemplateFolder(Path(__file__).parent)
 JINJA_WORDS = {"true", "false", "none", "True", "False", "None", "and", "or", "not", "in", "is", "if", "else",
                "elif", "for", "endfor", "endif", "block", "recursive", "with", "without", "context", "import",
                "include", "set", "loop", "self", "super", "caller", "varargs", "kwargs", "range", "read", "lipsum",

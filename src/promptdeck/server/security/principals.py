@@ -35,9 +35,6 @@ class Principal:
         return f"principal:{self.name}" if self.authenticated else None
 
 
-LOCAL = Principal("local", None, authenticated=False)
-
-
 def missing_scopes(held: frozenset[str] | None, needed: Iterable[str]) -> tuple[str, ...]:
     return tuple(scope for scope in needed if not grants(held, scope))
 

@@ -6,7 +6,7 @@ pass the same Host/Origin checks, authentication and rate limit as ``/mcp`` (``S
 them before a request reaches this module), so the page has exactly its principal's rights:
 
 - reading needs nothing more than seeing the prompt, and each version is seen by its own scopes
-  (``prompts.access``, applied by ``_Sight``): a prompt or a version that scopes hide from the principal
+  (``prompts.access``, applied by ``_StoreView``): a prompt or a version that scopes hide from the principal
   is answered exactly as an unknown one (404), a history lists only the versions it may see, a label
   move that changed only what it may not see is shown without its reason or author, and a check of its
   text treats the files it may not see as absent;
@@ -178,7 +178,7 @@ class StoreApi:
             return await self._run(principal, self._version, prompt, _number(query, "version"))
         return await self._run(principal, self._diff, prompt, _number(query, "from"), _number(query, "to"))
 
-    def _overview(self, sight: _Sight, principal: Principal) -> dict[str, Any]:
+    def _overview(self, sight: _StoreView, principal: Principal) -> dict[str, Any]:
         labels = []
         for now, before in sight.store.label_moves():
             # Each move is shown as its change allows: the positions before it say what it changed.
@@ -193,27 +193,27 @@ class StoreApi:
         return {"label": self.source.label, "write": self._may_write(principal), "writeScope": self.write_scope,
                 "labels": labels}
 
-    def _tests(self, sight: _Sight, prompt: Prompt, run: bool) -> dict[str, Any]:
+    def _tests(self, sight: _StoreView, prompt: Prompt, run: bool) -> dict[str, Any]:
         """The served version's tests and how they fare (``store_tests``), run only when ``run``."""
         return {"prompt": prompt.name, "tests": self._tested(sight, prompt, run)}
 
-    def _tested(self, sight: _Sight, prompt: Prompt, run: bool) -> dict[str, Any] | None:
+    def _tested(self, sight: _StoreView, prompt: Prompt, run: bool) -> dict[str, Any] | None:
         """``store_tests.shown`` of ``prompt``: run for a writer, its cases alone (and why) for a reader."""
         if not run:
             return store_tests.not_run(prompt, f"running tests needs the scope {self.write_scope}")
         return store_tests.shown(prompt, store_tests.run_for(prompt, sight.held))
 
-    def _history(self, sight: _Sight, prompt: Prompt) -> dict[str, Any]:
+    def _history(self, sight: _StoreView, prompt: Prompt) -> dict[str, Any]:
         return {"prompt": prompt.name, "path": prompt.source, "versions": _versions(sight, prompt.source)}
 
-    def _version(self, sight: _Sight, prompt: Prompt, version: int) -> dict[str, Any]:
+    def _version(self, sight: _StoreView, prompt: Prompt, version: int) -> dict[str, Any]:
         found, data = sight.content(prompt, version)
         with viewing(sight.held):
             arguments = argument_schema(prompt.source, data, self.source.library)
         return {"prompt": prompt.name, "path": prompt.source, "version": found,
                 "text": None if data is None else text_of(data), "arguments": arguments}
 
-    def _diff(self, sight: _Sight, prompt: Prompt, first: int, second: int) -> dict[str, Any]:
+    def _diff(self, sight: _StoreView, prompt: Prompt, first: int, second: int) -> dict[str, Any]:
         path = prompt.source
         _, old = sight.content(prompt, first)
         _, new = sight.content(prompt, second)
@@ -230,10 +230,10 @@ class StoreApi:
 
     # -- a skill's files (docs/skills.md) ---------------------------------------------------------
 
-    def _skill_history(self, sight: _Sight, uri: str, path: str) -> dict[str, Any]:
+    def _skill_history(self, sight: _StoreView, uri: str, path: str) -> dict[str, Any]:
         return {"skill": uri, "path": path, "versions": _versions(sight, path)}
 
-    def _skill_version(self, sight: _Sight, uri: str, path: str, version: int) -> dict[str, Any]:
+    def _skill_version(self, sight: _StoreView, uri: str, path: str, version: int) -> dict[str, Any]:
         found, data = sight.file_content(path, version, uri)
         binary = not is_text(data)
         return {"skill": uri, "path": path, "version": found, "binary": binary,
@@ -241,7 +241,7 @@ class StoreApi:
                 "size": None if data is None else len(data),
                 "digest": None if data is None else "sha256:" + hashlib.sha256(data).hexdigest()}
 
-    def _skill_diff(self, sight: _Sight, uri: str, path: str, first: int, second: int) -> dict[str, Any]:
+    def _skill_diff(self, sight: _StoreView, uri: str, path: str, first: int, second: int) -> dict[str, Any]:
         _, old = sight.file_content(path, first, uri)
         _, new = sight.file_content(path, second, uri)
         binary = not (is_text(old) and is_text(new))
@@ -279,14 +279,14 @@ class StoreApi:
         back = _decode(body, _Back)
         return await self._run(principal, self._rollback, _label(_message(back).label), principal.name, back.message)
 
-    def _problems(self, sight: _Sight, prompt: Prompt, data: bytes, run: bool) -> dict[str, Any]:
+    def _problems(self, sight: _StoreView, prompt: Prompt, data: bytes, run: bool) -> dict[str, Any]:
         """What a check of the editor's text answers: its problems, and when it has none, its tests' report
         (when ``run``: the caller may write)."""
         checked, problems = self._check(sight, prompt, data)
         tested = self._tested(sight, checked, run) if checked is not None and not problems else None
         return {"problems": _shown(problems), **({"tests": tested} if tested is not None else {})}
 
-    def _check(self, sight: _Sight, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
+    def _check(self, sight: _StoreView, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
         """What ``check`` finds in ``data`` as ``prompt``'s file in the served label, as its principal may
         know it: the file's own problems (its material read from the label; a file the principal may not
         see is absent; a skill's ``SKILL.md`` is held to the skill's rules too), a version the principal
@@ -317,7 +317,7 @@ class StoreApi:
                 return None, [PromptFileError(path, f"prompt name {checked.name!r} {reason}")]
         return checked, parsed.errors
 
-    def _publish(self, sight: _Sight, prompt: Prompt, data: bytes, edit: _Edit, label: str | None,
+    def _publish(self, sight: _StoreView, prompt: Prompt, data: bytes, edit: _Edit, label: str | None,
                  author: str) -> dict[str, Any]:
         checked, problems = self._check(sight, prompt, data)
         if problems:
@@ -341,7 +341,7 @@ class StoreApi:
         return {"prompt": prompt.name, "path": path, "version": version, "publish": publish,
                 "changed": publish is not None}
 
-    def _point(self, sight: _Sight, prompt: Prompt, version: int, label: str, author: str,
+    def _point(self, sight: _StoreView, prompt: Prompt, version: int, label: str, author: str,
                message: str) -> dict[str, Any]:
         if not sight.version(prompt.source, version):
             raise no_version(prompt.source, version)
@@ -350,7 +350,7 @@ class StoreApi:
         log.info("%s pointed label %s at %s version %d", author, label, prompt.source, found)
         return {"label": label, "prompt": prompt.name, "version": found}
 
-    def _rollback(self, sight: _Sight, label: str, author: str, message: str) -> dict[str, Any]:
+    def _rollback(self, sight: _StoreView, label: str, author: str, message: str) -> dict[str, Any]:
         before = sight.store.rollback(label, author=author, allow=sight.allow_move, message=message,
                                       guard=governance.guard(sight.held))
         log.info("%s rolled label %s back to position %d", author, label, before.id)
@@ -389,7 +389,7 @@ class StoreApi:
 
         def opened() -> T:
             with stopping(stop), Store(self.source.url) as store:
-                return call(_Sight(store, principal.scopes), *args)
+                return call(_StoreView(store, principal.scopes), *args)
 
         with self.calls.hold(principal.name):
             try:
@@ -412,7 +412,7 @@ class StoreApi:
         return await read_body(receive, MAX_BODY_BYTES, headers_of(scope).get(b"content-length"))
 
 
-class _Sight:
+class _StoreView:
     """One store call's view of the store, as one principal may see it: the access rule
     (``prompts.access.may_see``) applied to each version by its own scopes."""
 
@@ -484,7 +484,7 @@ def _skill_md_problems(path: str, data: bytes) -> list[PromptFileError]:
     return [PromptFileError(path, message, line) for message, line in found]
 
 
-def _versions(sight: _Sight, path: str) -> list[dict[str, Any]]:
+def _versions(sight: _StoreView, path: str) -> list[dict[str, Any]]:
     """The versions of ``path`` the principal may see, newest first, with the labels at each now."""
     labels = sight.store.labels_at(path)
     return [{"version": v.version, "publish": v.publish, "author": v.author, "message": v.message,

@@ -29,8 +29,8 @@ CHANGES_READ = 1000
 SHOWN_CHANGES = 50
 
 
-class _Sight(Protocol):
-    """What is used here of one store call's view as its principal may see it (``store_api._Sight``)."""
+class _StoreView(Protocol):
+    """What is used here of one store call's view as its principal may see it (``store_api._StoreView``)."""
 
     store: Store
     held: frozenset[str] | None
@@ -89,7 +89,7 @@ def basis_points(call: RolloutCall) -> int:
     return points
 
 
-def may_see_rollout(sight: _Sight, rollout: Rollout) -> bool:
+def may_see_rollout(sight: _StoreView, rollout: Rollout) -> bool:
     return sight.version(rollout.path, rollout.base) and sight.version(rollout.path, rollout.version)
 
 
@@ -99,12 +99,12 @@ def shown_rollout(rollout: Rollout) -> dict[str, Any]:
             "author": rollout.author, "message": rollout.message, "created": rollout.created}
 
 
-def rollouts(sight: _Sight, label: str) -> list[dict[str, Any]]:
+def rollouts(sight: _StoreView, label: str) -> list[dict[str, Any]]:
     """The label's live rollouts the principal may see."""
     return [shown_rollout(r) for r in sight.store.live_rollouts(label) if may_see_rollout(sight, r)]
 
 
-def audit(sight: _Sight, label: str, before: int | None = None) -> dict[str, Any]:
+def audit(sight: _StoreView, label: str, before: int | None = None) -> dict[str, Any]:
     """``GET /api/store/moves``: a page of the label's moves (below position ``before``) and its rollout events,
     newest first, as the principal may see them (see the module docstring)."""
     store = sight.store
@@ -137,7 +137,7 @@ def _event(event: RolloutEvent) -> dict[str, Any]:
             "author": event.author, "message": event.message, "created": event.created, "position": event.position}
 
 
-def rollout(sight: _Sight, path: str, call: RolloutCall, label: str, author: str) -> dict[str, Any]:
+def rollout(sight: _StoreView, path: str, call: RolloutCall, label: str, author: str) -> dict[str, Any]:
     """``POST /api/store/rollout`` (the write scope already checked; ``path``: a prompt the principal sees)."""
     held = guard(sight.held)
     if call.action == "start":

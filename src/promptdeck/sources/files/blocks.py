@@ -25,9 +25,9 @@ from ...protocol.content import (
     Text,
     resource,
 )
-from ...protocol.errors import InvalidParams
+from ...protocol.errors import InvalidParams, LineError
 from .frontmatter import YamlRefused, safe_yaml
-from .library import Library
+from .library import TemplateFolder
 from .paths import Origin, file_contents, guess_mime, typed_values
 
 log = logging.getLogger("promptdeck.render")
@@ -37,12 +37,6 @@ _SPEC_KEYS = (*_KINDS, "annotations", "mimeType", "prompt", "arguments")
 _LINK_KEYS = ("uri", "name", "title", "description", "mimeType", "size")
 _RESOURCE_KEYS = ("uri", "mimeType", "text")
 _ICON_KEYS = ("src", "mimeType", "sizes", "theme")
-
-
-class BlockError(ValueError):
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.line = line
 
 
 Tmpl = TemplateText | dict[str, "Tmpl"] | str | int | float | None
@@ -73,21 +67,21 @@ def validate_icons(raw: object) -> tuple[dict[str, Any], ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise BlockError("icons must be a list of {src, mimeType, sizes, theme}")
+        raise LineError("icons must be a list of {src, mimeType, sizes, theme}")
     icons = []
     for icon in raw:
         if not isinstance(icon, dict) or not isinstance(icon.get("src"), str):
-            raise BlockError(f"each icon needs a src, got {icon!r}")
+            raise LineError(f"each icon needs a src, got {icon!r}")
         unknown = set(icon) - set(_ICON_KEYS)
         if unknown:
-            raise BlockError(f"icon has unknown key {sorted(unknown)[0]!r} (known: {', '.join(_ICON_KEYS)})")
+            raise LineError(f"icon has unknown key {sorted(unknown)[0]!r} (known: {', '.join(_ICON_KEYS)})")
         if not icon["src"].startswith(("https://", "data:")):
-            raise BlockError(f"icon src {icon['src']!r} must be an https: or data: URI")
+            raise LineError(f"icon src {icon['src']!r} must be an https: or data: URI")
         sizes = icon.get("sizes")
         if sizes is not None and (not isinstance(sizes, list) or not all(isinstance(s, str) for s in sizes)):
-            raise BlockError('icon sizes must be a list like ["48x48", "any"]')
+            raise LineError('icon sizes must be a list like ["48x48", "any"]')
         if icon.get("theme") not in (None, "light", "dark"):
-            raise BlockError("icon theme must be light or dark")
+            raise LineError("icon theme must be light or dark")
         icons.append(dict(icon))
     return tuple(icons)
 
@@ -96,30 +90,30 @@ def _annotations(raw: object, line: int) -> Annotations | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise BlockError("annotations must be a mapping {audience, priority, lastModified}", line)
+        raise LineError("annotations must be a mapping {audience, priority, lastModified}", line)
     unknown = set(raw) - {"audience", "priority", "lastModified"}
     if unknown:
-        raise BlockError(f"annotations have unknown key {sorted(unknown)[0]!r}", line)
+        raise LineError(f"annotations have unknown key {sorted(unknown)[0]!r}", line)
     audience = raw.get("audience")
     if audience is not None:
         if isinstance(audience, str):
             audience = [audience]
         if not isinstance(audience, list) or not all(a in ROLES for a in audience):
-            raise BlockError("annotations audience must be a list of user and/or assistant", line)
+            raise LineError("annotations audience must be a list of user and/or assistant", line)
         audience = tuple(audience)
     priority = raw.get("priority")
     if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int | float)
                                  or not 0 <= priority <= 1):
-        raise BlockError(f"annotations priority must be a number from 0 to 1, got {priority!r}", line)
+        raise LineError(f"annotations priority must be a number from 0 to 1, got {priority!r}", line)
     modified = raw.get("lastModified")
     if modified is not None:
         modified = modified.isoformat() if hasattr(modified, "isoformat") else modified
         if not isinstance(modified, str):
-            raise BlockError("annotations lastModified must be an ISO 8601 date-time", line)
+            raise LineError("annotations lastModified must be an ISO 8601 date-time", line)
     return Annotations(audience, None if priority is None else float(priority), modified)
 
 
-def _template(library: Library, value: object, line: int, compile_now: bool, known: frozenset[str],
+def _template(library: TemplateFolder, value: object, line: int, compile_now: bool, known: frozenset[str],
               found: list[Uses]) -> Tmpl:
     if isinstance(value, str):
         tmpl = TemplateText(value, library, line)
@@ -129,34 +123,34 @@ def _template(library: Library, value: object, line: int, compile_now: bool, kno
         return {str(k): _template(library, v, line, compile_now, known, found) for k, v in value.items()}
     if value is None or isinstance(value, int | float):
         return value
-    raise BlockError(f"unexpected value {value!r} in the role line", line)
+    raise LineError(f"unexpected value {value!r} in the role line", line)
 
 
-def _compile(library: Library, tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> Uses:
+def _compile(library: TemplateFolder, tmpl: TemplateText, compile_now: bool, known: frozenset[str]) -> Uses:
     if not compile_now:
         return NO_USES
     try:
         used = tmpl.compile()
     except TemplateSyntax as exc:
-        raise BlockError(f"template error: {exc.message}", tmpl.line + exc.lineno - 1) from None
+        raise LineError(f"template error: {exc.message}", tmpl.line + exc.lineno - 1) from None
     for function, path, line in tmpl.literal_calls:
         if function == "read":  # the author named the file: it must be there (a render would fail)
             try:
                 library.root.gate(path, Origin.LITERAL)
             except InvalidParams as exc:
-                raise BlockError(f"read({path!r}): {_refusal(exc)}", tmpl.line + line - 1) from None
+                raise LineError(f"read({path!r}): {_refusal(exc)}", tmpl.line + line - 1) from None
     composed = template_composes(library, tmpl)
     unknown = sorted(used - known)
     if unknown:
         declared = ", ".join(sorted(known)) or "none"
-        raise BlockError(f"template uses {', '.join(repr(n) for n in unknown)}, which is not an argument "
+        raise LineError(f"template uses {', '.join(repr(n) for n in unknown)}, which is not an argument "
                          f"(arguments: {declared})", tmpl.line)
     return composed
 
 
-def template_composes(library: Library, tmpl: TemplateText) -> Uses:
+def template_composes(library: TemplateFolder, tmpl: TemplateText) -> Uses:
     """What the compiled ``tmpl`` composes (``composition.Uses``), its literal partials checked (``partials.analyze``);
-    a problem is a ``BlockError`` at the line of the include. Lines are the prompt file's."""
+    a problem is a ``LineError`` at the line of the include. Lines are the prompt file's."""
     found = tmpl.uses
     if found is None or not (found.partials or found.reads or found.calls or found.dynamic):
         return NO_USES
@@ -173,10 +167,10 @@ def template_composes(library: Library, tmpl: TemplateText) -> Uses:
             try:
                 part = analyze(library, target, (), memo)
             except PartialProblem as exc:
-                raise BlockError(f"include {target!r}: {exc}", at) from None
+                raise LineError(f"include {target!r}: {exc}", at) from None
             loads += 1 + part.loads
             if loads > MAX_INCLUDES:
-                raise BlockError(f"includes load more than {MAX_INCLUDES} partials in one render (an include bomb)",
+                raise LineError(f"includes load more than {MAX_INCLUDES} partials in one render (an include bomb)",
                                  at)
             files |= part.files
             calls += [call.at(at) for call in part.calls]
@@ -195,7 +189,7 @@ def _is_static(value: object) -> bool:
     return isinstance(value, str) and "{" not in value
 
 
-def build_block(library: Library, role: str, spec_text: str | None, body: str, spec_line: int,
+def build_block(library: TemplateFolder, role: str, spec_text: str | None, body: str, spec_line: int,
                 text_line: int, arguments: tuple[Argument, ...], *, compile_now: bool) -> Block:
     spec: dict[str, Any] = {}
     if spec_text is not None:
@@ -204,62 +198,62 @@ def build_block(library: Library, role: str, spec_text: str | None, body: str, s
         try:
             loaded = safe_yaml(spec_text)
         except YamlRefused as exc:
-            raise BlockError(f"the mapping after '{role}:': {exc}", spec_line) from None
+            raise LineError(f"the mapping after '{role}:': {exc}", spec_line) from None
         except yaml.YAMLError as exc:
             problem = getattr(exc, "problem", None) or str(exc)
-            raise BlockError(f"the mapping after '{role}:' is not valid YAML: {problem}", spec_line) from None
+            raise LineError(f"the mapping after '{role}:' is not valid YAML: {problem}", spec_line) from None
         if not isinstance(loaded, dict):
-            raise BlockError(f"after '{role}:' put a mapping like {{image: path.png}}", spec_line)
+            raise LineError(f"after '{role}:' put a mapping like {{image: path.png}}", spec_line)
         spec = loaded
     unknown = [k for k in spec if k not in _SPEC_KEYS]
     if unknown:
-        raise BlockError(f"unknown key {unknown[0]!r} after '{role}:' (known: {', '.join(_SPEC_KEYS)})",
+        raise LineError(f"unknown key {unknown[0]!r} after '{role}:' (known: {', '.join(_SPEC_KEYS)})",
                          spec_line)
     kinds = [k for k in (*_KINDS, "prompt") if k in spec]
     if len(kinds) > 1:
-        raise BlockError(f"a message holds one block; got both {kinds[0]!r} and {kinds[1]!r}", spec_line)
+        raise LineError(f"a message holds one block; got both {kinds[0]!r} and {kinds[1]!r}", spec_line)
     kind = kinds[0] if kinds else "text"
     if "arguments" in spec and kind != "prompt":
-        raise BlockError("arguments go with a prompt: {prompt: NAME, arguments: {...}}", spec_line)
+        raise LineError("arguments go with a prompt: {prompt: NAME, arguments: {...}}", spec_line)
     if kind == "prompt":
         _check_prompt_line(role, spec, body, spec_line)
     annotations = _annotations(spec.get("annotations"), spec_line)
     if "mimeType" in spec and kind not in ("image", "audio"):
-        raise BlockError("mimeType goes inside the resource or resource_link mapping", spec_line)
+        raise LineError("mimeType goes inside the resource or resource_link mapping", spec_line)
     value = spec.get(kind)
     # Blank lines under the role line are not part of the text: lines are counted from the first one that is.
     text_line += len(body) - len(body.lstrip("\n"))
     takes_body = kind == "text" or (kind == "resource" and isinstance(value, dict) and "text" not in value)
     if not takes_body and body.strip():
-        raise BlockError(f"a {kind} message takes no text below its role line; start a new message "
+        raise LineError(f"a {kind} message takes no text below its role line; start a new message "
                          f"with 'user:' or 'assistant:'", text_line)
     if kind in ("image", "audio", "resource", "resource_link") and isinstance(value, str):
         if _is_static(value):
             try:
                 library.root.gate(value, Origin.LITERAL)
             except InvalidParams as exc:
-                raise BlockError(_refusal(exc), spec_line) from None
+                raise LineError(_refusal(exc), spec_line) from None
             if kind in ("image", "audio") and "mimeType" not in spec and not guess_mime(value).startswith(kind):
-                raise BlockError(f"{value!r} does not look like {kind} ({guess_mime(value)}); "
+                raise LineError(f"{value!r} does not look like {kind} ({guess_mime(value)}); "
                                  f"set mimeType", spec_line)
     elif kind == "resource":
         if not isinstance(value, dict) or "uri" not in value:
-            raise BlockError("resource needs a library file or a mapping with a uri", spec_line)
+            raise LineError("resource needs a library file or a mapping with a uri", spec_line)
         bad = set(value) - set(_RESOURCE_KEYS)
         if bad:
-            raise BlockError(f"resource has unknown key {sorted(bad)[0]!r} (known: "
+            raise LineError(f"resource has unknown key {sorted(bad)[0]!r} (known: "
                              f"{', '.join(_RESOURCE_KEYS)})", spec_line)
     elif kind == "resource_link":
         if not isinstance(value, dict) or "uri" not in value or "name" not in value:
-            raise BlockError("resource_link needs a library file or a mapping with uri and name", spec_line)
+            raise LineError("resource_link needs a library file or a mapping with uri and name", spec_line)
         bad = set(value) - set(_LINK_KEYS)
         if bad:
-            raise BlockError(f"resource_link has unknown key {sorted(bad)[0]!r} (known: "
+            raise LineError(f"resource_link has unknown key {sorted(bad)[0]!r} (known: "
                              f"{', '.join(_LINK_KEYS)})", spec_line)
         if "size" in value and (not isinstance(value["size"], int) or value["size"] < 0):
-            raise BlockError("resource_link size must be a whole number of bytes", spec_line)
+            raise LineError("resource_link size must be a whole number of bytes", spec_line)
     elif kind in ("image", "audio"):
-        raise BlockError(f"{kind} must name a library file", spec_line)
+        raise LineError(f"{kind} must name a library file", spec_line)
     known = frozenset(a.name for a in arguments)
     found: list[Uses] = []
     fields = _template(library, {k: v for k, v in spec.items() if k != "annotations"}, spec_line, compile_now,
@@ -278,14 +272,14 @@ def _check_prompt_line(role: str, spec: dict[str, Any], body: str, line: int) ->
     """The role line ``user: {prompt: NAME, arguments: {...}}``: another prompt's messages, whole."""
     name = spec["prompt"]
     if not isinstance(name, str) or not name:
-        raise BlockError(f"after '{role}:' prompt names a prompt of the library, got {name!r}", line)
+        raise LineError(f"after '{role}:' prompt names a prompt of the library, got {name!r}", line)
     given = spec.get("arguments", {})
     if not isinstance(given, dict) or not all(isinstance(k, str) for k in given):
-        raise BlockError("arguments of a prompt line must be a mapping of names to values", line)
+        raise LineError("arguments of a prompt line must be a mapping of names to values", line)
     if "annotations" in spec:
-        raise BlockError("a prompt line brings its prompt's messages as they are; it takes no annotations", line)
+        raise LineError("a prompt line brings its prompt's messages as they are; it takes no annotations", line)
     if body.strip():
-        raise BlockError("a prompt line takes no text below it; start a new message with 'user:' or "
+        raise LineError("a prompt line takes no text below it; start a new message with 'user:' or "
                          "'assistant:'", line)
 
 
@@ -320,7 +314,7 @@ def _render(value: Tmpl, values: Mapping[str, Any]) -> Any:
     return value
 
 
-def _file_content(library: Library, kind: str, path: str, fields: dict[str, Any],
+def _file_content(library: TemplateFolder, kind: str, path: str, fields: dict[str, Any],
                   ann: Annotations | None, origin: Origin) -> Content:
     """The block a role line that names a file sends; ``origin``: whether the file was written in the role line
     (``LITERAL``) or worked out by its template (``EXPRESSION``), which decides what the read gate lets it reach."""
@@ -343,7 +337,7 @@ def _file_content(library: Library, kind: str, path: str, fields: dict[str, Any]
                         size=real.stat().st_size, annotations=ann)
 
 
-def _composed(library: Library, block: Block, values: Mapping[str, Any]) -> list[Message]:
+def _composed(library: TemplateFolder, block: Block, values: Mapping[str, Any]) -> list[Message]:
     """A role line ``{prompt: NAME, arguments: {...}}``: the prompt's messages, roles and content as they are."""
     from .compose import render_composed
 
@@ -352,7 +346,7 @@ def _composed(library: Library, block: Block, values: Mapping[str, Any]) -> list
     return render_composed(library, fields["prompt"], fields.get("arguments") or {})
 
 
-def _content(library: Library, block: Block, values: Mapping[str, Any]) -> Content | None:
+def _content(library: TemplateFolder, block: Block, values: Mapping[str, Any]) -> Content | None:
     ann = block.annotations
     if block.kind == "prompt":
         return None
@@ -395,7 +389,7 @@ def plain_messages(blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern
     return tuple((block.role, block.body) for block in blocks if block.body is not None)
 
 
-def render_blocks(library: Library, blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None],
+def render_blocks(library: TemplateFolder, blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None],
                   optional: frozenset[str] = frozenset(), scopes: frozenset[str] = frozenset()) -> RenderFn:
     """The render function of a file prompt. ``path_args``: each path argument and its pattern;
     ``optional``: the arguments a client may leave out that have no default; ``scopes``: the prompt's,
@@ -459,7 +453,7 @@ def uncompiled_simple(block: Block) -> bool:
     return all(tmpl.simple for tmpl in _templates(block.fields)) and (block.body is None or block.body.simple)
 
 
-def compiled_uses(library: Library, blocks: tuple[Block, ...]) -> Uses:
+def compiled_uses(library: TemplateFolder, blocks: tuple[Block, ...]) -> Uses:
     """What ``blocks`` compose, compiling their templates now: for a prompt of a large library, whose
     templates compile on first use (``Prompt.uses`` asks for it then). A template that does not compile
     composes nothing known: a render reports it."""
@@ -469,7 +463,7 @@ def compiled_uses(library: Library, blocks: tuple[Block, ...]) -> Uses:
             try:
                 tmpl.compile()
                 found.append(template_composes(library, tmpl))
-            except (TemplateSyntax, BlockError):
+            except (TemplateSyntax, LineError):
                 found.append(Uses(dynamic=True))
         if block.kind == "prompt" and isinstance(block.fields, dict):
             name = block.fields.get("prompt")

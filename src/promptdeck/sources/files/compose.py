@@ -24,7 +24,7 @@ from ...protocol.content import Message, Text
 from ...protocol.errors import InternalError, InvalidParams, PromptFileError
 
 if TYPE_CHECKING:
-    from .partials import Library
+    from .partials import TemplateFolder
 
 log = logging.getLogger("promptdeck.render")
 
@@ -44,7 +44,7 @@ def _wire(prompt: str, name: str, arguments: Mapping[str, Any]) -> dict[str, str
     return out
 
 
-def render_composed(library: Library, name: object, arguments: Mapping[str, Any]) -> list[Message]:
+def render_composed(library: TemplateFolder, name: object, arguments: Mapping[str, Any]) -> list[Message]:
     """The messages of the prompt ``name`` of ``library`` rendered with ``arguments``, inside the current render."""
     outer = chain()[-1]
     if not isinstance(name, str):
@@ -82,7 +82,7 @@ def render_composed(library: Library, name: object, arguments: Mapping[str, Any]
     return rendered
 
 
-def composed_text(library: Library, name: object, arguments: Mapping[str, Any]) -> str:
+def composed_text(library: TemplateFolder, name: object, arguments: Mapping[str, Any]) -> str:
     """``prompt(NAME, **ARGUMENTS)`` in a template: the text messages of the prompt, joined by blank lines."""
     messages = render_composed(library, name, arguments)
     return "\n\n".join(m.content.text for m in messages if isinstance(m.content, Text))

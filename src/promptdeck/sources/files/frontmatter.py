@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ...protocol.errors import LineError
+
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*):(?: +(.*))?$")
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\.[0-9]+$")
@@ -82,16 +84,8 @@ def safe_yaml(text: str, *, load: bool = True) -> Any:
 EMPTY_PROMPT = "the prompt is empty: it has no text to send; write it below the front matter"
 
 
-class FrontMatterError(ValueError):
-    """Front matter that cannot be read; ``line`` counts from 1 in the whole file."""
-
-    def __init__(self, message: str, line: int) -> None:
-        super().__init__(message)
-        self.line = line
-
-
 def split_front_matter(text: str) -> tuple[str | None, str, int]:
-    """(front matter, body, line number of the body's first line) of a file's text; ``FrontMatterError``
+    """(front matter, body, line number of the body's first line) of a file's text; ``LineError``
     for a front matter that is opened and never closed."""
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -99,7 +93,7 @@ def split_front_matter(text: str) -> tuple[str | None, str, int]:
         return None, text, 1
     end = re.search(r"^---[ \t]*\r?$", text[4:], re.MULTILINE)
     if end is None:
-        raise FrontMatterError("front matter starts with '---' but has no closing '---' line", 1)
+        raise LineError("front matter starts with '---' but has no closing '---' line", 1)
     front = text[4:4 + end.start()]
     rest = text[4 + end.end():]
     if rest.startswith("\r\n"):
@@ -149,25 +143,25 @@ def key_line(front: str, key: str | None) -> int | None:
 
 def read_front_matter(front: str) -> dict[str, Any]:
     """The mapping a front matter (the text between the ``---`` lines) holds; empty for blank text.
-    ``FrontMatterError`` with the file's line for YAML that does not load or is not a mapping."""
+    ``LineError`` with the file's line for YAML that does not load or is not a mapping."""
     if not front.strip():
         return {}
     loaded = fast_load(front)
     if loaded is None:
-        loaded = _load_yaml(front, safe_yaml)
+        loaded = load_yaml(front, safe_yaml)
     if not isinstance(loaded, dict):
-        raise FrontMatterError("front matter must be a mapping of keys (name, title, description, ...)", 2)
+        raise LineError("front matter must be a mapping of keys (name, title, description, ...)", 2)
     return loaded
 
 
-def _load_yaml(front: str, load: Callable[[str], Any]) -> Any:
-    """``load(front)``, its refusals and YAML errors as ``FrontMatterError`` at the file's line."""
+def load_yaml(front: str, load: Callable[[str], Any]) -> Any:
+    """``load(front)``, its refusals and YAML errors as ``LineError`` at the file's line."""
     import yaml  # only for front matter the fast reader leaves to PyYAML
 
     try:
         return load(front)
     except YamlRefused as exc:
-        raise FrontMatterError(f"front matter: {exc}", exc.line + 1) from None
+        raise LineError(f"front matter: {exc}", exc.line + 1) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         context = getattr(exc, "context", None) or ""
@@ -177,12 +171,12 @@ def _load_yaml(front: str, load: Callable[[str], Any]) -> Any:
             mark = exc.context_mark  # type: ignore[attr-defined]
         problem = getattr(exc, "problem", None) or str(exc)
         what = "front matter" if getattr(exc, "no_json", False) else "front matter is not valid YAML"
-        raise FrontMatterError(f"{what}: {problem}", mark.line + 2 if mark else 2) from None
+        raise LineError(f"{what}: {problem}", mark.line + 2 if mark else 2) from None
 
 
 def read_json_front_matter(front: str) -> dict[str, Any]:
     """The mapping a front matter holds, as JSON carries it and as the author wrote it (a skill's
-    ``frontmatter``, served verbatim): ``FrontMatterError`` at its line for what JSON cannot carry
+    ``frontmatter``, served verbatim): ``LineError`` at its line for what JSON cannot carry
     unchanged, rather than a silent change of it.
 
     YAML 1.1 as PyYAML's safe loader reads it (``yes`` is true), with aliases and deep nesting refused as
@@ -194,9 +188,9 @@ def read_json_front_matter(front: str) -> dict[str, Any]:
     """
     if not front.strip():
         return {}
-    loaded = _load_yaml(front, _json_yaml)
+    loaded = load_yaml(front, _json_yaml)
     if not isinstance(loaded, dict):
-        raise FrontMatterError("front matter must be a mapping of keys (name, description, ...)", 2)
+        raise LineError("front matter must be a mapping of keys (name, description, ...)", 2)
     return loaded
 
 

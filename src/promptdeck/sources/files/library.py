@@ -10,8 +10,8 @@ from ...prompts.access import covers, may_see, reader_scopes, shown_scopes, view
 from ...prompts.arguments import Argument
 from ...prompts.render import PARTIAL_GUARD, READ_LITERAL, make_environment
 from ...prompts.spec import Prompt, SyncCompleter
-from ...protocol.errors import InvalidParams
-from .frontmatter import FrontMatterError, read_front_matter, scopes_in, split_front_matter
+from ...protocol.errors import InvalidParams, LineError
+from .frontmatter import read_front_matter, scopes_in, split_front_matter
 from .paths import LibraryRoot, Origin, prompt_format, skill_folder_of
 
 if TYPE_CHECKING:
@@ -21,7 +21,10 @@ if TYPE_CHECKING:
 MAX_READ_BYTES = 1024 * 1024
 
 
-class Library:
+class TemplateFolder:
+    """A library folder as its templates see it: its files, confined (``root``), the one sandboxed Jinja
+    environment they compile in (``env``), and the prompts they may compose (``lookup``)."""
+
     def __init__(self, root: Path, missing: Callable[[str], bool] | None = None) -> None:
         self.root = LibraryRoot(root, missing, self.may_use)
         self._env: SandboxedEnvironment | None = None
@@ -108,7 +111,7 @@ def file_scopes(source: str, data: bytes) -> frozenset[str] | None:
         front, _, _ = split_front_matter(data.decode("utf-8"))
         meta = read_front_matter(front) if front is not None else {}
         return skill_scopes(meta) if skill else scopes_in(meta)
-    except (UnicodeDecodeError, FrontMatterError, SkillSpecError):
+    except (UnicodeDecodeError, LineError, SkillSpecError):
         return None
 
 

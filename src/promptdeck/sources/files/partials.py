@@ -32,8 +32,8 @@ if TYPE_CHECKING:  # for type checking only: making a Protocol class costs the i
 
     from jinja2.sandbox import SandboxedEnvironment
 
-    class Library(Protocol):
-        """What composing needs of a library (``library.Library``, which imports this module)."""
+    class TemplateFolder(Protocol):
+        """What composing needs of a library (``library.TemplateFolder``, which imports this module)."""
 
         root: LibraryRoot
         lookup: Callable[[str], Prompt | None] | None
@@ -86,7 +86,7 @@ def _stem(rel: str) -> str:
     return rel.rsplit(".", 1)[0].replace("/", ".")
 
 
-def read_partial(library: Library, name: str, dynamic: bool = False) -> str:
+def read_partial(library: TemplateFolder, name: str, dynamic: bool = False) -> str:
     """The text of the partial ``name``, or ``InvalidParams`` saying why it may not be one."""
     if not isinstance(name, str):
         raise InvalidParams(f"a partial is named by text, got {type(name).__name__}")
@@ -107,7 +107,7 @@ def read_partial(library: Library, name: str, dynamic: bool = False) -> str:
         raise InvalidParams(exc.message.replace("file ", "partial ", 1), exc.data, detail=exc.detail) from None
 
 
-def dynamic_partial(library: Library) -> Callable[[object], object]:
+def dynamic_partial(library: TemplateFolder) -> Callable[[object], object]:
     """The render-time check of a partial named by an expression (``render.PARTIAL_GUARD``)."""
 
     def check(name: object) -> object:
@@ -124,14 +124,14 @@ def dynamic_partial(library: Library) -> Callable[[object], object]:
 _loader_class: type | None = None
 
 
-def make_loader(library: Library) -> Any:
+def make_loader(library: TemplateFolder) -> Any:
     """A Jinja loader of ``library``'s partials; a partial changed since it was compiled is read again."""
     global _loader_class
     if _loader_class is None:
         from jinja2 import BaseLoader, TemplateNotFound
 
         class PartialLoader(BaseLoader):
-            def __init__(self, library: Library) -> None:
+            def __init__(self, library: TemplateFolder) -> None:
                 self.library = library
 
             def get_source(self, environment: Any, template: str) -> tuple[str, str, Callable[[], bool]]:
@@ -169,7 +169,7 @@ def _stamp(path: str) -> tuple[str, int, int] | None:
     return real, info.st_mtime_ns, info.st_size
 
 
-def analyze(library: Library, name: str, chain: tuple[str, ...], memo: dict[str, Partial]) -> Partial:
+def analyze(library: TemplateFolder, name: str, chain: tuple[str, ...], memo: dict[str, Partial]) -> Partial:
     """What a render of the literal partial ``name`` pulls in, checked; ``chain``: the including files, the
     prompt file first. ``PartialProblem`` for the first problem found, naming the partial and its line."""
     if name in chain:

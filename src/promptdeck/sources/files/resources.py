@@ -31,7 +31,7 @@ from .paths import MAX_EMBED_BYTES, URI_PREFIX, Origin, file_contents, file_uri,
 
 if TYPE_CHECKING:
     from ...prompts.arguments import Argument
-    from .library import Library
+    from .library import TemplateFolder
     from .paths import LibraryRoot
 
 log = logging.getLogger("promptdeck.resources")
@@ -57,7 +57,7 @@ class Reached:
 class FolderResources(ResourceProvider):
     """The files of one library (a folder's, or a store label's copy) that its prompts send."""
 
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: TemplateFolder) -> None:
         self.root: LibraryRoot = library.root
 
     def _reached(self, sight: Sight) -> Reached:

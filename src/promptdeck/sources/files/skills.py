@@ -35,8 +35,8 @@ from ...prompts.skills import (
     skill_scopes,
     unsafe_name,
 )
-from ...protocol.errors import InvalidParams, PromptFileError
-from .frontmatter import FrontMatterError, key_line, read_json_front_matter, split_front_matter
+from ...protocol.errors import InvalidParams, LineError, PromptFileError
+from .frontmatter import key_line, read_json_front_matter, split_front_matter
 from .paths import SkillLimits, guess_mime, read_confined
 
 MiB = 1024 * 1024
@@ -239,7 +239,7 @@ def skill_md_front(data: bytes, folder_name: str) -> _Front:
             return _Front(None, data, [("SKILL.md has no front matter: it must begin with a '---' line, then "
                                         "name and description, then '---'", 1)])
         front = read_json_front_matter(front_text)
-    except FrontMatterError as exc:
+    except LineError as exc:
         return _Front(None, data, [(str(exc), exc.line)])
     found: list[tuple[str, int | None]] = [(str(p), key_line(front_text, p.key) or 1)
                                            for p in check_front_matter(front, folder_name)]

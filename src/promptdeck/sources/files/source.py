@@ -22,12 +22,11 @@ from ...prompts.arguments import MISSING
 from ...prompts.catalog import close_names
 from ...prompts.composition import Uses
 from ...prompts.spec import NAME_RE, Prompt, Reach
-from ...protocol.errors import InvalidParams, LibraryError, PromptFileError
+from ...protocol.errors import InvalidParams, LibraryError, LineError, PromptFileError
 from .. import Source
 from . import native
 from .blocks import (
     Block,
-    BlockError,
     build_block,
     compiled_uses,
     plain_messages,
@@ -37,8 +36,8 @@ from .blocks import (
     work_of,
 )
 from .declared import declared_arguments
-from .frontmatter import EMPTY_PROMPT, FrontMatterError, line_of_key, read_front_matter, scopes_in, split_front_matter
-from .library import Library
+from .frontmatter import EMPTY_PROMPT, line_of_key, read_front_matter, scopes_in, split_front_matter
+from .library import TemplateFolder
 from .native import Native
 from .paths import (
     SkillLimits,
@@ -131,7 +130,7 @@ def stage_file(rel: str, data: bytes) -> Staged:
     try:
         front, body, body_line = split_front_matter(text)
         meta = read_front_matter(front) if front is not None else {}
-    except FrontMatterError as exc:
+    except LineError as exc:
         return [(str(exc), exc.line)]
     return (front or "", meta, list(_segments(body, body_line))) if body.strip() else [(EMPTY_PROMPT, None)]
 
@@ -161,7 +160,7 @@ def _stage_files(job: tuple[str, list[str], str]) -> list[tuple[str, Staged]]:
     return out
 
 
-def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: bool = True,
+def build_prompt(library: TemplateFolder, rel: str, staged: Staged, *, compile_now: bool = True,
                  prefix: str = "") -> ParsedFile:
     """The second stage: arguments, templates, tests and the ``Prompt``. ``prefix``: where the library's
     folder lies below a library root (``FileSource.prefix``), which ``rel`` starts with."""
@@ -206,7 +205,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     icons: tuple[dict[str, Any], ...] = ()
     try:
         icons = validate_icons(meta.get("icons"))
-    except BlockError as exc:
+    except LineError as exc:
         fail(str(exc), line_of_key(front, "icons"))
     model = meta.get("model")
     if model is not None and not isinstance(model, dict):
@@ -223,7 +222,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
             try:
                 blocks.append(build_block(library, role, spec_text, body_text, spec_line, text_line,
                                           arguments, compile_now=compile_now))
-            except BlockError as exc:
+            except LineError as exc:
                 errors.append(PromptFileError(rel, str(exc), exc.line))
     tests = None
     if "tests" in meta and parsed:  # a test's values are checked by its arguments' types
@@ -289,7 +288,7 @@ class FileSource(Source):
         path = Path(root)
         if not path.is_dir():
             raise LibraryError(f"prompt library {str(root)!r} is not a folder")
-        self.library = Library(path)
+        self.library = TemplateFolder(path)
         self.library.lookup = self.named
         #: problems in how its prompts compose each other (``compose.composition_problems``), found at ``load``
         self.composition: list[PromptFileError] = []

@@ -12,8 +12,8 @@ from typing import Any
 
 from ...prompts.arguments import Argument
 from ...prompts.testcases import PromptTests, Where, parse_tests
-from ...protocol.errors import InvalidParams, PromptFileError
-from .frontmatter import FrontMatterError, _load_yaml, line_of_key, safe_yaml
+from ...protocol.errors import InvalidParams, LineError, PromptFileError
+from .frontmatter import line_of_key, load_yaml, safe_yaml
 
 SIDECAR_SUFFIX = ".tests.yaml"
 #: Largest sidecar file read.
@@ -43,9 +43,10 @@ def sidecar_tests(text: str, arguments: tuple[Argument, ...], path: str) \
         -> tuple[PromptTests | None, list[PromptFileError]]:
     """The tests of the sidecar file ``path`` holding ``text`` (a YAML list of cases)."""
     try:
-        raw = _load_yaml(text, safe_yaml) if text.strip() else []
-    except FrontMatterError as exc:  # its line counts from the front matter's: one less in a file of its own
-        return None, [PromptFileError(path, str(exc).replace("front matter", "tests file", 1), exc.line - 1)]
+        raw = load_yaml(text, safe_yaml) if text.strip() else []
+    except LineError as exc:  # its line counts from the front matter's: one less in a file of its own
+        return None, [PromptFileError(path, str(exc).replace("front matter", "tests file", 1),
+                                      None if exc.line is None else exc.line - 1)]
     tests, problems = parse_tests(raw, arguments, origin=path)
     if not problems:
         return tests, []

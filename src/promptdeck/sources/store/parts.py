@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ...prompts.graph import Graph
 from ...prompts.spec import Prompt
-from ..files.library import Library
+from ..files.library import TemplateFolder
 from ..files.paths import folder_prefix, is_prompt_path
 from ..files.source import FileSource, build_prompt, stage_file
 from .model import Latest, is_safe_path
@@ -84,7 +84,7 @@ def parts_at(store: Reading, path: str, version: int) -> dict[str, int]:
             target.write_bytes(store.content(rel, at))
             return True
 
-        library = Library(root, missing)
+        library = TemplateFolder(root, missing)
         todo, seen = [(path, version)], {path}
         while todo:
             rel, at = todo.pop()

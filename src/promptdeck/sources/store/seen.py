@@ -1,7 +1,7 @@
 """Who may see a version of a stored file: the scope sets a reader must hold, each one of, to see it.
 
 One rule for every reader of the store's history: the store API and the web page (a principal,
-``server.web.store_api._Sight``) and the webhooks' events (a webhook's scopes, ``events``). A prompt file's
+``server.web.store_api._StoreView``) and the webhooks' events (a webhook's scopes, ``events``). A prompt file's
 version is seen by the scopes recorded for it (or, published before listings, its own front matter's); material
 and deletions by everyone as far as the file goes; and a file of a skill (its ``SKILL.md`` too) only by whoever
 may see every skill it lies in, as that skill was when the version was published. A version whose scopes cannot

@@ -38,7 +38,7 @@ from ...prompts.skills import Skill
 from ...prompts.spec import Prompt
 from ...protocol.errors import INTERNAL_ERROR, InternalError, McpError, PromptdeckError, PromptFileError
 from .. import Source
-from ..files.library import Library
+from ..files.library import TemplateFolder
 from ..files.paths import SkillLimits, is_prompt_path, read_confined
 from ..files.resources import FolderResources
 from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
@@ -48,7 +48,7 @@ from .model import Entry, StoreError, unshadowed
 from .private import private_folder, release, write_new
 from .schema import CHANNEL
 from .skills import StoredSkills
-from .splits import Splits
+from .splits import LiveRollouts
 from .urls import is_postgres_url, shown_url, sqlite_path, without_secrets
 
 log = logging.getLogger("promptdeck.store")
@@ -85,7 +85,7 @@ class StoreSource(Source):
         #: the label's skills, once loaded (None: before ``load``, or skills are not served)
         self._skills: StoredSkills | None = None
         self._folder = ""
-        self._library: Library | None = None
+        self._library: TemplateFolder | None = None
         self._position: int | None = None
         #: served from the database's listing (``StoredCatalog``), rather than loaded
         self._listed = False
@@ -118,7 +118,7 @@ class StoreSource(Source):
         #: whether the store was unreachable when last tried (logged once, until it is back)
         self._failing = False
         #: the label's live rollouts (``splits``), followed as the label is
-        self.splits = Splits(label)
+        self.splits = LiveRollouts(label)
 
     @property
     def unreachable(self) -> bool:
@@ -127,7 +127,7 @@ class StoreSource(Source):
         return self._failing
 
     @property
-    def library(self) -> Library | None:
+    def library(self) -> TemplateFolder | None:
         """The label's files as templates see them (material fetched from the store on first need); None
         before ``load``. What a file being edited for this label is checked against."""
         with self._lock:
@@ -140,7 +140,7 @@ class StoreSource(Source):
             position = store.require_position(self.label)
             self._folder, held = private_folder()
             self._held.append(weakref.finalize(self, release, self._folder, held))  # at close, or process end
-            self._library = Library(Path(self._folder), self._fetch_missing)
+            self._library = TemplateFolder(Path(self._folder), self._fetch_missing)
             self._library.lookup = self._named
             if self._skill_limits is not None:
                 self._skills = StoredSkills(self._folder, self._skill_limits, self._written.get, self._put)

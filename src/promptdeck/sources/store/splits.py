@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 
 from ...prompts.spec import Prompt
-from ..files.library import Library
+from ..files.library import TemplateFolder
 from ..files.source import build_prompt, stage_file
 from .catalog import META_LABEL, META_VERSION
 from .governance import Governing, bucket
@@ -23,7 +23,7 @@ log = logging.getLogger("promptdeck.store")
 META_ROLLOUT = "promptdeck.dev/rollout"
 
 
-class Splits:
+class LiveRollouts:
     """The rollouts of one label: prompt name -> (the rollout, its version's prompt)."""
 
     def __init__(self, label: str) -> None:
@@ -36,7 +36,7 @@ class Splits:
     def names(self) -> frozenset[str]:
         return self._names
 
-    def follow(self, store: Governing, library: Callable[[], Library | None]) -> bool:
+    def follow(self, store: Governing, library: Callable[[], TemplateFolder | None]) -> bool:
         """Read the label's live rollouts again; whether they changed. A version not parsed yet is parsed now."""
         try:
             live = store.live_rollouts(self.label)
@@ -56,7 +56,7 @@ class Splits:
         log.info("label %s: %d rollout%s live", self.label, len(held), "s" * (len(held) != 1))
         return True
 
-    def _parse(self, store: Governing, rollout: Rollout, library: Library | None) -> Prompt | None:
+    def _parse(self, store: Governing, rollout: Rollout, library: TemplateFolder | None) -> Prompt | None:
         if library is None:
             return None
         try:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...prompts.spec import META_ARGUMENTS
 from ...protocol.revisions import LATEST
-from ..files.library import Library
+from ..files.library import TemplateFolder
 from ..files.source import build_prompt, stage_file
 
 #: Equal lines shown around a change; a longer equal run is cut to this much at each end.
@@ -29,14 +29,14 @@ class TooLargeToDiff(ValueError):
     pass
 
 
-def argument_schema(path: str, data: bytes | None, library: Library | None = None) -> dict[str, Any] | None:
+def argument_schema(path: str, data: bytes | None, library: TemplateFolder | None = None) -> dict[str, Any] | None:
     """The argument schema that version of the prompt file ``path`` shows clients; None for a deletion or a
     file that does not parse (on its own, or beside ``library``'s material)."""
     if data is None:
         return None
     if library is None:
         with tempfile.TemporaryDirectory(prefix="promptdeck-version-") as empty:
-            return argument_schema(path, data, Library(Path(empty)))
+            return argument_schema(path, data, TemplateFolder(Path(empty)))
     parsed = build_prompt(library, path, stage_file(path, data), compile_now=False)
     if parsed.prompt is None:
         return None

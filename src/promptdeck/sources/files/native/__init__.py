@@ -2,7 +2,7 @@
 
 ``prompts.paths.prompt_format`` says which format a path holds; ``stage_file`` hands such a file over
 as ``Native`` (plain data, so worker processes can make it) and ``build`` reads it with its format's
-reader. Every reader gives a ``Prompt`` or raises ``NativeError`` with the line at fault. The formats and
+reader. Every reader gives a ``Prompt`` or raises ``LineError`` with the line at fault. The formats and
 how each maps to MCP are in docs/native-formats.md.
 """
 
@@ -13,13 +13,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from ....prompts.spec import Prompt
-from ....protocol.errors import PromptFileError
+from ....protocol.errors import LineError, PromptFileError
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..library import TemplateFolder
 
 from ..frontmatter import EMPTY_PROMPT
-from ._common import META_FORMAT, META_MODEL, NativeError, json_safe
+from ._common import META_FORMAT, META_MODEL, json_safe
 
 #: format (``prompt_format``) -> (module, reader of (relative path, text)); a reader's None: a file of that
 #: format that its tool does not offer as a prompt (a Continue prompt that is not ``invokable``). A module
@@ -57,7 +57,7 @@ class Native(NamedTuple):
     text: str
 
 
-def build(library: Library, rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
+def build(library: TemplateFolder, rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
     """The prompt of a native file, or the problems that keep it from being one; (None, []) for a file that
     is no prompt in its own tool."""
     if not staged.text.strip():  # an empty file is no prompt in any format, but a name taken by nothing
@@ -69,8 +69,8 @@ def build(library: Library, rel: str, staged: Native) -> tuple[Prompt | None, li
         if where is None:
             return None, [PromptFileError(rel, f"the {staged.kind} format is not read yet")]
         return _reader(where)(rel, staged.text), []
-    except NativeError as exc:
+    except LineError as exc:
         return None, [PromptFileError(rel, str(exc), exc.line)]
 
 
-__all__ = ["META_FORMAT", "META_MODEL", "READERS", "Native", "NativeError", "build", "json_safe"]
+__all__ = ["META_FORMAT", "META_MODEL", "READERS", "Native", "build", "json_safe"]

@@ -20,7 +20,8 @@ from ....prompts.render import run_bounded
 from ....prompts.sandbox import RenderLimitError
 from ....prompts.spec import NAME_RE, Prompt, RenderContext
 from ....protocol.content import Message, Text
-from ..frontmatter import FrontMatterError, line_of_key, read_front_matter, split_front_matter
+from ....protocol.errors import LineError
+from ..frontmatter import line_of_key, read_front_matter, split_front_matter
 
 #: The format a prompt was read from, in its ``_meta`` (``promptdeck``'s own files carry none).
 META_FORMAT = "promptdeck.dev/format"
@@ -28,14 +29,6 @@ META_FORMAT = "promptdeck.dev/format"
 META_MODEL = "promptdeck.dev/model"
 #: Deepest nesting kept when front matter values are published: YAML is bounded to 32 levels already.
 _MAX_JSON_DEPTH = 32
-
-
-class NativeError(ValueError):
-    """A file that its own tool would refuse; ``line`` is 1-based in the file, or None for the whole file."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.line = line
 
 
 class Plan:
@@ -80,11 +73,8 @@ class Markdown:
     __slots__ = ("front", "meta", "body", "body_line")
 
     def __init__(self, text: str) -> None:
-        try:
-            front, self.body, self.body_line = split_front_matter(text)
-            self.meta: dict[str, Any] = read_front_matter(front) if front is not None else {}
-        except FrontMatterError as exc:
-            raise NativeError(str(exc), exc.line) from None
+        front, self.body, self.body_line = split_front_matter(text)
+        self.meta: dict[str, Any] = read_front_matter(front) if front is not None else {}
         self.front = front or ""
 
     def line(self, key: str) -> int | None:
@@ -92,10 +82,10 @@ class Markdown:
         return line_of_key(self.front, key)
 
     def text(self, key: str) -> str | None:
-        """The text under ``key``, None when absent, ``NativeError`` at its line when it is not text."""
+        """The text under ``key``, None when absent, ``LineError`` at its line when it is not text."""
         value = self.meta.get(key)
         if value is not None and not isinstance(value, str):
-            raise NativeError(f"{key} must be text", self.line(key))
+            raise LineError(f"{key} must be text", self.line(key))
         return value
 
     def body_line_of(self, offset: int) -> int:
@@ -119,9 +109,9 @@ def json_safe(value: Any, depth: int = 0) -> Any:
 
 
 def check_name(name: object, line: int | None, origin: str) -> str:
-    """``name`` if it is a valid prompt name, else ``NativeError`` saying where it came from."""
+    """``name`` if it is a valid prompt name, else ``LineError`` saying where it came from."""
     if not isinstance(name, str) or not NAME_RE.match(name):
-        raise NativeError(f"prompt name {name!r} ({origin}) is not valid: use letters, digits, '_', '-' and '.', "
+        raise LineError(f"prompt name {name!r} ({origin}) is not valid: use letters, digits, '_', '-' and '.', "
                           f"at most 128", line)
     return name
 
@@ -171,7 +161,7 @@ def pop_scopes(settings: dict[str, Any], line: Callable[[str], int | None]) -> f
     if isinstance(scopes, str):
         scopes = scopes.split()
     if not isinstance(scopes, list) or not all(isinstance(x, str) and x and " " not in x for x in scopes):
-        raise NativeError("scopes must be a list of scope names", line("scopes"))
+        raise LineError("scopes must be a list of scope names", line("scopes"))
     return frozenset(scopes)
 
 
@@ -197,7 +187,7 @@ def positional_arguments(count: int, named: list[str], hint: str | None, line: i
         candidates.append(f"arg{number}")
         wire = next((c for c in candidates if _MCP_ARGUMENT.match(c) and c not in taken), None)
         if wire is None or (i < len(named) and wire != candidates[0]):
-            raise NativeError(f"argument {named[i] if i < len(named) else number!r} gives the MCP argument name "
+            raise LineError(f"argument {named[i] if i < len(named) else number!r} gives the MCP argument name "
                               f"{candidates[0]!r}, which another argument has", line)
         taken.add(wire)
         what = named[i] if i < len(named) else word or f"word {number} of the arguments"

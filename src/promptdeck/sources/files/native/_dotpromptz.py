@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from ....prompts.limits import MAX_OUTPUT_CHARS
 from ....prompts.render import check_deadline
 from ....prompts.sandbox import RenderLimitError
-from ._common import NativeError
+from ....protocol.errors import LineError
 
 T = TypeVar("T")
 #: JSON.stringify's largest indent; the ``json`` helper's is clamped to it, so it cannot pad without end.
@@ -69,7 +69,7 @@ def library() -> Any:
     except ImportError:
         from ....extras import needs  # the command that works from a clone: not on PyPI
 
-        raise NativeError(needs("reading dotprompt files", "dotprompt"),
+        raise LineError(needs("reading dotprompt files", "dotprompt"),
                           1) from None
     with _installed:
         if not getattr(engine, "_promptdeck_bounded", False):
@@ -80,7 +80,7 @@ def library() -> Any:
 def _bound(engine: Any) -> None:
     # dotpromptz is pinned below 0.3; a later engine without these names is refused rather than run unbounded.
     if not all(callable(getattr(engine, name, None)) for name in ("_render", "_apply_indent")):
-        raise NativeError("this version of dotpromptz is not supported: promptdeck cannot bound its renders", 1)
+        raise LineError("this version of dotpromptz is not supported: promptdeck cannot bound its renders", 1)
     render: Callable[..., str] = engine._render
     indent: Callable[[str, str], str] = engine._apply_indent
 

@@ -15,8 +15,9 @@ from typing import Any
 from ....prompts.arguments import make_argument
 from ....prompts.skills import SkillSpecError, skill_scopes
 from ....prompts.spec import Prompt
+from ....protocol.errors import LineError
 from ..frontmatter import key_line
-from ._common import Markdown, NativeError, Plan, check_name, first_line, positional_arguments, text_prompt
+from ._common import Markdown, Plan, check_name, first_line, positional_arguments, text_prompt
 
 #: ``$ARGUMENTS[N]``, ``$ARGUMENTS``, ``$N`` (one digit: ``$100`` is a price, not the 100th word), ``$name``.
 _TOKEN = re.compile(r"\$ARGUMENTS(?:\[(\d+)\])?|\$([0-9])(?![0-9])|\$([A-Za-z_][A-Za-z0-9_-]*)")
@@ -51,7 +52,7 @@ def _read(rel: str, text: str, kind: str, name: str, name_key: str | None) -> Pr
         try:
             scopes = skill_scopes(meta)
         except SkillSpecError as exc:
-            raise NativeError(str(exc), key_line(doc.front, exc.key)) from None
+            raise LineError(str(exc), key_line(doc.front, exc.key)) from None
     if name_key is not None and name_key in meta:
         name = check_name(meta[name_key], line(name_key), f"{name_key}: in the front matter")
     else:
@@ -108,7 +109,7 @@ def _hint(raw: object, line: int | None) -> str | None:
         return raw
     if isinstance(raw, list) and all(isinstance(word, str) for word in raw):
         return " ".join(f"[{word}]" for word in raw)
-    raise NativeError("argument-hint must be text: quote it (argument-hint: \"[name] [value]\")", line)
+    raise LineError("argument-hint must be text: quote it (argument-hint: \"[name] [value]\")", line)
 
 
 def _named(raw: object, line: int | None) -> list[str]:
@@ -117,7 +118,7 @@ def _named(raw: object, line: int | None) -> list[str]:
         return []
     names = raw.split() if isinstance(raw, str) else raw
     if not isinstance(names, list) or not all(isinstance(n, str) and _ARG_NAME.match(n) for n in names):
-        raise NativeError("arguments must be a list of names (letters, digits, '_' and '-')", line)
+        raise LineError("arguments must be a list of names (letters, digits, '_' and '-')", line)
     if len(set(names)) != len(names):
-        raise NativeError("arguments names a name twice", line)
+        raise LineError("arguments names a name twice", line)
     return names

@@ -14,8 +14,8 @@ from typing import Any
 
 from ....prompts.arguments import make_argument
 from ....prompts.spec import Prompt
-from ..frontmatter import FrontMatterError, split_front_matter
-from ._common import NativeError, Plan, check_name, first_line, positional_arguments, text_prompt
+from ..frontmatter import split_front_matter
+from ._common import Plan, check_name, first_line, positional_arguments, text_prompt
 
 _NAMED = re.compile(r"(?<!\$)\$([A-Z][A-Z0-9_]*)")
 _POSITIONAL = re.compile(r"\$\$|\$([1-9])|\$ARGUMENTS")
@@ -41,10 +41,7 @@ def loose_front_matter(front: str) -> dict[str, str]:
 def read(rel: str, text: str) -> Prompt:
     """``.codex/prompts/review.md`` is ``review`` (Codex's ``/prompts:review``)."""
     name = check_name(rel[len(".codex/prompts/"):-len(".md")], None, f"from the path {rel}")
-    try:
-        front, body, _ = split_front_matter(text)
-    except FrontMatterError as exc:
-        raise NativeError(str(exc), exc.line) from None
+    front, body, _ = split_front_matter(text)
     meta = loose_front_matter(front or "")
     description = meta.get("description") or first_line(body)
     hint = meta.get("argument-hint", meta.get("argument_hint"))

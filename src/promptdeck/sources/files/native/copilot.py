@@ -14,7 +14,8 @@ from typing import Any
 
 from ....prompts.arguments import Argument, make_argument
 from ....prompts.spec import Prompt
-from ._common import Markdown, NativeError, Plan, check_name, text_prompt
+from ....protocol.errors import LineError
+from ._common import Markdown, Plan, check_name, text_prompt
 
 #: The editor's variables that prompt files may use, and what each holds (VS Code's prompt files docs).
 WORKSPACE_VARIABLES = {
@@ -46,7 +47,7 @@ def read(rel: str, text: str) -> Prompt:
         doc.text(setting)
     tools = meta.get("tools")
     if tools is not None and not (isinstance(tools, list) and all(isinstance(t, str) for t in tools)):
-        raise NativeError("tools must be a list of tool names", doc.line("tools"))
+        raise LineError("tools must be a list of tool names", doc.line("tools"))
     found: dict[str, Argument] = {}
     origin: dict[str, str] = {}
 
@@ -57,12 +58,12 @@ def read(rel: str, text: str) -> Prompt:
             described = WORKSPACE_VARIABLES[variable]
         else:
             if not _INPUT_NAME.match(raw):
-                raise NativeError(f"${{input:{raw}}}: an input's name is letters, digits, '_' and '-', not "
+                raise LineError(f"${{input:{raw}}}: an input's name is letters, digits, '_' and '-', not "
                                   f"starting with a digit", doc.body_line_of(match.start()))
             wire, what = raw.replace("-", "_"), f"${{input:{raw}}}"  # one input, with or without placeholder
             described = placeholder or f"input {raw}"
         if origin.setdefault(wire, what) != what:
-            raise NativeError(f"{what} and {origin[wire]} would both be the argument {wire!r}",
+            raise LineError(f"{what} and {origin[wire]} would both be the argument {wire!r}",
                               doc.body_line_of(match.start()))
         if wire not in found:
             found[wire] = make_argument(wire, description=f"{described} ({what})")

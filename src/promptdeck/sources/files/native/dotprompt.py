@@ -35,13 +35,13 @@ from ....prompts.render import run_bounded
 from ....prompts.sandbox import RenderLimitError
 from ....prompts.spec import Prompt, RenderContext
 from ....protocol.content import Audio, Image, Message, ResourceLink, Role, Text
-from ....protocol.errors import InternalError, InvalidParams
+from ....protocol.errors import InternalError, InvalidParams, LineError
 from ..partials import read_partial
-from ._common import META_FORMAT, META_MODEL, Markdown, NativeError, check_name, json_safe, pop_scopes
+from ._common import META_FORMAT, META_MODEL, Markdown, check_name, json_safe, pop_scopes
 from ._dotpromptz import anywhere, bounded, check_tags, complete, engine, library
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..library import TemplateFolder
 
 _TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 #: ``{{name}}`` of a template without an input schema: each is an optional argument (helpers excluded).
@@ -69,7 +69,7 @@ def _as_promptdeck_reads(text: str) -> str:
     return "---\n" + text[:opening.start(1)] + text[opening.end():]
 
 
-def read(files: Library, rel: str, text: str) -> Prompt:
+def read(files: TemplateFolder, rel: str, text: str) -> Prompt:
     """``docs/brief.prompt`` is ``docs.brief``; ``description:`` its description. ``files``: the library its
     partials come from."""
     return anywhere(lambda: _read(files, rel, text))
@@ -90,7 +90,7 @@ def partial_path(name: str) -> str:
 _INLINE = re.compile(r"\{\{~?#\*inline\s+[\"']([^\"']+)[\"']")
 
 
-def _partials(files: Library, doc: Markdown, read: set[str]) -> dict[str, str]:
+def _partials(files: TemplateFolder, doc: Markdown, read: set[str]) -> dict[str, str]:
     """The library partials the body names, and those they name, by name: each read through the library's
     confined partial loader, a problem at the line of the body's reference that led to it. Handed to
     dotpromptz, which checks them for cycles; a name defined inline is the template's own."""
@@ -101,37 +101,37 @@ def _partials(files: Library, doc: Markdown, read: set[str]) -> dict[str, str]:
         if name in found or name in _INLINE.findall(where) or name in _INLINE.findall(doc.body):
             continue
         if len(found) >= MAX_INCLUDES:
-            raise NativeError(f"partials name more than {MAX_INCLUDES} partials", line)
+            raise LineError(f"partials name more than {MAX_INCLUDES} partials", line)
         path = partial_path(name)
         try:
             text = read_partial(files, path)
         except InvalidParams as exc:
-            raise NativeError(f"partial {name!r} ({path}): {exc.detail or exc.message}", line) from None
+            raise LineError(f"partial {name!r} ({path}): {exc.detail or exc.message}", line) from None
         found[name] = text
         read.add(path)
         queue += [(match.group(1), line, text) for match in _PARTIAL.finditer(text)]
     return found
 
 
-def _read(files: Library, rel: str, text: str) -> Prompt:
+def _read(files: TemplateFolder, rel: str, text: str) -> Prompt:
     text = _as_promptdeck_reads(text)
     doc = Markdown(text)
     meta = doc.meta
     name = check_name(rel[:-len(".prompt")].replace("/", "."), None, f"from the path {rel}")
     description = doc.text("description")
     if len(doc.front) > MAX_FRONT_CHARS:
-        raise NativeError(f"front matter is longer than {MAX_FRONT_CHARS // 1024} KiB, the most handed to dotpromptz",
+        raise LineError(f"front matter is longer than {MAX_FRONT_CHARS // 1024} KiB, the most handed to dotpromptz",
                           1)
     blank = check_tags(doc.body)
     if blank is not None:
-        raise NativeError("a tag opens with more than 16 blanks after {{", doc.body_line_of(blank))
+        raise LineError("a tag opens with more than 16 blanks after {{", doc.body_line_of(blank))
     dotpromptz = library()
     try:
         parsed = dotpromptz.parse_document(text)
     except Exception as exc:  # noqa: BLE001 - its own refusal of the file, in its words
         # Its front matter errors count lines from the file's first line, the opening ---.
         at = re.search(r"at line (\d+)", str(exc))
-        raise NativeError(f"dotprompt refuses the file: {exc}", int(at.group(1)) if at else 1) from None
+        raise LineError(f"dotprompt refuses the file: {exc}", int(at.group(1)) if at else 1) from None
     arguments = _arguments(dotpromptz, meta.get("input"), doc)
     settings = {k: json_safe(v) for k, v in meta.items() if k not in ("description", "input")}
     scopes = pop_scopes(settings, doc.line)
@@ -142,7 +142,7 @@ def _read(files: Library, rel: str, text: str) -> Prompt:
     try:
         renderer = complete(engine(dotpromptz, partials).compile(parsed))
     except Exception as exc:  # noqa: BLE001 - its parser's refusal, in its words
-        raise NativeError(f"template error: {exc}", doc.body_line) from None
+        raise LineError(f"template error: {exc}", doc.body_line) from None
 
     def run(values: dict[str, Any]) -> list[Message]:
         rendered = bounded(lambda: complete(renderer(dotpromptz.DataArgument(input=values))))
@@ -160,7 +160,7 @@ def _read(files: Library, rel: str, text: str) -> Prompt:
     try:
         run_bounded(lambda: run({}), name)
     except InternalError as exc:
-        raise NativeError(f"template error: {exc.__cause__ or exc}", doc.body_line) from None
+        raise LineError(f"template error: {exc.__cause__ or exc}", doc.body_line) from None
     extra: dict[str, Any] = {META_FORMAT: "dotprompt"}
     if settings:
         extra[META_MODEL] = settings
@@ -174,18 +174,18 @@ def _arguments(dotpromptz: Any, config: object, doc: Markdown) -> tuple[Argument
         names = dict.fromkeys(n for n in _SIMPLE.findall(doc.body) if n not in _HELPERS)
         return tuple(make_argument(n, description="used by the template") for n in names)
     if not isinstance(config, dict):
-        raise NativeError("input must be a mapping (schema, default)", line)
+        raise LineError("input must be a mapping (schema, default)", line)
     defaults = config.get("default") or {}
     if not isinstance(defaults, dict):
-        raise NativeError("input.default must be a mapping", line)
+        raise LineError("input.default must be a mapping", line)
     try:
         schema = complete(dotpromptz.picoschema_to_json_schema(config.get("schema")))
     except Exception as exc:  # noqa: BLE001 - a Picoschema the library refuses
-        raise NativeError(f"input.schema: {exc}", line) from None
+        raise LineError(f"input.schema: {exc}", line) from None
     if schema is None:
         return ()
     if not isinstance(schema, dict) or schema.get("type") != "object":
-        raise NativeError("input.schema must describe an object (its fields are the arguments)", line)
+        raise LineError("input.schema must describe an object (its fields are the arguments)", line)
     required = set(schema.get("required") or [])
     out = []
     for name, field in (schema.get("properties") or {}).items():
@@ -200,7 +200,7 @@ def _arguments(dotpromptz: Any, config: object, doc: Markdown) -> tuple[Argument
                 type=_TYPES.get(kind, "string"),  # type: ignore[arg-type]
                 enum=enum, default=default))
         except SpecError as exc:
-            raise NativeError(f"input {name!r}: {exc}", line) from None
+            raise LineError(f"input {name!r}: {exc}", line) from None
     return tuple(out)
 
 

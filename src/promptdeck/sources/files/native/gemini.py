@@ -14,7 +14,8 @@ from typing import Any
 
 from ....prompts.arguments import make_argument
 from ....prompts.spec import Prompt
-from ._common import NativeError, Plan, check_name, text_prompt
+from ....protocol.errors import LineError
+from ._common import Plan, check_name, text_prompt
 
 _ARGS = re.compile(r"\{\{args\}\}")
 _AT_LINE = re.compile(r"at line (\d+)")
@@ -54,21 +55,21 @@ def read(rel: str, text: str) -> Prompt:
         at = _AT_LINE.search(str(exc))
         # "at end of document": the last line is where the file stops short.
         line = int(at.group(1)) if at else text.rstrip("\n").count("\n") + 1
-        raise NativeError(f"not valid TOML: {exc}", line) from None
+        raise LineError(f"not valid TOML: {exc}", line) from None
     except RecursionError:
         # tomllib reads each nested array or inline table with one more call of itself and has no limit of its
         # own: a file nested a few hundred deep runs out of Python's stack, one of thousands would not stop
         # sooner. The stack is back where it was here, so the file is a problem and the reading goes on.
-        raise NativeError(f"not valid TOML here: arrays or tables nested deeper than {_MAX_DEPTH} levels",
+        raise LineError(f"not valid TOML here: arrays or tables nested deeper than {_MAX_DEPTH} levels",
                           _deep_line(text)) from None
     body = table.get("prompt")
     if body is None:
-        raise NativeError("a Gemini command needs a prompt = \"...\"")
+        raise LineError("a Gemini command needs a prompt = \"...\"")
     if not isinstance(body, str):
-        raise NativeError("prompt must be text", _line(text, "prompt"))
+        raise LineError("prompt must be text", _line(text, "prompt"))
     description = table.get("description")
     if description is not None and not isinstance(description, str):
-        raise NativeError("description must be text", _line(text, "description"))
+        raise LineError("description must be text", _line(text, "description"))
     plan = Plan(body, _ARGS, lambda m: ARGS)
     appended = not plan.keys
     if appended:  # Gemini then adds what the user typed, command and all, after a blank line

@@ -12,7 +12,8 @@ from typing import Any
 
 from ....prompts.arguments import make_argument
 from ....prompts.spec import Prompt
-from ._common import Markdown, NativeError, Plan, check_name, first_line, text_prompt
+from ....protocol.errors import LineError
+from ._common import Markdown, Plan, check_name, first_line, text_prompt
 
 _NOTHING = re.compile(r"(?!)")
 #: Continue's older prompt files put the user's input where ``{{{ input }}}`` is.
@@ -45,7 +46,7 @@ def read_continue(rel: str, text: str) -> Prompt | None:
     description = doc.text("description")
     invokable = doc.meta.get("invokable", False)
     if not isinstance(invokable, bool):
-        raise NativeError("invokable must be true or false", doc.line("invokable"))
+        raise LineError("invokable must be true or false", doc.line("invokable"))
     if not invokable:
         return None
     body = doc.body.rstrip("\n")

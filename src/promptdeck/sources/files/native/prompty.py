@@ -16,11 +16,12 @@ from ....prompts.execution import TEMPLATE
 from ....prompts.render import TemplateSyntax, TemplateText, run_bounded
 from ....prompts.spec import Prompt, RenderContext
 from ....protocol.content import Message, Text
-from ..blocks import BlockError, template_composes
-from ._common import META_FORMAT, META_MODEL, Markdown, NativeError, check_name, json_safe, pop_scopes
+from ....protocol.errors import LineError
+from ..blocks import template_composes
+from ._common import META_FORMAT, META_MODEL, Markdown, check_name, json_safe, pop_scopes
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..library import TemplateFolder
 
 #: A role line as Prompty's parser reads one: the role alone on its line, any case, with a colon.
 _ROLE = re.compile(r"^\s*#?\s*(system|developer|user|assistant)\s*:\s*$", re.IGNORECASE)
@@ -29,7 +30,7 @@ _TYPES = {"string": "string", "str": "string", "number": "number", "float": "num
 _INPUT_KEYS = {"name", "kind", "type", "description", "required", "default", "enumValues", "sample"}
 
 
-def read(library: Library, rel: str, text: str) -> Prompt:
+def read(library: TemplateFolder, rel: str, text: str) -> Prompt:
     """``docs/summarize.prompty`` is ``docs.summarize``; its ``name:`` is the title."""
     doc = Markdown(text)
     meta = doc.meta
@@ -39,7 +40,7 @@ def read(library: Library, rel: str, text: str) -> Prompt:
     template = meta.get("template", "jinja2")
     kind = template.get("format", "jinja2") if isinstance(template, dict) else template
     if kind != "jinja2":
-        raise NativeError(f"template format {kind!r} is not read (only jinja2)", doc.line("template"))
+        raise LineError(f"template format {kind!r} is not read (only jinja2)", doc.line("template"))
     declared = _inputs(meta.get("inputs"), meta.get("sample"), doc.line("inputs"))
     segments = _segments(doc.body, doc.body_line)
     templates: list[tuple[str, TemplateText]] = []
@@ -51,9 +52,7 @@ def read(library: Library, rel: str, text: str) -> Prompt:
             used |= tmpl.compile()
             composed.append(template_composes(library, tmpl))  # its partials checked as promptdeck's files' are
         except TemplateSyntax as exc:
-            raise NativeError(f"template error: {exc.message}", line + exc.lineno - 1) from None
-        except BlockError as exc:
-            raise NativeError(str(exc), exc.line) from None
+            raise LineError(f"template error: {exc.message}", line + exc.lineno - 1) from None
         templates.append((role, tmpl))
     # Prompty's Jinja leaves a name nobody declared empty: each becomes an optional argument here.
     arguments = tuple(declared) + tuple(make_argument(n, description="used by the template")
@@ -93,23 +92,23 @@ def _inputs(raw: object, sample: object, line: int | None) -> list[Argument]:
     elif isinstance(raw, list):
         items = [(i.get("name") if isinstance(i, dict) else None, i) for i in raw]
     else:
-        raise NativeError("inputs must be a mapping of names, or a list of inputs with a name", line)
+        raise LineError("inputs must be a mapping of names, or a list of inputs with a name", line)
     samples = sample if isinstance(sample, dict) else {}
     out: list[Argument] = []
     for input_name, spec in items:
         if not isinstance(input_name, str):
-            raise NativeError("each input needs a name", line)
+            raise LineError("each input needs a name", line)
         if not isinstance(spec, dict):  # ``name: value``: a sample value, so a string input
             spec = {"type": "string", "sample": spec}
         spec = dict(spec)
         description, enum = spec.get("description"), spec.get("enumValues")
         if description is not None and not isinstance(description, str):
-            raise NativeError(f"input {input_name!r}: description must be text", line)
+            raise LineError(f"input {input_name!r}: description must be text", line)
         if enum is not None and not isinstance(enum, list):
-            raise NativeError(f"input {input_name!r}: enumValues must be a list", line)
+            raise LineError(f"input {input_name!r}: enumValues must be a list", line)
         unknown = sorted(set(spec) - _INPUT_KEYS)
         if unknown:
-            raise NativeError(f"input {input_name!r}: unknown key {unknown[0]!r}", line)
+            raise LineError(f"input {input_name!r}: unknown key {unknown[0]!r}", line)
         kind = spec.get("kind", spec.get("type", "string"))
         if kind not in _TYPES:
             kind = "string"  # arrays, objects, files: sent as text over MCP
@@ -122,7 +121,7 @@ def _inputs(raw: object, sample: object, line: int | None) -> list[Argument]:
                 examples=[example] if isinstance(example, str | int | float) and not isinstance(example, bool)
                 else []))
         except SpecError as exc:
-            raise NativeError(f"input {input_name!r}: {exc}", line) from None
+            raise LineError(f"input {input_name!r}: {exc}", line) from None
     return out
 
 
