@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 import pytest
@@ -20,14 +19,7 @@ from promptdeck.protocol.errors import (
     RequestTimeout,
 )
 
-T = TypeVar("T")
-
-
-def run(work: Awaitable[T]) -> T:
-    async def bounded() -> T:
-        return await asyncio.wait_for(work, 60)
-
-    return asyncio.run(bounded())
+from .helpers import run
 
 
 class Loopback(Multiplexed):

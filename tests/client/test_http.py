@@ -3,10 +3,9 @@ header values made safe, and a refused answer turned into the error it means."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
-from collections.abc import AsyncIterator, Awaitable
-from typing import TypeVar, cast
+from collections.abc import AsyncIterator
+from typing import cast
 
 import pytest
 
@@ -14,15 +13,7 @@ from promptdeck.client.fetch import HttpError, Response, text_lines
 from promptdeck.client.http import Event, header_safe, refuse_status, sse_events
 from promptdeck.protocol.errors import ConnectionFailed, InvalidParams
 
-T = TypeVar("T")
-
-
-def run(work: Awaitable[T]) -> T:
-    async def bounded() -> T:
-        return await asyncio.wait_for(work, 60)
-
-    return asyncio.run(bounded())
-
+from .helpers import run
 
 
 async def _pieces(parts: list[bytes]) -> AsyncIterator[bytes]:
