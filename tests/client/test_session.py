@@ -1,7 +1,7 @@
 """A client's view of one server (client/session.py): the era found by probing, prompts listed, rendered and
 completed the same in both eras, a list change seen, and a server's answer that breaks the schema or the
-rules refused naming the method. The servers are real processes over stdio: promptdeck itself, and a short
-script playing a legacy server that misbehaves on request."""
+rules refused naming the method. The servers are real processes over stdio: promptdeck itself, and
+tests/client/servers/bad_stdio.py playing a legacy server that misbehaves on request."""
 
 from __future__ import annotations
 
@@ -15,31 +15,10 @@ from promptdeck.client import Era, TextContent, connect
 from promptdeck.protocol.errors import ConnectionFailed, InvalidParams, ProtocolViolation
 from promptdeck.protocol.revisions import LATEST, NEWEST_MODERN
 
-from .helpers import run
+from .helpers import run, script
 
 GREET = "---\ndescription: Greets someone\narguments:\n  - {name: who, required: true, enum: [ann, bob]}\n---\n" \
         "Hello {{ who }}!\n"
-
-#: A legacy server (no server/discover) whose prompts/list answer is chosen by its first argument.
-LEGACY = r"""
-import json, sys
-listing = json.loads(sys.argv[1])
-for line in sys.stdin:
-    message = json.loads(line)
-    method, id = message.get("method"), message.get("id")
-    if id is None:
-        continue
-    if method == "initialize":
-        answer = {"result": {"protocolVersion": message["params"]["protocolVersion"], "capabilities":
-                  {"prompts": {}}, "serverInfo": {"name": "scripted", "version": "1"}}}
-    elif method == "prompts/list":
-        answer = {"result": listing}
-    else:
-        answer = {"error": {"code": -32601, "message": "Method not found: " + method}}
-    print(json.dumps({"jsonrpc": "2.0", "id": id, **answer}), flush=True)
-"""
-
-
 
 def serve(folder: Path) -> list[str]:
     return [sys.executable, "-m", "promptdeck", "serve", str(folder), "--no-watch"]
@@ -72,26 +51,27 @@ def test_both_eras_list_render_and_complete_alike(library: Path, era: Era, found
     run(main())
 
 
-def test_a_legacy_server_is_found_by_its_answer_to_discover() -> None:
+def test_a_legacy_server_is_found_by_its_answer_to_discover(tmp_path: Path) -> None:
+    legacy = script("bad_stdio.py", "quiet", str(tmp_path / "log"))  # well-behaved, legacy only
+
     async def main() -> None:
-        listing = '{"prompts": [{"name": "a"}, {"name": "b", "title": "B"}]}'
-        async with connect([sys.executable, "-c", LEGACY, listing]) as client:
-            assert client.era == "legacy" and client.server_info == {"name": "scripted", "version": "1"}
-            assert [p.label for p in await client.list_prompts()] == ["a", "B"]
+        async with connect(legacy) as client:
+            assert client.era == "legacy" and client.server_info == {"name": "bad-quiet", "version": "0"}
+            assert [p.name for p in await client.list_prompts()] == ["alpha"]
         with pytest.raises(ConnectionFailed, match="does not speak MCP 2026-07-28"):
-            async with connect([sys.executable, "-c", LEGACY, listing], era="modern"):
+            async with connect(legacy, era="modern"):
                 pass
 
     run(main())
 
 
-@pytest.mark.parametrize(("listing", "says"), [
-    ('{"prompts": "not a list"}', "prompts/list: the server's result does not fit the MCP schema"),
-    ('{"prompts": [{"name": "a"}], "nextCursor": "again"}', "cursor"),
+@pytest.mark.parametrize(("mode", "says"), [
+    ("not-a-list", "prompts/list: the server's result does not fit the MCP schema"),
+    ("cursor-loop", "cursor"),
 ])
-def test_a_listing_that_breaks_the_rules_is_refused(listing: str, says: str) -> None:
+def test_a_listing_that_breaks_the_rules_is_refused(tmp_path: Path, mode: str, says: str) -> None:
     async def main() -> None:
-        async with connect([sys.executable, "-c", LEGACY, listing]) as client:
+        async with connect(script("bad_stdio.py", mode, str(tmp_path / "log"))) as client:
             with pytest.raises(ProtocolViolation, match=says):
                 await client.list_prompts()
 
