@@ -8,7 +8,6 @@ import io
 import json
 import logging
 import sys
-from collections.abc import Iterator
 
 import pytest
 
@@ -58,19 +57,7 @@ def test_json_lines_carry_the_extras_as_fields() -> None:
                     "message": "got p\n1", "prompt": "p\n1", "principal": None}
 
 
-@pytest.fixture
-def promptdeck_logger() -> Iterator[None]:
-    """setup_logging changes the promptdeck and uvicorn loggers: put them back afterwards."""
-    saved = [(logger, list(logger.handlers), logger.level, logger.propagate)
-             for logger in (logging.getLogger("promptdeck"), logging.getLogger("uvicorn"))]
-    yield
-    for logger, handlers, level, propagate in saved:
-        logger.handlers[:] = handlers
-        logger.setLevel(level)
-        logger.propagate = propagate
-
-
-@pytest.mark.usefixtures("promptdeck_logger")
+@pytest.mark.usefixtures("kept_logging")
 def test_setup_logging_levels_and_the_announcement(monkeypatch: pytest.MonkeyPatch) -> None:
     stderr = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stderr)
@@ -86,7 +73,7 @@ def test_setup_logging_levels_and_the_announcement(monkeypatch: pytest.MonkeyPat
     assert logging.getLogger("uvicorn").propagate is False
 
 
-@pytest.mark.usefixtures("promptdeck_logger")
+@pytest.mark.usefixtures("kept_logging")
 def test_setup_logging_in_json(monkeypatch: pytest.MonkeyPatch) -> None:
     stderr = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stderr)
