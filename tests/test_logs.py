@@ -83,3 +83,21 @@ def test_setup_logging_in_json(monkeypatch: pytest.MonkeyPatch) -> None:
     logging.getLogger("promptdeck.y").warning("loud", extra={"prompt": "a"})
     [line] = stderr.getvalue().splitlines()
     assert json.loads(line)["prompt"] == "a" and json.loads(line)["message"] == "loud"
+
+
+def test_text_log_lines_escape_controls_and_indent_tracebacks() -> None:
+    assert escape("a\nb\r\x1b[2J\x85\u2028\u202e") == "a\\x0ab\\x0d\\x1b[2J\\x85\\u2028\\u202e"
+    assert field("alice") == "alice" and field("eve outcome=ok") == '"eve outcome=ok"'
+    # A call site that passes a client's value raw: the formatter still keeps the record on one line.
+    raw = logging.LogRecord("promptdeck.server", logging.ERROR, __file__, 1, "method %s failed", ("x\ny",), None)
+    assert TextFormatter().format(raw) == "promptdeck ERROR method x\\x0ay failed"
+    try:
+        raise ValueError("bad\npromptdeck INFO forged")
+    except ValueError:
+        raw.exc_info = sys.exc_info()
+        raw.exc_text = None
+    lines = TextFormatter().format(raw).splitlines()
+    assert lines[0] == "promptdeck ERROR method x\\x0ay failed" and len(lines) > 2
+    assert all(line.startswith("    | ") for line in lines[1:]), lines
+    parsed = json.loads(JsonFormatter().format(raw))
+    assert parsed["message"] == "method x\ny failed" and "forged" in parsed["exception"]
