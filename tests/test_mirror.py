@@ -37,8 +37,6 @@ MISSING = frozenset({
     "server/http/app.py",
     "server/http/legacy_sse.py",
     "server/http/modern.py",
-    "server/web/store_governance.py",
-    "server/web/store_runs.py",
     "sources/files/blocks.py",
     "sources/files/compose.py",
     "sources/files/declared.py",
