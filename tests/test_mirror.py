@@ -29,7 +29,6 @@ PACKAGE = REPO / "src" / "promptdeck"
 MISSING = frozenset({
     "application/prompts.py",
     "application/rendered.py",
-    "export/shapes.py",
     "server/http/app.py",
     "server/http/legacy_sse.py",
     "server/http/modern.py",
