@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import promptdeck.cli
-from promptdeck.cli.common import author_of, open_store, parse_args, utc_time, valid_label
+from promptdeck.cli.common import author_of, fail, open_store, parse_args, utc_time, valid_label
 
 CLI = Path(promptdeck.cli.__file__).parent
 
@@ -50,14 +50,6 @@ def test_a_label_is_checked_and_a_bad_one_exits_2(capsys: pytest.CaptureFixture[
     assert "label 'no spaces' is not valid" in capsys.readouterr().err
 
 
-def test_arguments_are_name_value_pairs(capsys: pytest.CaptureFixture[str]) -> None:
-    assert parse_args(("a=1", "b=x=y", "c=")) == {"a": "1", "b": "x=y", "c": ""}
-    with pytest.raises(SystemExit) as exited:
-        parse_args(("novalue",))
-    assert exited.value.code == 2
-    assert "-a takes name=value, got 'novalue'" in capsys.readouterr().err
-
-
 def test_a_store_that_cannot_be_opened_fails_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"sqlite:///{tmp_path / 'missing.db'}"
     with pytest.raises(SystemExit) as exited, open_store(url):
@@ -66,3 +58,22 @@ def test_a_store_that_cannot_be_opened_fails_the_command(tmp_path: Path, capsys:
     assert capsys.readouterr().err.startswith("promptdeck: ")
     with open_store(url, create=True) as store:
         assert store.latest() == {}
+
+
+def test_fail_says_why_on_stderr_through_the_gate_and_exits(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        fail("no prompt named 'x\x1b'", 3)
+    assert stopped.value.code == 3
+    assert capsys.readouterr().err == "promptdeck: no prompt named 'x\\u001b'\n"
+
+
+def test_pairs_are_split_at_the_first_equals() -> None:
+    assert parse_args(("a=1", "b=x=y", "c=", "a=2")) == {"a": "2", "b": "x=y", "c": ""}
+
+
+@pytest.mark.parametrize("pair", ["novalue", "=value"])
+def test_a_pair_without_a_name_or_equals_is_a_usage_error(pair: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        parse_args(("ok=1", pair))
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == f"promptdeck: -a takes name=value, got {pair!r}\n"

@@ -24,7 +24,7 @@ from promptdeck.export.skills import SKILL_FOLDERS
 from promptdeck.export.writers import TARGETS, export
 from promptdeck.prompts.arguments import Argument
 from promptdeck.prompts.spec import Prompt, RenderContext
-from promptdeck.protocol.content import Message, assistant, user
+from promptdeck.protocol.content import Message, user
 from promptdeck.sources.files.source import FileSource
 from tests.support.libraries import EXAMPLES
 
@@ -59,53 +59,8 @@ def render(prompt: Prompt, values: dict[str, Any]) -> list[Message]:
     return list(prompt.render(values, RenderContext(prompt.name)))  # type: ignore[arg-type]
 
 
-# -- shapes ----------------------------------------------------------------------------------------
-
-
 def _python(name: str, fn: Any, *arguments: Argument) -> Prompt:
     return Prompt(name, lambda values, ctx: fn(**values), arguments=arguments)
-
-
-def test_an_argument_only_substituted_is_a_hole_and_one_branched_on_is_fixed() -> None:
-    text = Argument(name="text", required=True)
-    loud = Argument(name="loud", type="boolean", default=False)
-    prompt = _python("p", lambda text, loud=False: [user(f"Say {text.upper() if loud else text}.")], text, loud)
-    shape = shape_of(prompt)
-    assert [a.name for a in shape.holes] == ["text"]
-    assert shape.fixed == {"loud": False}
-    assert shape.text({"text": "<T>"}) == "Say <T>."
-    assert any("'loud' is fixed to False" in note for note in shape.notes)
-
-
-def test_a_filter_or_arithmetic_on_an_argument_fixes_it() -> None:
-    word = Argument(name="word", required=True)
-    count = Argument(name="count", type="integer", default=2, min=1, max=5)
-    prompt = _python("p", lambda word, count=2: [user(f"{word.upper()} x{count * 2}")], word, count)
-    shape = shape_of(prompt)
-    assert shape.holes == [] and set(shape.fixed) == {"word", "count"}
-
-
-def test_an_optional_argument_whose_absence_changes_the_text_is_noted() -> None:
-    topic = Argument(name="topic")
-    prompt = _python("p", lambda topic=None: [user("About " + topic if topic else "About anything")], topic)
-    shape = shape_of(prompt)
-    assert [a.name for a in shape.holes] == ["topic"]
-    assert any("leaving out 'topic'" in note for note in shape.notes)
-
-
-def test_roles_and_content_that_is_not_text() -> None:
-    from promptdeck.protocol.content import Image
-
-    name = Argument(name="name", required=True)
-    prompt = _python("p", lambda name: [user(f"Hi {name}"), assistant("Hello!"), user(Image(b"x", "image/png"))],
-                     name)
-    shape = shape_of(prompt)
-    assert [role for role, _ in shape.messages] == ["user", "assistant"]
-    assert "an image message is left out" in shape.notes
-    (written,) = export([prompt], "claude-code")
-    assert "the assistant's messages become part of the user's text" in written.warnings
-    (prompty,) = export([prompt], "prompty")
-    assert prompty.text.endswith("user:\nHi {{name}}\n\nassistant:\nHello!\n")
 
 
 # -- the command -------------------------------------------------------------------------------------

@@ -1,28 +1,17 @@
-"""The client's pure pieces: SSE parsing, header encoding, JSON-RPC frames and errors from the wire."""
+"""The HTTP transports' pure pieces (client/http.py): server-sent events read from any split of a stream,
+header values made safe, and a refused answer turned into the error it means."""
 
 from __future__ import annotations
 
 import base64
 from collections.abc import AsyncIterator
+from typing import cast
 
 import pytest
 
-from promptdeck.client.channel import decode
-from promptdeck.client.fetch import text_lines
-from promptdeck.client.http import Event, header_safe, sse_events
-from promptdeck.protocol.errors import (
-    HeaderMismatch,
-    InternalError,
-    InvalidParams,
-    InvalidRequest,
-    McpError,
-    MethodNotFound,
-    MissingCapability,
-    ParseError,
-    ProtocolViolation,
-    UnsupportedVersion,
-    from_wire,
-)
+from promptdeck.client.fetch import Response, TransportError, text_lines
+from promptdeck.client.http import Event, header_safe, refuse_status, sse_events
+from promptdeck.protocol.errors import ConnectionFailed, InvalidParams
 
 from .helpers import run
 
@@ -49,6 +38,7 @@ def events(raw: bytes, size: int | None = None) -> list[Event]:
         return [event async for event in sse_events(text_lines(_pieces(parts)))]
 
     return run(collect())
+
 
 
 # -- sse_events ---------------------------------------------------------------------------------------
@@ -142,55 +132,71 @@ def test_header_safe_wraps_everything_else_in_base64(value: str) -> None:
     assert base64.b64decode(safe.removeprefix("=?base64?").removesuffix("?=")).decode() == value
 
 
-# -- JSON-RPC frames --------------------------------------------------------------------------------
+def test_an_event_over_the_limit_is_refused() -> None:
+    async def lines() -> AsyncIterator[str]:
+        for line in ["data: 12345", "data: 67890", ""]:
+            yield line
+
+    async def collect() -> list[Event]:
+        return [event async for event in sse_events(lines(), limit=8)]
+
+    with pytest.raises(TransportError, match="an event is larger than 8 characters"):
+        run(collect())
 
 
-def test_decode_reads_one_message_or_a_batch() -> None:
-    [one] = decode(b'{"jsonrpc": "2.0", "id": 1, "result": {"x": 1}}')
-    assert one.id == 1 and bytes(one.result) == b'{"x": 1}'
-    batch = decode('[{"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"}, '
-                   '{"jsonrpc": "2.0", "id": "a", "error": {"code": -32601, "message": "no"}}]')
-    assert [message.method for message in batch] == ["notifications/prompts/list_changed", None]
-    assert batch[1].error == {"code": -32601, "message": "no"}
+# -- refuse_status ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("frame", [b"not json", b'{"id": 1, "result": {}}', b'{"jsonrpc": "1.0", "id": 1}',
-                                   b"[1, 2]", b'{"jsonrpc": "2.0", "id": [1]}', b"[" * 100_000])
-def test_decode_refuses_what_is_not_json_rpc(frame: bytes) -> None:
-    with pytest.raises(ProtocolViolation, match="JSON-RPC|jsonrpc"):
-        decode(frame)
+class Answer:
+    """What refuse_status reads of a response: its status, reason, headers and body."""
+
+    def __init__(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
+        self.status_code = status
+        self.reason_phrase = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+                              429: "Too Many Requests", 500: "Internal Server Error"}[status]
+        self.headers = headers or {}
+        self.body = body
+
+    async def read(self, limit: int = 0) -> bytes:
+        return self.body
 
 
-# -- from_wire -----------------------------------------------------------------------------------------
+def refused(status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> BaseException | None:
+    async def check() -> BaseException | None:
+        try:
+            await refuse_status(cast(Response, Answer(status, body, headers)), "prompts/get")
+        except Exception as exc:
+            return exc
+        return None
+
+    return run(check())
 
 
-@pytest.mark.parametrize(("code", "kind"), [
-    (-32700, ParseError), (-32600, InvalidRequest), (-32601, MethodNotFound), (-32602, InvalidParams),
-    (-32603, InternalError), (-32020, HeaderMismatch), (-32021, MissingCapability), (-32022, UnsupportedVersion),
-])
-def test_from_wire_picks_the_class_by_code(code: int, kind: type[McpError]) -> None:
-    error = from_wire({"code": code, "message": "the server's words", "data": {"k": [1]}})
-    assert type(error) is kind
-    assert (error.code, error.message, error.data, str(error)) == (code, "the server's words", {"k": [1]},
-                                                                   "the server's words")
+def test_a_2xx_answer_passes() -> None:
+    assert refused(200) is None
 
 
-@pytest.mark.parametrize("code", [0, -32000, -1, 42])
-def test_from_wire_keeps_other_codes_on_the_base_class(code: int) -> None:
-    """The official SDK answers some errors with code 0; they stay McpError with that code."""
-    error = from_wire({"code": code, "message": "Unknown prompt: x"})
-    assert type(error) is McpError and error.code == code and error.message == "Unknown prompt: x"
-    assert error.data is None
+def test_a_json_rpc_error_in_a_refusal_is_raised_as_that_error() -> None:
+    error = refused(400, b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "unknown prompt"}}')
+    assert isinstance(error, InvalidParams) and error.message == "unknown prompt"
 
 
-def test_from_wire_tolerates_a_missing_or_odd_message() -> None:
-    assert from_wire({"code": -32602}).message == ""
-    assert from_wire({"code": -32602, "message": ["not", "text"]}).message == ""
+def test_auth_and_rate_limits_say_what_the_server_wants() -> None:
+    unauthorized = refused(401, headers={"www-authenticate": 'Bearer error="invalid_token"'})
+    assert isinstance(unauthorized, ConnectionFailed) and unauthorized.status == 401
+    assert str(unauthorized) == ('prompts/get: HTTP 401, the server wants a (valid) bearer token '
+                                 '(Bearer error="invalid_token")')
+    forbidden = refused(403, b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "no scope"}}')
+    assert str(forbidden) == "prompts/get: HTTP 403, the server wants a token with more scopes: no scope"
+    limited = refused(429, headers={"retry-after": "3"})
+    assert isinstance(limited, ConnectionFailed) and limited.status == 429
+    assert str(limited) == "prompts/get: HTTP 429, rate limited; retry after 3 s"
 
 
-@pytest.mark.parametrize("error", [None, "boom", [1], {"message": "no code"}, {"code": "-32602"},
-                                   {"code": True}, {"code": 1.5}])
-def test_from_wire_reports_malformed_error_objects(error: object) -> None:
-    exc = from_wire(error)
-    assert type(exc) is McpError and exc.code == -32603
-    assert exc.message.startswith("malformed error object")
+def test_any_other_refusal_names_the_status_and_the_start_of_the_body() -> None:
+    error = refused(500, b"  upstream exploded  " + b"x" * 500)
+    assert isinstance(error, ConnectionFailed) and error.status == 500
+    assert str(error).startswith("prompts/get: HTTP 500 Internal Server Error: upstream exploded")
+    assert len(str(error)) < 300
+    assert str(refused(500)) == "prompts/get: HTTP 500 Internal Server Error"
+
