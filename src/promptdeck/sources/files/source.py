@@ -124,7 +124,7 @@ def stage_file(rel: str, data: bytes) -> Staged:
     except UnicodeDecodeError as exc:
         return [(f"not UTF-8 text ({exc.reason} at byte {exc.start})", None)]
     kind = prompt_format(rel)
-    if kind is not None and kind != "promptdeck":
+    if kind in native.READERS:
         # As promptdeck's own files: a byte order mark is no text, and a Windows line end is one line end
         # (a BOM made a Gemini TOML file "not valid TOML"; CRLF reached clients from Claude commands).
         return Native(kind, text.removeprefix("\ufeff").replace("\r\n", "\n"))
@@ -273,7 +273,7 @@ class FileSource(Source):
     """A folder of prompt files, loaded once and then updated file by file.
 
     ``compile_all``: compile every template at load (the default for small libraries) or on first use.
-    ``format``: the format its files are in (``paths.FOLDER_FORMATS``); by default, as its path says
+    ``format``: the format its files are in (a ``formats.Format`` that is an ``option``); by default, as its path says
     (``paths.folder_prefix``): a folder such as ``~/.claude/commands`` holds Claude Code commands.
     ``skills``: also read the Agent Skills in its skill folders (``paths.SKILL_FOLDERS``, docs/skills.md),
     each within ``skill_limits``; ``skills()`` and ``read_skill_file`` serve them.
