@@ -27,10 +27,13 @@ def test_a_prompt_file_in_the_library_is_named_by_its_path_unless_name_says() ->
     assert read("a/b.prompt.md", "---\nname: other\n---\nhi\n").name == "other"
 
 
-def test_tools_that_are_no_list_of_names_are_an_error_at_their_line() -> None:
-    with pytest.raises(NativeError) as caught:
+def test_tools_that_are_no_list_of_names_and_an_input_twice_are_errors_at_their_lines() -> None:
+    with pytest.raises(NativeError, match="tools must be a list") as caught:
         read("x.prompt.md", "---\ndescription: d\ntools: 3\n---\nhi\n")
     assert caught.value.line == 3
+    with pytest.raises(NativeError, match="would both be the argument 'a_b'") as caught:
+        read("x.prompt.md", "${input:a-b}\n${input:a_b}\n")
+    assert caught.value.line == 2
 
 
 def test_a_malformed_input_is_a_problem_naming_the_file_and_line(tmp_path: Path) -> None:
