@@ -181,7 +181,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
                                            rel, prompt.arguments)
             if problems:
                 return ParsedFile(None, problems)
-            prompt.tests = tests  # set before the prompt is handed to anyone
+            prompt = prompt.replace(tests=tests) if tests is not None else prompt
         return ParsedFile(prompt, problems)
     front, meta, segments = staged
     # Every independent mistake at once, each at its line: a file is fixed in one round, not one per run.
@@ -253,13 +253,13 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
         tags=frozenset(tags),
         scopes=scopes,
         source=rel,
-        completers=library.path_completers(arguments) if path_args else None,
+        completers=library.path_completers(arguments) if path_args else {},
         work=work_of(tuple(blocks), path_args),
-        meta={native.META_MODEL: native.json_safe(model)} if model else None,
+        meta={native.META_MODEL: native.json_safe(model)} if model else {},
         reach=Reach(library.root, files, paths) if files or paths else None,
         plain=plain_messages(tuple(blocks), path_args),
         tests=tests,
-        uses=uses,
+        composes=uses,
     )
     return ParsedFile(prompt)
 
