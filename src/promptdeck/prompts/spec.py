@@ -99,8 +99,8 @@ class Prompt:
     composes: Uses | Callable[[], Uses] | None = None
     #: caches, made from the fields above and never part of a copy
     _uses: Uses | None = field(default=None, init=False)
-    _wire: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
-    _by_name: dict[str, Argument] = field(default_factory=dict, init=False)
+    _wire: dict[str, dict[str, Any]] = field(init=False)
+    _by_name: dict[str, Argument] = field(init=False)
 
     def __post_init__(self) -> None:
         if not NAME_RE.match(self.name):
@@ -108,8 +108,8 @@ class Prompt:
         # Its own copies: a mapping the caller keeps changing must not change a prompt a catalog holds.
         _set(self, "completers", dict(self.completers))
         _set(self, "meta", dict(self.meta))
-        if self.arguments:
-            _set(self, "_by_name", {a.name: a for a in self.arguments})
+        _set(self, "_wire", {})
+        _set(self, "_by_name", {a.name: a for a in self.arguments})
         if not callable(self.composes):
             _set(self, "_uses", self.composes)
 

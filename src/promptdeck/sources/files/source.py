@@ -173,16 +173,7 @@ def build_prompt(library: Library, rel: str, staged: Staged, *, compile_now: boo
     if isinstance(staged, list):
         return ParsedFile(None, [PromptFileError(rel, message, line) for message, line in staged])
     if isinstance(staged, Native):
-        prompt, problems = native.build(library, rel, staged)
-        if prompt is not None:
-            from .tests import read_sidecar
-
-            tests, problems = read_sidecar(lambda path, limit: library.root.read_bytes(path[len(prefix):], limit),
-                                           rel, prompt.arguments)
-            if problems:
-                return ParsedFile(None, problems)
-            prompt = prompt.replace(tests=tests) if tests is not None else prompt
-        return ParsedFile(prompt, problems)
+        return ParsedFile(*native.build(library, rel, staged, prefix))
     front, meta, segments = staged
     # Every independent mistake at once, each at its line: a file is fixed in one round, not one per run.
     for key in meta:

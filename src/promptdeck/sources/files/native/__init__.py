@@ -42,20 +42,31 @@ class Native(NamedTuple):
     text: str
 
 
-def build(library: Library, rel: str, staged: Native) -> tuple[Prompt | None, list[PromptFileError]]:
-    """The prompt of a native file, or the problems that keep it from being one; (None, []) for a file that
-    is no prompt in its own tool."""
+def build(library: Library, rel: str, staged: Native, prefix: str = "") -> tuple[Prompt | None, list[PromptFileError]]:
+    """The prompt of a native file, with the tests of the ``NAME.tests.yaml`` beside it, or the problems that
+    keep it from being one; (None, []) for a file that is no prompt in its own tool. ``prefix``: where the
+    library's folder lies below a library root, which ``rel`` starts with."""
     if not staged.text.strip():  # an empty file is no prompt in any format, but a name taken by nothing
         return None, [PromptFileError(rel, EMPTY_PROMPT)]
+    fmt = READERS.get(staged.kind)
+    if fmt is None or fmt.reader is None:
+        return None, [PromptFileError(rel, f"the {staged.kind} format is not read yet")]
     try:
-        fmt = READERS.get(staged.kind)
-        if fmt is None or fmt.reader is None:
-            return None, [PromptFileError(rel, f"the {staged.kind} format is not read yet")]
         if fmt.templated:  # its bodies are templates, run in the library's sandboxed environment
-            return _reader(fmt.reader)(library, rel, staged.text), []
-        return _reader(fmt.reader)(rel, staged.text), []
+            prompt = _reader(fmt.reader)(library, rel, staged.text)
+        else:
+            prompt = _reader(fmt.reader)(rel, staged.text)
     except NativeError as exc:
         return None, [PromptFileError(rel, str(exc), exc.line)]
+    if prompt is None:
+        return None, []
+    from ..tests import read_sidecar  # another tool's file has no place for promptdeck's tests: a file beside it
+
+    tests, problems = read_sidecar(lambda path, limit: library.root.read_bytes(path[len(prefix):], limit), rel,
+                                   prompt.arguments)
+    if problems:
+        return None, problems
+    return (prompt.replace(tests=tests) if tests is not None else prompt), []
 
 
 __all__ = ["META_FORMAT", "META_MODEL", "READERS", "Native", "NativeError", "build", "json_safe"]
