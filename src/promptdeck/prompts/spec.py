@@ -114,8 +114,9 @@ class Prompt:
             _set(self, "_uses", self.composes)
 
     def replace(self, **changes: Any) -> Prompt:
-        """A copy with ``changes`` (fields by name); its caches start afresh."""
-        return dataclasses.replace(self, **changes)
+        """A ``Prompt`` with ``changes`` (fields by name) and every other field as this one has it; its caches
+        start afresh. Of a stored prompt (``StoredPrompt``), a plain ``Prompt`` of its parsed fields."""
+        return Prompt(**{name: getattr(self, name) for name in _FIELDS if name not in changes}, **changes)
 
     def with_meta(self, extra: Mapping[str, Any]) -> Prompt:
         """The same prompt with more ``_meta`` in its listing entry."""
@@ -184,6 +185,8 @@ class Prompt:
 
 #: How a frozen record fills its own caches.
 _set = object.__setattr__
+#: The fields a ``Prompt`` is made of (its caches aside): what ``replace`` copies.
+_FIELDS = tuple(f.name for f in dataclasses.fields(Prompt) if f.init)
 
 
 def for_revision(listing: dict[str, Any], rev: Revision) -> dict[str, Any]:

@@ -188,6 +188,9 @@ def test_a_stored_prompt_wraps_its_parsed_prompt_and_reads_every_other_field_fro
     assert prompt.meta[META_VERSION] == 1 and META_VERSION not in parsed.meta
     with pytest.raises(dataclasses.FrozenInstanceError):
         prompt.version = 2
+    copy = prompt.with_meta({"x": 1})  # a plain Prompt of the parsed fields, with the stored prompt's meta
+    assert type(copy) is Prompt and copy.render is parsed.render and copy.tests is parsed.tests
+    assert copy.meta == {**prompt.meta, "x": 1}
 
 
 def test_a_scoped_prompt_knows_its_scopes_unparsed(source: StoreSource) -> None:
