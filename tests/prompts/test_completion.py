@@ -22,7 +22,7 @@ def make(*arguments: Any, completers: Mapping[str, Completer] | None = None) -> 
     def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
         return []
 
-    return Prompt("p", render, arguments=tuple(arguments), completers=completers)
+    return Prompt("p", render, arguments=tuple(arguments), completers=completers or {})
 
 
 def done(result: Any) -> dict[str, Any]:

@@ -34,7 +34,7 @@ def test_a_prompt_that_composes_nothing_reads_no_uses() -> None:
     prompt = Prompt("py", lambda values, ctx: [])
     assert prompt.uses is NO_USES
     assert prompt.with_meta({"k": 1}).uses is NO_USES
-    lazy = Prompt("lazy", lambda values, ctx: [], uses=lambda: Uses(frozenset({"f"})))
+    lazy = Prompt("lazy", lambda values, ctx: [], composes=lambda: Uses(frozenset({"f"})))
     assert lazy.uses.files == {"f"} and lazy.with_meta({}).uses.files == {"f"}
 
 

@@ -143,14 +143,17 @@ def test_off_loop_is_direct_without_a_loop_and_threaded_on_one() -> None:
 
 
 class Unready(Prompt):
-    """A prompt whose attributes need a slow preparation first, as a stored prompt's first parse."""
+    """A prompt whose attributes need a slow preparation first, as a stored prompt's first parse. A ``Prompt``
+    is frozen, so its own state is set as a stored prompt sets its parse: past the frozen check."""
 
     __slots__ = ("prepared", "gate")
+    prepared: int
+    gate: threading.Event
 
     def __init__(self) -> None:
         super().__init__("unready", lambda args, ctx: hello())
-        self.prepared = 0
-        self.gate = threading.Event()
+        object.__setattr__(self, "prepared", 0)
+        object.__setattr__(self, "gate", threading.Event())
 
     def unprepared(self) -> Any:
         if self.prepared:
@@ -159,7 +162,7 @@ class Unready(Prompt):
 
     def _prepare(self) -> None:
         self.gate.wait(30)
-        self.prepared += 1
+        object.__setattr__(self, "prepared", self.prepared + 1)
 
 
 def test_when_ready_prepares_once_for_every_request_waiting() -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.content import Message
@@ -66,66 +68,59 @@ SyncCompleter = Callable[[str, Mapping[str, str]], Iterable[str]]
 PlainMessages = tuple[tuple[str, "TemplateText"], ...]
 
 
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Prompt:
-    """An immutable prompt. ``descriptor(rev)`` is its ``prompts/list`` entry for a revision."""
+    """A prompt: a frozen record (``replace`` makes a changed copy). ``descriptor(rev)`` is its
+    ``prompts/list`` entry for a revision. Compared by identity, as a catalog's prompts are."""
 
-    __slots__ = ("name", "title", "description", "arguments", "icons", "tags", "scopes", "source", "render",
-                 "completers", "work", "meta", "reach", "plain", "tests", "_uses",
-                 "_wire", "_by_name")
+    name: str
+    render: RenderFn
+    _: KW_ONLY
+    title: str | None = None
+    description: str | None = None
+    arguments: tuple[Argument, ...] = ()
+    icons: tuple[dict[str, Any], ...] = ()
+    tags: frozenset[str] = frozenset()
+    #: who may see and get it: principals holding any of these scopes; empty means everyone
+    scopes: frozenset[str] = frozenset()
+    source: str = ""
+    completers: Mapping[str, Completer] = field(default_factory=dict)
+    #: how its render may be run (``prompts.execution``): "light", "template" or "code"
+    work: str = "code"
+    #: more ``_meta`` for its listing entry (2025-06-18 and later): a stored version and label, say
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    #: the library files it may send whole (None: none, as for a prompt written in Python)
+    reach: Reach | None = None
+    #: its messages as plain substitutions (``PlainMessages``) when that is all ``render`` makes; else None
+    plain: PlainMessages | None = None
+    #: its test cases (``testing.PromptTests``), run by ``promptdeck test``; never part of its listing
+    tests: PromptTests | None = None
+    #: what it composes (``uses``), or the call that finds it once its templates are compiled; None: nothing
+    composes: Uses | Callable[[], Uses] | None = None
+    #: caches, made from the fields above and never part of a copy
+    _uses: Uses | None = field(default=None, init=False)
+    _wire: dict[str, dict[str, Any]] = field(init=False)
+    _by_name: dict[str, Argument] = field(init=False)
 
-    def __init__(
-        self,
-        name: str,
-        render: RenderFn,
-        *,
-        title: str | None = None,
-        description: str | None = None,
-        arguments: tuple[Argument, ...] = (),
-        icons: tuple[dict[str, Any], ...] = (),
-        tags: frozenset[str] = frozenset(),
-        scopes: frozenset[str] = frozenset(),
-        source: str = "",
-        completers: Mapping[str, Completer] | None = None,
-        work: str = "code",
-        meta: Mapping[str, Any] | None = None,
-        reach: Reach | None = None,
-        plain: PlainMessages | None = None,
-        tests: PromptTests | None = None,
-        uses: Uses | Callable[[], Uses] | None = None,
-    ) -> None:
-        if not NAME_RE.match(name):
-            raise ValueError(f"prompt name {name!r} must be 1-128 letters, digits, '_', '-' or '.'")
-        self.name = name
-        self.title = title
-        self.description = description
-        self.arguments = arguments
-        self.icons = icons
-        self.tags = tags
-        #: who may see and get it: principals holding any of these scopes; empty means everyone
-        self.scopes = scopes
-        self.source = source
-        self.render = render
-        self.completers: Mapping[str, Completer] = dict(completers or {})
-        #: how its render may be run (``prompts.execution``): "light", "template" or "code"
-        self.work = work
-        #: more ``_meta`` for its listing entry (2025-06-18 and later): a stored version and label, say
-        self.meta: Mapping[str, Any] = dict(meta or {})
-        #: the library files it may send whole (None: none, as for a prompt written in Python)
-        self.reach = reach
-        #: its messages as plain substitutions (``PlainMessages``) when that is all ``render`` makes; else None
-        self.plain = plain
-        #: its test cases (``testing.PromptTests``), run by ``promptdeck test``; never part of its listing
-        self.tests = tests
-        self._uses = uses
-        self._wire: dict[str, dict[str, Any]] = {}
-        self._by_name = {a.name: a for a in arguments}
+    def __post_init__(self) -> None:
+        if not NAME_RE.match(self.name):
+            raise ValueError(f"prompt name {self.name!r} must be 1-128 letters, digits, '_', '-' or '.'")
+        # Its own copies: a mapping the caller keeps changing must not change a prompt a catalog holds.
+        _set(self, "completers", dict(self.completers))
+        _set(self, "meta", dict(self.meta))
+        _set(self, "_wire", {})
+        _set(self, "_by_name", {a.name: a for a in self.arguments})
+        if not callable(self.composes):
+            _set(self, "_uses", self.composes)
+
+    def replace(self, **changes: Any) -> Prompt:
+        """A ``Prompt`` with ``changes`` (fields by name) and every other field as this one has it; its caches
+        start afresh. Of a stored prompt (``StoredPrompt``), a plain ``Prompt`` of its parsed fields."""
+        return Prompt(**{name: getattr(self, name) for name in _FIELDS if name not in changes}, **changes)
 
     def with_meta(self, extra: Mapping[str, Any]) -> Prompt:
         """The same prompt with more ``_meta`` in its listing entry."""
-        return Prompt(self.name, self.render, title=self.title, description=self.description,
-                      arguments=self.arguments, icons=self.icons, tags=self.tags, scopes=self.scopes,
-                      source=self.source, completers=self.completers, work=self.work, meta={**self.meta, **extra},
-                      reach=self.reach, plain=self.plain, tests=self.tests, uses=self._uses)
+        return self.replace(meta={**self.meta, **extra})
 
     @property
     def uses(self) -> Uses:
@@ -134,19 +129,18 @@ class Prompt:
         compiles them on first use; this compiles them then); ``NO_USES`` for one that composes nothing."""
         uses = self._uses
         if uses is None:
-            from .composition import NO_USES  # never on the stdio handshake's path
+            composes = self.composes
+            if not callable(composes):
+                from .composition import NO_USES  # never on the stdio handshake's path
 
-            return NO_USES
-        if callable(uses):
-            uses = self._uses = uses()
+                return NO_USES
+            uses = composes()
+            _set(self, "_uses", uses)
         return uses
 
     def known_uses(self) -> Uses | None:
         """``uses`` when known without compiling anything (None for a template not compiled yet)."""
-        uses = self._uses
-        if uses is None:
-            return self.uses
-        return None if callable(uses) else uses
+        return None if self._uses is None and callable(self.composes) else self.uses
 
     def argument(self, name: str) -> Argument | None:
         return self._by_name.get(name)
@@ -157,7 +151,7 @@ class Prompt:
         return None
 
     def descriptor(self, rev: Revision) -> dict[str, Any]:
-        cached = self._wire.get(rev.version)
+        cached = self._wire.get(rev.version)  # a cache: filled in place, the record itself never changes
         if cached is None:
             cached = self._wire[rev.version] = for_revision(self.listing(), rev)
         return cached
@@ -187,6 +181,12 @@ class Prompt:
 
     def __repr__(self) -> str:
         return f"Prompt({self.name!r}, source={self.source!r})"
+
+
+#: How a frozen record fills its own caches.
+_set = object.__setattr__
+#: The fields a ``Prompt`` is made of (its caches aside): what ``replace`` copies.
+_FIELDS = tuple(f.name for f in dataclasses.fields(Prompt) if f.init)
 
 
 def for_revision(listing: dict[str, Any], rev: Revision) -> dict[str, Any]:

@@ -133,7 +133,7 @@ def prompt_from_function(
         prompt_name, render, title=title, description=description or doc, arguments=tuple(arguments),
         icons=tuple(icons), tags=frozenset(tags), scopes=frozenset(scopes),
         source=f"python:{fn.__module__}.{fn.__qualname__}",
-        completers=completers, work=LIGHT if is_async else CODE,
+        completers=completers or {}, work=LIGHT if is_async else CODE,
     )
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from promptdeck.protocol.errors import InvalidParams
+from promptdeck.sources.files.formats import FORMATS
 from promptdeck.sources.files.paths import (
     FOLDER_FORMATS,
-    NATIVE_FOLDERS,
     SKILL_FOLDERS,
     LibraryRoot,
     folder_prefix,
@@ -73,9 +73,12 @@ def test_a_scan_does_not_enter_hidden_or_material_folders_that_hold_no_prompts()
 
 
 def test_every_native_folder_has_its_format_flag() -> None:
-    assert set(FOLDER_FORMATS) == {"promptdeck"} | {kind for _, kind, _, _ in NATIVE_FOLDERS}
+    assert set(FOLDER_FORMATS) == {"promptdeck"} | {fmt.name for fmt in FORMATS if fmt.folder is not None}
     assert FOLDER_FORMATS["promptdeck"] == "" and FOLDER_FORMATS["claude-skill"] == ".claude/skills/"
-    for folder, kind, ending, nested in NATIVE_FOLDERS:
+    for fmt in FORMATS:
+        if fmt.folder is None:
+            continue
+        folder, kind, ending, nested = fmt.folder, fmt.name, fmt.ending, fmt.nested
         sample = folder.replace("*", "s") + ("" if ending.startswith("/") else "x") + ending.lstrip("/")
         assert prompt_format(sample.replace("//", "/")) == kind, sample
         deeper = folder.replace("*", "s") + "sub/x" + ending

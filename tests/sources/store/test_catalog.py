@@ -4,6 +4,7 @@ is a name, as ``Catalog``'s), narrows by scope sets for a principal's view, and 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from promptdeck.prompts.catalog import Catalog, encode_cursor
 from promptdeck.prompts.spec import Prompt, RenderContext
 from promptdeck.protocol.errors import INTERNAL_ERROR, InvalidParams, McpError
 from promptdeck.protocol.revisions import LATEST, REVISIONS
-from promptdeck.sources.store.catalog import StoredCatalog, StoredPrompt
+from promptdeck.sources.store.catalog import META_VERSION, StoredCatalog, StoredPrompt
 from promptdeck.sources.store.model import StoreError
 from promptdeck.sources.store.source import StoreSource
 
@@ -172,6 +173,24 @@ def test_a_prompt_is_known_by_its_listing_and_parsed_only_when_used(source: Stor
     messages = prompt.render({"topic": "tea"}, RenderContext("p03"))
     assert isinstance(messages, list) and "Write about tea (p03)." in str(messages[0])
     assert parsed == ["p03"]  # once
+
+
+def test_a_stored_prompt_wraps_its_parsed_prompt_and_reads_every_other_field_from_it(source: StoreSource) -> None:
+    prompt = catalog_of(source).require("p03")
+    assert isinstance(prompt, StoredPrompt) and prompt.unprepared() is not None
+    parsed = prompt.parsed()
+    assert type(parsed) is Prompt and prompt.parsed() is parsed and prompt.unprepared() is None
+    own = {"name", "source", "scopes", "meta", "_uses", "_wire", "_by_name"}
+    for field in dataclasses.fields(Prompt):  # a field added to Prompt is read from the parsed prompt too
+        if field.name not in own:
+            assert getattr(prompt, field.name) is getattr(parsed, field.name), field.name
+    assert prompt.argument("topic") is parsed.argument("topic") and prompt.uses is parsed.uses
+    assert prompt.meta[META_VERSION] == 1 and META_VERSION not in parsed.meta
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        prompt.version = 2
+    copy = prompt.with_meta({"x": 1})  # a plain Prompt of the parsed fields, with the stored prompt's meta
+    assert type(copy) is Prompt and copy.render is parsed.render and copy.tests is parsed.tests
+    assert copy.meta == {**prompt.meta, "x": 1}
 
 
 def test_a_scoped_prompt_knows_its_scopes_unparsed(source: StoreSource) -> None:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ...protocol.errors import InvalidParams
+from .formats import FORMATS, folder_formats, in_folders, in_library
 
 MAX_EMBED_BYTES = 10 * 1024 * 1024
 _ANYTHING = re.compile(".*", re.DOTALL)
@@ -151,18 +152,12 @@ def _escapes_ok(path: str) -> bool:
     return True
 
 
-#: The hidden folders (at the library root) where other tools keep prompts, each with the format of the
-#: files it holds, the ending they have, and whether subfolders count (docs/native-formats.md).
-#: ``*`` is one folder of any name: a skill's.
-NATIVE_FOLDERS: tuple[tuple[str, str, str, bool], ...] = (
-    (".claude/commands/", "claude-command", ".md", True),
-    (".claude/skills/*/", "claude-skill", "/SKILL.md", False),
-    (".github/prompts/", "copilot", ".prompt.md", True),
-    (".cursor/commands/", "cursor", ".md", False),
-    (".continue/prompts/", "continue", ".md", False),
-    (".codex/prompts/", "codex", ".md", False),
-    (".gemini/commands/", "gemini", ".toml", True),
-)
+#: The hidden folders (at the library root) where other tools keep prompts (``formats.in_folders``): (folder
+#: before any ``*``, the rest of it, ending, format, whether subfolders count). ``*`` is one folder of any
+#: name: a skill's.
+_IN_FOLDERS = in_folders(FORMATS)
+#: (ending, format) of the formats read anywhere promptdeck's own files may be, the longest ending first
+_IN_LIBRARY = in_library(FORMATS)
 #: The folders (below a library root) whose subfolders are Agent Skills, one skill per subfolder holding a
 #: ``SKILL.md`` (docs/skills.md), in the order a skill's name is claimed when two of them give it; each with
 #: the tools that document it as a project's skill folder (checked in their documentation, 2026).
@@ -181,15 +176,14 @@ SKILL_FOLDERS: tuple[tuple[str, str], ...] = (
 _TOP_SKILLS = "skills/"
 #: Every folder a scan must enter to reach the native folders: ``.claude``, ``.claude/commands``, ...
 _NATIVE_PARENTS = frozenset(
-    "/".join(folder.rstrip("/").split("/")[:i]) for folder, *_ in NATIVE_FOLDERS
+    "/".join(folder.rstrip("/").split("/")[:i]) for folder in (head + rest for head, rest, *_ in _IN_FOLDERS)
     for i in range(1, folder.count("/") + 1) if "*" not in folder.split("/")[i - 1])
 
 
 #: ``--format``: each format a folder may be read in, with where its files would be below a library root
 #: (``promptdeck``: the folder is a library root itself, holding promptdeck's files and the others' folders).
-FOLDER_FORMATS: dict[str, str] = {"promptdeck": "", **{kind: folder.partition("*")[0]
-                                                      for folder, kind, _ending, _nested in NATIVE_FOLDERS}}
-_TOOL_FOLDERS = frozenset(folder.split("/")[0] for folder, *_ in NATIVE_FOLDERS) | frozenset(
+FOLDER_FORMATS: dict[str, str] = folder_formats(FORMATS)
+_TOOL_FOLDERS = frozenset(head.split("/")[0] for head, *_ in _IN_FOLDERS) | frozenset(
     folder.split("/")[0] for folder, _ in SKILL_FOLDERS if folder.startswith("."))
 
 
@@ -244,7 +238,7 @@ def prompt_format(rel: str) -> str | None:
     ``promptdeck``: a ``.md`` outside hidden and ``_`` folders; ``copilot``: a ``.prompt.md`` there or in
     ``.github/prompts/``; ``prompty``: a ``.prompty`` there;
     ``dotprompt``: a ``.prompt`` there; and the other tools' files in their own folders
-    (``NATIVE_FOLDERS``). Below those, a hidden or ``_`` part still hides a file.
+    (``formats.FORMATS``). Below those, a hidden or ``_`` part still hides a file.
     """
     # Substring tests rather than a split: this runs for every file of a library, and a store's label.
     if rel[:1] not in ("", ".", "_") and "/." not in rel:
@@ -252,15 +246,13 @@ def prompt_format(rel: str) -> str | None:
             return None
         if rel.startswith(_TOP_SKILLS) and rel.find("/", len(_TOP_SKILLS)) > 0:  # a skill's file
             return "claude-skill" if rel.count("/") == 2 and rel.endswith("/SKILL.md") else None
-        if rel.endswith(".md"):
-            return "copilot" if rel.endswith(".prompt.md") else "promptdeck"
-        if rel.endswith(".prompty"):
-            return "prompty"
-        return "dotprompt" if rel.endswith(".prompt") else None
+        for ending, kind in _IN_LIBRARY:
+            if rel.endswith(ending):
+                return kind
+        return None
     if rel[:1] != ".":
         return None
-    for folder, kind, ending, nested in NATIVE_FOLDERS:
-        head, star, tail = folder.partition("*")
+    for head, star, ending, kind, nested in _IN_FOLDERS:
         if not rel.startswith(head):
             continue
         rest = rel[len(head):]
@@ -283,14 +275,13 @@ def is_prompt_path(rel: str) -> bool:
 
 def may_hold_prompts(rel_dir: str) -> bool:
     """Whether a scan must enter the folder ``rel_dir`` (relative, '/'-separated): not hidden nor ``_``,
-    or on the way to or inside a native folder (``NATIVE_FOLDERS``)."""
+    or on the way to or inside a native folder (``formats.FORMATS``)."""
     if rel_dir[:1] not in (".", "_") and "/." not in rel_dir and "/_" not in rel_dir:
         return not in_top_skill(rel_dir)
     if rel_dir in _NATIVE_PARENTS:
         return True
     probe = rel_dir + "/x"
-    for folder, _kind, _ending, nested in NATIVE_FOLDERS:
-        head, star, _ = folder.partition("*")
+    for head, star, _ending, _kind, nested in _IN_FOLDERS:
         if star:
             rest = probe[len(head):] if probe.startswith(head) else ""
             if rest.count("/") == 1 and rest[:1] not in (".", "_"):

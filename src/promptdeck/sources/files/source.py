@@ -123,7 +123,7 @@ def stage_file(rel: str, data: bytes) -> Staged:
     except UnicodeDecodeError as exc:
         return [(f"not UTF-8 text ({exc.reason} at byte {exc.start})", None)]
     kind = prompt_format(rel)
-    if kind is not None and kind != "promptdeck":
+    if kind in native.READERS:
         # As promptdeck's own files: a byte order mark is no text, and a Windows line end is one line end
         # (a BOM made a Gemini TOML file "not valid TOML"; CRLF reached clients from Claude commands).
         return Native(kind, text.removeprefix("\ufeff").replace("\r\n", "\n"))
@@ -172,16 +172,7 @@ def build_prompt(library: TemplateFolder, rel: str, staged: Staged, *, compile_n
     if isinstance(staged, list):
         return ParsedFile(None, [PromptFileError(rel, message, line) for message, line in staged])
     if isinstance(staged, Native):
-        prompt, problems = native.build(library, rel, staged)
-        if prompt is not None:
-            from .tests import read_sidecar
-
-            tests, problems = read_sidecar(lambda path, limit: library.root.read_bytes(path[len(prefix):], limit),
-                                           rel, prompt.arguments)
-            if problems:
-                return ParsedFile(None, problems)
-            prompt.tests = tests  # set before the prompt is handed to anyone
-        return ParsedFile(prompt, problems)
+        return ParsedFile(*native.build(library, rel, staged, prefix))
     front, meta, segments = staged
     # Every independent mistake at once, each at its line: a file is fixed in one round, not one per run.
     for key in meta:
@@ -252,13 +243,13 @@ def build_prompt(library: TemplateFolder, rel: str, staged: Staged, *, compile_n
         tags=frozenset(tags),
         scopes=scopes,
         source=rel,
-        completers=library.path_completers(arguments) if path_args else None,
+        completers=library.path_completers(arguments) if path_args else {},
         work=work_of(tuple(blocks), path_args),
-        meta={native.META_MODEL: native.json_safe(model)} if model else None,
+        meta={native.META_MODEL: native.json_safe(model)} if model else {},
         reach=Reach(library.root, files, paths) if files or paths else None,
         plain=plain_messages(tuple(blocks), path_args),
         tests=tests,
-        uses=uses,
+        composes=uses,
     )
     return ParsedFile(prompt)
 
@@ -272,7 +263,7 @@ class FileSource(Source):
     """A folder of prompt files, loaded once and then updated file by file.
 
     ``compile_all``: compile every template at load (the default for small libraries) or on first use.
-    ``format``: the format its files are in (``paths.FOLDER_FORMATS``); by default, as its path says
+    ``format``: the format its files are in (a ``formats.Format`` that is an ``option``); by default, as its path says
     (``paths.folder_prefix``): a folder such as ``~/.claude/commands`` holds Claude Code commands.
     ``skills``: also read the Agent Skills in its skill folders (``paths.SKILL_FOLDERS``, docs/skills.md),
     each within ``skill_limits``; ``skills()`` and ``read_skill_file`` serve them.

@@ -8,10 +8,11 @@ serves them (``source.StoreSource``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import msgspec
 
@@ -25,12 +26,14 @@ from .database import Store
 from .model import Entry, StoreError
 from .schema import LISTING_HEAD
 
+if TYPE_CHECKING:
+    from ...prompts.arguments import Argument
+    from ...prompts.composition import Uses
+
 log = logging.getLogger("promptdeck.store")
 
 META_VERSION = "promptdeck.dev/version"
 META_LABEL = "promptdeck.dev/label"
-_PARSED = ("title", "description", "arguments", "icons", "tags", "render", "completers", "work", "reach",
-           "plain", "tests", "_uses", "_by_name")
 _decode = msgspec.json.Decoder().decode
 T = TypeVar("T")
 
@@ -59,29 +62,43 @@ def listed(entry: Entry) -> bool:
 
 
 class StoredPrompt(Prompt):
-    """A prompt of a stored label: listed from the store's listing, its file parsed on first use.
+    """A prompt of a stored label: listed from the store's listing, wrapping the ``Prompt`` its file parses
+    to, parsed on first use.
 
-    Its name, scopes and listing are known from the start; any other attribute (arguments, render,
-    ...) is an unset slot until then, and reading one parses the file (``__getattr__`` is only
-    reached for an attribute not found). Parsing a large template takes seconds of CPU and may read the
-    store, so a server on an event loop has it done first in a thread (``unprepared``, see
-    ``execution.when_ready``).
+    Its name, scopes and listing are known from the start (``_KNOWN``); every other field of ``Prompt``
+    (arguments, render, ...) is its parsed prompt's, and reading one parses the file (``parsed``). Parsing
+    a large template takes seconds of CPU and may read the store, so a server on an event loop has it done
+    first in a thread (``unprepared``, see ``execution.when_ready``). A ``Prompt`` by type, so a catalog
+    holds it as any other; but nothing of ``Prompt``'s is copied into it.
     """
 
-    __slots__ = ("version", "position", "_listing", "_loader", "_ready")
+    __slots__ = ("version", "position", "_listing", "_loader", "_parsed")
+    version: int
+    position: int
+    _listing: str
+    _loader: Callable[[StoredPrompt], Prompt]
+    _parsed: Prompt | None
 
     def __init__(self, entry: Entry, position: int, label: str, loader: Callable[[StoredPrompt], Prompt]) -> None:
         # Not Prompt.__init__: what it would take (parsed arguments and templates) is what this defers.
-        self.name = entry.prompt or ""
-        self.source = entry.path
-        self.scopes = frozenset(entry.scopes.split()) if entry.scopes else frozenset()
-        self.version = entry.version
-        self.position = position
-        self.meta = {META_VERSION: entry.version, META_LABEL: label}
-        self._listing = entry.listing or ""
-        self._loader = loader
-        self._ready = False
-        self._wire = {}
+        _set(self, "name", entry.prompt or "")
+        _set(self, "source", entry.path)
+        _set(self, "scopes", frozenset(entry.scopes.split()) if entry.scopes else frozenset())
+        _set(self, "meta", {META_VERSION: entry.version, META_LABEL: label})
+        _set(self, "_wire", {})
+        _set(self, "version", entry.version)
+        _set(self, "position", position)
+        _set(self, "_listing", entry.listing or "")
+        _set(self, "_loader", loader)
+        _set(self, "_parsed", None)
+
+    def parsed(self) -> Prompt:
+        """The prompt its file parses to: parsed on the first call, then kept."""
+        parsed: Prompt | None = self._parsed
+        if parsed is None:
+            parsed = self._loader(self)
+            _set(self, "_parsed", parsed)
+        return parsed
 
     def listing(self) -> dict[str, Any]:
         full: dict[str, Any] = _decode(self._listing)["d"]
@@ -89,22 +106,42 @@ class StoredPrompt(Prompt):
         return full
 
     def unprepared(self) -> Callable[[], object] | None:
-        return None if self._ready else self._parse
+        return None if self._parsed is not None else self.parsed
 
-    def __getattr__(self, attribute: str) -> Any:
-        if attribute not in _PARSED:
-            raise AttributeError(attribute)
-        self._parse()
-        return getattr(self, attribute)
+    @property
+    def uses(self) -> Uses:
+        return self.parsed().uses
 
-    def _parse(self) -> None:
-        parsed = self._loader(self)
-        for slot in _PARSED:
-            object.__setattr__(self, slot, getattr(parsed, slot))
-        self._ready = True
+    def known_uses(self) -> Uses | None:
+        return self.parsed().known_uses()
+
+    def argument(self, name: str) -> Argument | None:
+        return self.parsed().argument(name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # As frozen as a Prompt (whose own refusal trips over a subclass's attributes in Python 3.11).
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
 
     def __repr__(self) -> str:
         return f"StoredPrompt({self.name!r}, source={self.source!r}, version={self.version})"
+
+
+#: What a stored prompt knows before its file is parsed; the caches of ``Prompt`` are its parsed prompt's.
+_KNOWN = frozenset({"name", "source", "scopes", "meta", "_uses", "_wire", "_by_name"})
+_set = object.__setattr__
+
+
+def _of_parsed(field: str) -> property:
+    def get(prompt: StoredPrompt) -> Any:
+        parsed = prompt._parsed
+        return getattr(parsed if parsed is not None else prompt.parsed(), field)
+
+    return property(get, doc=f"``Prompt.{field}`` of the parsed prompt")
+
+
+for _field in dataclasses.fields(Prompt):
+    if _field.name not in _KNOWN:
+        setattr(StoredPrompt, _field.name, _of_parsed(_field.name))
 
 
 class StoredCatalog(Catalog):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from ...protocol.errors import LibraryError
+from ..files.formats import FORMATS, prompt_endings
 from ..files.paths import SKILL_FOLDERS, is_prompt_path, skill_folder_of
 from .schema import _LABEL_RE, LISTING_FORMAT
 
@@ -233,7 +234,7 @@ def is_safe_path(path: object) -> bool:
 
 
 #: The endings of prompt files that a tests file (``files.tests.sidecar_of``) may stand beside.
-_PROMPT_ENDINGS = (".md", ".prompt.md", ".toml", ".prompt", ".prompty", ".mdc")
+_PROMPT_ENDINGS = prompt_endings(FORMATS)
 
 
 def _beside_prompt(path: str) -> bool:

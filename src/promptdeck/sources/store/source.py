@@ -391,7 +391,7 @@ class StoreSource(Source):
             raise AssertionError("unreachable")
 
     def load_prompt(self, prompt: StoredPrompt) -> Prompt:
-        """Parse the file of ``prompt`` (``StoredPrompt.__getattr__``): from the folder if written there,
+        """Parse the file of ``prompt`` (``StoredPrompt.parsed``): from the folder if written there,
         else from the store, and written to the folder if the label is still where it was."""
         path, version = prompt.source, prompt.version
         with self._lock:

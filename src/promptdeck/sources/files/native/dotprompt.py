@@ -165,7 +165,7 @@ def _read(files: TemplateFolder, rel: str, text: str) -> Prompt:
     if settings:
         extra[META_MODEL] = settings
     return Prompt(name, render, description=description, arguments=arguments, source=rel, work=TEMPLATE,
-                  scopes=scopes, meta=extra, uses=Uses(files=frozenset(read)) if read else None)
+                  scopes=scopes, meta=extra, composes=Uses(files=frozenset(read)) if read else None)
 
 
 def _arguments(dotpromptz: Any, config: object, doc: Markdown) -> tuple[Argument, ...]:

@@ -79,7 +79,7 @@ def read(library: TemplateFolder, rel: str, text: str) -> Prompt:
     if settings or any(r not in ("user", "assistant") for r in roles):
         extra[META_MODEL] = {**settings, "roles": roles} if roles != ["user"] else settings
     return Prompt(name, render, title=title, description=description, arguments=arguments, source=rel,
-                  work=TEMPLATE, scopes=scopes, meta=extra, uses=Uses.union(composed))
+                  work=TEMPLATE, scopes=scopes, meta=extra, composes=Uses.union(composed))
 
 
 def _inputs(raw: object, sample: object, line: int | None) -> list[Argument]:
