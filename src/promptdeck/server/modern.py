@@ -21,6 +21,8 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from ..prompts.arguments import Argument
 from ..prompts.execution import when_ready
 from ..prompts.forms import answered, form, missing
@@ -173,9 +175,11 @@ class ModernEndpoint:
                 (level is not None and level not in LOG_LEVELS):
             return None
         try:
-            method.guard(self.server)
-            p = method.decode(req.params)
-        except McpError:
+            if method.feature is not None:
+                method.guard(self.server)
+            # ``Method.decode``'s struct, without its refusal: a request that fails goes the general way
+            p = msgspec.convert(req.params or {}, method.params)
+        except (McpError, msgspec.ValidationError):
             return None
         result = method.plain(self.server, scopes, p, MODERN[version].elicits_forms(capabilities))
         return None if result is None else jsonrpc.encode_result(req.id, self._envelope(result))
