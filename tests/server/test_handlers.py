@@ -17,6 +17,7 @@ from promptdeck.protocol.content import Audio, Message, Text
 from promptdeck.protocol.errors import InternalError, InvalidParams
 from promptdeck.protocol.revisions import LATEST, REVISIONS, Revision
 from promptdeck.server import handlers
+from promptdeck.server.params import Complete, GetPrompt, decode
 
 R1, R2 = REVISIONS["2024-11-05"], REVISIONS["2025-03-26"]
 
@@ -71,8 +72,8 @@ def settle(result: Any) -> dict[str, Any]:
 
 
 def get(params: dict[str, Any], rev: Revision = LATEST, sent: list[bytes] | None = None) -> dict[str, Any]:
-    prompt, arguments = handlers.find_prompt(CATALOG, params)
-    return settle(handlers.render(Server(), prompt, arguments, params, rev,
+    p = decode(GetPrompt, params)
+    return settle(handlers.render(Server(), CATALOG.require(p.name), p.arguments, p.meta, rev,
                                   (sent if sent is not None else []).append))
 
 
@@ -80,12 +81,12 @@ def get(params: dict[str, Any], rev: Revision = LATEST, sent: list[bytes] | None
 
 
 def test_list_is_the_catalogs_encoded_page_for_the_cursor() -> None:
-    first = json.loads(handlers.list_prompts(CATALOG, LATEST, {}))
+    first = json.loads(CATALOG.page(LATEST, None))
     assert [p["name"] for p in first["prompts"]] == ["greet", "later"]
-    second = json.loads(handlers.list_prompts(CATALOG, LATEST, {"cursor": first["nextCursor"]}))
+    second = json.loads(CATALOG.page(LATEST, first["nextCursor"]))
     assert [p["name"] for p in second["prompts"]] == ["sound"] and "nextCursor" not in second
     with pytest.raises(InvalidParams):
-        handlers.list_prompts(CATALOG, LATEST, {"cursor": "???"})
+        CATALOG.page(LATEST, "???")
 
 
 # -- prompts/get --------------------------------------------------------------------------------------
@@ -97,15 +98,15 @@ def test_list_is_the_catalogs_encoded_page_for_the_cursor() -> None:
     ({"name": "greet", "arguments": ["x"]}, '"arguments" must be an object'),
     ({"name": "greet", "arguments": "name=x"}, '"arguments" must be an object'),
 ])
-def test_find_prompt_refuses_what_names_no_prompt_or_gives_no_object(params: dict[str, Any], words: str) -> None:
+def test_get_refuses_what_names_no_prompt_or_gives_no_object(params: dict[str, Any], words: str) -> None:
     with pytest.raises(InvalidParams, match=words):
-        handlers.find_prompt(CATALOG, params)
+        get(params)
 
 
-def test_find_prompt_gives_the_prompt_and_its_arguments() -> None:
-    prompt, arguments = handlers.find_prompt(CATALOG, {"name": "greet", "arguments": {"name": "a"}})
-    assert prompt.name == "greet" and arguments == {"name": "a"}
-    assert handlers.find_prompt(CATALOG, {"name": "greet"})[1] is None
+def test_get_params_give_the_prompt_and_its_arguments() -> None:
+    p = decode(GetPrompt, {"name": "greet", "arguments": {"name": "a"}})
+    assert CATALOG.require(p.name).name == "greet" and p.arguments == {"name": "a"}
+    assert decode(GetPrompt, {"name": "greet"}).arguments is None
 
 
 def test_get_binds_arguments_with_defaults_and_gives_the_description() -> None:
@@ -164,13 +165,12 @@ def test_no_progress_without_a_valid_token(meta: Any) -> None:
         params["_meta"] = meta
     get(params, LATEST, sent)
     assert sent == []
-    assert handlers.progress_reporter(params, sent.append, True) is None
+    assert handlers.progress_reporter(meta, sent.append, True) is None
 
 
 def test_an_async_render_is_awaited_for_its_result() -> None:
-    prompt, arguments = handlers.find_prompt(CATALOG, {"name": "later"})
     sent: list[bytes] = []
-    result = handlers.render(Server(), prompt, arguments, {}, LATEST, sent.append)
+    result = handlers.render(Server(), CATALOG.require("later"), None, None, LATEST, sent.append)
     assert not isinstance(result, dict)
     assert settle(result)["messages"][0]["content"]["text"] == "later"
 
@@ -179,7 +179,7 @@ def test_an_async_render_is_awaited_for_its_result() -> None:
 
 
 def complete(params: dict[str, Any], server: Server | None = None) -> dict[str, Any]:
-    return settle(handlers.complete(server or Server(), CATALOG, params))
+    return settle(handlers.complete(server or Server(), CATALOG, decode(Complete, params)))
 
 
 def test_complete_suggests_for_a_prompts_argument() -> None:
@@ -223,7 +223,7 @@ def test_an_async_completer_gives_an_awaitable_completion() -> None:
         return ["Ada"]
 
     params = {"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": ""}}
-    result = handlers.complete(Server({("greet", "name"): names}), CATALOG, params)
+    result = handlers.complete(Server({("greet", "name"): names}), CATALOG, decode(Complete, params))
     assert not isinstance(result, dict)
     assert settle(result) == {"completion": {"values": ["Ada"], "total": 1, "hasMore": False}}
 

@@ -1,7 +1,7 @@
 """A folder or a stored label rendered in this process, by the server's own render path.
 
 ``LocalLibrary`` holds a ``PromptServer`` that no client talks to: its catalog is the one ``serve`` would
-build from the same folder or label, and a render goes through ``handlers.find_prompt`` and
+build from the same folder or label, and a render goes through ``prompts/get``'s params (``server.params``) and
 ``handlers.render`` as a ``prompts/get`` does, so the messages are those ``prompts/get`` gives (at
 ``REVISION``), checked by ``tests/application/test_same_as_mcp.py``. Nothing goes over the network per
 render: a folder is read from disk once and followed by the watcher thread; a label is followed by the
@@ -22,6 +22,7 @@ from ..protocol.errors import LibraryError
 from ..protocol.revisions import LATEST
 from ..server import handlers
 from ..server.app import PromptServer
+from ..server.params import GetPrompt, decode
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 #: The revision renders are shaped for: the newest legacy one, which the official SDK's client speaks too.
 REVISION = LATEST
-_NO_PARAMS: dict[str, Any] = {}
 
 
 def _ignore(_: bytes) -> None:
@@ -89,13 +89,13 @@ class LocalLibrary:
         return self._server.catalog.view(scopes)
 
     def find(self, name: str, arguments: dict[str, Any], scopes: frozenset[str] | None) -> Prompt:
-        prompt, _ = handlers.find_prompt(self.catalog(scopes), {"name": name, "arguments": arguments})
-        return prompt
+        p = decode(GetPrompt, {"name": name, "arguments": arguments})  # refused as a prompts/get's would be
+        return self.catalog(scopes).require(p.name)
 
     def render(self, prompt: Prompt, arguments: dict[str, Any]) -> dict[str, Any]:
         """The ``prompts/get`` result for ``prompt``: inline for templates (bounded by ``run_bounded``), on a
         private event loop for a render that must be awaited (a Python prompt's)."""
-        result = handlers.render(self._server, prompt, arguments or None, _NO_PARAMS, REVISION, _ignore)
+        result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if isinstance(result, dict):
             return result
         return self._await(result)
@@ -103,7 +103,7 @@ class LocalLibrary:
     async def arender(self, prompt: Prompt, arguments: dict[str, Any]) -> dict[str, Any]:
         """``render`` from a coroutine: blocking work (a template, a first parse) runs in the render threads,
         as it does for a server on an event loop."""
-        result = handlers.render(self._server, prompt, arguments or None, _NO_PARAMS, REVISION, _ignore)
+        result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if inspect.isawaitable(result):
             return await result
         return result

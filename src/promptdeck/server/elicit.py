@@ -157,27 +157,27 @@ async def fill(questions: Questions, prompt: str, asked: list[Argument], rev: Re
 
 
 def get(server: Renders, questions: Questions, prompt: Prompt, given: dict[str, Any] | None,
-        params: dict[str, Any], rev: Revision, related: Send, ask: Send) -> Any:
+        meta: object, rev: Revision, related: Send, ask: Send) -> Any:
     """``prompts/get`` in a session that may ask: ``handlers.render``, once the missing arguments are in."""
 
     def ready() -> Any:
         arguments = given or {}
         asked = to_ask(prompt, arguments)
         if not asked:
-            return handlers.render_ready(server, prompt, given, params, rev, related)
-        return _asked_get(server, questions, prompt, arguments, asked, params, rev, related, ask)
+            return handlers.render_ready(server, prompt, given, meta, rev, related)
+        return _asked_get(server, questions, prompt, arguments, asked, meta, rev, related, ask)
 
     return when_ready(prompt, ready)
 
 
 async def _asked_get(server: Renders, questions: Questions, prompt: Prompt, given: dict[str, Any],
-                     asked: list[Argument], params: dict[str, Any], rev: Revision, related: Send,
+                     asked: list[Argument], meta: object, rev: Revision, related: Send,
                      ask: Send) -> dict[str, Any]:
     arguments = {**given, **await fill(questions, prompt.name, asked, rev, ask)}
-    return await _settled(handlers.render_ready(server, prompt, arguments, params, rev, related))
+    return await _settled(handlers.render_ready(server, prompt, arguments, meta, rev, related))
 
 
-def call(server: Renders, questions: Questions, catalog: Catalog, call: Call, params: dict[str, Any],
+def call(server: Renders, questions: Questions, catalog: Catalog, call: Call, meta: object,
          rev: Revision, related: Send, ask: Send) -> Any:
     """``tools/call`` of a prompt's tool in a session that may ask: ``tools.run``, once the missing arguments are
     in. A form declined or not answered is a -32602 error, as in the 2026-07-28 era; what the values then get
@@ -186,24 +186,24 @@ def call(server: Renders, questions: Questions, catalog: Catalog, call: Call, pa
 
     prompt = call.prompt
     if prompt is None:  # the list tool takes no prompt's arguments
-        return tools.run(server, catalog, call, params, rev, related)
+        return tools.run(server, catalog, call, meta, rev, related)
 
     def ready() -> Any:
         asked = to_ask(prompt, call.given)
         if not asked:
-            return tools.run(server, catalog, call, params, rev, related)
-        return _asked_call(server, questions, catalog, call, prompt, asked, params, rev, related, ask)
+            return tools.run(server, catalog, call, meta, rev, related)
+        return _asked_call(server, questions, catalog, call, prompt, asked, meta, rev, related, ask)
 
     return when_ready(prompt, ready)
 
 
 async def _asked_call(server: Renders, questions: Questions, catalog: Catalog, call: Call, prompt: Prompt,
-                      asked: list[Argument], params: dict[str, Any], rev: Revision, related: Send,
+                      asked: list[Argument], meta: object, rev: Revision, related: Send,
                       ask: Send) -> dict[str, Any]:
     from . import tools
 
     filled = replace(call, given={**call.given, **await fill(questions, prompt.name, asked, rev, ask)})
-    return await _settled(tools.run(server, catalog, filled, params, rev, related))
+    return await _settled(tools.run(server, catalog, filled, meta, rev, related))
 
 
 async def _settled(result: Any) -> dict[str, Any]:

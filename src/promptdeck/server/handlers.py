@@ -24,10 +24,12 @@ from ..protocol import jsonrpc
 from ..protocol.content import META_TEXT_RESOURCES, as_text, messages_to_wire
 from ..protocol.errors import InvalidParams
 from ..protocol.revisions import Revision
+from .params import LOG_LEVELS as LOG_LEVELS
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
     from ..prompts.spec import Completer
+    from .params import Complete
 
 PROMPTS_LIST_CHANGED = jsonrpc.encode_notification("notifications/prompts/list_changed")
 
@@ -35,7 +37,7 @@ PROMPTS_LIST_CHANGED = jsonrpc.encode_notification("notifications/prompts/list_c
 Send = Callable[[bytes], None]
 
 #: The MCP skills extension (SEP-2640), declared with ``directoryRead`` in both eras' capabilities when skills
-#: are served; its methods are in both ``METHODS`` tables (``prompts/skill_catalog.py`` answers them).
+#: are served (``methods.SKILLS_CAP``; ``prompts/skill_catalog.py`` answers its methods).
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 
 
@@ -60,25 +62,6 @@ class Splits(Protocol):
     def split(self, prompt: Prompt, key: str | None) -> Prompt: ...
 
 
-#: The levels of logging/setLevel and of the 2026-07-28 ``_meta`` log level, least severe first.
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-
-
-def list_prompts(catalog: Catalog, rev: Revision, params: dict[str, Any], extra: dict[str, Any] | None = None,
-                 extra_key: str = "") -> bytes:
-    """One ``prompts/list`` page, encoded (pages are cached per catalog snapshot; see ``Catalog.page``)."""
-    return catalog.page(rev, params.get("cursor"), extra, extra_key)
-
-
-def find_prompt(catalog: Catalog, params: dict[str, Any]) -> tuple[Prompt, dict[str, Any] | None]:
-    """The prompt a ``prompts/get`` names, and the arguments it was given (checked to be an object)."""
-    prompt = catalog.require(params.get("name"))
-    given = params.get("arguments")
-    if given is not None and not isinstance(given, dict):
-        raise InvalidParams('"arguments" must be an object mapping names to strings')
-    return prompt, given
-
-
 #: A ``prompts/get`` result's ``_meta`` keys that say which version of a stored prompt was rendered
 #: (``sources.store``: the file's version, its label, and the rollout that chose it).
 SERVED_META = ("promptdeck.dev/version", "promptdeck.dev/label", "promptdeck.dev/rollout")
@@ -94,12 +77,11 @@ def served_meta(prompt: Prompt) -> dict[str, Any]:
     return {key: meta[key] for key in SERVED_META if key in meta} if meta else {}
 
 
-def split(server: Splits, prompt: Prompt, params: dict[str, Any], sticky: str | None) -> Prompt:
+def split(server: Splits, prompt: Prompt, meta: object, sticky: str | None) -> Prompt:
     """The version of ``prompt`` to render for this request: a rollout's, when its key falls in the rollout's
-    share (the key: ``_meta["promptdeck.dev/rollout-key"]``, else ``sticky``); else ``prompt``."""
+    share (the key: the request's ``_meta["promptdeck.dev/rollout-key"]``, else ``sticky``); else ``prompt``."""
     if prompt.name not in server.rolling_out():
         return prompt
-    meta = params.get("_meta")
     given = meta.get(META_ROLLOUT_KEY, MISSING) if isinstance(meta, dict) else MISSING
     if given is MISSING:
         return server.split(prompt, sticky)
@@ -108,19 +90,20 @@ def split(server: Splits, prompt: Prompt, params: dict[str, Any], sticky: str | 
     return server.split(prompt, f"key:{given}")
 
 
-def render(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
+def render(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, meta: object,
            rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-    """The ``prompts/get`` result: arguments bound and checked, the prompt rendered under its limits."""
+    """The ``prompts/get`` result: arguments bound and checked, the prompt rendered under its limits (``meta``:
+    the request's ``_meta``, which may carry a progress token)."""
     result: dict[str, Any] | Awaitable[dict[str, Any]] = \
-        when_ready(prompt, lambda: render_ready(server, prompt, arguments, params, rev, related))
+        when_ready(prompt, lambda: render_ready(server, prompt, arguments, meta, rev, related))
     return result
 
 
-def render_ready(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, params: dict[str, Any],
+def render_ready(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, meta: object,
                  rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """``render`` for a prompt already ready to read (``when_ready`` has run for this request)."""
     values = bind(prompt.arguments, arguments, prompt.name)
-    progress = RenderContext(prompt.name, progress_reporter(params, related, rev.progress_message))
+    progress = RenderContext(prompt.name, progress_reporter(meta, related, rev.progress_message))
     rendered = run_render(lambda: prompt.render(values, progress), prompt.name, prompt.work,
                           server.prompt_seconds)
     served = served_meta(prompt)
@@ -153,26 +136,21 @@ def get_result(messages: Any, description: str | None, rev: Revision, text_resou
     return result
 
 
-def complete(server: Renders, catalog: Catalog,
-             params: dict[str, Any]) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+def complete(server: Renders, catalog: Catalog, params: Complete) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """The ``completion/complete`` result (awaitable when the argument's completer is async)."""
-    ref = params.get("ref")
-    argument = params.get("argument")
-    if not isinstance(ref, dict) or not isinstance(argument, dict):
-        raise InvalidParams('completion/complete needs "ref" and "argument" objects')
+    ref, argument = params.ref, params.argument
     if ref.get("type") == "ref/resource":
         raise InvalidParams("this server completes prompt arguments only, not resource template values")
     if ref.get("type") != "ref/prompt":
         raise InvalidParams(f"unknown reference type {ref.get('type')!r}")
     prompt = catalog.require(ref.get("name"))
     result: dict[str, Any] | Awaitable[dict[str, Any]] = \
-        when_ready(prompt, lambda: _complete(server, prompt, argument, params))
+        when_ready(prompt, lambda: _complete(server, prompt, argument, params.context))
     return result
 
 
 def _complete(server: Renders, prompt: Prompt, argument: dict[str, Any],
-              params: dict[str, Any]) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-    context = params.get("context")
+              context: object) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     filled = context.get("arguments") if isinstance(context, dict) else None
     hook = server.completers.get((prompt.name, argument.get("name")))  # type: ignore[arg-type]
     found = complete_argument(prompt, argument.get("name"), argument.get("value"),
@@ -186,9 +164,8 @@ async def _completion(pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
     return {"completion": await pending}
 
 
-def progress_reporter(params: dict[str, Any], related: Send, with_message: bool) -> Callable[..., None] | None:
-    """Sends notifications/progress for the request's ``progressToken``; None when it has none."""
-    meta = params.get("_meta")
+def progress_reporter(meta: object, related: Send, with_message: bool) -> Callable[..., None] | None:
+    """Sends notifications/progress for the ``progressToken`` of a request's ``_meta``; None when it has none."""
     token = meta.get("progressToken") if isinstance(meta, dict) else None
     if token is None or isinstance(token, bool) or not isinstance(token, str | int):
         return None

@@ -2,10 +2,11 @@
 
 A request whose ``_meta`` names a protocol version belongs to the 2026-07-28
 era and is handed to ``server.modern`` (see ``modern.py``) whatever state the
-session is in, so one stdio process serves clients of both eras. The prompt
-methods themselves are ``handlers``'; this module adds what only a session
-has: ``initialize``, ``ping``, ``logging/setLevel``, the lifecycle checks, and
-cancellation of its requests in flight.
+session is in, so one stdio process serves clients of both eras. Every method is
+declared once in ``methods.py``; this module adds what only a session has: the
+lifecycle and its checks, negotiation, the log level, what it follows of the
+resources, and cancellation of its requests in flight (``LegacyTurn`` is this
+era's side of a request there).
 
 Transport-neutral: ``handle`` takes a decoded message and returns an
 ``outcome`` (an ``Answer``, a ``Pending`` render, or None when nothing is
@@ -26,14 +27,14 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..prompts.execution import off_loop
 from ..protocol import jsonrpc
-from ..protocol.errors import InvalidParams, InvalidRequest, McpError, MethodNotFound
+from ..protocol.errors import InvalidRequest, McpError, MethodNotFound
 from ..protocol.jsonrpc import Invalid, Notification, Request, RequestId, Response
 from ..protocol.lifecycle import Lifecycle, State
 from ..protocol.revisions import LATEST, Revision, modern_meta, negotiate
-from . import handlers
-from .handlers import LOG_LEVELS, PROMPTS_LIST_CHANGED, SKILLS_EXTENSION, Send
+from . import handlers, params
+from .handlers import PROMPTS_LIST_CHANGED, Send
+from .methods import LEGACY, Method, offered
 from .outcome import Outcome, Pending, answer, failed
 
 # ``modern`` (the 2026-07-28 era, with its requestState keys) and ``tools`` (serve --tools) are imported when
@@ -42,13 +43,12 @@ if TYPE_CHECKING:
     import asyncio
 
     from ..prompts.catalog import Catalog
-    from ..prompts.resources import ResourceCatalog, Sight
-    from ..prompts.skill_catalog import SkillCatalog
+    from ..prompts.spec import Prompt
     from .elicit import Questions
     from .modern import ModernEndpoint, Subscription
     from .resources import Follows
     from .served import Served
-    from .tools import PromptTools
+    from .tools import Call
 
 log = logging.getLogger("promptdeck.server")
 
@@ -65,10 +65,6 @@ if TYPE_CHECKING:
 
 _PY_LEVEL = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40, "critical": 50,
              "alert": 50, "emergency": 50}
-
-#: The methods that may ask the client for missing arguments: given ``ask`` when the session may (``elicits``).
-ASKING = frozenset({"prompts/get", "tools/call"})
-
 
 class LegacySession:
     """State of one client that began with ``initialize`` (2024-11-05 … 2025-11-25)."""
@@ -207,11 +203,12 @@ class LegacySession:
             self.lifecycle.check_request(req.method)
         except McpError as exc:
             return failed(req.id, req.method, exc)
-        handler = METHODS.get(req.method)
-        if handler is None:
+        method = offered(req.method, LEGACY)
+        if method is None:
             return failed(req.id, req.method, MethodNotFound(f"method {req.method!r} is not offered by this server"))
-        asking = (ask or related,) if self.elicits and req.method in ASKING else ()
-        outcome: Outcome = answer(req, handler, self, req.params or {}, req, related, *asking)
+        # A method that may ask (``Method.asks``) is given ``ask`` when the client declared form elicitation.
+        turn = LegacyTurn(self, related, (ask or related) if self.elicits and method.asks else None)
+        outcome: Outcome = answer(req, _run, method, turn, req.params)
         if type(outcome) is Pending:
             outcome.track(self.in_flight)
         return outcome
@@ -236,163 +233,13 @@ class LegacySession:
             outcome.track(self.in_flight)  # notifications/cancelled reaches it on stdio too
         return outcome
 
-    def _initialize(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        rev = negotiate(params.get("protocolVersion"))
-        self.lifecycle.initialize(rev)
-        self.elicits = self.announces and rev.elicits_forms(params.get("capabilities"))
-        self.server.listeners.add(self)
-        capabilities: dict[str, Any] = {"prompts": {"listChanged": True} if self.announces else {}, "logging": {}}
-        if self.server.tools is not None:
-            capabilities["tools"] = {"listChanged": True} if self.announces else {}
-        if self.server.offers_resources:
-            capabilities["resources"] = {"subscribe": True, "listChanged": True} if self.announces else {}
-        if rev.completions_capability:
-            capabilities["completions"] = {}
-        if self.server.offers_skills:  # SEP-2133: an extension rides in any revision's capabilities
-            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": True}}
-        result: dict[str, Any] = {
-            "protocolVersion": rev.version,
-            "capabilities": capabilities,
-            "serverInfo": self.server.server_info(rev),
-        }
-        if self.server.instructions:
-            result["instructions"] = self.server.instructions
-        return result
-
-    def _ping(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        return {}
-
-    def _list(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        return handlers.list_prompts(self.catalog, self.revision, params)
-
-    def _get(self, params: dict[str, Any], req: Request, related: Send, ask: Send | None = None) -> Any:
-        prompt, given = handlers.find_prompt(self.catalog, params)
-        prompt = handlers.split(self.server, prompt, params, self.sticky)
-        if ask is not None:
-            from . import elicit
-
-            return elicit.get(self.server, self.questions, prompt, given, params, self.revision, related, ask)
-        return handlers.render(self.server, prompt, given, params, self.revision, related)
-
-    def _complete(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        return handlers.complete(self.server, self.catalog, params)
-
-    def _tools(self, method: str) -> PromptTools:
-        if self.server.tools is None:
-            raise MethodNotFound(f"method {method!r} is not offered by this server (serve --tools offers it)")
-        return self.server.tools
-
-    def _list_tools(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        from . import tools
-
-        return tools.list_tools(self._tools(req.method).of(self.catalog), self.revision, params)
-
-    def _call_tool(self, params: dict[str, Any], req: Request, related: Send, ask: Send | None = None) -> Any:
-        from . import tools
-
-        catalog = self.catalog
-        call = tools.prepare(catalog, self._tools(req.method).of(catalog), params)
-        if isinstance(call, dict):
-            return call
-        if call.prompt is not None:  # a render, as prompts/get's: a rollout's version for its key
-            call.prompt = handlers.split(self.server, call.prompt, params, self.sticky)
-        if ask is not None:
-            from . import elicit
-
-            return elicit.call(self.server, self.questions, catalog, call, params, self.revision, related, ask)
-        return tools.run(self.server, catalog, call, params, self.revision, related)
-
-    # -- resources (server/resources.py, imported on first use) --------------------------------
-
-    def _resources(self, method: str) -> tuple[ResourceCatalog, Sight]:
-        if not self.server.offers_resources:
-            raise MethodNotFound(f"method {method!r} is not offered by this server (it serves no resources)")
-        resources = self.server.resources
-        return resources, resources.sight(self.scopes)
-
-    def _following(self) -> Follows:
+    def following(self) -> Follows:
+        """What it follows of the resources, made when it first follows anything."""
         if self.follows is None:
             from .resources import Follows
 
             self.follows = Follows(self.scopes, self.notify)
         return self.follows
-
-    def _list_resources(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        from . import resources as methods
-
-        resources, sight = self._resources(req.method)
-        # A client that has read the list is told when it changes (from what its last first page showed).
-        follows = self._following() if self.announces else None
-        return methods.list_resources(resources, sight, self.revision, params, follows=follows)
-
-    def _read_resource(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        from . import resources as methods
-
-        resources, sight = self._resources(req.method)
-        return methods.read_resource(resources, sight, self.revision, params, self.principal)
-
-    def _list_templates(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        from . import resources as methods
-
-        return methods.list_templates(self._resources(req.method)[0], self.revision, params)
-
-    def _subscribe(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        from . import resources as methods
-
-        uri = methods.subscribed_uri(params)
-        resources, follows = self._resources(req.method)[0], self._following()
-
-        def subscribe() -> dict[str, Any]:
-            if not follows.subscribe(uri, resources):
-                raise InvalidParams(f"a session may follow at most {methods.MAX_SUBSCRIBED} resources")
-            return {}
-
-        return off_loop(subscribe)  # its stamp may read a stored prompt
-
-    def _unsubscribe(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        from . import resources as methods
-
-        uri = methods.subscribed_uri(params)
-        self._resources(req.method)
-        if self.follows is not None:
-            self.follows.uris.pop(uri, None)
-        return {}
-
-    # -- skills (the skills extension, SEP-2640: prompts/skill_catalog.py) ----------------------
-
-    def _skills(self, method: str) -> SkillCatalog:
-        if not self.server.offers_skills:
-            raise MethodNotFound(f"method {method!r} is not offered by this server (it serves no skills)")
-        return self.server.skills
-
-    def _list_skills(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        skills, cursor = self._skills(req.method), params.get("cursor")
-        follows = self._following() if self.announces and cursor is None else None
-        if follows is None or follows.listed is not None:
-            return skills.page(self.scopes, cursor)
-        resources = self.server.resources
-
-        def page() -> bytes:
-            # The extension has no notification of its own: a session that read the skills hears of their
-            # files coming and going through notifications/resources/list_changed, as if it had read that list.
-            follows.listing, follows.listed = True, resources.signature(resources.sight(self.scopes))
-            return skills.page(self.scopes, cursor)
-
-        return off_loop(page)  # the list of resources may walk the library
-
-    def _get_skill(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        return self._skills(req.method).get(params.get("uri"), self.scopes)
-
-    def _read_directory(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        return self._skills(req.method).directory(params.get("uri"), self.scopes, self.revision,
-                                                  params.get("cursor"))
-
-    def _set_level(self, params: dict[str, Any], req: Request, related: Send) -> Any:
-        level = params.get("level")
-        if level not in LOG_LEVELS:
-            raise InvalidParams(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
-        self.log_level = _PY_LEVEL[level]
-        return {}
 
     # -- notifications -------------------------------------------------------------------------
 
@@ -420,22 +267,86 @@ class LegacySession:
                                                 {"level": wire, "logger": name, "data": data}))
 
 
-#: The methods of a legacy session, by name (what /metrics counts by name, with the modern ones).
-METHODS: dict[str, Callable[[LegacySession, dict[str, Any], Request, Send], Any]] = {
-    "initialize": LegacySession._initialize,
-    "ping": LegacySession._ping,
-    "prompts/list": LegacySession._list,
-    "prompts/get": LegacySession._get,
-    "completion/complete": LegacySession._complete,
-    "tools/list": LegacySession._list_tools,
-    "tools/call": LegacySession._call_tool,
-    "resources/list": LegacySession._list_resources,
-    "resources/read": LegacySession._read_resource,
-    "resources/templates/list": LegacySession._list_templates,
-    "resources/subscribe": LegacySession._subscribe,
-    "resources/unsubscribe": LegacySession._unsubscribe,
-    "resources/directory/read": LegacySession._read_directory,
-    "skills/list": LegacySession._list_skills,
-    "skills/get": LegacySession._get_skill,
-    "logging/setLevel": LegacySession._set_level,
-}
+def _run(method: Method, turn: LegacyTurn, raw: dict[str, Any] | None) -> Any:
+    method.guard(turn.server)
+    return method.handler(turn, method.decode(raw))
+
+
+class LegacyTurn:
+    """One request of a legacy session, as ``methods`` handlers see it (a ``methods.LegacyTurn``): the session's
+    view and lifecycle, where its related messages go, and ``ask`` when it may ask its client for arguments."""
+
+    __slots__ = ("session", "server", "related", "ask")
+
+    def __init__(self, session: LegacySession, related: Send, ask: Send | None) -> None:
+        self.session = session
+        self.server = session.server
+        self.related = related
+        self.ask = ask
+
+    @property
+    def revision(self) -> Revision:
+        return self.session.revision
+
+    @property
+    def scopes(self) -> frozenset[str] | None:
+        return self.session.scopes
+
+    @property
+    def principal(self) -> str:
+        return self.session.principal
+
+    @property
+    def sticky(self) -> str | None:
+        return self.session.sticky
+
+    @property
+    def announces(self) -> bool:
+        return self.session.announces
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.session.catalog
+
+    def page(self) -> tuple[dict[str, Any] | None, str]:
+        return None, ""  # a legacy page is the list alone
+
+    def follows(self) -> Follows | None:
+        # A client that has read the list is told when it changes (from what its last first page showed).
+        return self.session.following() if self.session.announces else None
+
+    def following(self) -> Follows:
+        return self.session.following()
+
+    def unfollow(self, uri: str) -> None:
+        if self.session.follows is not None:
+            self.session.follows.uris.pop(uri, None)
+
+    def begin(self, p: params.Initialize) -> Revision:
+        session = self.session
+        rev = negotiate(p.protocol_version)
+        session.lifecycle.initialize(rev)
+        session.elicits = session.announces and rev.elicits_forms(p.capabilities)
+        self.server.listeners.add(session)
+        return rev
+
+    def set_level(self, level: str) -> None:
+        self.session.log_level = _PY_LEVEL[level]
+
+    def get(self, prompt: Prompt, p: params.GetPrompt) -> Any:
+        if self.ask is not None:
+            from . import elicit
+
+            return elicit.get(self.server, self.session.questions, prompt, p.arguments, p.meta, self.revision,
+                              self.related, self.ask)
+        return handlers.render(self.server, prompt, p.arguments, p.meta, self.revision, self.related)
+
+    def call(self, call: Call, catalog: Catalog, p: params.CallTool) -> Any:
+        if self.ask is not None:
+            from . import elicit
+
+            return elicit.call(self.server, self.session.questions, catalog, call, p.meta, self.revision,
+                               self.related, self.ask)
+        from . import tools
+
+        return tools.run(self.server, catalog, call, p.meta, self.revision, self.related)

@@ -4,9 +4,11 @@
 ``ResourceCatalog`` (``prompts.resources``) as one principal sees it (a ``Sight``); whatever a provider
 serves is answered here unchanged, so a new kind of resource is a provider, not a new handler. Work that
 may block (reading a file, parsing a stored prompt to learn what it reaches) runs in the render threads
-when an event loop runs here (``execution.off_loop``); over stdio it runs inline. Each era wraps these:
-a legacy session adds ``resources/subscribe`` and ``unsubscribe``, the 2026-07-28 endpoint ``resultType``,
-``ttlMs`` and ``cacheScope``, and ``resourceSubscriptions`` on ``subscriptions/listen``.
+when an event loop runs here (``execution.off_loop``); over stdio it runs inline. The methods are
+declared in ``methods.py``; each era wraps them: a legacy session follows what ``resources/subscribe`` and
+``unsubscribe`` name, the 2026-07-28 endpoint adds ``resultType``, ``ttlMs`` and ``cacheScope``, and
+``resourceSubscriptions`` on ``subscriptions/listen``. (``resources/templates/list`` is one page, whatever
+the cursor: there are only a few.)
 
 A listener (a legacy session, a 2026-07-28 subscription) that follows resources holds a ``Follows``: the
 list it has seen and the URIs it subscribed to, each with the stamp it had. After every change of the
@@ -37,13 +39,11 @@ if TYPE_CHECKING:
 MAX_SUBSCRIBED = 1000
 
 
-def list_resources(resources: ResourceCatalog, sight: Sight, rev: Revision, params: dict[str, Any],
+def list_resources(resources: ResourceCatalog, sight: Sight, rev: Revision, cursor: str | None,
                    extra: dict[str, Any] | None = None, extra_key: str = "",
                    follows: Follows | None = None) -> bytes | Awaitable[bytes]:
     """One ``resources/list`` page, encoded (pages are cached per snapshot and view, like prompt pages).
     ``follows``: the listener that reads it, told of changes from what a first page shows on."""
-    cursor = params.get("cursor")
-
     def page() -> bytes:
         if follows is not None and cursor is None:
             follows.listing, follows.listed = True, resources.signature(sight)
@@ -52,11 +52,10 @@ def list_resources(resources: ResourceCatalog, sight: Sight, rev: Revision, para
     return off_loop(page)
 
 
-def read_resource(resources: ResourceCatalog, sight: Sight, rev: Revision, params: dict[str, Any],
+def read_resource(resources: ResourceCatalog, sight: Sight, rev: Revision, uri: str,
                   principal: str = "local") -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """The ``resources/read`` result; -32602 "Resource not found" for anything it does not read. Its bytes are
     taken from ``principal``'s read budget while it is read and put on the wire (``prompts.read_budget``)."""
-    uri = params.get("uri")
     held = answer_held()  # here, on the request's task: the read itself runs in the render threads
 
     def read() -> dict[str, Any]:
@@ -66,15 +65,8 @@ def read_resource(resources: ResourceCatalog, sight: Sight, rev: Revision, param
     return off_loop(read)
 
 
-def list_templates(resources: ResourceCatalog, rev: Revision, params: dict[str, Any],
-                   extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The ``resources/templates/list`` result: one page, whatever the cursor (there are only a few)."""
-    return resources.templates(rev, extra)
-
-
-def subscribed_uri(params: dict[str, Any]) -> str:
-    """The ``uri`` of a ``resources/subscribe`` or ``unsubscribe``."""
-    uri = params.get("uri")
+def subscribed_uri(uri: str) -> str:
+    """The ``uri`` of a ``resources/subscribe`` or ``unsubscribe``, held to the length of a URI we serve."""
     if not isinstance(uri, str) or not uri or len(uri) > MAX_URI_CHARS:
         raise InvalidParams(f'"uri" must be a URI of at most {MAX_URI_CHARS} characters')
     return uri

@@ -298,18 +298,10 @@ class Call:
     raw: dict[str, Any]
 
 
-def called(tools: ToolSet, params: dict[str, Any]) -> tuple[str, str | None, dict[str, Any]]:
+def called(tools: ToolSet, name: str, arguments: dict[str, Any] | None) -> tuple[str, str | None, dict[str, Any]]:
     """(tool, the prompt a per-prompt tool renders, the call's arguments). ``InvalidParams`` here is a
-    protocol error: no such tool, or arguments that are not an object."""
-    name = params.get("name")
-    target = tools.target(name)
-    assert isinstance(name, str)
-    raw = params.get("arguments")
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise InvalidParams('"arguments" must be an object')
-    return name, target, raw
+    protocol error: no such tool (the params' shape is held by ``params.CallTool``)."""
+    return name, tools.target(name), {} if arguments is None else arguments
 
 
 def understand(catalog: Catalog, tools: ToolSet, tool: str, target: str | None, raw: dict[str, Any]) -> Call:
@@ -448,28 +440,22 @@ async def rendered_later(pending: Awaitable[dict[str, Any]], rev: Revision) -> d
 # -- the methods, for both eras ----------------------------------------------------------------
 
 
-def list_tools(tools: ToolSet, rev: Revision, params: dict[str, Any], extra: dict[str, Any] | None = None,
-               extra_key: str = "") -> bytes:
-    """One ``tools/list`` page, encoded."""
-    return tools.page(rev, params.get("cursor"), extra, extra_key)
-
-
-def prepare(catalog: Catalog, tools: ToolSet, params: dict[str, Any]) -> Call | dict[str, Any]:
+def prepare(catalog: Catalog, tools: ToolSet, name: str, arguments: dict[str, Any] | None) -> Call | dict[str, Any]:
     """The call a ``tools/call`` makes, or the ``isError`` result for a known tool called wrongly."""
-    tool, target, raw = called(tools, params)
+    tool, target, raw = called(tools, name, arguments)
     try:
         return understand(catalog, tools, tool, target, raw)
     except InvalidParams as exc:
         return fault(exc)
 
 
-def run(server: handlers.Renders, catalog: Catalog, call: Call, params: dict[str, Any], rev: Revision,
+def run(server: handlers.Renders, catalog: Catalog, call: Call, meta: object, rev: Revision,
         related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """The ``tools/call`` result: a listing, or the prompt rendered as ``prompts/get`` renders it."""
     try:
         if call.prompt is None:
             return listing_result(catalog, call, rev)
-        result = handlers.render(server, call.prompt, call.given, params, rev, related)
+        result = handlers.render(server, call.prompt, call.given, meta, rev, related)
     except InvalidParams as exc:
         return fault(exc)
     return rendered(result, rev) if isinstance(result, dict) else rendered_later(result, rev)

@@ -69,9 +69,8 @@ from ..asgi import (
     sse_priming,
     stream_queue,
 )
-from ..legacy import METHODS as LEGACY_METHODS
 from ..legacy import LegacySession
-from ..modern import METHODS as MODERN_METHODS
+from ..methods import METHODS
 from ..outcome import Answer, assemble
 from ..security.audit import Metrics, log_call, log_get
 from ..security.principals import Authenticator, Principal
@@ -99,7 +98,7 @@ LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 #: Methods counted by name in /metrics. The method is client input: any other name is counted as
 #: "other", so label values stay few (memory) and cannot forge lines of the metrics text.
-METRIC_METHODS = frozenset(LEGACY_METHODS) | frozenset(MODERN_METHODS)
+METRIC_METHODS = frozenset(METHODS)
 
 
 def _host_allowed(host: str | None, allowed: frozenset[str]) -> bool:
@@ -378,10 +377,8 @@ class StreamableHttpApp:
                 if meta is not None and decoded.method == "prompts/get" and type(decoded) is Request:
                     started = time.perf_counter()
                     data = plain_get(self, scope, decoded, meta, principal)
-                    if data is not None:  # the common get, in one pass: counted and audited as observe does
-                        seconds = time.perf_counter() - started
-                        self.metrics.observe("prompts/get", "ok", seconds)
-                        log_get(principal.name, decoded.params["name"], "ok", seconds)  # type: ignore[index]
+                    if data is not None:  # the common get, in one pass: counted and audited as any answer
+                        self.observe([decoded], Answer(decoded.id, data), time.perf_counter() - started, principal)
                         await respond(send, 200, data)
                         return
                 await serve_modern(self, scope, receive, send, principal, decoded, meta)
