@@ -15,10 +15,11 @@ POST gets a fresh session that assumes the revision in ``MCP-Protocol-Version``
 (2025-03-26 when absent), so any replica answers any request; GET and DELETE
 are 405 there.
 
-Host and Origin are checked on every request (DNS rebinding): by default only
-loopback names are accepted, any port. Then the ``Authenticator`` (static
-bearer tokens or OAuth JWTs, see ``guard`` and ``oauth``) names the principal;
-its scopes decide which prompts its sessions see.
+The paths are a table (``StreamableHttpApp.routes``, in the shape ``routes`` defines): each route
+declares its guards. Host and Origin are checked on every request (DNS rebinding): by default only
+loopback names are accepted, any port. On the routes that hold data the ``Authenticator`` (static
+bearer tokens or OAuth JWTs, see ``tokens`` and ``oauth``) then names the principal, whose scopes
+decide which prompts its sessions see, and the rate limit counts its requests.
 
 With ``ui=True`` (``serve --http`` unless ``--no-ui``) the same app serves the web catalog and
 playground on ``/`` and ``/ui/`` (see ``ui``), behind the same Host and Origin checks; its pages hold no
@@ -29,9 +30,9 @@ checks, authentication and rate limit as this endpoint.
 What one principal may hold (sessions, streams, subscriptions) is capped as well
 as the total (``sessions.SessionTable``), and a batch's answer in size.
 
-Every refusal a route makes is an ``HttpError`` it raises; ``__call__`` is the one place that turns it
-into a response, in the shape of the path it came from: a JSON-RPC error on the MCP paths, a JSON
-object on the store API and the sign-in.
+Every refusal a route or its guards make is an ``HttpError`` they raise; ``__call__`` is the one place
+that turns it into a response, in the shape of the route it came from (``Route.errors``): a JSON-RPC
+error on the MCP paths, a JSON object on the store and graph APIs and the sign-in.
 """
 
 from __future__ import annotations
@@ -43,11 +44,10 @@ import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from ...prompts.read_budget import answering
 from ...protocol import jsonrpc
-from ...protocol.errors import AuthError, HttpError, InvalidRequest, McpError, ParseError
+from ...protocol.errors import HttpError, InvalidRequest, McpError, ParseError
 from ...protocol.jsonrpc import Invalid, Notification, Request
 from ...protocol.revisions import HTTP_DEFAULT, MODERN, REVISIONS, Revision, modern_meta
 from ..asgi import (
@@ -75,15 +75,17 @@ from ..outcome import Answer, assemble
 from ..security.audit import Metrics, log_call, log_get
 from ..security.principals import Authenticator, Principal
 from ..security.quotas import Quota
-from ..security.ratelimit import RateLimiter, retry_after, too_many
+from ..security.ratelimit import RateLimiter
 from ..watch import watch_folders
 from ..web.graph_api import PATH as GRAPH_PATH
 from ..web.graph_api import GraphApi
+from ..web.page import PREFIX as UI_PREFIX
 from ..web.page import WebUi
 from ..web.signin import PATH as SIGNIN_PATH
 from .legacy_sse import LegacySseTransport
 from .modern import plain_get, serve_modern
 from .options import HttpOptions
+from .routes import AUTH, HOST, LIMIT, Checks, Errors, Route, Router
 from .sessions import HttpSession, SessionTable, count_listens
 
 if TYPE_CHECKING:
@@ -93,19 +95,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("promptdeck.http")
 
-LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
 #: where the RFC 9728 protected-resource metadata is also served, whatever path it is given
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 #: Methods counted by name in /metrics. The method is client input: any other name is counted as
 #: "other", so label values stay few (memory) and cannot forge lines of the metrics text.
 METRIC_METHODS = frozenset(METHODS)
-
-
-def _host_allowed(host: str | None, allowed: frozenset[str]) -> bool:
-    if host is None:
-        return False
-    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    return host in allowed or name in allowed
 
 
 class StreamableHttpApp:
@@ -117,7 +111,6 @@ class StreamableHttpApp:
         options = options or HttpOptions()
         self.server = server
         self.options = options
-        self.allowed_hosts = frozenset(LOOPBACK) | options.allowed_hosts
         self.auth = auth
         #: (path, document) of the RFC 9728 protected-resource metadata, served without authentication
         self.metadata = metadata
@@ -128,8 +121,6 @@ class StreamableHttpApp:
         self.table = SessionTable(options, streams)
         self.legacy_sse = LegacySseTransport(self) if options.legacy_sse and not options.stateless else None
         self._stateless_streams = 0
-        #: principals by client address, kept because most requests come from a few
-        self._peers: dict[str, Principal] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
         #: the web catalog and playground on ``/`` and ``/ui/`` (see ``page``), behind the same Host/Origin checks
@@ -140,10 +131,42 @@ class StreamableHttpApp:
         self.graph_api = GraphApi(server) if options.ui else None
         #: ``promptdeck ui``'s exchange of a one-time code for a token (``POST /signin``, see ``signin``)
         self.signin = signin
-        #: the MCP path when no route that ``_route`` tries before it takes it (its requests skip those); else None
-        self._direct = None if self._shadowed(options.path) else options.path
-        #: the Host and Origin checks' verdicts by the headers' values ("" when both pass, else the refusal)
-        self._verdicts: dict[tuple[bytes, bytes | None], str] = {}
+        #: what the routes' guards check against (see ``routes``)
+        self.checks = Checks(options.allowed_hosts, options.allowed_origins, auth, self.limiter)
+        self.router = Router(self.routes(), self.checks)
+
+    def routes(self) -> list[Route]:
+        """The table: the first route that takes a path serves it, behind the guards it declares."""
+        public, guarded, limited = frozenset({HOST}), frozenset({HOST, AUTH}), frozenset({HOST, AUTH, LIMIT})
+        options, old = self.options, self.legacy_sse
+        table = [Route("health", _health, public, paths=("/healthz",))]
+        if self.signin is not None:
+            signin = self.signin
+            table.append(Route("signin", lambda scope, receive, send, _: signin(scope, receive, send), public,
+                               paths=(SIGNIN_PATH,), errors=Errors.JSON))
+        if self.ui is not None:  # its pages hold no data: no authentication
+            ui = self.ui
+            table.append(Route("ui", lambda scope, receive, send, _: ui(scope, receive, send), public,
+                               paths=("/",), prefix=UI_PREFIX))
+        if self.metadata is not None:
+            table.append(Route("oauth metadata", self._metadata, public, paths=(self.metadata[0], METADATA_PATH)))
+        if self.store_api is not None:
+            from ..web.store_api import PREFIX as STORE_PREFIX  # loaded already: the app made its StoreApi
+
+            table.append(Route("store api", self.store_api, limited, paths=(STORE_PREFIX,), prefix=STORE_PREFIX + "/",
+                               errors=Errors.JSON))
+        if self.graph_api is not None:
+            table.append(Route("graph api", self.graph_api, limited, paths=(GRAPH_PATH,), errors=Errors.JSON))
+        # The prompt count in /metrics is what its asker may see, so it authenticates; it is not rate-limited.
+        table.append(Route("metrics", self._metrics, guarded, paths=("/metrics",)))
+        # Stateless, the endpoint takes POST only (2026-07-28 has no GET stream either); stateful, ``_mcp``
+        # answers each method, as a 2026-07-28 GET or DELETE is refused with a narrower Allow.
+        table.append(Route("mcp", self._post, limited, paths=(options.path,), methods=("POST",))
+                     if options.stateless else Route("mcp", self._mcp, limited, paths=(options.path,)))
+        if old is not None:
+            table.append(Route("sse", old.stream, limited, paths=(old.sse_path,), methods=("GET",)))
+            table.append(Route("messages", old.post, limited, paths=(old.messages_path,), methods=("POST",)))
+        return table
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -151,154 +174,42 @@ class StreamableHttpApp:
             return
         if scope["type"] != "http":
             return
+        route, endpoint = self.router.resolve(scope["path"])
         try:
             with answering():  # reads' bytes count against their budget until the answer is written
-                await self._route(scope, receive, send)
+                await endpoint(scope, receive, send)
         except HttpError as refusal:  # the one place a refusal becomes a response
-            await respond_refusal(send, refusal, rpc=not self._json_api(scope["path"]))
+            await respond_refusal(send, refusal, rpc=route.errors is Errors.RPC)
         except Exception:
-            if not self._json_api(scope["path"]):
+            if route.errors is Errors.RPC:
                 raise
             # The JSON API answers JSON even for a fault of ours; the details go to the log only.
             log.exception("%s failed", scope["path"])
             await respond_refusal(send, HttpError(500, "internal error"), rpc=False)
 
-    def _json_api(self, path: str) -> bool:
-        """Whether ``path`` answers in plain JSON (the store API, the sign-in) rather than JSON-RPC."""
-        return (self.store_api is not None and self.store_api.serves(path)) or \
-            (self.signin is not None and path == SIGNIN_PATH) or (self.graph_api is not None and path == GRAPH_PATH)
+    async def _metadata(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+        assert self.metadata is not None
+        await respond(send, 200, self.metadata[1], headers=[(b"cache-control", b"max-age=3600")])
 
-    def _shadowed(self, path: str) -> bool:
-        """Whether a route ``_route`` tries before the MCP endpoint's would take ``path``."""
-        return path == "/healthz" or (self.signin is not None and path == SIGNIN_PATH) \
-            or (self.ui is not None and self.ui.serves(path)) \
-            or (self.metadata is not None and path in (self.metadata[0], METADATA_PATH)) \
-            or (self.store_api is not None and self.store_api.serves(path)) or self._graph(path)
+    async def _metrics(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+        # The prompt count is what this asker may see: counting prompts hidden by scopes would tell
+        # a principal that restricted prompts exist. The other series are aggregates that name no prompt.
+        body = self.metrics.render(self.table.count(), len(self.server.catalog.view(principal.scopes)))
+        await respond(send, 200, body, b"text/plain; version=0.0.4")
 
-    def _graph(self, path: str) -> bool:
-        return self.graph_api is not None and path == GRAPH_PATH
-
-    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope.get("http_version") not in ("1.1", "1.0"):
-            raise HttpError(505, "only HTTP/1.1 is served here")
-        headers = headers_of(scope)
-        host = headers.get(b"host")
-        if host is None or (len(headers) != len(scope["headers"])
-                            and sum(name == b"host" for name, _ in scope["headers"]) > 1):
-            # RFC 9112 section 3.2: exactly one Host; which of two a proxy would route by is anyone's guess.
-            raise HttpError(400, "a request needs exactly one Host header")
-        origin = headers.get(b"origin")
-        refusal = self._verdicts.get((host, origin))
-        if refusal is None:
-            refusal = self._verdict(host, origin)
-        if refusal:
-            raise HttpError(403, refusal)
-        path = scope["path"]
-        api = False
-        if path != self._direct:  # the MCP endpoint's requests, the most by far, skip the other routes
-            if path == "/healthz":
-                await respond(send, 200, b"ok", b"text/plain")
-                return
-            if self.signin is not None and path == SIGNIN_PATH:
-                await self.signin(scope, receive, send)
-                return
-            if self.ui is not None and self.ui.serves(path):
-                await self.ui(scope, receive, send)
-                return
-            if self.metadata is not None and path in (self.metadata[0], METADATA_PATH):
-                await respond(send, 200, self.metadata[1], headers=[(b"cache-control", b"max-age=3600")])
-                return
-            api = (self.store_api is not None and self.store_api.serves(path)) or self._graph(path)
-            old = self.legacy_sse
-            if path not in (self.options.path, "/metrics") and not api \
-                    and (old is None or path not in (old.sse_path, old.messages_path)):
-                await respond(send, 404, b"not found", b"text/plain")
-                return
-        principal = self._peer(scope) if self.auth is None else await self._principal(scope)
-        if path == "/metrics":
-            # The prompt count is what this asker may see: counting prompts hidden by scopes would tell
-            # a principal that restricted prompts exist. The other series are aggregates that name no prompt.
-            body = self.metrics.render(self.table.count(), len(self.server.catalog.view(principal.scopes)))
-            await respond(send, 200, body, b"text/plain; version=0.0.4")
-            return
-        if self.limiter is not None:
-            wait = self.limiter.check(principal.name)
-            if wait > 0:
-                raise HttpError(429, "too many requests; slow down", error=too_many(wait),
-                                headers=[(b"retry-after", b"%d" % retry_after(wait))])
-        if api and self.graph_api is not None and path == GRAPH_PATH:
-            await self.graph_api(scope, receive, send, principal)
-            return
-        if api:
-            assert self.store_api is not None
-            await self.store_api(scope, receive, send, principal)
-            return
+    async def _mcp(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+        """The stateful MCP endpoint: POST a message, GET the session's stream, DELETE the session."""
         method = scope["method"]
-        old = self.legacy_sse
-        if old is not None and path != self.options.path:
-            if path == old.sse_path and method == "GET":
-                await old.stream(scope, receive, send, principal)
-            elif path == old.messages_path and method == "POST":
-                await old.post(scope, receive, send, principal)
-            else:
-                await respond(send, 405, b"", None, [(b"allow", b"GET" if path == old.sse_path else b"POST")])
-            return
-        if method != "POST" and header(scope, b"mcp-protocol-version") in MODERN:
-            await respond(send, 405, b"", None, [(b"allow", b"POST")])  # 2026-07-28 has no GET stream
-            return
-        stateless = self.options.stateless
         if method == "POST":
             await self._post(scope, receive, send, principal)
-        elif method == "GET" and not stateless:
+        elif header(scope, b"mcp-protocol-version") in MODERN:
+            await respond(send, 405, b"", None, [(b"allow", b"POST")])  # 2026-07-28 has no GET stream
+        elif method == "GET":
             await self._get(scope, receive, send, principal)
-        elif method == "DELETE" and not stateless:
+        elif method == "DELETE":
             await self._delete(scope, send, principal)
         else:
-            await respond(send, 405, b"", None, [(b"allow", b"POST" if stateless else b"GET, POST, DELETE")])
-
-    def _peer(self, scope: Scope) -> Principal:
-        """Without authentication, who is asking is the client's address."""
-        client = scope.get("client")
-        address = str(client[0]) if client else "local"
-        principal = self._peers.get(address)
-        if principal is None:
-            if len(self._peers) >= 1024:
-                self._peers.clear()
-            principal = self._peers[address] = Principal(address, authenticated=False)
-        return principal
-
-    async def _principal(self, scope: Scope) -> Principal:
-        """Who is asking, by the request's credentials (401/403 when they say nobody)."""
-        assert self.auth is not None
-        try:
-            return await self.auth.authenticate(header(scope, b"authorization"))
-        except AuthError as exc:
-            raise HttpError(exc.status, exc.message, headers=[(b"www-authenticate", self.auth.challenge(exc))]) \
-                from None
-
-    def _verdict(self, host: bytes, origin: bytes | None) -> str:
-        """The Host and Origin checks for these values: "" when both pass, else the refusal's message. Kept
-        for the next request (a client sends the same values every time) unless the values are long."""
-        if not _host_allowed(host.decode("latin-1"), self.allowed_hosts):
-            refusal = "Host not allowed"
-        elif origin is not None and not self._origin_ok(origin.decode("latin-1")):
-            refusal = "Origin not allowed"
-        else:
-            refusal = ""
-        if len(host) + len(origin or b"") <= 512:
-            if len(self._verdicts) >= 256:
-                self._verdicts.clear()
-            self._verdicts[host, origin] = refusal
-        return refusal
-
-    def _origin_ok(self, origin: str) -> bool:
-        if origin in self.options.allowed_origins:
-            return True
-        try:
-            parts = urlsplit(origin)
-        except ValueError:
-            return False
-        return parts.scheme in ("http", "https") and (parts.hostname or "") in ("localhost", "127.0.0.1", "::1")
+            await respond(send, 405, b"", None, [(b"allow", b"GET, POST, DELETE")])
 
     # -- lifespan ------------------------------------------------------------------------------
 
@@ -355,12 +266,10 @@ class StreamableHttpApp:
         return REVISIONS.get(value, False)
 
     async def _post(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+        """A JSON-RPC message (or a legacy batch): 2026-07-28 by what it carries, else to a legacy session."""
         headers = headers_of(scope)
+        _check_post(headers)
         options = self.options
-        if media_type(headers.get(b"content-type")) != b"application/json":
-            raise HttpError(415, "Content-Type must be application/json")
-        if not accepts_all(headers.get(b"accept"), b"application/json", b"text/event-stream"):
-            raise HttpError(406, "Accept must list both application/json and text/event-stream")
         try:
             body = await read_body(receive, options.max_body_bytes, headers.get(b"content-length"),
                                    options.body_seconds)
@@ -384,43 +293,17 @@ class StreamableHttpApp:
                 await serve_modern(self, scope, receive, send, principal, decoded, meta)
                 return
         messages = decoded if isinstance(decoded, list) else [decoded]
-        invalid = [m for m in messages if isinstance(m, Invalid)]
-        if not messages or (invalid and len(invalid) == len(messages)):
-            # Nothing in the body can be processed: an HTTP error, carrying the JSON-RPC one.
-            error = invalid[0].error if invalid else InvalidRequest("an empty batch is not a request")
-            await respond(send, 400, jsonrpc.encode_error(invalid[0].id if invalid else None, error))
+        refused = _unprocessable(messages)
+        if refused is not None:  # nothing in the body can be processed: an HTTP error, carrying the JSON-RPC one
+            await respond(send, 400, refused)
             return
-        listens = count_listens(messages)
-        refusal = self.table.stream_refusal(principal.name, listens) if listens else None
-        if refusal is not None:
-            raise refusal
+        await self._post_legacy(scope, receive, send, principal, body, decoded, messages)
+
+    async def _post_legacy(self, scope: Scope, receive: Receive, send: Send, principal: Principal, body: bytes,
+                           decoded: jsonrpc.Message | list[jsonrpc.Message], messages: list[jsonrpc.Message]) -> None:
         initialize = any(isinstance(m, Request) and m.method == "initialize" for m in messages)
-        revision = self._revision_header(scope)
-        if revision is False and not initialize:
-            raise HttpError(400, f"unsupported MCP-Protocol-Version {header(scope, b'mcp-protocol-version')!r}; "
-                                 f"supported: {', '.join(REVISIONS)}")
-        extra: list[tuple[bytes, bytes]] = []
-        session: HttpSession | None = None
-        if options.stateless:
-            legacy = LegacySession(self.server, lambda _message: None, announces=False)
-            legacy.scopes = principal.scopes
-            legacy.sticky = principal.rollout_key  # no session to keep a rollout's choice by
-            if not initialize:
-                legacy.assume(revision or HTTP_DEFAULT)  # type: ignore[arg-type]
-        elif initialize:
-            refusal = self.table.session_refusal(principal.name)
-            if refusal is not None:
-                raise refusal
-            session = HttpSession(self.server, secrets.token_urlsafe(32), principal)
-            legacy = session.legacy
-            extra.append((b"mcp-session-id", session.id.encode()))
-        else:
-            found = self.table.session_for(header(scope, b"mcp-session-id"), principal)
-            if isinstance(found, HttpError):
-                raise found
-            session = found
-            session.last_seen = time.monotonic()
-            legacy = session.legacy
+        revision = self._admit(scope, principal, messages, initialize)
+        legacy, session, extra = self._legacy_for(scope, principal, initialize, revision)
         if not any(isinstance(m, Request) for m in messages) and not isinstance(decoded, list):
             legacy.handle(decoded, lambda _message: None)
             await respond(send, 202, b"", None, extra)
@@ -432,10 +315,45 @@ class StreamableHttpApp:
             await self._answer(send, receive, legacy, session, body, messages, extra, principal,
                                batch=isinstance(decoded, list))
         finally:
-            if options.stateless:
+            if self.options.stateless:
                 legacy.close()  # nothing outlives a stateless request
             elif session is not None and initialize and legacy.lifecycle.revision is None:
                 self.table.streamable.pop(session.id, None)  # initialize failed: no session to keep
+
+    def _admit(self, scope: Scope, principal: Principal, messages: list[jsonrpc.Message],
+               initialize: bool) -> Revision | None | bool:
+        """Refuse listens past the stream cap and an unsupported MCP-Protocol-Version (but on initialize);
+        else the revision the header names (``_revision_header``)."""
+        listens = count_listens(messages)
+        refusal = self.table.stream_refusal(principal.name, listens) if listens else None
+        if refusal is not None:
+            raise refusal
+        revision = self._revision_header(scope)
+        if revision is False and not initialize:
+            raise HttpError(400, f"unsupported MCP-Protocol-Version {header(scope, b'mcp-protocol-version')!r}; "
+                                 f"supported: {', '.join(REVISIONS)}")
+        return revision
+
+    def _legacy_for(self, scope: Scope, principal: Principal, initialize: bool, revision: Revision | None | bool,
+                    ) -> tuple[LegacySession, HttpSession | None, list[tuple[bytes, bytes]]]:
+        """The legacy session a POST goes to, its HTTP session (None when stateless), and the headers its
+        answer carries (the new session's id)."""
+        if self.options.stateless:
+            legacy = LegacySession(self.server, lambda _message: None, announces=False)
+            legacy.scopes = principal.scopes
+            legacy.sticky = principal.rollout_key  # no session to keep a rollout's choice by
+            if not initialize:
+                legacy.assume(revision or HTTP_DEFAULT)  # type: ignore[arg-type]
+            return legacy, None, []
+        if initialize:
+            refusal = self.table.session_refusal(principal.name)
+            if refusal is not None:
+                raise refusal
+            session = HttpSession(self.server, secrets.token_urlsafe(32), principal)
+            return session.legacy, session, [(b"mcp-session-id", session.id.encode())]
+        session = self._session(scope, principal)
+        session.last_seen = time.monotonic()
+        return session.legacy, session, []
 
     async def _answer(self, send: Send, receive: Receive, legacy: LegacySession, session: HttpSession | None,
                       body: bytes, messages: list[jsonrpc.Message], extra: list[tuple[bytes, bytes]],
@@ -565,6 +483,28 @@ class StreamableHttpApp:
         session.close()
         self.table.streamable.pop(session.id, None)
         await respond(send, 200, b"", None)
+
+
+async def _health(scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+    await respond(send, 200, b"ok", b"text/plain")
+
+
+def _check_post(headers: dict[bytes, bytes]) -> None:
+    """A POST's Content-Type and Accept, before its body is read (415, 406)."""
+    if media_type(headers.get(b"content-type")) != b"application/json":
+        raise HttpError(415, "Content-Type must be application/json")
+    if not accepts_all(headers.get(b"accept"), b"application/json", b"text/event-stream"):
+        raise HttpError(406, "Accept must list both application/json and text/event-stream")
+
+
+def _unprocessable(messages: list[jsonrpc.Message]) -> bytes | None:
+    """The JSON-RPC error answering a body with nothing to process (an empty batch, or only invalid
+    messages); None when something in it can be processed."""
+    invalid = [m for m in messages if isinstance(m, Invalid)]
+    if messages and not (invalid and len(invalid) == len(messages)):
+        return None
+    error = invalid[0].error if invalid else InvalidRequest("an empty batch is not a request")
+    return jsonrpc.encode_error(invalid[0].id if invalid else None, error)
 
 
 def _event_number(event_id: str) -> int | None:
