@@ -11,19 +11,20 @@ import asyncio
 import click
 
 from ..protocol.errors import PromptdeckError
+from ..sources.store.event_kinds import names as event_kinds
 from .common import fail
 from .program import command_line
 from .store import _AUTHOR, _STORE, _author, _opened, _when
 from .terminal import echo, shown
 
-_KINDS_HELP = ("Send only these kinds of event (repeat; default: every kind the store has: publish, label, rollback, "
-               "rollout).")
+_KINDS_HELP = (f"Send only these kinds of event (repeat): {', '.join(event_kinds())}. Default: every kind, those a "
+               "later promptdeck adds included.")
 
 
 @click.group()
 def webhook() -> None:
     """Tell other services when prompts change: signed HTTP requests (Standard Webhooks) for each publish,
-    label move and rollback."""
+    label move, rollback and rollout (`webhook add --help` lists the kinds of event)."""
 
 
 @webhook.command()
