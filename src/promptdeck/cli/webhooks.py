@@ -12,6 +12,7 @@ import click
 
 from ..protocol.errors import PromptdeckError
 from ..sources.store.event_kinds import names as event_kinds
+from ..sources.store.event_kinds import stored as asked_kinds
 from .common import fail
 from .program import command_line
 from .store import _AUTHOR, _STORE, _author, _opened, _when
@@ -50,6 +51,7 @@ def add(target: str, url: str, secret_file: str, new_secret: bool, kinds: tuple[
 
     try:
         webhooks.check_target(target)
+        asked_kinds(kinds)  # before a new secret is written
         if new_secret:
             webhooks.new_secret(secret_file)
         secret = webhooks.read_secret(secret_file)

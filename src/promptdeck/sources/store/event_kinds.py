@@ -86,7 +86,7 @@ class RolloutChanged(Payload, frozen=True, kw_only=True):
     percent: float
     author: str
     message: str
-    #: the label's position the end made, if any
+    #: the position of the label move that ended it (``superseded``), else None
     position: int | None
     prompts: tuple[ChangedPrompt, ...]
 
