@@ -15,7 +15,9 @@ from click.testing import CliRunner, Result
 
 from promptdeck.cli.store import publish
 from promptdeck.cli.webhooks import webhook
+from promptdeck.sources.store.event_kinds import names
 from tests.support.receiver import receiver
+from tests.support.store_schema import promptdeck_in_process
 
 pytestmark = pytest.mark.usefixtures("kept_logging")
 
@@ -69,7 +71,7 @@ def test_a_publish_is_delivered_signed_and_logged(url: str, tmp_path: Path) -> N
 @pytest.mark.parametrize(("args", "says"), [
     (["add", "ftp://x", "--secret-file", "SECRET"], "a webhook is sent over http or https, not to 'ftp://x'"),
     (["add", "http://127.0.0.1:9/", "--secret-file", "SECRET", "--event", "nope", "--allow", "private"],
-     "no event kind 'nope'; the store has "),
+     "no event kind 'nope'; the kinds are "),
     (["add", "http://127.0.0.1:9/", "--secret-file", "MISSING"], "cannot read the secret file"),
     (["remove", "7"], "no webhook 7 (promptdeck webhook list shows them)"),
 ])
@@ -89,3 +91,22 @@ def test_a_secret_file_others_may_read_is_refused_with_the_fix(url: str, tmp_pat
     os.chmod(secret, 0o644)
     done = run("add", "http://127.0.0.1:9/", "--store", url, "--secret-file", str(secret), "--allow", "private")
     assert done.exit_code == 1 and f"chmod 600 {secret}" in done.stderr
+
+
+def test_the_help_lists_exactly_the_registered_kinds() -> None:
+    code, out, _ = promptdeck_in_process("webhook", "add", "--help")
+    assert code == 0
+    text = " ".join(out.split())  # as click wraps it
+    (listed,) = re.findall(r"--event KIND Send only these kinds of event \(repeat\): ([^.]*)\. Default: every kind, "
+                           r"those a later promptdeck adds included\.", text)
+    assert listed.split(", ") == names() == ["label", "publish", "rollback", "rollout"]
+
+
+def test_an_unknown_kind_is_refused_naming_the_registered_ones(tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    assert promptdeck_in_process("store", "upgrade", f"sqlite:///{tmp_path}/s.db")[0] == 0
+    code, _, err = promptdeck_in_process("webhook", "add", "https://example.com/", "--store",
+                                         f"sqlite:///{tmp_path}/s.db", "--secret-file", str(secret), "--new-secret",
+                                         "--event", "label", "--event", "deploy")
+    assert code == 1 and f"no event kind 'deploy'; the kinds are {', '.join(names())}" in err
+    assert not secret.exists()  # refused before anything was written

@@ -1,5 +1,5 @@
 """docs/store.md's webhooks walkthrough and its receiver, run as written (the receiver's port made a free one),
-from a folder where the store walkthrough before it has run."""
+from a folder where the store walkthrough before it has run; and the kinds of event the pages name."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from promptdeck.sources.store.event_kinds import REGISTRY, ChangedPrompt, names
 from tests.support.http_server import free_port
 from tests.support.paths import REPO
 
@@ -58,3 +59,18 @@ def test_the_webhooks_walkthrough_and_receiver_run_as_written(tmp_path: Path) ->
     assert "http://127.0.0.1" in done.stdout and "whsec_" not in done.stdout
     assert "1 delivery attempted" in done.stdout and "event 1 label  webhook 1  delivered  1 attempt" in done.stdout
     assert "HTTP 204" in done.stdout and done.stdout.rstrip().endswith("webhook 1 removed")
+
+
+def test_the_kinds_of_event_and_their_fields_are_the_registered_ones() -> None:
+    """The pages say what ``sources.store.event_kinds`` declares: each kind, and each field of its payload."""
+    section = STORE_PAGE.read_text().split("\n## Webhooks\n", 1)[1].split("\n## ", 1)[0]
+    text = " ".join(section.split())
+    (listed,) = re.findall(r"`--event KIND` \(repeat\) asks for some kinds only: ([^(]*) \(", text)
+    assert listed.replace("`", "").split(", ") == names()
+    (usage,) = re.findall(r"\[--event ([a-z|]*) \.\.\.\]", (REPO / "docs" / "cli.md").read_text())
+    assert usage.split("|") == names()
+    for name, kind in REGISTRY.items():
+        fields = [field for field in kind.payload.__struct_fields__ if field != "scopes"]
+        assert f"`{name}`" in text and fields
+        assert [field for field in fields if f"`{field}`" not in text] == [], name
+    assert [field for field in ChangedPrompt.__struct_fields__ if field != "scopes" and f'"{field}":' not in text] == []

@@ -11,18 +11,20 @@ import asyncio
 import click
 
 from ..protocol.errors import PromptdeckError
+from ..sources.store.event_kinds import names as event_kinds
+from ..sources.store.event_kinds import stored as asked_kinds
 from .common import AUTHOR_OPTION, STORE_OPTION, author_of, fail, open_store, utc_time
 from .program import command_line
 from .terminal import echo, shown
 
-_KINDS_HELP = ("Send only these kinds of event (repeat; default: every kind the store has: publish, label, rollback, "
-               "rollout).")
+_KINDS_HELP = (f"Send only these kinds of event (repeat): {', '.join(event_kinds())}. Default: every kind, those a "
+               "later promptdeck adds included.")
 
 
 @click.group()
 def webhook() -> None:
     """Tell other services when prompts change: signed HTTP requests (Standard Webhooks) for each publish,
-    label move and rollback."""
+    label move, rollback and rollout (`webhook add --help` lists the kinds of event)."""
 
 
 @webhook.command()
@@ -48,6 +50,7 @@ def add(target: str, url: str, secret_file: str, new_secret: bool, kinds: tuple[
 
     try:
         webhooks.check_target(target)
+        asked_kinds(kinds)  # before a new secret is written
         if new_secret:
             webhooks.new_secret(secret_file)
         secret = webhooks.read_secret(secret_file)

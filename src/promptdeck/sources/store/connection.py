@@ -11,7 +11,7 @@ from contextlib import contextmanager, suppress
 from typing import Any, Self
 
 from .model import StoreError, first_line
-from .schema import _MIGRATIONS, SCHEMA_VERSION
+from .schema import SCHEMA_VERSION, migration
 from .urls import _create_private, _warn_if_readable, is_postgres_url, shown_url, sqlite_path, without_secrets
 
 log = logging.getLogger("promptdeck.store")
@@ -151,14 +151,9 @@ class Connected:
             found = self._schema_version() or 0
             if found > SCHEMA_VERSION:
                 raise StoreError(f"the store has schema {found}, newer than this promptdeck's {SCHEMA_VERSION}")
-            serial = "BIGSERIAL" if self.postgres else "INTEGER"
-            blob = "BYTEA" if self.postgres else "BLOB"
-            # Names compare byte by byte in both databases (SQLite's default), as Python sorts them: pages
-            # come out in the order cursors assume, whatever the PostgreSQL database's locale.
-            bytewise = ' COLLATE "C"' if self.postgres else ""
             for version in range(found + 1, SCHEMA_VERSION + 1):
-                for statement in _MIGRATIONS[version]:
-                    self._run(statement.format(serial=serial, blob=blob, bytewise=bytewise))
+                for statement in migration(version, self.postgres):
+                    self._run(statement)
                 if version == 2:
                     self._run("INSERT INTO state_key (key) VALUES (?)", secrets.token_urlsafe(32))
             if found == 0:

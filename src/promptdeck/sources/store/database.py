@@ -34,7 +34,8 @@ import logging
 import time
 from collections.abc import Callable, Collection
 
-from .events import SEEN, changed_prompts, emit, listening, seen_changes, short
+from .event_kinds import Published
+from .events import changed_prompts, emit, listening, seen_changes, short
 from .governance import Governing
 from .model import _NEW, Guard, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path
 
@@ -157,9 +158,9 @@ class Store(Governing):
             return
         before = {p: v - 1 for p, v in versions.items() if v > 1}
         prompts, truncated = changed_prompts(self, before, versions)
-        emit(self, "publish", {"publish": publish_id, "author": author, "message": short(message), "label": label,
-                               "files": len(versions), "prompts": prompts, "truncated": truncated,
-                               SEEN: seen_changes(self, before, versions)})
+        emit(self, "publish", Published(publish=publish_id, author=author, message=short(message), label=label,
+                                        files=len(versions), prompts=prompts, truncated=truncated),
+             seen_changes(self, before, versions))
 
     def _listed(self, path: str, version: int) -> Listed | None:
         rows = self._rows("SELECT prompt, listing, scopes FROM files WHERE path = ? AND version = ?", path, version)

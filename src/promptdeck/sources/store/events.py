@@ -4,8 +4,8 @@
 makes the change: ``publish``, a label's move, a rollback. It records the event and, for every webhook
 that asked for its kind, a delivery whose body holds what that webhook may see. Nothing is sent here:
 the event commits with the change or not at all (a publish that fails midway leaves no event), and the
-serving processes deliver it afterwards (``delivery``). The kinds are rows of ``event_kinds``; a new
-kind of change adds its row in a migration and calls ``emit``.
+serving processes deliver it afterwards (``delivery``). The kinds and their payloads' types are declared
+in ``event_kinds``; a new kind of change registers there and calls ``emit``.
 
 A change a webhook may not see is not told to it, by the rule a principal is held to (``seen.Seen``, with
 the webhook's scopes, ``webhook add --scope``): a prompt restricted by scopes is named, and any changed file
@@ -23,18 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 from ...prompts.access import may_see
 from ..files.paths import is_prompt_path
+from .event_kinds import ChangedPrompt, Payload, checked, encoded, wants
 
 if TYPE_CHECKING:
     from .connection import Connected
     from .reads import Reading
 
-#: The kinds this promptdeck emits, as ``event_kinds`` holds them (migration 5).
-KINDS = ("publish", "label", "rollback")
 #: Prompts named in one event; an event about more says ``"truncated": true`` (a publish of 100,000
 #: prompts is one event, not a 50 MB request).
 MAX_EVENT_PROMPTS = 100
-#: The payload's entry that says what seeing each changed file needs (``seen_changes``; never sent or kept).
-SEEN = "\0seen"
 #: The characters of a change's message an event carries (``-m`` may be a whole file); more end in "…".
 MAX_EVENT_MESSAGE = 4096
 
@@ -44,41 +41,32 @@ def short(message: str) -> str:
     return message if len(message) <= MAX_EVENT_MESSAGE else message[:MAX_EVENT_MESSAGE - 1] + "…"
 
 
-def kinds(store: Connected) -> list[str]:
-    """The kinds of event the store knows (``event_kinds``), sorted."""
-    return sorted(str(row[0]) for row in store._rows("SELECT kind FROM event_kinds"))
-
-
 def listening(store: Connected, kind: str) -> bool:
     """Whether any webhook asks for ``kind``: a caller may skip working out a payload nobody is sent."""
-    return any(kind in str(row[0]).split() for row in store._rows("SELECT kinds FROM webhooks WHERE removed IS NULL"))
+    return any(wants(str(row[0]), kind) for row in store._rows("SELECT kinds FROM webhooks WHERE removed IS NULL"))
 
 
-def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
+def emit(store: Connected, kind: str, payload: Payload, seen: dict[str, list[list[str]]] | None = None) -> int | None:
     """Record an event of ``kind`` (inside the caller's write transaction); its id, or None when no webhook
     asked for it or may see it (nothing is kept that nobody will be sent).
 
-    ``payload`` becomes the body's ``data``. Its ``prompts`` (a list, optional) are the prompts the event
-    is about, each a dict whose ``scopes`` (a list; empty: anyone may see it) decide which webhooks are
-    told of it; the scopes themselves are never sent. Its ``SEEN`` entry (optional; ``seen_changes``) holds
-    what seeing each changed file needs: a prompt or a count (``files``) of what a webhook may not see is
-    left out of its body. Neither is kept in the event's own record beyond the names.
+    ``payload``, of the type ``event_kinds`` declares for ``kind``, becomes the body's ``data``. Its
+    ``prompts`` (optional) are the prompts the event is about, whose ``scopes`` (empty: anyone may see it)
+    decide which webhooks are told of them; the scopes themselves are never sent. ``seen`` (optional;
+    ``seen_changes``) holds what seeing each changed file needs: a prompt or a count (``files``) of what a
+    webhook may not see is left out of its body. Neither is kept in the event's own record beyond the names.
     """
-    seen = payload.pop(SEEN, None)
+    checked(kind, payload)  # before any webhook asks: an undeclared kind is a bug to see at once
     hooks = [(int(hook), str(scopes)) for hook, scopes, wanted in store._rows(
-        "SELECT id, scopes, kinds FROM webhooks WHERE removed IS NULL ORDER BY id") if kind in str(wanted).split()]
+        "SELECT id, scopes, kinds FROM webhooks WHERE removed IS NULL ORDER BY id") if wants(str(wanted), kind)]
     if not hooks:
-        # Checked all the same: a kind no migration added is a bug to see at once, not when a webhook asks.
-        if not store._rows("SELECT 1 FROM event_kinds WHERE kind = ?", kind):
-            from .model import StoreError
-
-            raise StoreError(f"the store knows no event kind {kind!r}: run `promptdeck store upgrade`")
         return None
+    fields = encoded(payload)
     now = time.time()
     stamp = datetime.datetime.fromtimestamp(now, datetime.UTC).isoformat().replace("+00:00", "Z")
     bodies = []
     for hook, scopes in hooks:
-        data = _visible(payload, frozenset(scopes.split()), seen)
+        data = _visible(fields, frozenset(scopes.split()), seen)
         if data is not None:
             bodies.append((hook, json.dumps({"type": kind, "timestamp": stamp, "data": data}, separators=(",", ":"))))
     if not bodies:  # about hidden prompts only, for every webhook that asked
@@ -87,7 +75,7 @@ def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
     # an id (a receiver drops a repeated id as a resend). ``webhook log`` shows both.
     uid = "evt_" + secrets.token_hex(12)
     event_id = int(store._run("INSERT INTO events (kind, payload, created, uid) VALUES (?, ?, ?, ?) RETURNING id",
-                              kind, json.dumps(payload, sort_keys=True), now, uid).fetchone()[0])
+                              kind, json.dumps(fields, sort_keys=True), now, uid).fetchone()[0])
     store._many("INSERT INTO deliveries (event, webhook, body, status, attempts, next_try) "
                 "VALUES (?, ?, ?, 'pending', 0, ?)", [(event_id, hook, body, now) for hook, body in bodies])
     return event_id
@@ -103,7 +91,7 @@ def _visible(payload: dict[str, Any], held: frozenset[str],
         if seen and not data["files"]:
             return None
     named = data.get("prompts")
-    if not isinstance(named, list):
+    if named is None:
         return data
     shown = [{k: v for k, v in prompt.items() if k != "scopes"} for prompt in named
              if may_see(held, prompt.get("scopes") or ()) and prompt.get("path") not in hidden]
@@ -113,7 +101,7 @@ def _visible(payload: dict[str, Any], held: frozenset[str],
 
 
 def seen_changes(store: Reading, before: dict[str, int], after: dict[str, int]) -> dict[str, list[list[str]]]:
-    """(A payload's ``SEEN``.) For each file whose version differs between two states (path -> version), the
+    """(``emit``'s ``seen``.) For each file whose version differs between two states (path -> version), the
     scope sets seeing the change needs: those of both its versions (``seen.Seen``), every one to be met."""
     from .seen import NOBODY, Seen
 
@@ -133,21 +121,21 @@ def seen_changes(store: Reading, before: dict[str, int], after: dict[str, int]) 
     return out
 
 
-def changed_prompts(store: Connected, before: dict[str, int], after: dict[str, int]) -> tuple[list[dict[str, Any]],
-                                                                                                bool]:
+def changed_prompts(store: Connected, before: dict[str, int], after: dict[str, int]) -> tuple[
+        tuple[ChangedPrompt, ...], bool]:
     """The prompt files whose version differs between two states (path -> version), as an event names
     them, at most ``MAX_EVENT_PROMPTS``; and whether there were more."""
     paths = sorted(path for path in before.keys() | after.keys()
                    if is_prompt_path(path) and before.get(path) != after.get(path))
-    prompts = []
+    prompts: list[ChangedPrompt] = []
     for path in paths[:MAX_EVENT_PROMPTS]:
         version = after.get(path)
         name, scopes, deleted = _prompt_at(store, path, version if version is not None else before[path])
         if name is None:
             continue
-        prompts.append({"name": name, "path": path, "version": version, "previous": before.get(path),
-                        "deleted": deleted, "scopes": scopes})
-    return prompts, len(paths) > MAX_EVENT_PROMPTS
+        prompts.append(ChangedPrompt(name=name, path=path, version=version, previous=before.get(path),
+                                     deleted=deleted, scopes=tuple(scopes)))
+    return tuple(prompts), len(paths) > MAX_EVENT_PROMPTS
 
 
 def _prompt_at(store: Connected, path: str, version: int) -> tuple[str | None, list[str], bool]:

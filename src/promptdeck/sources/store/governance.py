@@ -26,7 +26,8 @@ import json
 import time
 from typing import NamedTuple
 
-from .events import SEEN, changed_prompts, emit, listening, seen_changes, short
+from .event_kinds import LabelMoved, RolloutChanged
+from .events import changed_prompts, emit, listening, seen_changes, short
 from .model import (
     Guard,
     Move,
@@ -130,10 +131,10 @@ class Governing(Reading):
             before = now.files if now is not None else {}
             prompts, truncated = changed_prompts(self, before, files)
             moved = sum(1 for path in before.keys() | files.keys() if before.get(path) != files.get(path))
-            emit(self, event, {"label": label, "author": author, "message": short(message or reason),
-                               "reason": reason, "position": position_id,
-                               "previous_position": now.id if now is not None else None, "files": moved,
-                               "prompts": prompts, "truncated": truncated, SEEN: seen_changes(self, before, files)})
+            emit(self, event, LabelMoved(label=label, author=author, message=short(message or reason), reason=reason,
+                                         position=position_id, previous_position=now.id if now is not None else None,
+                                         files=moved, prompts=prompts, truncated=truncated),
+                 seen_changes(self, before, files))
         for rollout in self.live_rollouts(label):
             if files.get(rollout.path) != rollout.base:
                 self._end(rollout, "superseded", author, reason, position_id)
@@ -358,9 +359,10 @@ class Governing(Reading):
             # that may not see it; ``version`` is the one the share goes to, ``previous`` the label's.
             before, after = {rollout.path: rollout.base}, {rollout.path: rollout.version}
             prompts, _ = changed_prompts(self, before, after)
-            emit(self, "rollout", {"label": rollout.label, "rollout": rollout.id, "change": kind,
-                                   "percent": rollout.basis_points / 100, "author": author, "message": short(message),
-                                   "position": position, "prompts": prompts, SEEN: seen_changes(self, before, after)})
+            emit(self, "rollout", RolloutChanged(label=rollout.label, rollout=rollout.id, change=kind,
+                                                 percent=rollout.basis_points / 100, author=author,
+                                                 message=short(message), position=position, prompts=prompts),
+                 seen_changes(self, before, after))
 
     def _compatible(self, prompt: str, path: str, base: int, version: int) -> None:
         """Refuse a rollout whose version shows clients another name, other scopes or other arguments than the

@@ -11,7 +11,7 @@ log = logging.getLogger("promptdeck.store")
 
 #: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
 #: ``promptdeck store upgrade``.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: The PostgreSQL channel a label move is announced on (its payload: the label's name).
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
@@ -105,8 +105,43 @@ _MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX rollout_events_by_rollout ON rollout_events (rollout, id)",
         # a rollout's start, change of share and end are events webhooks may ask for (``governance``)
         "INSERT INTO event_kinds (kind) VALUES ('rollout')"],
+    # 7: the kinds of event are declared in code (``event_kinds``), not rows: ``event_kinds`` goes, with the
+    # reference ``events.kind`` had to it (each database's way of dropping one: ``_DIALECT_MIGRATIONS``), so
+    # a new kind needs no migration. A webhook asking for every kind is ``*``, and is sent kinds added later:
+    # one that asked for every kind schema 6 had (``webhook add`` without ``--event`` stored them all)
+    # becomes ``*``. One that lists the three of schema 5 keeps them: it cannot be told from a choice of three.
+    7: ["UPDATE webhooks SET kinds = '*' WHERE kinds = 'label publish rollback rollout'"],
+}
+#: The statements of a schema version that differ between the databases, run after its ``_MIGRATIONS``.
+_DIALECT_MIGRATIONS: dict[tuple[int, bool], list[str]] = {
+    # PostgreSQL drops the foreign key with the table it names.
+    (7, True): ["DROP TABLE event_kinds CASCADE"],
+    # SQLite cannot drop a foreign key, and its table cannot be rebuilt by renaming inside a transaction with
+    # foreign keys on (``deliveries`` would follow the rename). So: a copy, ``events`` made again without the
+    # reference, and its rows put back; ``deliveries`` refers to them as before. Deferred, its reference to
+    # ``events`` is checked at the commit, once every row is back.
+    (7, False): ["PRAGMA defer_foreign_keys = ON",
+                 "CREATE TABLE events_copy AS SELECT id, kind, payload, created, uid FROM events",
+                 "DROP TABLE events",
+                 "CREATE TABLE events (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, payload TEXT NOT NULL, "
+                 "created DOUBLE PRECISION NOT NULL, uid TEXT NOT NULL)",
+                 "INSERT INTO events (id, kind, payload, created, uid) "
+                 "SELECT id, kind, payload, created, uid FROM events_copy",
+                 "DROP TABLE events_copy",
+                 "DROP TABLE event_kinds"],
 }
 #: The shape of ``files.listing``: '{"v":FORMAT,"d":<Prompt.listing()>}'. A listing of another format
 #: (another promptdeck's) is not used; the server reads the files instead.
 LISTING_FORMAT = 1
 LISTING_HEAD = f'{{"v":{LISTING_FORMAT},'
+
+
+def migration(version: int, postgres: bool) -> list[str]:
+    """The statements that bring a store of schema ``version - 1`` to ``version``, in its database's words."""
+    serial = "BIGSERIAL" if postgres else "INTEGER"
+    blob = "BYTEA" if postgres else "BLOB"
+    # Names compare byte by byte in both databases (SQLite's default), as Python sorts them: pages
+    # come out in the order cursors assume, whatever the PostgreSQL database's locale.
+    bytewise = ' COLLATE "C"' if postgres else ""
+    return [statement.format(serial=serial, blob=blob, bytewise=bytewise)
+            for statement in _MIGRATIONS[version] + _DIALECT_MIGRATIONS.get((version, postgres), [])]

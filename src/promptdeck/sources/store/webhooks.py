@@ -1,6 +1,7 @@
 """A store's webhooks: where events are sent (``webhook add``), their secrets, and what was sent (``webhook log``).
 
-A webhook is a target URL, the kinds of event it asks for, the scopes it holds (which restricted prompts
+A webhook is a target URL, the kinds of event it asks for (``event_kinds.EVERY``: every kind, those added
+later included), the scopes it holds (which restricted prompts
 it may be told of, ``events``), what kinds of address it may reach beyond the public internet, a timeout,
 and its secret. The secret is a Standard Webhooks ``whsec_`` secret (base64 of 24 to 64 random bytes), read
 from a file only its owner may read; it is kept in the store beside the key requestStates are signed with,
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from .event_kinds import stored
 from .model import StoreError, StoreMissing
 
 if TYPE_CHECKING:
@@ -43,6 +45,7 @@ ALLOWANCES = ("private", "link-local")
 class Webhook:
     id: int
     url: str
+    #: the kinds it asks for; ``("*",)`` (``event_kinds.EVERY``): every kind
     kinds: tuple[str, ...]
     scopes: tuple[str, ...]
     allow: tuple[str, ...]
@@ -162,14 +165,10 @@ def shown_target(url: str) -> str:
 
 def add(store: Store, url: str, secret: str, kinds: list[str], *, scopes: list[str], allow: list[str],
         timeout: float, author: str) -> int:
-    """Record a webhook; its id."""
-    from .events import kinds as known_kinds
-
+    """Record a webhook; its id. No ``kinds``: every kind, those a later promptdeck adds included."""
     check_target(url)
     parse_secret(secret, "the secret")
-    unknown = [kind for kind in kinds if kind not in known_kinds(store)]
-    if unknown:
-        raise StoreError(f"no event kind {unknown[0]!r}; the store has {', '.join(known_kinds(store))}")
+    asked = stored(kinds)
     bad = [a for a in allow if a not in ALLOWANCES]
     if bad:
         raise StoreError(f"--allow takes {' or '.join(ALLOWANCES)}, not {bad[0]!r}")
@@ -178,7 +177,7 @@ def add(store: Store, url: str, secret: str, kinds: list[str], *, scopes: list[s
     with store._writing():
         return int(store._run("INSERT INTO webhooks (url, secret, kinds, scopes, allow, timeout, author, created) "
                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", url, secret,
-                              " ".join(sorted(set(kinds or known_kinds(store)))), " ".join(sorted(set(scopes))),
+                              asked, " ".join(sorted(set(scopes))),
                               " ".join(sorted(set(allow))), timeout, author, time.time()).fetchone()[0])
 
 
