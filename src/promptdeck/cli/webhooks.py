@@ -56,7 +56,7 @@ def add(target: str, url: str, secret_file: str, new_secret: bool, kinds: tuple[
         fail(str(exc))
     with _opened(url) as opened:
         try:
-            hook = webhooks.add(opened, target, secret, list(kinds), scopes=list(scopes), allow=list(allow),
+            hook = webhooks.add(opened.db, target, secret, list(kinds), scopes=list(scopes), allow=list(allow),
                                 timeout=timeout, author=_author(author))
         except PromptdeckError as exc:
             fail(str(exc))
@@ -71,7 +71,7 @@ def list_command(url: str) -> None:
     from ..sources.store import webhooks
 
     with _opened(url) as opened:
-        found = webhooks.listed(opened)
+        found = webhooks.listed(opened.db)
     if not found:
         echo("no webhooks")
     for hook in found:
@@ -90,7 +90,7 @@ def remove(hook: int, url: str) -> None:
 
     with _opened(url) as opened:
         try:
-            cancelled = webhooks.remove(opened, hook)
+            cancelled = webhooks.remove(opened.db, hook)
         except PromptdeckError as exc:
             fail(str(exc))
     waiting = f"; {cancelled} pending deliver{'ies' if cancelled != 1 else 'y'} cancelled" if cancelled else ""
@@ -108,7 +108,7 @@ def log_command(hook: int | None, url: str, limit: int) -> None:
 
     with _opened(url) as opened:
         try:
-            found = webhooks.log(opened, hook, limit)
+            found = webhooks.log(opened.db, hook, limit)
         except PromptdeckError as exc:
             fail(str(exc))
     if not found:

@@ -75,7 +75,7 @@ def library(tmp_path: Path, **files: str) -> Path:
 def add_hook(url: str, target: str, *, kinds: list[str] | None = None, scopes: list[str] | None = None,
              timeout: float = 2) -> int:
     with Store(url, create=True) as store:
-        return webhooks.add(store, target, SECRET, kinds or [], scopes=scopes or [], allow=["private"],
+        return webhooks.add(store.db, target, SECRET, kinds or [], scopes=scopes or [], allow=["private"],
                             timeout=timeout, author="ops")
 
 
@@ -89,7 +89,7 @@ def deliver(url: str, clock: Any = None) -> int:
 
 def rows(url: str, query: str) -> list[tuple[Any, ...]]:
     with Store(url) as store:
-        return store._rows(query)
+        return store.db.rows(query)
 
 
 def test_publish_label_and_rollback_each_send_one_signed_request(store_url: str, tmp_path: Path,
@@ -141,11 +141,11 @@ def test_a_rollouts_start_change_and_end_are_signed_events(store_url: str, tmp_p
     with receiver(SECRET) as others:
         add_hook(store_url, others.url, kinds=["rollout"])  # holds no scope: never hears of salaries
         with Store(store_url) as store:
-            store.start_rollout("production", "greet", 2, 1000, author="ana", message="canary")
-            store.start_rollout("production", "greet", 2, 5000, author="ana")
-            store.end_rollout("production", "greet", promote=True, author="bea", message="looks good")
-            store.start_rollout("production", "salaries", 2, 2500, author="carl")
-            store.end_rollout("production", "salaries", promote=False, author="carl", message="too generous")
+            store.governance.start_rollout("production", "greet", 2, 1000, author="ana", message="canary")
+            store.governance.start_rollout("production", "greet", 2, 5000, author="ana")
+            store.governance.end_rollout("production", "greet", promote=True, author="bea", message="looks good")
+            store.governance.start_rollout("production", "salaries", 2, 2500, author="carl")
+            store.governance.end_rollout("production", "salaries", promote=False, author="carl", message="too generous")
         # hr's: five rollout events and the promotion's label move; the other's: greet's three
         assert deliver(store_url) + deliver(store_url) == 6 + 3  # a deliverer sends 8 at a time
         bodies = hook.wait_for(6)
@@ -294,13 +294,13 @@ def test_a_claim_held_by_another_is_left_until_its_lease_ends(store_url: str, tm
     with Store(store_url) as store:
         store.label("greet", 1, "production", author="ana")
         now = float(rows(store_url, "SELECT created FROM events")[0][0])
-        first = Deliveries(store, "one:1").claim(now)
+        first = Deliveries(store.db, "one:1").claim(now)
         assert len(first) == 1
-        assert Deliveries(store, "two:2").claim(now + 3.9) == []  # the lease: 2 x 1 s + 2 s
-        again = Deliveries(store, "two:2").claim(now + 4.1)
+        assert Deliveries(store.db, "two:2").claim(now + 3.9) == []  # the lease: 2 x 1 s + 2 s
+        again = Deliveries(store.db, "two:2").claim(now + 4.1)
         assert [c.id for c in again] == [first[0].id]
-        assert Deliveries(store, "one:1").record(first[0], 200, None, now + 5) is None  # its lease is gone
-        assert Deliveries(store, "two:2").record(again[0], 200, None, now + 5) == "delivered"
+        assert Deliveries(store.db, "one:1").record(first[0], 200, None, now + 5) is None  # its lease is gone
+        assert Deliveries(store.db, "two:2").record(again[0], 200, None, now + 5) == "delivered"
     assert rows(store_url, "SELECT sender FROM delivery_attempts") == [("two:2",)]
 
 
@@ -345,7 +345,7 @@ def test_store_upgrade_from_schema_4_adds_the_webhook_tables(store_url: str, tmp
     url = store_url
     publish(url, library(tmp_path, greet=GREET))
     with Store(url) as store:  # what schema 4 had
-        as_schema_4(SimpleNamespace(execute=store._run))
+        as_schema_4(SimpleNamespace(execute=store.db.run))
     refused = pd("webhook", "list", "--store", url, check=False)
     assert refused.returncode == 1 and "has schema 4: run `promptdeck store upgrade" in refused.stderr
     assert f"upgraded the store from schema 4 to {SCHEMA_VERSION}" in pd("store", "upgrade", url).stdout
@@ -397,13 +397,13 @@ def test_an_unknown_kind_of_event_is_refused_inside_the_transaction(tmp_path: Pa
     url = f"sqlite:///{tmp_path}/s.db"
     publish(url, library(tmp_path, greet=GREET))
     with Store(url) as store, pytest.raises(StoreError, match="no event kind 'deploy'"):
-        with store._writing():
-            emit(store, "deploy", {})
+        with store.db.transaction():
+            emit(store.db, "deploy", {})
     with Store(url) as store:  # a later migration adds its kind with one row (schema 6: rollout), and emit takes it
-        store._run("INSERT INTO event_kinds (kind) VALUES ('deploy')")
-        webhooks.add(store, "https://example.com/", SECRET, ["deploy"], scopes=[], allow=[], timeout=1, author="o")
-        with store._writing():
-            assert emit(store, "deploy", {"label": "production"}) == 1
+        store.db.run("INSERT INTO event_kinds (kind) VALUES ('deploy')")
+        webhooks.add(store.db, "https://example.com/", SECRET, ["deploy"], scopes=[], allow=[], timeout=1, author="o")
+        with store.db.transaction():
+            assert emit(store.db, "deploy", {"label": "production"}) == 1
 
 
 def test_a_stdio_store_server_imports_no_http_client_until_a_webhook_is_due(tmp_path: Path, hook: Receiver) -> None:
@@ -452,14 +452,14 @@ def test_finished_deliveries_are_kept_thirty_days(store_url: str, tmp_path: Path
             store.publish_file("greet.md", f"v{number}\n".encode(), None, author="ana", message="m")
     assert deliver(store_url) == 3
     with Store(store_url) as store:
-        store._run("UPDATE deliveries SET status = 'pending', finished = NULL WHERE id = 3")  # still trying
-        now = float(store._rows("SELECT max(finished) FROM deliveries")[0][0])
-        Deliveries(store, "x:1").prune(now + 29 * 24 * 3600)
-        assert store._rows("SELECT count(*) FROM deliveries") == [(3,)]
-        Deliveries(store, "x:1").prune(now + 31 * 24 * 3600)
-        assert store._rows("SELECT id FROM deliveries") == [(3,)]
-        assert store._rows("SELECT delivery FROM delivery_attempts") == [(3,)]
-        assert store._rows("SELECT count(*) FROM events") == [(1,)]
+        store.db.run("UPDATE deliveries SET status = 'pending', finished = NULL WHERE id = 3")  # still trying
+        now = float(store.db.rows("SELECT max(finished) FROM deliveries")[0][0])
+        Deliveries(store.db, "x:1").prune(now + 29 * 24 * 3600)
+        assert store.db.rows("SELECT count(*) FROM deliveries") == [(3,)]
+        Deliveries(store.db, "x:1").prune(now + 31 * 24 * 3600)
+        assert store.db.rows("SELECT id FROM deliveries") == [(3,)]
+        assert store.db.rows("SELECT delivery FROM delivery_attempts") == [(3,)]
+        assert store.db.rows("SELECT count(*) FROM events") == [(1,)]
 
 
 def test_an_application_opening_prompts_on_the_store_delivers_no_webhook(store_url: str, tmp_path: Path,

@@ -1,6 +1,6 @@
 """The store's outbox: an event for each change webhooks are told of, written in the change's own transaction.
 
-``emit(store, kind, payload)`` is called inside a write transaction (``Store._writing``) by the code that
+``emit(store, kind, payload)`` is called inside a write transaction (``Connection.transaction``) by the code that
 makes the change: ``publish``, a label's move, a rollback. It records the event and, for every webhook
 that asked for its kind, a delivery whose body holds what that webhook may see. Nothing is sent here:
 the event commits with the change or not at all (a publish that fails midway leaves no event), and the
@@ -25,8 +25,8 @@ from ...prompts.access import may_see
 from ..files.paths import is_prompt_path
 
 if TYPE_CHECKING:
-    from .connection import Connected
-    from .reads import Reading
+    from .connection import Connection
+    from .reads import Reads
 
 #: The kinds this promptdeck emits, as ``event_kinds`` holds them (migration 5).
 KINDS = ("publish", "label", "rollback")
@@ -44,17 +44,17 @@ def short(message: str) -> str:
     return message if len(message) <= MAX_EVENT_MESSAGE else message[:MAX_EVENT_MESSAGE - 1] + "…"
 
 
-def kinds(store: Connected) -> list[str]:
+def kinds(store: Connection) -> list[str]:
     """The kinds of event the store knows (``event_kinds``), sorted."""
-    return sorted(str(row[0]) for row in store._rows("SELECT kind FROM event_kinds"))
+    return sorted(str(row[0]) for row in store.rows("SELECT kind FROM event_kinds"))
 
 
-def listening(store: Connected, kind: str) -> bool:
+def listening(store: Connection, kind: str) -> bool:
     """Whether any webhook asks for ``kind``: a caller may skip working out a payload nobody is sent."""
-    return any(kind in str(row[0]).split() for row in store._rows("SELECT kinds FROM webhooks WHERE removed IS NULL"))
+    return any(kind in str(row[0]).split() for row in store.rows("SELECT kinds FROM webhooks WHERE removed IS NULL"))
 
 
-def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
+def emit(store: Connection, kind: str, payload: dict[str, Any]) -> int | None:
     """Record an event of ``kind`` (inside the caller's write transaction); its id, or None when no webhook
     asked for it or may see it (nothing is kept that nobody will be sent).
 
@@ -65,11 +65,11 @@ def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
     left out of its body. Neither is kept in the event's own record beyond the names.
     """
     seen = payload.pop(SEEN, None)
-    hooks = [(int(hook), str(scopes)) for hook, scopes, wanted in store._rows(
+    hooks = [(int(hook), str(scopes)) for hook, scopes, wanted in store.rows(
         "SELECT id, scopes, kinds FROM webhooks WHERE removed IS NULL ORDER BY id") if kind in str(wanted).split()]
     if not hooks:
         # Checked all the same: a kind no migration added is a bug to see at once, not when a webhook asks.
-        if not store._rows("SELECT 1 FROM event_kinds WHERE kind = ?", kind):
+        if not store.rows("SELECT 1 FROM event_kinds WHERE kind = ?", kind):
             from .model import StoreError
 
             raise StoreError(f"the store knows no event kind {kind!r}: run `promptdeck store upgrade`")
@@ -86,10 +86,10 @@ def emit(store: Connected, kind: str, payload: dict[str, Any]) -> int | None:
     # The webhook-id: random, not the event's number, so that two stores sending to one receiver never share
     # an id (a receiver drops a repeated id as a resend). ``webhook log`` shows both.
     uid = "evt_" + secrets.token_hex(12)
-    event_id = int(store._run("INSERT INTO events (kind, payload, created, uid) VALUES (?, ?, ?, ?) RETURNING id",
-                              kind, json.dumps(payload, sort_keys=True), now, uid).fetchone()[0])
-    store._many("INSERT INTO deliveries (event, webhook, body, status, attempts, next_try) "
-                "VALUES (?, ?, ?, 'pending', 0, ?)", [(event_id, hook, body, now) for hook, body in bodies])
+    event_id = int(store.run("INSERT INTO events (kind, payload, created, uid) VALUES (?, ?, ?, ?) RETURNING id",
+                             kind, json.dumps(payload, sort_keys=True), now, uid).fetchone()[0])
+    store.many("INSERT INTO deliveries (event, webhook, body, status, attempts, next_try) "
+               "VALUES (?, ?, ?, 'pending', 0, ?)", [(event_id, hook, body, now) for hook, body in bodies])
     return event_id
 
 
@@ -112,7 +112,7 @@ def _visible(payload: dict[str, Any], held: frozenset[str],
     return {**data, "prompts": shown}
 
 
-def seen_changes(store: Reading, before: dict[str, int], after: dict[str, int]) -> dict[str, list[list[str]]]:
+def seen_changes(store: Reads, before: dict[str, int], after: dict[str, int]) -> dict[str, list[list[str]]]:
     """(A payload's ``SEEN``.) For each file whose version differs between two states (path -> version), the
     scope sets seeing the change needs: those of both its versions (``seen.Seen``), every one to be met."""
     from .seen import NOBODY, Seen
@@ -133,7 +133,7 @@ def seen_changes(store: Reading, before: dict[str, int], after: dict[str, int]) 
     return out
 
 
-def changed_prompts(store: Connected, before: dict[str, int], after: dict[str, int]) -> tuple[list[dict[str, Any]],
+def changed_prompts(store: Connection, before: dict[str, int], after: dict[str, int]) -> tuple[list[dict[str, Any]],
                                                                                                 bool]:
     """The prompt files whose version differs between two states (path -> version), as an event names
     them, at most ``MAX_EVENT_PROMPTS``; and whether there were more."""
@@ -150,11 +150,11 @@ def changed_prompts(store: Connected, before: dict[str, int], after: dict[str, i
     return prompts, len(paths) > MAX_EVENT_PROMPTS
 
 
-def _prompt_at(store: Connected, path: str, version: int) -> tuple[str | None, list[str], bool]:
+def _prompt_at(store: Connection, path: str, version: int) -> tuple[str | None, list[str], bool]:
     """The prompt name and scopes of ``path`` at ``version``, and whether that version is its deletion
     (whose scopes are those of the version before)."""
-    rows = store._rows("SELECT prompt, scopes, digest FROM files WHERE path = ? AND version <= ? "
-                       "ORDER BY version DESC LIMIT 2", path, version)
+    rows = store.rows("SELECT prompt, scopes, digest FROM files WHERE path = ? AND version <= ? "
+                      "ORDER BY version DESC LIMIT 2", path, version)
     if not rows:
         return None, [], False
     name, scopes, digest = rows[0]
