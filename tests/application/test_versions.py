@@ -29,7 +29,7 @@ def test_a_remote_render_names_the_version_a_rollout_rendered_not_the_listings(s
                                                                                tmp_path: Path) -> None:
     greet_store(tmp_path, store_url)
     with Store(store_url) as store:  # every render gets version 2 while the label stays on version 1
-        rollout = store.start_rollout("production", "greet", 2, 10_000, author="t").id
+        rollout = store.governance.start_rollout("production", "greet", 2, 10_000, author="t").id
     # An authenticated application: its principal is its rollout key (an anonymous request's renders are not split).
     tokens = tmp_path / "tokens"
     tokens.write_text(f"app:{TOKEN}\n")
@@ -44,7 +44,7 @@ def test_a_remote_render_names_the_version_a_rollout_rendered_not_the_listings(s
         assert (named["promptdeck.prompt.version"], named["promptdeck.prompt.rollout"]) == (2, rollout)
         # The rollout's share cut to none: the label's own version, and no rollout named.
         with Store(store_url) as store:
-            store.start_rollout("production", "greet", 2, 0, author="t")
+            store.governance.start_rollout("production", "greet", 2, 0, author="t")
         render: Callable[[], Rendered] = lambda: prompts.render("greet", who="Al")  # noqa: E731
         wait_for(lambda: render().text() == "Hello Al!", "the server to follow the rollout's new share")
         back = render()
@@ -63,7 +63,7 @@ def test_a_store_rendered_in_process_names_the_labels_version(store_url: str, tm
     """In process, no request carries a rollout key, and no render is split (docs/store.md#rollouts)."""
     greet_store(tmp_path, store_url)
     with Store(store_url) as store:
-        store.start_rollout("production", "greet", 2, 10_000, author="t")
+        store.governance.start_rollout("production", "greet", 2, 10_000, author="t")
     with Prompts(store_url) as prompts:
         rendered = prompts.render("greet", who="Al")
         assert same_version_as_text(rendered) and rendered.version == 1 and rendered.rollout is None

@@ -139,6 +139,6 @@ def test_parts_of_a_stored_version_another_tool_wrote_never_lead_out(tmp_path: P
     listed = {path: Listed(path[:-3], "{}", "") for path in files if not path.startswith("_")}
     with Store(url, create=True) as store:
         store.publish(files, listed, author="other tool", message="")
-        assert parts_at(store, "out.md", 1) == {}
-        assert parts_at(store, "absent.md", 1) == {}
-        assert parts_at(store, "loop.md", 1) == {"_p/ok.md": 1, "loop2.md": 1}
+        assert parts_at(store.reads, "out.md", 1) == {}
+        assert parts_at(store.reads, "absent.md", 1) == {}
+        assert parts_at(store.reads, "loop.md", 1) == {"_p/ok.md": 1, "loop2.md": 1}

@@ -1,4 +1,4 @@
-"""The release gate (``Governing.release``) under attack: every way a label's served text can change is tried on a
+"""The release gate (``Governance.release``) under attack: every way a label's served text can change is tried on a
 label protected with ``--require-tests`` at a version whose tests fail (and by a writer without the label's scope),
 on SQLite and on a real PostgreSQL cluster; each is refused and nothing changes. A static check lists the store
 methods that reach the gate and finds every write of a position or a rollout in the source, so a new path that
@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,12 +19,11 @@ import pytest
 
 from promptdeck.protocol.errors import HttpError
 from promptdeck.server.web.store_governance import guard as principal_guard
-from promptdeck.sources.files.source import FileSource
 from promptdeck.sources.store.database import Store
-from promptdeck.sources.store.folder import read_library
-from promptdeck.sources.store.model import TestsFailed, listing_of
+from promptdeck.sources.store.model import TestsFailed
 from tests.server.web.test_store_api import cli, get, post
 from tests.support.http_server import http_server
+from tests.support.stores import publish_texts
 
 STORE = Path(__file__).parents[2] / "src" / "promptdeck" / "sources" / "store"
 TESTED = ("---\narguments:\n  - name: who\ntests:\n  - description: greets by name\n    vars: {{who: Ada}}\n"
@@ -35,14 +33,8 @@ GOOD_BYE, BAD_BYE = TESTED.format(want="Bye", text="Bye"), TESTED.format(want="B
 
 
 def publish(store: Store, label: str | None, **files: str) -> None:
-    """What ``promptdeck publish --skip-tests`` records: the files with their listings."""
-    with tempfile.TemporaryDirectory() as folder:
-        for name, text in files.items():
-            (Path(folder) / f"{name}.md").write_text(text)
-        source = FileSource(folder)
-        source.load()
-        listed = {prompt.source: listing_of(prompt) for prompt in source.prompts()}
-        store.publish(read_library(folder), listed, author="ana", message="", label=label)
+    """What ``promptdeck publish --skip-tests`` records: the prompts ``NAME.md`` with their listings."""
+    publish_texts(store, label, {f"{name}.md": text for name, text in files.items()})
 
 
 def prepared(url: str) -> None:
@@ -53,8 +45,8 @@ def prepared(url: str) -> None:
         publish(store, "production", greet=BAD_GREET, bye=GOOD_BYE)         # greet 2 fails: position 1
         store.label("greet", 1, "production", author="ana")                 # position 2: all pass
         publish(store, None, greet=GOOD_GREET, bye=BAD_BYE)                 # bye 2 fails
-        store.start_rollout("production", "bye", 2, 1000, author="ana")
-        store.protect("production", "release", require_tests=True, author="root")
+        store.governance.start_rollout("production", "bye", 2, 1000, author="ana")
+        store.governance.protect("production", "release", require_tests=True, author="root")
 
 
 #: Every public store method that can change what a label serves, each trying to serve a failing version.
@@ -64,17 +56,18 @@ PATHS: dict[str, Callable[[Store, Any], object]] = {
                                                         author="w", message="", label="production", guard=g),
     "label": lambda store, g: store.label("greet", 2, "production", author="w", guard=g),
     "rollback": lambda store, g: store.rollback("production", author="w", guard=g),
-    "start_rollout": lambda store, g: store.start_rollout("production", "greet", 2, 10_000, author="w", guard=g),
-    "start_rollout (share)": lambda store, g: store.start_rollout("production", "bye", 2, 10_000, author="w",
-                                                                  guard=g),
-    "end_rollout (promote)": lambda store, g: store.end_rollout("production", "bye", promote=True, author="w",
-                                                               guard=g),
+    "start_rollout": lambda store, g: store.governance.start_rollout("production", "greet", 2, 10_000, author="w",
+                                                                     guard=g),
+    "start_rollout (share)": lambda store, g: store.governance.start_rollout("production", "bye", 2, 10_000, author="w",
+                                                                             guard=g),
+    "end_rollout (promote)": lambda store, g: store.governance.end_rollout("production", "bye", promote=True,
+                                                                           author="w", guard=g),
 }
 
 
 def state(store: Store) -> tuple[Any, ...]:
-    return (store.position_id("production"), store.live_rollouts("production"),
-            store._rows("SELECT count(*) FROM rollout_events"))
+    return (store.reads.position_id("production"), store.governance.live_rollouts("production"),
+            store.db.rows("SELECT count(*) FROM rollout_events"))
 
 
 def test_every_path_that_changes_what_a_label_serves_refuses_failing_tests(store_url: str) -> None:
@@ -87,8 +80,8 @@ def test_every_path_that_changes_what_a_label_serves_refuses_failing_tests(store
             assert refused.value.label == "production" and "greets by name" in str(refused.value.failures), name
             assert state(store) == before, name
         # What serves only passing versions passes: an abort (the label's own version) and a passing pointing.
-        store.end_rollout("production", "bye", promote=False, author="w")
-        assert store.live_rollouts("production") == []
+        store.governance.end_rollout("production", "bye", promote=False, author="w")
+        assert store.governance.live_rollouts("production") == []
         publish(store, None, greet=GOOD_GREET.replace("Hello {{", "Hello, {{").replace("Hello Ada", "Hello, Ada"),
                 bye=GOOD_BYE)
         store.label("greet", 3, "production", author="w")
@@ -98,8 +91,8 @@ def test_every_path_holds_the_writer_to_the_labels_scope(store_url: str) -> None
     prepared(store_url)
     writer = principal_guard(frozenset({"store:write"}))
     guarded: dict[str, Callable[[Store, Any], object]] = dict(PATHS)
-    guarded["end_rollout (abort)"] = lambda store, g: store.end_rollout("production", "bye", promote=False,
-                                                                        author="w", guard=g)
+    guarded["end_rollout (abort)"] = lambda store, g: store.governance.end_rollout("production", "bye", promote=False,
+                                                                                   author="w", guard=g)
     with Store(store_url) as store:
         before = state(store)
         for name, path in guarded.items():
@@ -152,10 +145,13 @@ def test_nothing_but_the_gate_writes_a_position_or_a_rollout() -> None:
 
 
 def test_the_paths_listed_here_are_every_store_method_that_reaches_the_gate() -> None:
-    functions = {function.name: function for _, function in _functions()}
+    # By name, the calls of every function so named together: a protocol's ``label`` beside ``Store.label``.
+    calls: dict[str, set[str]] = {}
+    for _, function in _functions():
+        calls.setdefault(function.name, set()).update(_calls(function))
     reaching = {"release"}
     while True:  # what calls the gate, directly or through a private helper
-        more = {name for name, function in functions.items() if _calls(function) & reaching} - reaching
+        more = {name for name, called in calls.items() if called & reaching} - reaching
         if not more:
             break
         reaching |= more
@@ -194,7 +190,8 @@ def test_the_store_apis_rollout_of_a_failing_version_is_refused(tmp_path: Path) 
             assert "requires passing tests" in refused.json()["error"]
             assert refused.json()["failures"][0]["prompt"] == "greet"
     with Store(url) as store:
-        assert store.live_rollouts("production") == [] and store._rows("SELECT count(*) FROM rollouts") == [(0,)]
+        assert store.governance.live_rollouts("production") == []
+        assert store.db.rows("SELECT count(*) FROM rollouts") == [(0,)]
     done = subprocess.run([sys.executable, "-m", "promptdeck", "rollout", "production", "greet@2", "--percent", "100",
                            "--store", url], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "requires passing tests" in done.stderr, done.stderr

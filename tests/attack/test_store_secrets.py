@@ -121,7 +121,7 @@ def test_a_sqlite_store_and_its_wal_and_shm_are_the_owners_alone(umask: int, tmp
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     # A server keeps the store open, with its -wal and -shm beside it.
     script = ("import sys, time; from promptdeck.sources.store.database import Store; "
-              "s = Store(sys.argv[1]); s.labels(); print('open', flush=True); time.sleep(60)")
+              "s = Store(sys.argv[1]); s.reads.labels(); print('open', flush=True); time.sleep(60)")
     holder = subprocess.Popen([sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE, text=True,
                               umask=umask)
     try:

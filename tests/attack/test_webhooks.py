@@ -121,7 +121,7 @@ def test_a_huge_message_is_cut_in_the_event(tmp_path: Path, hook: Receiver) -> N
 
     url = f"sqlite:///{tmp_path}/s.db"
     with Store(url, create=True) as store:
-        webhooks.add(store, hook.url, SECRET, [], scopes=[], allow=["private"], timeout=2, author="o")
+        webhooks.add(store.db, hook.url, SECRET, [], scopes=[], allow=["private"], timeout=2, author="o")
         store.publish_file("a.md", b"A.\n", None, author="ana", message="m" * 5_000_000)
     deliverer = Deliverer(url)
     assert asyncio.run(deliverer.deliver_due()) == 1
@@ -236,7 +236,7 @@ def test_an_event_counts_and_names_only_the_changes_a_webhook_may_see(store_url:
     with receiver(SECRET) as everyone, receiver(SECRET) as hr:
         with Store(store_url) as store:
             for target, scopes in ((everyone.url, []), (hr.url, ["hr"])):
-                webhooks.add(store, target, SECRET, [], scopes=scopes, allow=["private"], timeout=5, author="o")
+                webhooks.add(store.db, target, SECRET, [], scopes=scopes, allow=["private"], timeout=5, author="o")
         write("two")
         publish(store_url, folder)  # a publish with the label: a publish event and a label event
         with Store(store_url) as store:

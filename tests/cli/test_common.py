@@ -57,7 +57,7 @@ def test_a_store_that_cannot_be_opened_fails_the_command(tmp_path: Path, capsys:
     assert exited.value.code == 1
     assert capsys.readouterr().err.startswith("promptdeck: ")
     with open_store(url, create=True) as store:
-        assert store.latest() == {}
+        assert store.reads.latest() == {}
 
 
 def test_fail_says_why_on_stderr_through_the_gate_and_exits(capsys: pytest.CaptureFixture[str]) -> None:

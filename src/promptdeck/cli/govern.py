@@ -34,8 +34,8 @@ def protect(label: str, url: str, scope: str, require_tests: bool, author: str |
         fail(f"scope {scope[:80]!r} is not valid: 1-128 printable characters without spaces", 2)
     with open_store(url) as opened:
         try:
-            opened.require_position(label)
-            before = opened.protect(label, scope, require_tests=require_tests, author=author_of(author))
+            opened.reads.require_position(label)
+            before = opened.governance.protect(label, scope, require_tests=require_tests, author=author_of(author))
         except PromptdeckError as exc:
             fail(str(exc))
     was = f" (it needed {before.scope})" if before is not None and before.scope != scope else ""
@@ -51,7 +51,7 @@ def unprotect(label: str, url: str) -> None:
     valid_label(label)
     with open_store(url) as opened:
         try:
-            before = opened.unprotect(label)
+            before = opened.governance.unprotect(label)
         except PromptdeckError as exc:
             fail(str(exc))
     echo(f"label {label} is no longer protected (it needed {before.scope})")
@@ -86,10 +86,12 @@ def rollout(label: str, prompt: str, url: str, percent: str | None, promote: boo
     with open_store(url) as opened:
         try:
             if ending:
-                ended = opened.end_rollout(label, name, promote=promote, author=author_of(author), message=message)
+                ended = opened.governance.end_rollout(label, name, promote=promote, author=author_of(author),
+                                                      message=message)
             else:
-                started = opened.start_rollout(label, name, int(version_text), round(float(percent or 0) * 100),
-                                               author=author_of(author), message=message)
+                started = opened.governance.start_rollout(label, name, int(version_text),
+                                                          round(float(percent or 0) * 100), author=author_of(author),
+                                                          message=message)
         except PromptdeckError as exc:
             fail(str(exc))
     if promote:

@@ -67,7 +67,7 @@ def _label_report(url: str, label: str, names: tuple[str, ...]) -> tuple[Report,
     if not is_label(label):
         fail(f"label {label!r} is not valid: use 1-64 letters, digits, '_', '-' and '.'", 2)
     with Store(url) as opened:
-        return run_label_tests(opened, label, names or None)
+        return run_label_tests(opened.reads, label, names or None)
 
 
 def show(report: Report, as_json: bool, problems: Sequence[str] = ()) -> None:

@@ -66,7 +66,7 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     latest: dict[str, Latest] = {}
     with suppress(PromptdeckError):
         with Store(url) as existing:
-            latest = existing.latest()
+            latest = existing.reads.latest()
     some = None if left_out else to_check(content, latest)
     if some is None:
         problems, prompts, files = library_problems((folder,), folder_format, skills=True)
@@ -180,14 +180,14 @@ def _named(opened: Store, name: str) -> tuple[str, bool]:
     from ..sources.store.model import StoreMissing
 
     if name.startswith("skill://"):
-        target = opened.skill_target(name)
+        target = opened.reads.skill_target(name)
         if target is None:
             raise StoreMissing(f"no skill or skill file {name!r} in the store")
         return target
     try:
-        return opened.path_of(name), False
+        return opened.reads.path_of(name), False
     except StoreMissing:
-        target = opened.skill_target(name)
+        target = opened.reads.skill_target(name)
         if target is None or not target[1]:
             raise
         return target
@@ -262,11 +262,11 @@ def history(prompt: str | None, url: str, label: str | None) -> None:
             return
         try:
             path, folder = _named(opened, prompt) if prompt is not None else ("", False)
-            versions = opened.history_below(path) if folder else opened.history(path or None)
+            versions = opened.reads.history_below(path) if folder else opened.reads.history(path or None)
         except PromptdeckError as exc:
             fail(str(exc))
-        labels = {label: opened.position(label) for label in opened.labels()}
-        markers = opened.skill_markers() if any(in_skill(v.path) for v in versions) else set()
+        labels = {label: opened.reads.position(label) for label in opened.reads.labels()}
+        markers = opened.reads.skill_markers() if any(in_skill(v.path) for v in versions) else set()
     for v in versions:
         at = sorted(name for name, p in labels.items() if p is not None and p.files.get(v.path) == v.version)
         skill = skill_of(v.path, markers)
@@ -294,17 +294,17 @@ def diff(prompt: str, first: int, second: int | None, url: str) -> None:
     with open_store(url) as opened:
         try:
             path = _one_file(opened, prompt, "diff")
-            older, old_data = opened.file_version(path, first, prompt)
-            newer, new_data = opened.file_version(path, second, prompt)
+            older, old_data = opened.reads.file_version(path, first, prompt)
+            newer, new_data = opened.reads.file_version(path, second, prompt)
             parts: list[tuple[str, int | None, bytes | None, int | None, bytes | None]] = []
             if is_prompt_path(path):
-                old_parts, new_parts = parts_at(opened, path, older), parts_at(opened, path, newer)
+                old_parts, new_parts = parts_at(opened.reads, path, older), parts_at(opened.reads, path, newer)
                 for part in sorted(old_parts.keys() | new_parts.keys()):
                     was, now = old_parts.get(part), new_parts.get(part)
                     if was == now:
                         continue
-                    old_part = None if was is None else opened.content(part, was)
-                    new_part = None if now is None else opened.content(part, now)
+                    old_part = None if was is None else opened.reads.content(part, was)
+                    new_part = None if now is None else opened.reads.content(part, now)
                     if old_part != new_part:  # a composed prompt versioned for its own parts alone is not shown
                         parts.append((part, was, old_part, now, new_part))
         except PromptdeckError as exc:
@@ -376,7 +376,7 @@ def export(paths: tuple[str, ...], url: str | None, label: str | None, target: s
     assert url is not None and label is not None
     with open_store(url) as opened:
         try:
-            files = opened.snapshot(label)
+            files = opened.reads.snapshot(label)
         except PromptdeckError as exc:
             fail(str(exc))
     if target is not None:
@@ -480,7 +480,7 @@ def upgrade(url: str) -> None:
     from ..sources.store.schema import SCHEMA_VERSION
 
     with open_store(url, create=True) as opened:
-        found = opened.upgraded_from
+        found = opened.db.upgraded_from
     if found is None:
         echo(f"the store is at schema {SCHEMA_VERSION} already")
     elif found == 0:
@@ -496,10 +496,10 @@ HISTORY_MOVES = 200
 def label_history(opened: Store, label: str) -> list[str]:
     """The lines of ``history --label``: the label's moves and rollout events, newest first, with what each
     move changed."""
-    opened.require_position(label)
-    moves = opened.moves(label, HISTORY_MOVES)
-    events = opened.rollout_events(label, HISTORY_MOVES)
-    protection = opened.protection(label)
+    opened.reads.require_position(label)
+    moves = opened.governance.moves(label, HISTORY_MOVES)
+    events = opened.governance.rollout_events(label, HISTORY_MOVES)
+    protection = opened.governance.protection(label)
     lines = []
     if protection is not None:
         lines.append(f"label {label} is protected: moves through /api/store need {shown(protection.scope)} "
@@ -514,7 +514,7 @@ def label_history(opened: Store, label: str) -> list[str]:
 
 
 def _move_line(opened: Store, move: Move) -> str:
-    changes = opened.changes_between(move.previous, move.position, 1000)
+    changes = opened.governance.changes_between(move.previous, move.position, 1000)
     changed = [f"{shown(path)} v{old}->v{new}" if old is not None and new is not None else
                f"{shown(path)} +v{new}" if new is not None else f"{shown(path)} -v{old}"
                for path, (old, new) in changes.items()]

@@ -58,7 +58,7 @@ def add(target: str, url: str, secret_file: str, new_secret: bool, kinds: tuple[
         fail(str(exc))
     with open_store(url) as opened:
         try:
-            hook = webhooks.add(opened, target, secret, list(kinds), scopes=list(scopes), allow=list(allow),
+            hook = webhooks.add(opened.db, target, secret, list(kinds), scopes=list(scopes), allow=list(allow),
                                 timeout=timeout, author=author_of(author))
         except PromptdeckError as exc:
             fail(str(exc))
@@ -73,7 +73,7 @@ def list_command(url: str) -> None:
     from ..sources.store import webhooks
 
     with open_store(url) as opened:
-        found = webhooks.listed(opened)
+        found = webhooks.listed(opened.db)
     if not found:
         echo("no webhooks")
     for hook in found:
@@ -92,7 +92,7 @@ def remove(hook: int, url: str) -> None:
 
     with open_store(url) as opened:
         try:
-            cancelled = webhooks.remove(opened, hook)
+            cancelled = webhooks.remove(opened.db, hook)
         except PromptdeckError as exc:
             fail(str(exc))
     waiting = f"; {cancelled} pending deliver{'ies' if cancelled != 1 else 'y'} cancelled" if cancelled else ""
@@ -110,7 +110,7 @@ def log_command(hook: int | None, url: str, limit: int) -> None:
 
     with open_store(url) as opened:
         try:
-            found = webhooks.log(opened, hook, limit)
+            found = webhooks.log(opened.db, hook, limit)
         except PromptdeckError as exc:
             fail(str(exc))
     if not found:

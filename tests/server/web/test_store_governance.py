@@ -130,7 +130,7 @@ def test_bad_rollout_calls_are_refused_naming_the_fault(store: Store, call: Roll
 
 
 def test_a_protected_rollout_needs_the_scope(store: Store) -> None:
-    store.protect("production", "admin", require_tests=False, author="ann")
+    store.governance.protect("production", "admin", require_tests=False, author="ann")
     with pytest.raises(HttpError, match="needs the scope admin"):
         rollout(Sight(store, held=frozenset({"store:write"})), "a.md",
                 RolloutCall("production", "a", version=2, percent=5), "production", "bob")

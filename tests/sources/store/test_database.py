@@ -117,12 +117,12 @@ def test_a_bad_first_publish_makes_no_store_and_an_unchanged_one_is_not_checked_
     from promptdeck.sources.store.model import to_check
 
     with Store(url) as store:
-        files = {path: data for path, (_, data) in store.snapshot("production").items()}
-        assert to_check(files, store.latest()) == set()
+        files = {path: data for path, (_, data) in store.reads.snapshot("production").items()}
+        assert to_check(files, store.reads.latest()) == set()
         files["summarize.md"] += b"more\n"
-        assert to_check(files, store.latest()) == {"summarize.md"}  # only what changed is parsed again
+        assert to_check(files, store.reads.latest()) == {"summarize.md"}  # only what changed is parsed again
         files["_material/new.txt"] = b"new material"
-        assert to_check(files, store.latest()) is None  # material may change any prompt: all are checked
+        assert to_check(files, store.reads.latest()) is None  # material may change any prompt: all are checked
     done = pd("publish", str(folder), "--store", url, "--label", "staging")
     assert done.stdout.startswith("nothing changed in 19 files; label staging points at it"), done.stdout
     (folder / "summarize.md").write_text("changed\n")
@@ -315,7 +315,7 @@ def test_a_bad_version_in_the_store_keeps_the_good_one_served(tmp_path: Path) ->
         assert not source.load()
         before = {p.name: p for p in source.prompts()}["summarize"]
         with Store(url) as store:
-            files = {path: data for path, (_, data) in store.snapshot("production").items()}
+            files = {path: data for path, (_, data) in store.reads.snapshot("production").items()}
             files["summarize.md"] = b"---\narguments: [\n---\nbroken\n"
             store.publish(files, {}, author="tool", message="bypassed check", label="production")
         assert source.sync()
@@ -470,3 +470,29 @@ def _folder_prompt_names() -> set[str]:
     source = FileSource(EXAMPLES)
     source.load()
     return {prompt.name for prompt in source.prompts()}
+
+
+# -- the writes, in process (``Store`` composing its connection, reads and governance) ---------------------------
+
+def test_the_writes_record_versions_and_refuse_what_would_lose_one(store_url: str) -> None:
+    from promptdeck.sources.store.database import Store
+    from promptdeck.sources.store.model import StoreConflict, StoreError
+    from tests.support.stores import publish_texts
+
+    with Store(store_url, create=True) as store:
+        assert publish_texts(store, "production", {"greet.md": "Hello\n"}, author="ana") == (1, ["greet.md"])
+        assert publish_texts(store, "production", {"greet.md": "Hello\n"}) == (None, [])
+        assert store.publish_file("greet.md", b"Hi\n", None, author="bo", message="edit", base=1) == (2, 2)
+        with pytest.raises(StoreConflict, match="newer version 2 by bo than the version 1 you edited"):
+            store.publish_file("greet.md", b"Hey\n", None, author="cy", message="late", base=1)
+        assert store.reads.file_version("greet.md", None) == (2, b"Hi\n")
+        with pytest.raises(StoreError, match="is not a library path"):
+            store.publish_file("../out.md", b"x", None, author="cy", message="")
+        assert store.label("greet", 2, "production", author="ana") == 2
+        assert store.rollback("production", author="ana").files == {"greet.md": 1}
+        publish_texts(store, None, {})  # greet.md deleted: version 3
+        with pytest.raises(StoreConflict, match="version 3 of 'greet' is its deletion"):
+            store.label("greet", 3, "production", author="ana")
+        with pytest.raises(StoreConflict, match="label 'staging' has no earlier position"):
+            store.publish_file("greet.md", b"Back\n", None, author="ana", message="", label="staging")
+            store.rollback("staging", author="ana")

@@ -44,7 +44,7 @@ def test_protect_and_unprotect_from_the_command_line(store_url: str, tmp_path: P
     audit = pd("history", "--store", store_url, "--label", "production").stdout.splitlines()
     assert audit[0].startswith("label production is protected: moves through /api/store need release:prod")
     with Store(store_url) as store:
-        protection = store.protection("production")
+        protection = store.governance.protection("production")
         assert protection is not None and protection.scope == "release:prod" and not protection.require_tests
     assert pd("unprotect", "production", "--store", store_url).stdout == \
         "label production is no longer protected (it needed release:prod)\n"
@@ -57,7 +57,7 @@ def test_protect_and_unprotect_from_the_command_line(store_url: str, tmp_path: P
         exit_code, _, stderr = promptdeck_in_process(*args, "--store", store_url)
         assert exit_code == code and says in stderr, (args, stderr)
     with Store(store_url) as store:
-        assert store.protections() == []
+        assert store.governance.protections() == []
 
 
 def test_the_store_holds_every_move_of_a_protected_label_to_its_scope(store_url: str, tmp_path: Path) -> None:
@@ -70,28 +70,28 @@ def test_the_store_holds_every_move_of_a_protected_label_to_its_scope(store_url:
     pd("protect", "production", "--scope", "release", "--store", store_url)
     writer, releaser = guard(frozenset({"store:write"})), guard(frozenset({"store:write", "release"}))
     with Store(store_url) as store:
-        where = store.position_id("production")
+        where = store.reads.position_id("production")
         attempts = (lambda g: store.label("greet", 1, "production", author="w", guard=g),
                     lambda g: store.rollback("production", author="w", guard=g),
                     lambda g: store.publish_file("greet.md", b"---\n---\nnew\n", None, author="w", message="",
                                                  label="production", guard=g),
-                    lambda g: store.start_rollout("production", "greet", 3, 500, author="w", guard=g))
+                    lambda g: store.governance.start_rollout("production", "greet", 3, 500, author="w", guard=g))
         for attempt in attempts:
             with pytest.raises(HttpError) as refused:
                 attempt(writer)
             assert refused.value.status == 403 and "needs the scope release" in refused.value.message
-            assert store.position_id("production") == where
-        assert store.history("greet")[0].version == 3  # the refused save recorded no version
-        assert store.live_rollouts("production") == []
-        started = store.start_rollout("production", "greet", 3, 500, author="rel", guard=releaser)
+            assert store.reads.position_id("production") == where
+        assert store.reads.history("greet")[0].version == 3  # the refused save recorded no version
+        assert store.governance.live_rollouts("production") == []
+        started = store.governance.start_rollout("production", "greet", 3, 500, author="rel", guard=releaser)
         with pytest.raises(HttpError):
-            store.end_rollout("production", "greet", promote=True, author="w", guard=writer)
-        assert [r.id for r in store.live_rollouts("production")] == [started.id]
+            store.governance.end_rollout("production", "greet", promote=True, author="w", guard=writer)
+        assert [r.id for r in store.governance.live_rollouts("production")] == [started.id]
         store.label("greet", 1, "production", author="rel", guard=releaser, message="pin")
-        assert store.position("production").files == {"greet.md": 1}  # type: ignore[union-attr]
+        assert store.reads.position("production").files == {"greet.md": 1}  # type: ignore[union-attr]
         # The move changed the rollout's prompt: the rollout ended with it, recorded.
-        assert store.live_rollouts("production") == []
-        assert [e.kind for e in store.rollout_events("production")] == ["superseded", "start"]
+        assert store.governance.live_rollouts("production") == []
+        assert [e.kind for e in store.governance.rollout_events("production")] == ["superseded", "start"]
         # A label that is not protected needs no more than the writer has; a label that does not exist either.
         store.label("greet", 2, "staging", author="w", guard=writer)
         with pytest.raises(StoreConflict):
@@ -105,13 +105,13 @@ def test_every_move_records_who_when_from_which_position_and_why(store_url: str,
     (folder / "other.md").write_text("Other.\n")
     pd("publish", str(folder), "--store", store_url, "--label", "production", "-m", "add other", "--author", "ed")
     with Store(store_url) as store:
-        moves = store.moves("production")
+        moves = store.governance.moves("production")
         assert [(m.author, m.reason, m.message) for m in moves] == [
             ("ed", "publish 3", "add other"), ("di", f"rollback to position {moves[3].position}", "too chatty"),
             ("cy", "label greet@2", "ship it"), ("ana", "publish 1", "first")]
         assert [m.previous for m in moves] == [moves[1].position, moves[2].position, moves[3].position, None]
-        assert store.changes_between(moves[1].previous, moves[1].position) == {"greet.md": (2, 1)}
-        assert store.changes_between(moves[0].previous, moves[0].position) == {"greet.md": (1, 2),
+        assert store.governance.changes_between(moves[1].previous, moves[1].position) == {"greet.md": (2, 1)}
+        assert store.governance.changes_between(moves[0].previous, moves[0].position) == {"greet.md": (1, 2),
                                                                                 "other.md": (None, 1)}
         assert moves[0].created >= moves[1].created >= moves[2].created
     lines = pd("history", "--store", store_url, "--label", "production").stdout.splitlines()
@@ -133,7 +133,7 @@ def test_store_upgrade_from_schema_4_keeps_the_moves_and_adds_governance(tmp_pat
     assert refused.returncode == 1 and "has schema 4: run `promptdeck store upgrade" in refused.stderr
     assert f"upgraded the store from schema 4 to {SCHEMA_VERSION}" in pd("store", "upgrade", url).stdout
     with Store(url) as store:
-        moves = store.moves("production")
+        moves = store.governance.moves("production")
         # Moves recorded before schema 5 have no reason in words; where they came from is the label's move before.
         assert [(m.message, m.previous) for m in moves] == [("", moves[1].position), ("", None)]
     pd("protect", "production", "--scope", "x", "--store", url)
@@ -188,9 +188,9 @@ def test_a_label_that_requires_tests_refuses_a_move_to_failing_ones_from_anywher
     said = pd("protect", "production", "--scope", "release", "--require-tests", "--store", store_url).stdout
     assert "every move of it, from here too, needs the prompt tests to pass" in said
     with Store(store_url) as store:
-        protection = store.protection("production")
+        protection = store.governance.protection("production")
         assert protection is not None and protection.require_tests
-        where = store.position_id("production")
+        where = store.reads.position_id("production")
     refused = pd("label", "greet@2", "production", "--store", store_url, check=False)
     assert refused.returncode == 1
     assert "label 'production' requires passing tests, and 0 of 1 test case passed in 1 prompt; 1 failed" in \
@@ -201,9 +201,9 @@ def test_a_label_that_requires_tests_refuses_a_move_to_failing_ones_from_anywher
     promoted = pd("rollout", "production", "greet", "--promote", "--store", store_url, check=False)
     assert promoted.returncode == 1 and "requires passing tests" in promoted.stderr
     with Store(store_url) as store:
-        assert store.position_id("production") == where
+        assert store.reads.position_id("production") == where
         # the refused promotion ended nothing, and the refused share changed nothing
-        assert [(r.version, r.basis_points) for r in store.live_rollouts("production")] == [(2, 1000)]
+        assert [(r.version, r.basis_points) for r in store.governance.live_rollouts("production")] == [(2, 1000)]
     pd("rollout", "production", "greet", "--abort", "--store", store_url)
     pd("label", "greet@3", "production", "--store", store_url)
     assert "back at position" in pd("rollback", "production", "--store", store_url).stdout  # version 1 passes
@@ -231,7 +231,7 @@ def test_kill_9_while_a_move_runs_its_required_tests_leaves_the_label_where_it_w
     pd("publish", str(folder), "--store", store_url, "--skip-tests")
     pd("protect", "production", "--scope", "release", "--require-tests", "--store", store_url)
     with Store(store_url) as store:
-        where = store.position_id("production")
+        where = store.reads.position_id("production")
     mover = subprocess.Popen([sys.executable, "-m", "promptdeck", "label", "slow@2", "production", "--store",
                               store_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(1.5)
@@ -242,7 +242,7 @@ def test_kill_9_while_a_move_runs_its_required_tests_leaves_the_label_where_it_w
     mover.stdout.close()
     mover.stderr.close()
     with Store(store_url) as store:
-        assert store.position_id("production") == where
-        assert len(store.moves("production")) == 1
+        assert store.reads.position_id("production") == where
+        assert len(store.governance.moves("production")) == 1
         store.label("slow", 2, "staging", author="next")  # the lock is free: another label moves at once
-        assert store.position("staging").files == {"slow.md": 2}  # type: ignore[union-attr]
+        assert store.reads.position("staging").files == {"slow.md": 2}  # type: ignore[union-attr]

@@ -92,9 +92,9 @@ def test_the_rollout_command_and_its_bad_input(store_url: str, tmp_path: Path) -
     refused = pd("rollout", "production", "greet@4", "--percent", "5", "--store", store_url, check=False)
     assert refused.returncode == 1 and "is its deletion" in refused.stderr
     with Store(store_url) as store:
-        assert [e.kind for e in store.rollout_events("production")] == ["abort", "percent", "start"]
-        assert store.live_rollouts("production") == []
-        assert len(store.moves("production")) == 1  # only a promotion moves the label
+        assert [e.kind for e in store.governance.rollout_events("production")] == ["abort", "percent", "start"]
+        assert store.governance.live_rollouts("production") == []
+        assert len(store.governance.moves("production")) == 1  # only a promotion moves the label
 
 
 def _get(peer: modern.StdioPeer, request_id: int, key: str | None, *, legacy: bool) -> dict[str, Any]:
@@ -121,7 +121,7 @@ def test_each_key_gets_one_version_over_stdio_in_both_eras_and_a_server_follows_
         assert before["_meta"] == {"promptdeck.dev/version": 1, "promptdeck.dev/label": "production"}
         assert before["messages"][0]["content"]["text"] == "Hello Al!"
         with Store(store_url) as store:  # what `promptdeck rollout` does, without starting an interpreter
-            store.start_rollout("production", "greet", 2, 5000, author="t")
+            store.governance.start_rollout("production", "greet", 2, 5000, author="t")
         inside, outside = keys(1, 5000)
         deadline = time.monotonic() + 20
         while _get(peer, 2, inside, legacy=True)["_meta"]["promptdeck.dev/version"] != 2:
@@ -141,7 +141,7 @@ def test_each_key_gets_one_version_over_stdio_in_both_eras_and_a_server_follows_
         listed = peer.call(modern.legacy(30, "prompts/list"))["result"]["prompts"]
         assert [p["_meta"]["promptdeck.dev/version"] for p in listed if p["name"] == "greet"] == [1]
         with Store(store_url) as store:
-            store.end_rollout("production", "greet", promote=True, author="t")
+            store.governance.end_rollout("production", "greet", promote=True, author="t")
         deadline = time.monotonic() + 20
         while _get(peer, 40, outside, legacy=False)["_meta"]["promptdeck.dev/version"] != 2:
             assert time.monotonic() < deadline, "the server did not follow the promotion"
@@ -159,7 +159,7 @@ def test_three_replicas_give_each_key_and_each_principal_the_same_version(postgr
         replicas = [stack.enter_context(http_server("", "--store", url, "--stateless", "--token-file", str(tokens)))
                     for _ in range(3)]
         with Store(url) as store:  # after they start: followed
-            store.start_rollout("production", "greet", 2, 5000, author="t")
+            store.governance.start_rollout("production", "greet", 2, 5000, author="t")
         inside, outside = keys(1, 5000)
 
         def version(replica: str, name: str, key: str | None, legacy: bool = False) -> int:
@@ -193,7 +193,7 @@ def test_three_replicas_give_each_key_and_each_principal_the_same_version(postgr
             assert got[name] == {expected}, name
         assert {1, 2} <= set().union(*got.values())  # ten principals: both versions are served
         with Store(url) as store:
-            store.end_rollout("production", "greet", promote=False, author="t")
+            store.governance.end_rollout("production", "greet", promote=False, author="t")
         deadline = time.monotonic() + 20
         while any(version(replica, "user0", inside) != 1 for replica in replicas):
             assert time.monotonic() < deadline, "a replica did not follow the abort"
@@ -217,7 +217,7 @@ def test_writers_racing_to_start_rollouts_leave_one_live_rollout(store_url: str,
     def start(n: int) -> None:
         with Store(store_url) as store:
             try:
-                store.start_rollout("production", "greet", 2 if n % 2 else 4, 100 * (n + 1), author=f"w{n}")
+                store.governance.start_rollout("production", "greet", 2 if n % 2 else 4, 100 * (n + 1), author=f"w{n}")
                 result = f"ok {2 if n % 2 else 4}"
             except StoreConflict as exc:
                 result = "refused" if "already rolling out" in str(exc) else str(exc)
@@ -230,8 +230,8 @@ def test_writers_racing_to_start_rollouts_leave_one_live_rollout(store_url: str,
     for thread in threads:
         thread.join(60)
     with Store(store_url) as store:
-        (live,) = store.live_rollouts("production")
-        events = store.rollout_events("production")
+        (live,) = store.governance.live_rollouts("production")
+        events = store.governance.rollout_events("production")
     assert outcomes.count(f"ok {live.version}") == 4 and outcomes.count("refused") == 4, outcomes
     assert len(events) == 4 and [e.kind for e in events][-1] == "start"
     assert live.basis_points == events[0].basis_points  # the last writer's share is the live one

@@ -61,31 +61,32 @@ def test_schema_7_drops_the_table_of_kinds_and_makes_every_kind_the_wildcard(sto
     with Store(store_url) as store:
         assert rows_of(store, "SELECT kinds FROM webhooks ORDER BY id") == [
             ("*",), ("label",), ("label publish rollback",), ("*",)]
-        assert [hook.kinds for hook in webhooks.listed(store)] == [("*",), ("label",), ("label", "publish", "rollback")]
+        assert [hook.kinds for hook in webhooks.listed(store.db)] == [
+            ("*",), ("label",), ("label", "publish", "rollback")]
         # the event, its delivery and its attempt, as they were
         assert rows_of(store, "SELECT id, kind, uid FROM events") == [(1, "label", "evt_1")]
-        (logged,) = webhooks.log(store, 1)
+        (logged,) = webhooks.log(store.db, 1)
         assert (logged.event, logged.kind, logged.status, logged.uid, logged.tries[0].code) == (
             1, "label", "delivered", "evt_1", 200)
-        if store.postgres:
+        if store.db.postgres:
             gone = rows_of(store, "SELECT to_regclass('event_kinds') IS NULL")[0][0]
         else:
             gone = not rows_of(store, "SELECT 1 FROM sqlite_master WHERE name = 'event_kinds'")
             assert rows_of(store, "PRAGMA foreign_key_check") == []
         assert gone
         # deliveries still refer to events: the rebuilt table is the one they point at
-        with pytest.raises(StoreError, match="(?i)foreign key"), store._writing():
-            store._run("INSERT INTO deliveries (event, webhook, body, status, attempts, next_try) "
-                       "VALUES (99, 1, 'x', 'pending', 0, 0)")
+        with pytest.raises(StoreError, match="(?i)foreign key"), store.db.transaction():
+            store.db.run("INSERT INTO deliveries (event, webhook, body, status, attempts, next_try) "
+                         "VALUES (99, 1, 'x', 'pending', 0, 0)")
         # A kind no migration ever named: an event, numbered after the old one, for the webhook of every kind.
-        with registered(), store._writing():
-            event = emit(store, "deploy", Deployed(label="production"))
+        with registered(), store.db.transaction():
+            event = emit(store.db, "deploy", Deployed(label="production"))
         assert event is not None and event > 1
         assert rows_of(store, f"SELECT webhook FROM deliveries WHERE event = {event}") == [(1,)]
 
 
 def rows_of(store: Store, query: str) -> list[tuple[Any, ...]]:
-    return [tuple(row) for row in store._rows(query)]
+    return [tuple(row) for row in store.db.rows(query)]
 
 
 def test_a_sqlite_store_of_schema_6_without_events_upgrades_too(tmp_path: Any) -> None:

@@ -327,7 +327,7 @@ def test_a_publish_that_changes_only_a_skill_checks_the_skills(tmp_path: Path) -
         "publish 2: 1 file changed", "  .agents/skills/tool/SKILL.md"]
     data = (folder / ".agents/skills/tool/SKILL.md").read_bytes()
     with Store(url) as store:
-        assert store.latest()[".agents/skills/tool/SKILL.md"].digest == hashlib.sha256(data).hexdigest()
+        assert store.reads.latest()[".agents/skills/tool/SKILL.md"].digest == hashlib.sha256(data).hexdigest()
 
 
 def test_a_schema_3_store_is_refused_until_upgraded_and_then_serves_the_skills_it_holds(tmp_path: Path) -> None:

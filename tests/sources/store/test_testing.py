@@ -32,15 +32,15 @@ def published(tmp_path: Path) -> str:
 
 def test_a_label_as_each_principal_sees_it(tmp_path: Path) -> None:
     with Store(published(tmp_path)) as store:
-        everyone, problems = run_label_tests(store, "production")
+        everyone, problems = run_label_tests(store.reads, "production")
         assert problems == [] and [p.prompt for p in everyone.prompts] == ["open", "secret"]
         assert not everyone.passed and everyone.failed_cases == 1
-        outsider, _ = run_label_tests(store, "production", held=frozenset())
+        outsider, _ = run_label_tests(store.reads, "production", held=frozenset())
         assert [p.prompt for p in outsider.prompts] == ["open"] and outsider.passed
         with pytest.raises(InvalidParams) as refused:
-            run_label_tests(store, "production", ["secret"], held=frozenset())
+            run_label_tests(store.reads, "production", ["secret"], held=frozenset())
         assert refused.value.message == "unknown prompt 'secret'"  # as for a prompt that is not there
-        hr, _ = run_label_tests(store, "production", ["secret"], held=frozenset({"hr"}))
+        hr, _ = run_label_tests(store.reads, "production", ["secret"], held=frozenset({"hr"}))
         assert [p.prompt for p in hr.prompts] == ["secret"] and not hr.passed
 
 

@@ -36,14 +36,14 @@ def make_store(postgres: str, target: str, timeout: float) -> str:
 def fill(url: str, target: str, timeout: float) -> str:
     with Store(url, create=True) as store:
         store.publish_file("greet.md", b"Hello.\n", None, author="ana", message="first", label="production")
-        webhooks.add(store, target, SECRET, ["publish"], scopes=[], allow=["private"], timeout=timeout,
+        webhooks.add(store.db, target, SECRET, ["publish"], scopes=[], allow=["private"], timeout=timeout,
                      author="ops")
     return url
 
 
 def rows(url: str, query: str) -> list[tuple[Any, ...]]:
     with Store(url) as store:
-        return store._rows(query)
+        return store.db.rows(query)
 
 
 def sent_and_held(url: str, held: list[Received], message: str) -> int:

@@ -79,7 +79,7 @@ def library(tmp_path: Path, **files: str) -> Path:
 def add_hook(url: str, target: str, *, kinds: list[str] | None = None, scopes: list[str] | None = None,
              timeout: float = 2) -> int:
     with Store(url, create=True) as store:
-        return webhooks.add(store, target, SECRET, kinds or [], scopes=scopes or [], allow=["private"],
+        return webhooks.add(store.db, target, SECRET, kinds or [], scopes=scopes or [], allow=["private"],
                             timeout=timeout, author="ops")
 
 
@@ -93,7 +93,7 @@ def deliver(url: str, clock: Any = None) -> int:
 
 def rows(url: str, query: str) -> list[tuple[Any, ...]]:
     with Store(url) as store:
-        return store._rows(query)
+        return store.db.rows(query)
 
 
 def test_publish_label_and_rollback_each_send_one_signed_request(store_url: str, tmp_path: Path,
@@ -145,11 +145,11 @@ def test_a_rollouts_start_change_and_end_are_signed_events(store_url: str, tmp_p
     with receiver(SECRET) as others:
         add_hook(store_url, others.url, kinds=["rollout"])  # holds no scope: never hears of salaries
         with Store(store_url) as store:
-            store.start_rollout("production", "greet", 2, 1000, author="ana", message="canary")
-            store.start_rollout("production", "greet", 2, 5000, author="ana")
-            store.end_rollout("production", "greet", promote=True, author="bea", message="looks good")
-            store.start_rollout("production", "salaries", 2, 2500, author="carl")
-            store.end_rollout("production", "salaries", promote=False, author="carl", message="too generous")
+            store.governance.start_rollout("production", "greet", 2, 1000, author="ana", message="canary")
+            store.governance.start_rollout("production", "greet", 2, 5000, author="ana")
+            store.governance.end_rollout("production", "greet", promote=True, author="bea", message="looks good")
+            store.governance.start_rollout("production", "salaries", 2, 2500, author="carl")
+            store.governance.end_rollout("production", "salaries", promote=False, author="carl", message="too generous")
         # hr's: five rollout events and the promotion's label move; the other's: greet's three
         assert deliver(store_url) + deliver(store_url) == 6 + 3  # a deliverer sends 8 at a time
         bodies = hook.wait_for(6)
@@ -298,13 +298,13 @@ def test_a_claim_held_by_another_is_left_until_its_lease_ends(store_url: str, tm
     with Store(store_url) as store:
         store.label("greet", 1, "production", author="ana")
         now = float(rows(store_url, "SELECT created FROM events")[0][0])
-        first = Deliveries(store, "one:1").claim(now)
+        first = Deliveries(store.db, "one:1").claim(now)
         assert len(first) == 1
-        assert Deliveries(store, "two:2").claim(now + 3.9) == []  # the lease: 2 x 1 s + 2 s
-        again = Deliveries(store, "two:2").claim(now + 4.1)
+        assert Deliveries(store.db, "two:2").claim(now + 3.9) == []  # the lease: 2 x 1 s + 2 s
+        again = Deliveries(store.db, "two:2").claim(now + 4.1)
         assert [c.id for c in again] == [first[0].id]
-        assert Deliveries(store, "one:1").record(first[0], 200, None, now + 5) is None  # its lease is gone
-        assert Deliveries(store, "two:2").record(again[0], 200, None, now + 5) == "delivered"
+        assert Deliveries(store.db, "one:1").record(first[0], 200, None, now + 5) is None  # its lease is gone
+        assert Deliveries(store.db, "two:2").record(again[0], 200, None, now + 5) == "delivered"
     assert rows(store_url, "SELECT sender FROM delivery_attempts") == [("two:2",)]
 
 
@@ -349,7 +349,7 @@ def test_store_upgrade_from_schema_4_adds_the_webhook_tables(store_url: str, tmp
     url = store_url
     publish(url, library(tmp_path, greet=GREET))
     with Store(url) as store:  # what schema 4 had
-        as_schema_4(SimpleNamespace(execute=store._run))
+        as_schema_4(SimpleNamespace(execute=store.db.run))
     refused = pd("webhook", "list", "--store", url, check=False)
     assert refused.returncode == 1 and "has schema 4: run `promptdeck store upgrade" in refused.stderr
     assert f"upgraded the store from schema 4 to {SCHEMA_VERSION}" in pd("store", "upgrade", url).stdout
@@ -399,14 +399,14 @@ def test_an_unknown_kind_of_event_is_refused_inside_the_transaction(tmp_path: Pa
     url = f"sqlite:///{tmp_path}/s.db"
     publish(url, library(tmp_path, greet=GREET))
     with Store(url) as store, pytest.raises(StoreError, match="no event kind 'deploy'"):
-        with store._writing():  # refused though no webhook asks for it: a bug to see at once
-            emit(store, "deploy", Deployed(label="production"))
+        with store.db.transaction():  # refused though no webhook asks for it: a bug to see at once
+            emit(store.db, "deploy", Deployed(label="production"))
     with Store(url) as store, registered():  # a later promptdeck declares it: no migration, and emit takes it
-        webhooks.add(store, "https://example.com/", SECRET, ["deploy"], scopes=[], allow=[], timeout=1, author="o")
-        with store._writing():
-            assert emit(store, "deploy", Deployed(label="production")) == 1
-        with store._writing(), pytest.raises(StoreError, match="a 'deploy' event carries a Deployed, not a "):
-            emit(store, "deploy", RolloutChanged(label="l", rollout=1, change="start", percent=1.0, author="a",
+        webhooks.add(store.db, "https://example.com/", SECRET, ["deploy"], scopes=[], allow=[], timeout=1, author="o")
+        with store.db.transaction():
+            assert emit(store.db, "deploy", Deployed(label="production")) == 1
+        with store.db.transaction(), pytest.raises(StoreError, match="a 'deploy' event carries a Deployed, not a "):
+            emit(store.db, "deploy", RolloutChanged(label="l", rollout=1, change="start", percent=1.0, author="a",
                                                  message="", position=None, prompts=()))
 
 
@@ -421,9 +421,9 @@ def test_a_webhook_for_every_kind_is_sent_a_kind_declared_after_it_was_made(stor
         assert rows(store_url, "SELECT kinds FROM webhooks ORDER BY id") == [("*",),
                                                                               ("label publish rollback rollout",)]
         with registered(), Store(store_url) as store:
-            with store._writing():
-                assert emit(store, "deploy", Deployed(label="production")) == 1
-            assert webhooks.listed(store)[0].kinds == ("*",)
+            with store.db.transaction():
+                assert emit(store.db, "deploy", Deployed(label="production")) == 1
+            assert webhooks.listed(store.db)[0].kinds == ("*",)
             store.label("greet", 1, "staging", author="ana")  # a kind of today: both are sent it
         assert deliver(store_url) == 3
         assert [(b["type"], b["data"]) for b in hook.wait_for(2) if b["type"] == "deploy"] == [
@@ -445,7 +445,7 @@ def test_bodies_are_byte_for_byte_what_receivers_were_sent_before_kinds_were_typ
     with Store(store_url) as store:
         store.label("greet", 2, "production", author="carl")
         store.rollback("production", author="dana")
-        store.start_rollout("production", "salaries", 2, 1234, author="ana", message="canary")
+        store.governance.start_rollout("production", "salaries", 2, 1234, author="ana", message="canary")
     sent = [(hook, re.sub(r'"timestamp":"[^"]*"', '"timestamp":"T"', body))
             for hook, body in rows(store_url, "SELECT webhook, body FROM deliveries ORDER BY id")]
     greet = '{"name":"greet","path":"greet.md","version":2,"previous":1,"deleted":false}'
@@ -512,14 +512,14 @@ def test_finished_deliveries_are_kept_thirty_days(store_url: str, tmp_path: Path
             store.publish_file("greet.md", f"v{number}\n".encode(), None, author="ana", message="m")
     assert deliver(store_url) == 3
     with Store(store_url) as store:
-        store._run("UPDATE deliveries SET status = 'pending', finished = NULL WHERE id = 3")  # still trying
-        now = float(store._rows("SELECT max(finished) FROM deliveries")[0][0])
-        Deliveries(store, "x:1").prune(now + 29 * 24 * 3600)
-        assert store._rows("SELECT count(*) FROM deliveries") == [(3,)]
-        Deliveries(store, "x:1").prune(now + 31 * 24 * 3600)
-        assert store._rows("SELECT id FROM deliveries") == [(3,)]
-        assert store._rows("SELECT delivery FROM delivery_attempts") == [(3,)]
-        assert store._rows("SELECT count(*) FROM events") == [(1,)]
+        store.db.run("UPDATE deliveries SET status = 'pending', finished = NULL WHERE id = 3")  # still trying
+        now = float(store.db.rows("SELECT max(finished) FROM deliveries")[0][0])
+        Deliveries(store.db, "x:1").prune(now + 29 * 24 * 3600)
+        assert store.db.rows("SELECT count(*) FROM deliveries") == [(3,)]
+        Deliveries(store.db, "x:1").prune(now + 31 * 24 * 3600)
+        assert store.db.rows("SELECT id FROM deliveries") == [(3,)]
+        assert store.db.rows("SELECT delivery FROM delivery_attempts") == [(3,)]
+        assert store.db.rows("SELECT count(*) FROM events") == [(1,)]
 
 
 def test_an_application_opening_prompts_on_the_store_delivers_no_webhook(store_url: str, tmp_path: Path,

@@ -180,10 +180,10 @@ class StoreApi:
 
     def _overview(self, sight: _StoreView, principal: Principal) -> dict[str, Any]:
         labels = []
-        for now, before in sight.store.label_moves():
+        for now, before in sight.store.reads.label_moves():
             # Each move is shown as its change allows: the positions before it say what it changed.
-            at = [sight.store.position(now.label, back) for back in range(3)]
-            protection = sight.store.protection(now.label)
+            at = [sight.store.reads.position(now.label, back) for back in range(3)]
+            protection = sight.store.governance.protection(now.label)
             labels.append({**sight.move(now, at[1], at[0]), "name": now.label,
                            "previous": sight.move(before, at[2], at[1]) if before else None,
                            "protected": None if protection is None else {"scope": protection.scope},
@@ -308,8 +308,8 @@ class StoreApi:
                                           line_of_key(front, "scopes"))]
         if checked.name == prompt.name:
             return checked, parsed.errors
-        position = sight.store.require_position(self.source.label)
-        for other in sight.store.listed(position, name=checked.name):
+        position = sight.store.reads.require_position(self.source.label)
+        for other in sight.store.reads.listed(position, name=checked.name):
             if other.path != path:
                 # A name is one namespace for everyone: a hidden prompt's is refused too, but never named.
                 where = other.path if may_see(sight.held, parse_scopes(other.scopes)) else None
@@ -423,7 +423,7 @@ class _StoreView:
         self.held = held
         self._seen: dict[tuple[str, int], bool] = {}
         #: the store's rule of who sees a version (``sources.store.seen``), with its reads cached
-        self._rule = Seen(store)
+        self._rule = Seen(store.reads)
 
     def version(self, path: str, version: int, recorded: Recorded | None = None) -> bool:
         """Whether the principal may see ``version`` of ``path`` (``Seen.may_see``: a prompt file's version by
@@ -442,7 +442,7 @@ class _StoreView:
         """``content`` of any file, named ``shown`` in what is said of a version it has not."""
         if not self.version(path, version):
             raise no_version(shown, version)
-        found, data = self.store.file_version(path, version, shown)
+        found, data = self.store.reads.file_version(path, version, shown)
         if data is not None and is_prompt_path(path):
             own = file_scopes(path, data)
             if own is None or not may_see(self.held, own):
@@ -454,7 +454,7 @@ class _StoreView:
         whether the principal may see both their versions."""
         pairs = {(path, version) for path, version in before.items() if after.get(path) != version}
         pairs |= {(path, version) for path, version in after.items() if before.get(path) != version}
-        recorded = self.store.recorded(pairs)
+        recorded = self.store.reads.recorded(pairs)
         hidden = {path for path, version in pairs if not self.version(path, version, recorded.get((path, version)))}
         return len({path for path, _ in pairs} - hidden), len(hidden)
 
@@ -486,10 +486,10 @@ def _skill_md_problems(path: str, data: bytes) -> list[PromptFileError]:
 
 def _versions(sight: _StoreView, path: str) -> list[dict[str, Any]]:
     """The versions of ``path`` the principal may see, newest first, with the labels at each now."""
-    labels = sight.store.labels_at(path)
+    labels = sight.store.reads.labels_at(path)
     return [{"version": v.version, "publish": v.publish, "author": v.author, "message": v.message,
              "created": v.created, "deleted": v.digest is None, "labels": labels.get(v.version, [])}
-            for v in sight.store.history(path)
+            for v in sight.store.reads.history(path)
             if sight.version(path, v.version, Recorded(v.prompt, v.digest, v.scopes, v.publish))]
 
 

@@ -101,20 +101,20 @@ def shown_rollout(rollout: Rollout) -> dict[str, Any]:
 
 def rollouts(sight: _StoreView, label: str) -> list[dict[str, Any]]:
     """The label's live rollouts the principal may see."""
-    return [shown_rollout(r) for r in sight.store.live_rollouts(label) if may_see_rollout(sight, r)]
+    return [shown_rollout(r) for r in sight.store.governance.live_rollouts(label) if may_see_rollout(sight, r)]
 
 
 def audit(sight: _StoreView, label: str, before: int | None = None) -> dict[str, Any]:
     """``GET /api/store/moves``: a page of the label's moves (below position ``before``) and its rollout events,
     newest first, as the principal may see them (see the module docstring)."""
     store = sight.store
-    store.require_position(label)
-    moves = store.moves(label, SCANNED_MOVES + 1, before)
+    store.reads.require_position(label)
+    moves = store.governance.moves(label, SCANNED_MOVES + 1, before)
     more, moves = len(moves) > SCANNED_MOVES, moves[:SCANNED_MOVES]
     shown: list[dict[str, Any]] = []
     for move in moves:
-        changes = store.changes_between(move.previous, move.position, CHANGES_READ)
-        recorded = store.recorded([(path, v) for path, pair in changes.items() for v in pair if v is not None])
+        changes = store.governance.changes_between(move.previous, move.position, CHANGES_READ)
+        recorded = store.reads.recorded([(path, v) for path, pair in changes.items() for v in pair if v is not None])
         visible = [{"path": path, "from": old, "to": new} for path, (old, new) in changes.items()
                    if all(v is None or sight.version(path, v, recorded.get((path, v))) for v in (old, new))]
         if changes and not visible:
@@ -126,8 +126,8 @@ def audit(sight: _StoreView, label: str, before: int | None = None) -> dict[str,
         newer["from"] = older["position"] if older is not None else None
     # The rollouts' events are few beside the moves: the newest 100 the principal may see, on the first page.
     events = [] if before is not None else \
-        [_event(e) for e in store.rollout_events(label, 1000) if may_see_rollout(sight, e.rollout)][:100]
-    protection = store.protection(label)
+        [_event(e) for e in store.governance.rollout_events(label, 1000) if may_see_rollout(sight, e.rollout)][:100]
+    protection = store.governance.protection(label)
     return {"label": label, "moves": shown, "next": moves[-1].position if more else None, "rollouts": events,
             "protected": None if protection is None else {"scope": protection.scope}}
 
@@ -145,13 +145,13 @@ def rollout(sight: _StoreView, path: str, call: RolloutCall, label: str, author:
         assert call.version is not None
         if not sight.version(path, call.version):
             raise HttpError(404, f"prompt {call.prompt!r} has no version {call.version}")
-        started = sight.store.start_rollout(label, path, call.version, points, author=author, message=call.message,
-                                            guard=held, allow=sight.allow_move)
+        started = sight.store.governance.start_rollout(label, path, call.version, points, author=author,
+                                                       message=call.message, guard=held, allow=sight.allow_move)
         return {"rollout": shown_rollout(started)}
     if call.action not in ("promote", "abort"):
         raise HttpError(400, f"action: start, promote or abort, not {call.action[:40]!r}")
     if call.version is not None or call.percent is not None:
         raise HttpError(400, f"{call.action} takes no version or percent")
-    ended = sight.store.end_rollout(label, path, promote=call.action == "promote", author=author,
-                                    message=call.message, guard=held, allow=sight.allow_move)
+    ended = sight.store.governance.end_rollout(label, path, promote=call.action == "promote", author=author,
+                                               message=call.message, guard=held, allow=sight.allow_move)
     return {"rollout": shown_rollout(ended), "ended": call.action}

@@ -174,7 +174,7 @@ class StoredCatalog(Catalog):
 
     def _scope_groups(self) -> list[frozenset[str]]:
         if not self._grouped:
-            sets = self._read(lambda store: store.scope_sets(self.position))
+            sets = self._read(lambda store: store.reads.scope_sets(self.position))
             self._groups = sorted((frozenset(s.split()) for s in sets), key=sorted)
             self._grouped = True
         return self._groups
@@ -200,7 +200,7 @@ class StoredCatalog(Catalog):
 
     def __len__(self) -> int:
         if self._count is None:
-            self._count = self._read(lambda store: store.listed_count(self.position, self._allowed))
+            self._count = self._read(lambda store: store.reads.listed_count(self.position, self._allowed))
         return self._count
 
     def __iter__(self) -> Iterator[Prompt]:
@@ -224,7 +224,7 @@ class StoredCatalog(Catalog):
         if name in self._found:
             prompt = self._found[name]
         else:
-            entries = self._read(lambda store: store.listed(self.position, name=name))
+            entries = self._read(lambda store: store.reads.listed(self.position, name=name))
             prompt = self._prompt(entries[0]) if entries else None
             if prompt is None:
                 self._found[name] = None
@@ -248,8 +248,8 @@ class StoredCatalog(Catalog):
         key = (rev.version, after, extra_key)
         cached = self._pages.get(key)
         if cached is None:
-            entries = self._read(lambda store: store.listed(self.position, after=after, limit=self.page_size + 1,
-                                                            scopes=self._allowed))
+            entries = self._read(lambda store: store.reads.listed(self.position, after=after, limit=self.page_size + 1,
+                                                                  scopes=self._allowed))
             shown = [self._found.get(entry.prompt or "") or self._prompt(entry) for entry in entries[:self.page_size]]
             result: dict[str, Any] = {"prompts": [prompt.descriptor(rev) for prompt in shown]}
             if len(entries) > self.page_size:
@@ -265,4 +265,4 @@ class StoredCatalog(Catalog):
 
 
 def _listed_after(position: int, after: str, scopes: tuple[str, ...] | None, store: Store) -> list[Entry]:
-    return store.listed(position, after=after, limit=1000, scopes=scopes)
+    return store.reads.listed(position, after=after, limit=1000, scopes=scopes)

@@ -1,4 +1,11 @@
-"""A connection to a store, in either database: one small SQL dialect, one write lock, the schema checked."""
+"""A connection to a store, in either database: one small SQL dialect, one write lock, the schema checked.
+
+``Connection`` is what every other part of the store takes (composition, not inheritance): ``reads.Reads``
+(the queries), ``governance.Governance`` (label moves, protections, rollouts), ``events`` and ``webhooks``
+(the outbox), ``delivery`` (claiming and recording deliveries), and ``database.Store``, which composes them.
+Its statements are written once with ``?`` placeholders; ``rows``, ``run`` and ``many`` turn them into the
+driver's, and ``transaction`` is the one write lock every writer takes.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +23,7 @@ from .urls import _create_private, _warn_if_readable, is_postgres_url, shown_url
 
 log = logging.getLogger("promptdeck.store")
 
-class Connected:
+class Connection:
     """A store's connection and its one SQL dialect: opening, statements, transactions, the schema."""
 
     def __init__(self, url: str, *, create: bool = False, timeout: float = 10) -> None:
@@ -29,7 +36,11 @@ class Connected:
         self._conn: Any = self._connect(create)
         #: the schema version ``upgrade`` found (0: none), when this opening upgraded the store
         self.upgraded_from: int | None = None
-        self._check_schema(create)
+        try:
+            self._check_schema(create)
+        except BaseException:
+            self._conn.close()  # refused: the driver's connection is not left for the garbage collector
+            raise
 
     # -- connecting ------------------------------------------------------------------------------
 
@@ -70,8 +81,8 @@ class Connected:
         return without_secrets(first_line(exc), self.url)
 
     @property
-    def connection(self) -> Any:
-        """The driver's connection (sqlite3 or psycopg), for what the store's methods do not cover."""
+    def driver(self) -> Any:
+        """The driver's connection (sqlite3 or psycopg), for what the statements here do not cover."""
         return self._conn
 
     def close(self) -> None:
@@ -86,44 +97,54 @@ class Connected:
     def _sql(self, statement: str) -> str:
         return statement.replace("?", "%s") if self.postgres else statement
 
-    def _rows(self, statement: str, *args: Any) -> list[tuple[Any, ...]]:
-        return list(self._run(statement, *args).fetchall())
+    def rows(self, statement: str, *args: Any) -> list[tuple[Any, ...]]:
+        """Every row ``statement`` (``?`` placeholders) answers."""
+        return list(self.run(statement, *args).fetchall())
 
-    def _run(self, statement: str, *args: Any) -> Any:
+    def run(self, statement: str, *args: Any) -> Any:
+        """Run ``statement`` (``?`` placeholders); the driver's cursor (``fetchone``, ``rowcount``)."""
         try:
             return self._conn.execute(self._sql(statement), args)
         except self._errors as exc:
             # One line naming the store, never a driver traceback: a full disk, a lost connection.
             raise StoreError(f"the store {shown_url(self.url)} failed: {self._why(exc)}") from exc
 
+    def many(self, statement: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Run ``statement`` once for each of ``rows``."""
+        if self.postgres:
+            with self._conn.cursor() as cursor:
+                cursor.executemany(self._sql(statement), rows)
+        else:
+            self._conn.executemany(statement, rows)
+
     @contextmanager
-    def _writing(self, lock: str = "LOCK TABLE publishes IN EXCLUSIVE MODE") -> Iterator[None]:
+    def transaction(self, lock: str = "LOCK TABLE publishes IN EXCLUSIVE MODE") -> Iterator[None]:
         """One write transaction, holding the store's lock: publishers and label moves queue here.
 
         SQLite's ``BEGIN IMMEDIATE`` takes the database's one write lock; in PostgreSQL ``lock`` does.
         """
-        self._run("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
+        self.run("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
         try:
             if self.postgres:
-                self._run(lock)
+                self.run(lock)
             yield
         except BaseException:
             with suppress(StoreError):  # the database may have ended the transaction itself (SQLite I/O errors)
-                self._run("ROLLBACK")
+                self.run("ROLLBACK")
             raise
-        self._run("COMMIT")
+        self.run("COMMIT")
 
     # -- schema ----------------------------------------------------------------------------------
 
     def _schema_version(self) -> int | None:
         """The store's schema version; None when it has no promptdeck schema at all."""
         if self.postgres:
-            present = self._rows("SELECT to_regclass('promptdeck_schema') IS NOT NULL")[0][0]
+            present = self.rows("SELECT to_regclass('promptdeck_schema') IS NOT NULL")[0][0]
         else:
-            present = bool(self._rows("SELECT 1 FROM sqlite_master WHERE name = 'promptdeck_schema'"))
+            present = bool(self.rows("SELECT 1 FROM sqlite_master WHERE name = 'promptdeck_schema'"))
         if not present:
             return None
-        rows = self._rows("SELECT version FROM promptdeck_schema")
+        rows = self.rows("SELECT version FROM promptdeck_schema")
         return int(rows[0][0]) if rows else None
 
     def _check_schema(self, create: bool) -> None:
@@ -147,27 +168,18 @@ class Connected:
         """Bring the schema to ``SCHEMA_VERSION``; the version it had (0: none)."""
         # Two first publishers at once: one creates the schema, the other waits for it and finds it (no
         # table exists yet to lock, so an advisory lock).
-        with self._writing("SELECT pg_advisory_xact_lock(7151)"):
+        with self.transaction("SELECT pg_advisory_xact_lock(7151)"):
             found = self._schema_version() or 0
             if found > SCHEMA_VERSION:
                 raise StoreError(f"the store has schema {found}, newer than this promptdeck's {SCHEMA_VERSION}")
             for version in range(found + 1, SCHEMA_VERSION + 1):
                 for statement in migration(version, self.postgres):
-                    self._run(statement)
+                    self.run(statement)
                 if version == 2:
-                    self._run("INSERT INTO state_key (key) VALUES (?)", secrets.token_urlsafe(32))
+                    self.run("INSERT INTO state_key (key) VALUES (?)", secrets.token_urlsafe(32))
             if found == 0:
-                self._run("INSERT INTO promptdeck_schema (version) VALUES (?)", SCHEMA_VERSION)
+                self.run("INSERT INTO promptdeck_schema (version) VALUES (?)", SCHEMA_VERSION)
             elif found < SCHEMA_VERSION:
-                self._run("UPDATE promptdeck_schema SET version = ?", SCHEMA_VERSION)
+                self.run("UPDATE promptdeck_schema SET version = ?", SCHEMA_VERSION)
             self.upgraded_from = found
             return found
-
-    # -- reading ---------------------------------------------------------------------------------
-
-    def _many(self, statement: str, rows: Sequence[tuple[Any, ...]]) -> None:
-        if self.postgres:
-            with self._conn.cursor() as cursor:
-                cursor.executemany(self._sql(statement), rows)
-        else:
-            self._conn.executemany(statement, rows)

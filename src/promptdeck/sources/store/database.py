@@ -20,11 +20,15 @@ committed positions, and a crash mid-publish leaves nothing behind. A label
 move sends ``NOTIFY promptdeck_labels`` in PostgreSQL, delivered at commit.
 
 The modules of this package: ``schema`` (tables and migrations), ``model`` (the values and errors),
-``urls`` (store URLs and their secrets), ``connection`` (the dialect, the lock, the schema check),
-``reads`` (the queries), ``governance`` (label moves and their audit, protected labels, rollouts), this
-module (the writes: publish, label, rollback), ``ledger`` (replicas'
-requestState nonces), ``folder`` (a library folder as a publish reads it), and ``source`` and
-``catalog`` (a label served as a ``Source``).
+``urls`` (store URLs and their secrets), ``connection`` (``Connection``: the dialect, the lock, the schema
+check), ``reads`` (``Reads``: the queries), ``governance`` (``Governance``: label moves and their audit,
+protected labels, rollouts), ``events``, ``webhooks`` and ``delivery`` (the outbox and its sending), this
+module (``Store``, composing them, and the writes: publish, label, rollback), ``ledger`` (replicas'
+requestState nonces), ``folder`` (a library folder as a publish reads it), and ``source``, ``followers``
+and ``catalog`` (a label served as a ``Source``).
+
+Each part takes the connection rather than inheriting it: ``store.reads.latest()``,
+``store.governance.protect(…)``, ``store.db.rows(…)``.
 """
 
 from __future__ import annotations
@@ -33,16 +37,42 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable, Collection
+from typing import Self
 
+from .connection import Connection
 from .event_kinds import Published
 from .events import changed_prompts, emit, listening, seen_changes, short
-from .governance import Governing
+from .governance import Governance
 from .model import _NEW, Guard, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path
+from .reads import Reads
 
 log = logging.getLogger("promptdeck.store")
 
-class Store(Governing):
-    """One store, opened from its URL. Methods that write are one transaction each."""
+class Store:
+    """One store, opened from its URL: its connection (``db``), its queries (``reads``), its governance
+    (``governance``), and the writes that record versions. Methods that write are one transaction each."""
+
+    __slots__ = ("db", "reads", "governance")
+
+    def __init__(self, url: str, *, create: bool = False, timeout: float = 10) -> None:
+        """Open the store; with ``create``, make (or upgrade) its schema where needed. ``timeout``: how long
+        connecting to a PostgreSQL store may take, in seconds."""
+        self.db = Connection(url, create=create, timeout=timeout)
+        self.reads = Reads(self.db)
+        self.governance = Governance(self.db, self.reads)
+
+    @property
+    def url(self) -> str:
+        return self.db.url
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def publish(self, files: dict[str, bytes], prompts: dict[str, Listed], *, author: str, message: str,
                 label: str | None = None, inputs: Collection[str] = ()) -> tuple[int | None, list[str]]:
@@ -58,8 +88,8 @@ class Store(Governing):
         for path in files:
             if not is_safe_path(path):
                 raise StoreError(f"{path!r} is not a library path (relative, '/'-separated, no hidden or '..' parts)")
-        with self._writing():
-            current = self.latest()
+        with self.db.transaction():
+            current = self.reads.latest()
             changed: list[tuple[str, int, str | None]] = []
             bumped: list[tuple[str, int, str | None]] = []
             relisted: list[tuple[str | None, str | None, str, int]] = []
@@ -68,8 +98,8 @@ class Store(Governing):
                 version, known, listed, _ = current.get(path, _NEW)
                 if known != digest:
                     changed.append((path, version + 1, digest))
-                    self._run("INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
-                              digest, data)
+                    self.db.run("INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
+                                digest, data)
                     continue
                 if path in inputs:
                     bumped.append((path, version + 1, digest))
@@ -81,15 +111,15 @@ class Store(Governing):
             if changed:  # a part's change is a change of its users (none without a change of a part)
                 changed += bumped
             if relisted:
-                self._many("UPDATE files SET listing = ?, scopes = ? WHERE path = ? AND version = ?", relisted)
-                self._many("UPDATE position_files SET scopes = ? WHERE path = ? AND version = ?",
-                           [row[1:] for row in relisted])
-                for (current,) in self._rows("SELECT MAX(id) FROM positions GROUP BY label"):
-                    self._summarize(int(current))
+                self.db.many("UPDATE files SET listing = ?, scopes = ? WHERE path = ? AND version = ?", relisted)
+                self.db.many("UPDATE position_files SET scopes = ? WHERE path = ? AND version = ?",
+                             [row[1:] for row in relisted])
+                for (current,) in self.db.rows("SELECT MAX(id) FROM positions GROUP BY label"):
+                    self.governance.summarize(int(current))
             publish_id: int | None = None
             if changed:
-                publish_id = int(self._run("INSERT INTO publishes (author, message, created) VALUES (?, ?, ?) "
-                                           "RETURNING id", author, message, time.time()).fetchone()[0])
+                publish_id = int(self.db.run("INSERT INTO publishes (author, message, created) VALUES (?, ?, ?) "
+                                             "RETURNING id", author, message, time.time()).fetchone()[0])
                 rows = []
                 for path, version, stored in changed:
                     listed_now = prompts.get(path) if stored else None
@@ -99,13 +129,13 @@ class Store(Governing):
                     name = listed_now.name if listed_now else self._prompt_of(path)
                     rows.append((path, version, publish_id, name, stored,
                                  listed_now.listing if listed_now else None, listed_now.scopes if listed_now else None))
-                self._many("INSERT INTO files (path, version, publish, prompt, digest, listing, scopes) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+                self.db.many("INSERT INTO files (path, version, publish, prompt, digest, listing, scopes) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
                 self._published(publish_id, {path: version for path, version, _ in changed}, author, message, label)
             if label is not None:
-                state = {path: newest.version for path, newest in self.latest().items() if path in files}
-                self.release(label, state, author, f"publish {publish_id}" if publish_id else "publish (unchanged)",
-                             message)
+                state = {path: newest.version for path, newest in self.reads.latest().items() if path in files}
+                self.governance.release(label, state, author,
+                                        f"publish {publish_id}" if publish_id else "publish (unchanged)", message)
         return publish_id, sorted(path for path, _, _ in changed)
 
     def publish_file(self, path: str, data: bytes, listed: Listed | None, *, author: str, message: str,
@@ -123,28 +153,28 @@ class Store(Governing):
         if not is_safe_path(path):
             raise StoreError(f"{path!r} is not a library path (relative, '/'-separated, no hidden or '..' parts)")
         digest = hashlib.sha256(data).hexdigest()
-        with self._writing():
-            version, known, _, _ = self.latest().get(path, _NEW)
+        with self.db.transaction():
+            version, known, _, _ = self.reads.latest().get(path, _NEW)
             newest = version
             while seen is not None and newest > 0 and not seen(newest):
                 newest -= 1
             if base is not None and base != newest:
-                rows = self._rows("SELECT p.author FROM files f JOIN publishes p ON p.id = f.publish "
-                                  "WHERE f.path = ? AND f.version = ?", path, newest)
+                rows = self.db.rows("SELECT p.author FROM files f JOIN publishes p ON p.id = f.publish "
+                                    "WHERE f.path = ? AND f.version = ?", path, newest)
                 who = f" by {rows[0][0]}" if rows else ""
                 raise StoreConflict(f"{path} has a newer version {newest}{who} than the version {base} "
                                     "you edited; nothing was saved. Open the newest version and edit it again")
             publish_id: int | None = None
             if known != digest:
-                self._run("INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
-                          digest, data)
-                publish_id = int(self._run("INSERT INTO publishes (author, message, created) VALUES (?, ?, ?) "
-                                           "RETURNING id", author, message, time.time()).fetchone()[0])
+                self.db.run("INSERT INTO blobs (digest, data) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
+                            digest, data)
+                publish_id = int(self.db.run("INSERT INTO publishes (author, message, created) VALUES (?, ?, ?) "
+                                             "RETURNING id", author, message, time.time()).fetchone()[0])
                 version += 1
-                self._run("INSERT INTO files (path, version, publish, prompt, digest, listing, scopes) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?)", path, version, publish_id,
-                          listed.name if listed else self._prompt_of(path), digest,
-                          listed.listing if listed else None, listed.scopes if listed else None)
+                self.db.run("INSERT INTO files (path, version, publish, prompt, digest, listing, scopes) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", path, version, publish_id,
+                            listed.name if listed else self._prompt_of(path), digest,
+                            listed.listing if listed else None, listed.scopes if listed else None)
                 self._published(publish_id, {path: version}, author, message, label)
             if label is not None:
                 self._point(label, path, version, author,
@@ -154,41 +184,49 @@ class Store(Governing):
     def _published(self, publish_id: int, versions: dict[str, int], author: str, message: str,
                    label: str | None) -> None:
         """(Inside the publish's transaction.) The ``publish`` event: its new versions (path -> version)."""
-        if not listening(self, "publish"):
+        if not listening(self.db, "publish"):
             return
         before = {p: v - 1 for p, v in versions.items() if v > 1}
-        prompts, truncated = changed_prompts(self, before, versions)
-        emit(self, "publish", Published(publish=publish_id, author=author, message=short(message), label=label,
-                                        files=len(versions), prompts=prompts, truncated=truncated),
-             seen_changes(self, before, versions))
+        prompts, truncated = changed_prompts(self.db, before, versions)
+        emit(self.db, "publish", Published(publish=publish_id, author=author, message=short(message), label=label,
+                                           files=len(versions), prompts=prompts, truncated=truncated),
+             seen_changes(self.reads, before, versions))
 
     def _listed(self, path: str, version: int) -> Listed | None:
-        rows = self._rows("SELECT prompt, listing, scopes FROM files WHERE path = ? AND version = ?", path, version)
+        rows = self.db.rows("SELECT prompt, listing, scopes FROM files WHERE path = ? AND version = ?", path, version)
         return Listed(*rows[0]) if rows and rows[0][0] is not None and rows[0][1] is not None else None
 
     def _prompt_of(self, path: str) -> str | None:
-        rows = self._rows("SELECT prompt FROM files WHERE path = ? ORDER BY version DESC LIMIT 1", path)
+        rows = self.db.rows("SELECT prompt FROM files WHERE path = ? ORDER BY version DESC LIMIT 1", path)
         return rows[0][0] if rows else None
 
     def label(self, prompt: str, version: int | None, label: str, *, author: str, allow: MoveRule | None = None,
               message: str = "", guard: Guard | None = None) -> int:
         """Point ``label`` at one version of one prompt (its newest when None), the rest unchanged."""
-        with self._writing():
-            path, found, data = self.version_of(prompt, version)
+        with self.db.transaction():
+            path, found, data = self.reads.version_of(prompt, version)
             if data is None:
                 raise StoreConflict(f"version {found} of {prompt!r} is its deletion; choose a version that has it")
             self._point(label, path, found, author, f"label {prompt}@{found}", message, allow, guard)
         return found
 
+    def _point(self, label: str, path: str, version: int, author: str, reason: str, message: str = "",
+                allow: MoveRule | None = None, guard: Guard | None = None) -> None:
+        """(Inside a write transaction.) Point ``label`` at ``version`` of ``path``; its other files stay."""
+        now = self.reads.position(label)
+        files = dict(now.files) if now is not None else {}
+        files[path] = version
+        self.governance.release(label, files, author, reason, message, allow, now, guard)
+
     def rollback(self, label: str, *, author: str, allow: MoveRule | None = None, message: str = "",
                  guard: Guard | None = None) -> Position:
         """Point ``label`` where it pointed before its current position; that position."""
-        with self._writing():
-            before = self.position(label, back=1)
+        with self.db.transaction():
+            before = self.reads.position(label, back=1)
             if before is None:
                 if guard is not None:  # a label the writer may not move is refused as such, first
-                    guard(self.protection(label))
+                    guard(self.governance.protection(label))
                 raise StoreConflict(f"label {label!r} has no earlier position to roll back to")
-            self.release(label, before.files, author, f"rollback to position {before.id}", message, allow,
-                         guard=guard, event="rollback")
+            self.governance.release(label, before.files, author, f"rollback to position {before.id}", message, allow,
+                                    guard=guard, event="rollback")
         return before

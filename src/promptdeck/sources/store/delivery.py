@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .database import Store
+from .connection import Connection
 from .model import StoreError, first_line
 from .urls import shown_url, without_secrets
 from .webhooks import MAX_TIMEOUT, shown_target
@@ -88,28 +88,28 @@ class Claimed:
 class Deliveries:
     """The database side of delivery: claiming under a lease, and recording an attempt."""
 
-    def __init__(self, store: Store, sender: str) -> None:
-        self.store = store
+    def __init__(self, db: Connection, sender: str) -> None:
+        self.db = db
         self.sender = sender
 
     def due(self, now: float) -> bool:
-        return bool(self.store._rows("SELECT 1 FROM deliveries WHERE status = 'pending' AND next_try <= ? AND "
-                                     "(lease_until IS NULL OR lease_until < ?) LIMIT 1", now, now))
+        return bool(self.db.rows("SELECT 1 FROM deliveries WHERE status = 'pending' AND next_try <= ? AND "
+                                 "(lease_until IS NULL OR lease_until < ?) LIMIT 1", now, now))
 
     def claim(self, now: float, limit: int = BATCH) -> list[Claimed]:
         """Take the lease of up to ``limit`` due deliveries (one statement: atomic in both databases)."""
         token = f"{self.sender} {secrets.token_hex(12)}"  # who holds it, for an operator (and a test) to see
-        skip = " FOR UPDATE SKIP LOCKED" if self.store.postgres else ""
+        skip = " FOR UPDATE SKIP LOCKED" if self.db.postgres else ""
         # The rows are picked once, in a materialized CTE: a subquery under IN may be run again by the planner,
         # and with LIMIT and SKIP LOCKED a second run could pick other rows.
-        self.store._run("WITH picked AS MATERIALIZED (SELECT id FROM deliveries WHERE status = 'pending' AND "
-                        "next_try <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_try, id "
-                        f"LIMIT ?{skip}) UPDATE deliveries SET lease = ?, lease_until = ? + 2 * (SELECT w.timeout "
-                        "FROM webhooks w WHERE w.id = deliveries.webhook) + 2 WHERE id IN (SELECT id FROM picked)",
-                        now, now, limit, token, now)
-        rows = self.store._rows("SELECT d.id, d.event, d.webhook, d.body, d.attempts, w.url, w.secret, w.allow, "
-                                "w.timeout, e.created, e.uid FROM deliveries d JOIN webhooks w ON w.id = d.webhook "
-                                "JOIN events e ON e.id = d.event WHERE d.lease = ? ORDER BY d.id", token)
+        self.db.run("WITH picked AS MATERIALIZED (SELECT id FROM deliveries WHERE status = 'pending' AND "
+                    "next_try <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_try, id "
+                    f"LIMIT ?{skip}) UPDATE deliveries SET lease = ?, lease_until = ? + 2 * (SELECT w.timeout "
+                    "FROM webhooks w WHERE w.id = deliveries.webhook) + 2 WHERE id IN (SELECT id FROM picked)",
+                    now, now, limit, token, now)
+        rows = self.db.rows("SELECT d.id, d.event, d.webhook, d.body, d.attempts, w.url, w.secret, w.allow, "
+                            "w.timeout, e.created, e.uid FROM deliveries d JOIN webhooks w ON w.id = d.webhook "
+                            "JOIN events e ON e.id = d.event WHERE d.lease = ? ORDER BY d.id", token)
         return [Claimed(int(i), int(e), int(w), str(b), int(a) + 1, str(u), str(s), tuple(str(al).split()),
                         float(t), float(c), token, str(uid)) for i, e, w, b, a, u, s, al, t, c, uid in rows]
 
@@ -121,28 +121,28 @@ class Deliveries:
         else:
             next_try = now + pause(claimed.attempt)
             status = "failed" if next_try > claimed.created + GIVE_UP_SECONDS else "pending"
-        with self.store._writing("SELECT 1"):  # not the publishers' lock: this touches none of their rows
-            updated = self.store._run(
+        with self.db.transaction("SELECT 1"):  # not the publishers' lock: this touches none of their rows
+            updated = self.db.run(
                 "UPDATE deliveries SET status = ?, attempts = ?, next_try = ?, lease = NULL, lease_until = NULL, "
                 "finished = ? WHERE id = ? AND lease = ? AND status = 'pending'", status, claimed.attempt, next_try,
                 None if status == "pending" else now, claimed.id, claimed.lease).rowcount
             if updated != 1:
                 return None
-            self.store._run("INSERT INTO delivery_attempts (delivery, attempt, at, sender, code, error) "
-                            "VALUES (?, ?, ?, ?, ?, ?)", claimed.id, claimed.attempt, now, self.sender, code, error)
+            self.db.run("INSERT INTO delivery_attempts (delivery, attempt, at, sender, code, error) "
+                        "VALUES (?, ?, ?, ?, ?, ?)", claimed.id, claimed.attempt, now, self.sender, code, error)
         return status
 
     def prune(self, now: float) -> None:
         """Remove deliveries finished more than ``KEEP_SECONDS`` ago, and events left without any."""
         old = now - KEEP_SECONDS
-        if not self.store._rows("SELECT 1 FROM deliveries WHERE status <> 'pending' AND finished < ? LIMIT 1", old):
+        if not self.db.rows("SELECT 1 FROM deliveries WHERE status <> 'pending' AND finished < ? LIMIT 1", old):
             return  # nothing to remove: no write (a server whose role may only read the store never writes here)
-        with self.store._writing("SELECT 1"):
-            self.store._run("DELETE FROM delivery_attempts WHERE delivery IN (SELECT id FROM deliveries WHERE "
-                            "status <> 'pending' AND finished < ?)", old)
-            self.store._run("DELETE FROM deliveries WHERE status <> 'pending' AND finished < ?", old)
-            self.store._run("DELETE FROM events WHERE created < ? AND NOT EXISTS (SELECT 1 FROM deliveries d "
-                            "WHERE d.event = events.id)", old)
+        with self.db.transaction("SELECT 1"):
+            self.db.run("DELETE FROM delivery_attempts WHERE delivery IN (SELECT id FROM deliveries WHERE "
+                        "status <> 'pending' AND finished < ?)", old)
+            self.db.run("DELETE FROM deliveries WHERE status <> 'pending' AND finished < ?", old)
+            self.db.run("DELETE FROM events WHERE created < ? AND NOT EXISTS (SELECT 1 FROM deliveries d "
+                        "WHERE d.event = events.id)", old)
 
 
 class Deliverer:
@@ -154,7 +154,7 @@ class Deliverer:
         self.sender = f"{socket.gethostname()}:{os.getpid()}"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._store: Store | None = None
+        self._db: Connection | None = None
         self._failing = False
         self._missing: str | None = None
         self._pruned = 0.0
@@ -183,17 +183,17 @@ class Deliverer:
             if self._thread.is_alive():  # the store does not answer: the leases end, another process sends
                 log.warning("webhooks: stopped before the deliveries in flight were recorded; another process "
                             "may send them again")
-        elif self._store is not None:  # used without a thread (``webhook deliver``)
-            self._store.close()
-            self._store = None
+        elif self._db is not None:  # used without a thread (``webhook deliver``)
+            self._db.close()
+            self._db = None
 
     def _run(self) -> None:
         try:
             asyncio.run(self._loop())
         finally:
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     async def _loop(self) -> None:
         wake = asyncio.Event()
@@ -207,9 +207,9 @@ class Deliverer:
                     self._failing = False
                 wait = POLL_SECONDS
             except Exception as exc:  # a store can fail in any way; the next round tries again
-                if self._store is not None:
-                    self._store.close()
-                    self._store = None
+                if self._db is not None:
+                    self._db.close()
+                    self._db = None
                 if not self._failing:
                     # A StoreError names the store already (its URL without secrets); anything else is named here.
                     why = without_secrets(first_line(exc), self.url)
@@ -223,9 +223,9 @@ class Deliverer:
 
     async def deliver_due(self) -> int:
         """Claim and send what is due now; how many were claimed."""
-        if self._store is None:
-            self._store = Store(self.url)
-        deliveries = Deliveries(self._store, self.sender)
+        if self._db is None:
+            self._db = Connection(self.url)
+        deliveries = Deliveries(self._db, self.sender)
         now = self.clock()
         if now - self._pruned > 3600:
             deliveries.prune(now)

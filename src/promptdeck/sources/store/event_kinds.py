@@ -61,7 +61,7 @@ class Published(Payload, frozen=True, kw_only=True):
 
 
 class LabelMoved(Payload, frozen=True, kw_only=True):
-    """``label`` and ``rollback``: a label points at other versions (``Governing.release``)."""
+    """``label`` and ``rollback``: a label points at other versions (``Governance.release``)."""
 
     label: str
     author: str
@@ -77,7 +77,7 @@ class LabelMoved(Payload, frozen=True, kw_only=True):
 
 
 class RolloutChanged(Payload, frozen=True, kw_only=True):
-    """``rollout``: a rollout's start, new share or end (``Governing._rollout_event``)."""
+    """``rollout``: a rollout's start, new share or end (``Governance._rollout_event``)."""
 
     label: str
     rollout: int

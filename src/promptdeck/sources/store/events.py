@@ -1,6 +1,6 @@
 """The store's outbox: an event for each change webhooks are told of, written in the change's own transaction.
 
-``emit(store, kind, payload)`` is called inside a write transaction (``Store._writing``) by the code that
+``emit(store, kind, payload)`` is called inside a write transaction (``Connection.transaction``) by the code that
 makes the change: ``publish``, a label's move, a rollback. It records the event and, for every webhook
 that asked for its kind, a delivery whose body holds what that webhook may see. Nothing is sent here:
 the event commits with the change or not at all (a publish that fails midway leaves no event), and the
@@ -26,8 +26,8 @@ from ..files.paths import is_prompt_path
 from .event_kinds import ChangedPrompt, Payload, checked, encoded, wants
 
 if TYPE_CHECKING:
-    from .connection import Connected
-    from .reads import Reading
+    from .connection import Connection
+    from .reads import Reads
 
 #: Prompts named in one event; an event about more says ``"truncated": true`` (a publish of 100,000
 #: prompts is one event, not a 50 MB request).
@@ -41,12 +41,12 @@ def short(message: str) -> str:
     return message if len(message) <= MAX_EVENT_MESSAGE else message[:MAX_EVENT_MESSAGE - 1] + "…"
 
 
-def listening(store: Connected, kind: str) -> bool:
+def listening(store: Connection, kind: str) -> bool:
     """Whether any webhook asks for ``kind``: a caller may skip working out a payload nobody is sent."""
-    return any(wants(str(row[0]), kind) for row in store._rows("SELECT kinds FROM webhooks WHERE removed IS NULL"))
+    return any(wants(str(row[0]), kind) for row in store.rows("SELECT kinds FROM webhooks WHERE removed IS NULL"))
 
 
-def emit(store: Connected, kind: str, payload: Payload, seen: dict[str, list[list[str]]] | None = None) -> int | None:
+def emit(store: Connection, kind: str, payload: Payload, seen: dict[str, list[list[str]]] | None = None) -> int | None:
     """Record an event of ``kind`` (inside the caller's write transaction); its id, or None when no webhook
     asked for it or may see it (nothing is kept that nobody will be sent).
 
@@ -57,7 +57,7 @@ def emit(store: Connected, kind: str, payload: Payload, seen: dict[str, list[lis
     webhook may not see is left out of its body. Neither is kept in the event's own record beyond the names.
     """
     checked(kind, payload)  # before any webhook asks: an undeclared kind is a bug to see at once
-    hooks = [(int(hook), str(scopes)) for hook, scopes, wanted in store._rows(
+    hooks = [(int(hook), str(scopes)) for hook, scopes, wanted in store.rows(
         "SELECT id, scopes, kinds FROM webhooks WHERE removed IS NULL ORDER BY id") if wants(str(wanted), kind)]
     if not hooks:
         return None
@@ -74,10 +74,10 @@ def emit(store: Connected, kind: str, payload: Payload, seen: dict[str, list[lis
     # The webhook-id: random, not the event's number, so that two stores sending to one receiver never share
     # an id (a receiver drops a repeated id as a resend). ``webhook log`` shows both.
     uid = "evt_" + secrets.token_hex(12)
-    event_id = int(store._run("INSERT INTO events (kind, payload, created, uid) VALUES (?, ?, ?, ?) RETURNING id",
-                              kind, json.dumps(fields, sort_keys=True), now, uid).fetchone()[0])
-    store._many("INSERT INTO deliveries (event, webhook, body, status, attempts, next_try) "
-                "VALUES (?, ?, ?, 'pending', 0, ?)", [(event_id, hook, body, now) for hook, body in bodies])
+    event_id = int(store.run("INSERT INTO events (kind, payload, created, uid) VALUES (?, ?, ?, ?) RETURNING id",
+                             kind, json.dumps(fields, sort_keys=True), now, uid).fetchone()[0])
+    store.many("INSERT INTO deliveries (event, webhook, body, status, attempts, next_try) "
+               "VALUES (?, ?, ?, 'pending', 0, ?)", [(event_id, hook, body, now) for hook, body in bodies])
     return event_id
 
 
@@ -100,7 +100,7 @@ def _visible(payload: dict[str, Any], held: frozenset[str],
     return {**data, "prompts": shown}
 
 
-def seen_changes(store: Reading, before: dict[str, int], after: dict[str, int]) -> dict[str, list[list[str]]]:
+def seen_changes(store: Reads, before: dict[str, int], after: dict[str, int]) -> dict[str, list[list[str]]]:
     """(``emit``'s ``seen``.) For each file whose version differs between two states (path -> version), the
     scope sets seeing the change needs: those of both its versions (``seen.Seen``), every one to be met."""
     from .seen import NOBODY, Seen
@@ -121,7 +121,7 @@ def seen_changes(store: Reading, before: dict[str, int], after: dict[str, int]) 
     return out
 
 
-def changed_prompts(store: Connected, before: dict[str, int], after: dict[str, int]) -> tuple[
+def changed_prompts(store: Connection, before: dict[str, int], after: dict[str, int]) -> tuple[
         tuple[ChangedPrompt, ...], bool]:
     """The prompt files whose version differs between two states (path -> version), as an event names
     them, at most ``MAX_EVENT_PROMPTS``; and whether there were more."""
@@ -138,11 +138,11 @@ def changed_prompts(store: Connected, before: dict[str, int], after: dict[str, i
     return tuple(prompts), len(paths) > MAX_EVENT_PROMPTS
 
 
-def _prompt_at(store: Connected, path: str, version: int) -> tuple[str | None, list[str], bool]:
+def _prompt_at(store: Connection, path: str, version: int) -> tuple[str | None, list[str], bool]:
     """The prompt name and scopes of ``path`` at ``version``, and whether that version is its deletion
     (whose scopes are those of the version before)."""
-    rows = store._rows("SELECT prompt, scopes, digest FROM files WHERE path = ? AND version <= ? "
-                       "ORDER BY version DESC LIMIT 2", path, version)
+    rows = store.rows("SELECT prompt, scopes, digest FROM files WHERE path = ? AND version <= ? "
+                      "ORDER BY version DESC LIMIT 2", path, version)
     if not rows:
         return None, [], False
     name, scopes, digest = rows[0]

@@ -26,6 +26,7 @@ import json
 import time
 from typing import NamedTuple
 
+from .connection import Connection
 from .event_kinds import LabelMoved, RolloutChanged
 from .events import changed_prompts, emit, listening, seen_changes, short
 from .model import (
@@ -42,7 +43,7 @@ from .model import (
     is_safe_path,
 )
 from .model import skill_marker as _skill_marker
-from .reads import Reading
+from .reads import Reads
 from .schema import CHANNEL, LISTING_FORMAT, LISTING_HEAD, MAX_FILE_BYTES
 
 #: A rollout's share is given in percent with at most two decimals: 10,000 buckets.
@@ -68,8 +69,15 @@ class RolloutStep(NamedTuple):
     kind: str
 
 
-class Governing(Reading):
-    """Label moves with their audit, protections and rollouts (``Store`` adds publishing)."""
+class Governance:
+    """Label moves with their audit, protections and rollouts, through a store's connection (``Store.governance``;
+    ``Store`` adds publishing)."""
+
+    __slots__ = ("db", "reads")
+
+    def __init__(self, db: Connection, reads: Reads) -> None:
+        self.db = db
+        self.reads = reads
 
     # -- label moves ---------------------------------------------------------------------------------
 
@@ -90,7 +98,7 @@ class Governing(Reading):
         protection = self.protection(label)
         if guard is not None:
             guard(protection)
-        now = now or self.position(label)
+        now = now or self.reads.position(label)
         before = now.files if now is not None else {}
         if allow is not None:
             # A rollout's change is its prompt's two versions, whichever way its share moves.
@@ -106,71 +114,64 @@ class Governing(Reading):
             self._end(step.rollout, "promote", author, message, None)
         position_id = self._write_position(label, files, author, reason, message, now, event)
         if step is not None:
-            self._run("UPDATE rollout_events SET position = ? WHERE id = (SELECT MAX(id) FROM rollout_events "
-                      "WHERE rollout = ?)", position_id, step.rollout.id)
+            self.db.run("UPDATE rollout_events SET position = ? WHERE id = (SELECT MAX(id) FROM rollout_events "
+                        "WHERE rollout = ?)", position_id, step.rollout.id)
         return position_id
 
     def _write_position(self, label: str, files: dict[str, int], author: str, reason: str, message: str,
                         now: Position | None, event: str) -> int:
         """(Only from ``release``.) Record the label's new position, with who, when, why and the position it
         left, and its event; a live rollout of a prompt file whose version it changes ends (``superseded``)."""
-        position_id = int(self._run("INSERT INTO positions (label, author, reason, created, message, previous) "
-                                    "VALUES (?, ?, ?, ?, ?, ?) RETURNING id", label, author, reason, time.time(),
-                                    message, now.id if now is not None else None).fetchone()[0])
-        self._many("INSERT INTO position_files (position, path, version, skill) VALUES (?, ?, ?, ?)",
-                   [(position_id, path, version, _skill_marker(path)) for path, version in sorted(files.items())])
-        self._run("UPDATE position_files SET name = f.prompt, scopes = f.scopes FROM files f WHERE "
-                  "position_files.position = ? AND f.path = position_files.path AND f.version = position_files.version "
-                  "AND f.prompt IS NOT NULL", position_id)
-        clash = self._rows("SELECT name FROM position_files WHERE position = ? AND name IS NOT NULL GROUP BY name "
-                           "HAVING count(*) > 1 LIMIT 1", position_id)
+        position_id = int(self.db.run("INSERT INTO positions (label, author, reason, created, message, previous) "
+                                      "VALUES (?, ?, ?, ?, ?, ?) RETURNING id", label, author, reason, time.time(),
+                                      message, now.id if now is not None else None).fetchone()[0])
+        self.db.many("INSERT INTO position_files (position, path, version, skill) VALUES (?, ?, ?, ?)",
+                     [(position_id, path, version, _skill_marker(path)) for path, version in sorted(files.items())])
+        self.db.run("UPDATE position_files SET name = f.prompt, scopes = f.scopes FROM files f WHERE "
+                    "position_files.position = ? AND f.path = position_files.path "
+                    "AND f.version = position_files.version AND f.prompt IS NOT NULL", position_id)
+        clash = self.db.rows("SELECT name FROM position_files WHERE position = ? AND name IS NOT NULL GROUP BY name "
+                             "HAVING count(*) > 1 LIMIT 1", position_id)
         if clash:  # only `label NAME@VERSION` can bring this about: a renamed prompt meeting another
             raise StoreConflict(f"label {label!r} would serve two prompts named {clash[0][0]!r}; nothing changed")
-        self._summarize(position_id)
-        if listening(self, event):
+        self.summarize(position_id)
+        if listening(self.db, event):
             before = now.files if now is not None else {}
-            prompts, truncated = changed_prompts(self, before, files)
+            prompts, truncated = changed_prompts(self.db, before, files)
             moved = sum(1 for path in before.keys() | files.keys() if before.get(path) != files.get(path))
-            emit(self, event, LabelMoved(label=label, author=author, message=short(message or reason), reason=reason,
+            emit(self.db, event, LabelMoved(label=label, author=author, message=short(message or reason), reason=reason,
                                          position=position_id, previous_position=now.id if now is not None else None,
                                          files=moved, prompts=prompts, truncated=truncated),
-                 seen_changes(self, before, files))
+                 seen_changes(self.reads, before, files))
         for rollout in self.live_rollouts(label):
             if files.get(rollout.path) != rollout.base:
                 self._end(rollout, "superseded", author, reason, position_id)
         self._announce(label)
         return position_id
 
-    def _point(self, label: str, path: str, version: int, author: str, reason: str, message: str = "",
-               allow: MoveRule | None = None, guard: Guard | None = None) -> None:
-        """(Inside a write transaction.) Point ``label`` at ``version`` of ``path``; its other files stay."""
-        now = self.position(label)
-        files = dict(now.files) if now is not None else {}
-        files[path] = version
-        self.release(label, files, author, reason, message, allow, now, guard)
-
-    def _summarize(self, position_id: int) -> None:
+    def summarize(self, position_id: int) -> None:
         """Record what a server needs of a position before its first page (see schema 3)."""
-        unlisted = self._rows("SELECT 1 FROM position_files pf JOIN files f ON f.path = pf.path AND "
-                              "f.version = pf.version WHERE pf.position = ? AND pf.name IS NOT NULL AND "
-                              "(f.listing IS NULL OR substr(f.listing, 1, ?) <> ?) LIMIT 1",
-                              position_id, len(LISTING_HEAD), LISTING_HEAD)
-        sets = sorted(row[0] for row in self._rows("SELECT DISTINCT scopes FROM position_files WHERE position = ? "
-                                                   "AND name IS NOT NULL AND scopes <> ''", position_id))
-        self._run("UPDATE positions SET listing_format = ?, scope_sets = ? WHERE id = ?",
-                  None if unlisted else LISTING_FORMAT, json.dumps(sets), position_id)
+        unlisted = self.db.rows("SELECT 1 FROM position_files pf JOIN files f ON f.path = pf.path AND "
+                                "f.version = pf.version WHERE pf.position = ? AND pf.name IS NOT NULL AND "
+                                "(f.listing IS NULL OR substr(f.listing, 1, ?) <> ?) LIMIT 1",
+                                position_id, len(LISTING_HEAD), LISTING_HEAD)
+        sets = sorted(row[0] for row in self.db.rows("SELECT DISTINCT scopes FROM position_files WHERE position = ? "
+                                                     "AND name IS NOT NULL AND scopes <> ''", position_id))
+        self.db.run("UPDATE positions SET listing_format = ?, scope_sets = ? WHERE id = ?",
+                    None if unlisted else LISTING_FORMAT, json.dumps(sets), position_id)
 
     def _announce(self, label: str) -> None:
         """(Inside a write transaction.) Tell every server following ``label`` that what it serves changed:
         PostgreSQL delivers the notification at commit; SQLite's followers see the commit itself."""
-        if self.postgres:
-            self._run("SELECT pg_notify(?, ?)", CHANNEL, label)
+        if self.db.postgres:
+            self.db.run("SELECT pg_notify(?, ?)", CHANNEL, label)
 
     def moves(self, label: str, limit: int = 1000, before: int | None = None) -> list[Move]:
         """The label's moves, newest first (at most ``limit``; with ``before``, only those of positions below
         it), each with the position it left."""
-        rows = self._rows("SELECT id, reason, author, created, message, previous FROM positions WHERE label = ? "
-                          "AND id < ? ORDER BY id DESC LIMIT ?", label, 2**62 if before is None else before, limit + 1)
+        rows = self.db.rows("SELECT id, reason, author, created, message, previous FROM positions WHERE label = ? "
+                            "AND id < ? ORDER BY id DESC LIMIT ?", label, 2**62 if before is None else before,
+                            limit + 1)
         out = []
         for at, (position_id, reason, author, created, message, previous) in enumerate(rows[:limit]):
             if previous is None and at + 1 < len(rows):  # recorded before schema 5: the label's move before
@@ -189,16 +190,16 @@ class Governing(Reading):
         data: dict[str, bytes] = {}
         for start in range(0, len(pairs), 500):
             chunk = pairs[start:start + 500]
-            rows = self._rows("SELECT f.path, f.version, CASE WHEN length(b.data) <= ? THEN b.data END FROM files f "
-                              "JOIN blobs b ON b.digest = f.digest WHERE (f.path, f.version) IN "
-                              f"(VALUES {', '.join(['(?, ?)'] * len(chunk))})", MAX_FILE_BYTES,
-                              *[value for pair in chunk for value in pair])
+            rows = self.db.rows("SELECT f.path, f.version, CASE WHEN length(b.data) <= ? THEN b.data END FROM files f "
+                                "JOIN blobs b ON b.digest = f.digest WHERE (f.path, f.version) IN "
+                                f"(VALUES {', '.join(['(?, ?)'] * len(chunk))})", MAX_FILE_BYTES,
+                                *[value for pair in chunk for value in pair])
             data.update((path, bytes(blob)) for path, version, blob in rows
                         if blob is not None and files.get(path) == int(version) and is_safe_path(path))
         report, problems = run_file_tests(data, seconds=REQUIRED_TESTS_SECONDS)
         if report.passed and not problems:
             return
-        recorded = self.recorded(pairs)
+        recorded = self.reads.recorded(pairs)
         scopes = {r.prompt: r.scopes or "" for r in recorded.values() if r.prompt is not None}
         failing = [(p.prompt, scopes.get(p.prompt, ""), p.failures()) for p in report.prompts if not p.passed]
         # A file that does not parse is named by its path, seen by its own recorded scopes.
@@ -217,56 +218,56 @@ class Governing(Reading):
         before, after; None where the position has no such file). Worked out in the database; with ``limit``,
         at most that many rows of each side are read (a move of a large library changes many files)."""
         if before is None:
-            rows = self._rows("SELECT path, version FROM position_files WHERE position = ? ORDER BY path"
-                              + (" LIMIT ?" if limit is not None else ""), after, *([limit] if limit else []))
+            rows = self.db.rows("SELECT path, version FROM position_files WHERE position = ? ORDER BY path"
+                                + (" LIMIT ?" if limit is not None else ""), after, *([limit] if limit else []))
             return {path: (None, int(version)) for path, version in rows}
         one = "SELECT path, version FROM position_files WHERE position = ? EXCEPT " \
               "SELECT path, version FROM position_files WHERE position = ?" + (" LIMIT ?" if limit is not None else "")
         bound = [limit] if limit is not None else []
-        gone = dict(self._rows(one, before, after, *bound))
-        came = dict(self._rows(one, after, before, *bound))
+        gone = dict(self.db.rows(one, before, after, *bound))
+        came = dict(self.db.rows(one, after, before, *bound))
         return {path: (gone.get(path), came.get(path)) for path in sorted({*gone, *came})}
 
     # -- protected labels ----------------------------------------------------------------------------
 
     def protection(self, label: str) -> Protection | None:
-        rows = self._rows("SELECT label, scope, require_tests, author, created FROM protected_labels WHERE label = ?",
-                          label)
+        rows = self.db.rows("SELECT label, scope, require_tests, author, created FROM protected_labels WHERE label = ?",
+                            label)
         return _protection(rows[0]) if rows else None
 
     def protections(self) -> list[Protection]:
-        return [_protection(row) for row in self._rows("SELECT label, scope, require_tests, author, created "
-                                                       "FROM protected_labels ORDER BY label")]
+        return [_protection(row) for row in self.db.rows("SELECT label, scope, require_tests, author, created "
+                                                         "FROM protected_labels ORDER BY label")]
 
     def protect(self, label: str, scope: str, *, require_tests: bool, author: str) -> Protection | None:
         """Protect ``label`` with ``scope`` (replacing any protection it had); the protection it had."""
-        with self._writing():
+        with self.db.transaction():
             before = self.protection(label)
-            self._run("DELETE FROM protected_labels WHERE label = ?", label)
-            self._run("INSERT INTO protected_labels (label, scope, require_tests, author, created) "
-                      "VALUES (?, ?, ?, ?, ?)", label, scope, int(require_tests), author, time.time())
+            self.db.run("DELETE FROM protected_labels WHERE label = ?", label)
+            self.db.run("INSERT INTO protected_labels (label, scope, require_tests, author, created) "
+                        "VALUES (?, ?, ?, ?, ?)", label, scope, int(require_tests), author, time.time())
         return before
 
     def unprotect(self, label: str) -> Protection:
-        with self._writing():
+        with self.db.transaction():
             before = self.protection(label)
             if before is None:
                 raise StoreMissing(f"label {label!r} is not protected")
-            self._run("DELETE FROM protected_labels WHERE label = ?", label)
+            self.db.run("DELETE FROM protected_labels WHERE label = ?", label)
         return before
 
     # -- rollouts ------------------------------------------------------------------------------------
 
     def live_rollouts(self, label: str) -> list[Rollout]:
-        return [_rollout(row) for row in self._rows(_ROLLOUT + " WHERE label = ? AND ended IS NULL ORDER BY id",
-                                                    label)]
+        return [_rollout(row) for row in self.db.rows(_ROLLOUT + " WHERE label = ? AND ended IS NULL ORDER BY id",
+                                                      label)]
 
     def rollout_events(self, label: str, limit: int = 1000) -> list[RolloutEvent]:
         """The label's rollout events, newest first."""
-        rows = self._rows("SELECT e.kind, e.basis_points, e.author, e.message, e.created, e.position, r.id, r.label, "
-                          "r.path, r.prompt, r.base, r.version, r.basis_points, r.author, r.message, r.created "
-                          "FROM rollout_events e JOIN rollouts r ON r.id = e.rollout WHERE r.label = ? "
-                          "ORDER BY e.id DESC LIMIT ?", label, limit)
+        rows = self.db.rows("SELECT e.kind, e.basis_points, e.author, e.message, e.created, e.position, r.id, r.label, "
+                            "r.path, r.prompt, r.base, r.version, r.basis_points, r.author, r.message, r.created "
+                            "FROM rollout_events e JOIN rollouts r ON r.id = e.rollout WHERE r.label = ? "
+                            "ORDER BY e.id DESC LIMIT ?", label, limit)
         return [RolloutEvent(_rollout(row[6:]), row[0], int(row[1]), row[2], row[3], float(row[4]),
                              None if row[5] is None else int(row[5])) for row in rows]
 
@@ -277,14 +278,14 @@ class Governing(Reading):
         the release gate (``release``) as what the label serves with that version."""
         if not 0 <= basis_points <= BUCKETS:
             raise StoreConflict(f"a rollout's share is 0 to 100 percent, not {basis_points / 100}")
-        with self._writing():
+        with self.db.transaction():
             if guard is not None:  # a label the writer may not move is refused as such, before what it names
                 guard(self.protection(label))
-            path, found, data = self.version_of(prompt, version)
+            path, found, data = self.reads.version_of(prompt, version)
             if data is None:
                 raise StoreConflict(f"version {found} of {prompt!r} is its deletion; roll out a version that has it")
-            self.require_position(label)
-            now = self.position(label)
+            self.reads.require_position(label)
+            now = self.reads.position(label)
             base = now.files.get(path) if now is not None else None
             if now is None or base is None:
                 raise StoreConflict(f"label {label!r} does not serve {prompt!r}; point it at a version first")
@@ -298,7 +299,7 @@ class Governing(Reading):
                 if base == found:
                     raise StoreConflict(f"label {label!r} points at version {found} of {prompt!r} already")
                 self._compatible(prompt, path, base, found)
-                name = self._rows("SELECT prompt FROM files WHERE path = ? AND version = ?", path, found)[0][0]
+                name = self.db.rows("SELECT prompt FROM files WHERE path = ? AND version = ?", path, found)[0][0]
                 step = RolloutStep(Rollout(0, label, path, name or prompt, base, found, basis_points, author, message,
                                            time.time()), "start")
             rollout_id = self.release(label, {**now.files, path: found}, author, f"rollout {prompt}@{found}",
@@ -311,14 +312,14 @@ class Governing(Reading):
         """End the live rollout of ``prompt`` on ``label``: promoted (the label moves to its version, a
         recorded move) or aborted (every render goes to the label's version again); through the release
         gate either way (``release``)."""
-        with self._writing():
+        with self.db.transaction():
             if guard is not None:
                 guard(self.protection(label))
-            path = self.path_of(prompt)
+            path = self.reads.path_of(prompt)
             live = next((r for r in self.live_rollouts(label) if r.path == path), None)
             if live is None:
                 raise StoreMissing(f"no rollout of {prompt!r} on label {label!r}")
-            now = self.position(label)
+            now = self.reads.position(label)
             files = dict(now.files) if now is not None else {}
             if promote:
                 files[path] = live.version
@@ -330,13 +331,13 @@ class Governing(Reading):
         """(Only from ``release``.) Record a rollout's start, change of share or abort; the rollout's number."""
         rollout = step.rollout
         if step.kind == "start":
-            rollout = rollout._replace(id=int(self._run(
+            rollout = rollout._replace(id=int(self.db.run(
                 "INSERT INTO rollouts (label, path, prompt, base, version, basis_points, author, message, created) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", rollout.label, rollout.path, rollout.prompt,
                 rollout.base, rollout.version, rollout.basis_points, author, message, rollout.created).fetchone()[0]))
             self._rollout_event(rollout, "start", author, message)
         elif step.kind == "percent":
-            self._run("UPDATE rollouts SET basis_points = ? WHERE id = ?", rollout.basis_points, rollout.id)
+            self.db.run("UPDATE rollouts SET basis_points = ? WHERE id = ?", rollout.basis_points, rollout.id)
             self._rollout_event(rollout, "percent", author, message)
         else:
             self._end(rollout, step.kind, author, message, None)
@@ -344,32 +345,32 @@ class Governing(Reading):
         return rollout.id
 
     def _end(self, rollout: Rollout, outcome: str, author: str, message: str, position: int | None) -> None:
-        self._run("UPDATE rollouts SET ended = ?, outcome = ? WHERE id = ?", time.time(), outcome, rollout.id)
+        self.db.run("UPDATE rollouts SET ended = ?, outcome = ? WHERE id = ?", time.time(), outcome, rollout.id)
         self._rollout_event(rollout, outcome, author, message, position)
 
     def _rollout_event(self, rollout: Rollout, kind: str, author: str, message: str,
                        position: int | None = None) -> None:
         """(Inside a write transaction, under ``release``.) Record a rollout's event, its audit and its webhook
         event: the one place either is written."""
-        self._run("INSERT INTO rollout_events (rollout, kind, basis_points, author, message, created, position) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?)", rollout.id, kind, rollout.basis_points, author, message, time.time(),
-                  position)
-        if listening(self, "rollout"):
+        self.db.run("INSERT INTO rollout_events (rollout, kind, basis_points, author, message, created, position) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)", rollout.id, kind, rollout.basis_points, author, message,
+                    time.time(), position)
+        if listening(self.db, "rollout"):
             # The prompt as a label event names it, with the scopes that hide the event from a webhook
             # that may not see it; ``version`` is the one the share goes to, ``previous`` the label's.
             before, after = {rollout.path: rollout.base}, {rollout.path: rollout.version}
-            prompts, _ = changed_prompts(self, before, after)
-            emit(self, "rollout", RolloutChanged(label=rollout.label, rollout=rollout.id, change=kind,
+            prompts, _ = changed_prompts(self.db, before, after)
+            emit(self.db, "rollout", RolloutChanged(label=rollout.label, rollout=rollout.id, change=kind,
                                                  percent=rollout.basis_points / 100, author=author,
                                                  message=short(message), position=position, prompts=prompts),
-                 seen_changes(self, before, after))
+                 seen_changes(self.reads, before, after))
 
     def _compatible(self, prompt: str, path: str, base: int, version: int) -> None:
         """Refuse a rollout whose version shows clients another name, other scopes or other arguments than the
         label's version: ``prompts/list`` lists the label's version for both."""
         from .versions import argument_schema
 
-        rows = dict(((int(v), (name, scopes)) for v, name, scopes in self._rows(
+        rows = dict(((int(v), (name, scopes)) for v, name, scopes in self.db.rows(
             "SELECT version, prompt, scopes FROM files WHERE path = ? AND version IN (?, ?)", path, base, version)))
         if rows.get(base, (None,))[0] != rows.get(version, (None,))[0]:
             raise StoreConflict(f"version {version} of {prompt!r} has another name than version {base}; "
@@ -377,7 +378,7 @@ class Governing(Reading):
         if (rows.get(base, (None, None))[1] or "") != (rows.get(version, (None, None))[1] or ""):
             raise StoreConflict(f"version {version} of {prompt!r} has other scopes than version {base}; "
                                 "a rollout cannot change who sees a prompt")
-        schemas = [argument_schema(path, self.file_version(path, v)[1]) for v in (base, version)]
+        schemas = [argument_schema(path, self.reads.file_version(path, v)[1]) for v in (base, version)]
         if schemas[1] is None:
             raise StoreConflict(f"version {version} of {prompt!r} does not parse; roll out one that does")
         if schemas[0] != schemas[1]:

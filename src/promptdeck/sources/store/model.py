@@ -171,7 +171,7 @@ class Protection(NamedTuple):
     created: float
 
 
-#: A write's check of the label it moves (``Store.release``, the release gate): shown the label's protection (None: not
+#: A write's check of the label it moves (``governance.release``, the gate): shown the label's protection (None: not
 #: protected), read inside the write transaction, it raises to refuse (nothing is changed).
 Guard = Callable[[Protection | None], None]
 

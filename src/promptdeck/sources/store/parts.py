@@ -22,7 +22,7 @@ from ..files.library import TemplateFolder
 from ..files.paths import folder_prefix, is_prompt_path
 from ..files.source import FileSource, build_prompt, stage_file
 from .model import Latest, is_safe_path
-from .reads import Reading
+from .reads import Reads
 
 
 def users_of_changes(folder: str, folder_format: str | None, content: Mapping[str, bytes],
@@ -66,7 +66,7 @@ def users_of_changes(folder: str, folder_format: str | None, content: Mapping[st
     return out
 
 
-def parts_at(store: Reading, path: str, version: int) -> dict[str, int]:
+def parts_at(store: Reads, path: str, version: int) -> dict[str, int]:
     """The parts of the prompt file ``path`` at ``version``, each with its version as the library had it right
     after that version's publish: part path -> version. Empty for a deletion or a file that does not compile."""
     publish = store.publish_of(path, version)

@@ -18,7 +18,7 @@ from ..files.paths import is_prompt_path
 from .model import Recorded, in_skill, skill_folders
 
 if TYPE_CHECKING:
-    from .reads import Reading
+    from .reads import Reads
 
 #: A scope no principal or webhook holds: what an unreadable version needs.
 NOBODY = frozenset({"\0unreadable"})
@@ -29,7 +29,7 @@ class Seen:
 
     __slots__ = ("store", "_skills")
 
-    def __init__(self, store: Reading) -> None:
+    def __init__(self, store: Reads) -> None:
         self.store = store
         #: (a SKILL.md's path, a publish) -> the scopes of that skill as of the publish
         self._skills: dict[tuple[str, int], frozenset[str]] = {}

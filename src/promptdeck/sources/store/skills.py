@@ -28,7 +28,7 @@ from ...prompts.skills import Skill
 from ...protocol.errors import InvalidParams, PromptFileError
 from ..files.paths import SkillLimits
 from ..files.skillset import FolderSkills
-from .reads import Reading
+from .reads import Reads
 
 log = logging.getLogger("promptdeck.store")
 
@@ -63,7 +63,7 @@ class StoredSkills:
         found = self._files.get(path)
         return found[1] if found is not None and self._written(path) == found[0] else None
 
-    def move(self, store: Reading, position: int) -> list[PromptFileError]:
+    def move(self, store: Reads, position: int) -> list[PromptFileError]:
         """Serve the skills of ``position``: write its skill files not written yet, then read again the skill
         folders in which a file was added, changed or removed. The problems found there."""
         files = {path: (version, digest) for path, version, digest in store.skill_files(position)}

@@ -13,13 +13,12 @@ A prompt file without a listing of this promptdeck's format (published by an
 older one) is read and parsed at once instead, as a folder's files are; a file
 that fails to parse keeps its last good version served.
 
-When the label moves, only what changed is fetched again. A thread follows
-the label: in PostgreSQL it LISTENs on the store's channel (no polling); a
-SQLite store has no notifications, so its thread reads SQLite's
-``data_version`` (a counter of other connections' commits) four times a
-second. A store that goes away is logged once; the last good catalog stays
-served, and the thread reconnects with a growing pause and catches up when it
-is back.
+When the label moves, only what changed is fetched again. Two threads keep the
+label current (``followers``): one follows the label's moves (PostgreSQL's
+notifications, SQLite's commit counter) and calls ``sync``; the other writes
+the position's files to the folder in the background. This module is the
+catalog served: a position's prompts, its files in the private folder, and
+reading on first need.
 """
 
 from __future__ import annotations
@@ -44,24 +43,17 @@ from ..files.resources import FolderResources
 from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
 from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
 from .database import Store
+from .followers import PAGE_FILES, Followers
 from .model import Entry, StoreError, unshadowed
 from .private import private_folder, release, write_new
-from .schema import CHANNEL
 from .skills import StoredSkills
 from .splits import LiveRollouts
-from .urls import is_postgres_url, shown_url, sqlite_path, without_secrets
+from .urls import sqlite_path
 
 log = logging.getLogger("promptdeck.store")
 
-#: How often a SQLite store is looked at for new commits, and the longest pause between reconnects.
-POLL_SECONDS = 0.25
-MAX_BACKOFF_SECONDS = 10.0
 #: How long a request may wait to connect to the store (a page or a prompt not read before).
 READ_TIMEOUT_SECONDS = 3
-#: How long the background writer waits after a label move before it writes the position's files.
-WRITE_PAUSE_SECONDS = 0.5
-#: Files fetched per query when writing a label's files; bounds the memory a large label takes meanwhile.
-PAGE_FILES = 500
 T = TypeVar("T")
 
 
@@ -111,12 +103,8 @@ class StoreSource(Source):
         self._mirroring = threading.Lock()
         self._reading = threading.Lock()
         self._changed: Callable[[], object] | None = None
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
-        #: set when the folder may lack files of the label's position (the background writer's cue)
-        self._unwritten = threading.Event()
-        #: whether the store was unreachable when last tried (logged once, until it is back)
-        self._failing = False
+        #: the threads that follow the label and write its files (started by ``attach``)
+        self.followers = Followers(self)
         #: the label's live rollouts (``splits``), followed as the label is
         self.splits = LiveRollouts(label)
 
@@ -124,7 +112,17 @@ class StoreSource(Source):
     def unreachable(self) -> bool:
         """Whether the store could not be reached when the follower last tried: what is served is the label's
         last good copy (``Rendered.stale`` in an application), until it is reached and caught up again."""
-        return self._failing
+        return self.followers.failing
+
+    @property
+    def position(self) -> int | None:
+        """The label position served now (None before ``load``)."""
+        return self._position
+
+    @property
+    def from_listing(self) -> bool:
+        """Whether the position is served from the database's listing (``StoredCatalog``), rather than loaded."""
+        return self._listed
 
     @property
     def library(self) -> TemplateFolder | None:
@@ -137,14 +135,14 @@ class StoreSource(Source):
 
     def load(self) -> Sequence[PromptdeckError]:
         with Store(self.url) as store:
-            position = store.require_position(self.label)
+            position = store.reads.require_position(self.label)
             self._folder, held = private_folder()
             self._held.append(weakref.finalize(self, release, self._folder, held))  # at close, or process end
             self._library = TemplateFolder(Path(self._folder), self._fetch_missing)
             self._library.lookup = self._named
             if self._skill_limits is not None:
-                self._skills = StoredSkills(self._folder, self._skill_limits, self._written.get, self._put)
-            if store.fully_listed(position):
+                self._skills = StoredSkills(self._folder, self._skill_limits, self._written.get, self.put)
+            if store.reads.fully_listed(position):
                 self._move_listed(store, position)
                 problems = self._move_skills(store, position)
             else:
@@ -183,7 +181,7 @@ class StoreSource(Source):
 
         def fetch(digest: str) -> bytes:
             try:
-                return self.read(lambda store: store.blob(digest))
+                return self.read(lambda store: store.reads.blob(digest))
             except StoreError as exc:
                 log.error("a file of skill %s (label %s) cannot be read from the store: %s", "/".join(skill.path),
                           self.label, exc)
@@ -200,17 +198,11 @@ class StoreSource(Source):
 
     def attach(self, changed: Callable[[], object]) -> None:
         self._changed = changed
-        for target, name in ((self._follow, "follow"), (self._write_rest, "files")):
-            thread = threading.Thread(target=target, name=f"promptdeck-store-{self.label}-{name}", daemon=True)
-            thread.start()
-            self._threads.append(thread)
+        self.followers.start()
 
     def close(self) -> None:
         """Stop following the label and remove the private folder."""
-        self._stop.set()
-        self._unwritten.set()
-        for thread in self._threads:
-            thread.join(5)
+        self.followers.stop()
         with self._reading, self._mirroring:
             for reader in (self._reader, self._mirror):
                 if reader is not None:
@@ -224,7 +216,7 @@ class StoreSource(Source):
     def _move_listed(self, store: Store, position: int) -> None:
         """Serve ``position`` from the database's listing: drop written files it does not have at the
         same version, and write the material that is new to the folder."""
-        versions = store.versions_at(position) if self._written else None  # at start: nothing written yet
+        versions = store.reads.versions_at(position) if self._written else None  # at start: nothing written yet
         with self._lock:
             for path in [p for p, v in self._written.items() if versions is None or versions.get(p) != v]:
                 self._unwrite(path)
@@ -235,17 +227,17 @@ class StoreSource(Source):
             [(p, v) for p, v in versions.items() if not is_prompt_path(p) and self._written.get(p) != v]
         if new is not None and len(new) <= PAGE_FILES // 10:  # a move: the few that changed, one by one
             for path, version in new:
-                self._put(path, version, store.content(path, version), position)
+                self.put(path, version, store.reads.content(path, version), position)
         else:
             after = ""
-            while page := store.contents(position, after=after, limit=PAGE_FILES, material=True):
+            while page := store.reads.contents(position, after=after, limit=PAGE_FILES, material=True):
                 for path, version, data in page:
-                    self._put(path, version, data, position)
+                    self.put(path, version, data, position)
                 after = page[-1][0]
-        self._unwritten.set()
+        self.followers.behind()
 
     def _load_all(self, store: Store) -> list[PromptFileError]:
-        position, entries = store.entries(self.label)
+        position, entries = store.reads.entries(self.label)
         with self._lock:
             self._listed = False
             return self._apply(store, position, entries)
@@ -254,10 +246,10 @@ class StoreSource(Source):
         """Write the files of ``position`` in ``only`` that have no listing (material; prompt files of
         older promptdecks)."""
         after = ""
-        while page := store.contents(position, after=after, limit=PAGE_FILES, unlisted=True):
+        while page := store.reads.contents(position, after=after, limit=PAGE_FILES, unlisted=True):
             for path, version, data in page:
                 if path in only:
-                    self._put(path, version, data, position)
+                    self.put(path, version, data, position)
             after = page[-1][0]
 
     def _apply(self, store: Store, position: int, entries: list[Entry]) -> list[PromptFileError]:
@@ -295,7 +287,7 @@ class StoreSource(Source):
             log.info("label %s: %d prompt files were published without a listing of this promptdeck's; they "
                      "were read and parsed (publish them again for a start that reads no files)", self.label,
                      len(parsed))
-        self._unwritten.set()
+        self.followers.behind()
         return problems
 
     def _unwrite(self, path: str) -> None:
@@ -335,7 +327,7 @@ class StoreSource(Source):
         self._prompts[entry.path] = parsed.prompt.with_meta({META_VERSION: entry.version, META_LABEL: self.label})
         return []
 
-    def _put(self, path: str, version: int, data: bytes, position: int) -> bool:
+    def put(self, path: str, version: int, data: bytes, position: int) -> bool:
         """Write a file of ``position`` to the folder, if the label is still there; whether it is there now."""
         target = os.path.join(self._folder, path)
         with self._lock:
@@ -400,8 +392,8 @@ class StoreSource(Source):
             if written:
                 data = read_confined(self._folder, path, MAX_PROMPT_FILE_BYTES)
             else:
-                data = self.read(lambda store: store.content(path, version))
-                self._put(path, version, data, prompt.position)
+                data = self.read(lambda store: store.reads.content(path, version))
+                self.put(path, version, data, prompt.position)
         except (StoreError, McpError) as exc:
             log.error("prompt %r (%s, version %d of label %s) cannot be read: %s", prompt.name, path, version,
                       self.label, exc)
@@ -437,49 +429,24 @@ class StoreSource(Source):
                 return False
         try:
             version = entry.version if entry is not None else \
-                self.read(lambda store: store.version_at(position, path), position) if self._listed else None
+                self.read(lambda store: store.reads.version_at(position, path), position) if self._listed else None
             if version is None or self._written.get(path) == version:
                 return False
-            return self._put(path, version, self.read(lambda store: store.content(path, version)), position)
+            return self.put(path, version, self.read(lambda store: store.reads.content(path, version)), position)
         except StoreError as exc:
             log.error("file %r of label %s cannot be read from the store: %s", path, self.label, exc)
             return False
 
-    def _write_rest(self) -> None:
-        """Background: write every file of the label's position not yet in the folder, a page at a time,
-        so the label stays renderable if the store goes away."""
-        pause = 0.0  # none at start; after a move, leave the moment to the notifications it causes
-        while not self._stop.is_set():
-            self._unwritten.wait()
-            if self._stop.wait(pause):
-                return
-            pause = WRITE_PAUSE_SECONDS
-            self._unwritten.clear()
-            try:
-                with Store(self.url) as store:
-                    position, after = self._position, ""
-                    while position is not None and position == self._position and not self._stop.is_set():
-                        page = store.contents(position, after=after, limit=PAGE_FILES)
-                        if not page:
-                            break
-                        for path, version, data in page:
-                            self._put(path, version, data, position)
-                        after = page[-1][0]
-                    if self._listed and is_postgres_url(self.url) and position is not None \
-                            and position == self._position:
-                        self._copy_listing(store, position)
-            except StoreError as exc:  # tried again at the next move; the follower logs the outage
-                log.debug("writing the files of label %s stopped: %s", self.label, exc)
-
-    def _copy_listing(self, store: Store, position: int) -> None:
-        """Copy the position's listing to a local SQLite file and read pages there from now on."""
+    def mirror(self, store: Store, position: int) -> None:
+        """(The files thread's, for a listed label of a PostgreSQL store.) Copy the position's listing to a local
+        SQLite file and read pages there from now on."""
         if not self._mirrors:
             self._mirrors, held = private_folder()
             self._held.append(weakref.finalize(self, release, self._mirrors, held))
         path = os.path.join(self._mirrors, f"listing-{position}.db")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # a copy an earlier attempt left half made
-        store.copy_listing(position, path)
+        store.reads.copy_listing(position, path)
         mirror = Store(f"sqlite:///{path}")
         with self._mirroring:
             old, self._mirror, self._mirrored = self._mirror, mirror, position
@@ -498,7 +465,7 @@ class StoreSource(Source):
             with Store(self.url) as opened:
                 return self.sync(opened)
         problems: list[PromptdeckError] = []
-        head = store.head(self.label)
+        head = store.reads.head(self.label)
         position = head[0] if head is not None else None
         skills_at = self._skills.position if self._skills is not None else position
         if position == self._position and position == skills_at:
@@ -520,60 +487,7 @@ class StoreSource(Source):
 
     def _move_skills(self, store: Store, position: int) -> list[PromptdeckError]:
         """Serve the skills of ``position`` (written to the folder first); the problems found."""
-        return [*self._skills.move(store, position)] if self._skills is not None else []
-
-    def _follow(self) -> None:
-        pause = POLL_SECONDS
-        while not self._stop.is_set():
-            try:
-                if is_postgres_url(self.url):
-                    self._listen()
-                else:
-                    self._poll()
-                pause = POLL_SECONDS
-            except Exception as exc:  # a store can fail in any way; serving goes on regardless
-                if not self._failing:
-                    log.error("the store %s is not reachable (%s); still serving label %s as last loaded",
-                              shown_url(self.url), without_secrets(_reason(exc), self.url), self.label)
-                self._failing = True
-                self._stop.wait(pause)
-                pause = min(pause * 2, MAX_BACKOFF_SECONDS)
-
-    def _caught_up(self) -> None:
-        """Called once connected and synced: the end of an outage, if there was one."""
-        if self._failing:
-            log.warning("the store is reachable again; label %s is current", self.label)
-            self._failing = False
-
-    def _listen(self) -> None:
-        import psycopg
-
-        with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn, Store(self.url) as store:
-            conn.execute(f"LISTEN {CHANNEL}")
-            self.sync(store)  # whatever moved while we were not listening
-            self._caught_up()
-            while not self._stop.is_set():
-                for note in conn.notifies(timeout=1.0):
-                    if note.payload == self.label:
-                        self.sync(store)
-
-    def _poll(self) -> None:
-        with Store(self.url) as store:
-            conn = store.connection
-            seen: Any = None
-            self.sync(store)
-            self._caught_up()
-            while not self._stop.wait(POLL_SECONDS):
-                # Other connections' commits, on the connection that then reads what they wrote.
-                now = conn.execute("PRAGMA data_version").fetchone()[0]
-                if now != seen:
-                    seen = now
-                    self.sync(store)
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+        return [*self._skills.move(store.reads, position)] if self._skills is not None else []
 
 
 __all__ = ["META_LABEL", "META_VERSION", "StoreError", "StoreSource"]

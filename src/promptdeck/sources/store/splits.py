@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ...prompts.spec import Prompt
 from ..files.library import TemplateFolder
 from ..files.source import build_prompt, stage_file
 from .catalog import META_LABEL, META_VERSION
-from .governance import Governing, bucket
+from .governance import bucket
 from .model import Rollout, StoreError
+
+if TYPE_CHECKING:
+    from .database import Store
 
 log = logging.getLogger("promptdeck.store")
 #: In a prompt's ``_meta`` (and a ``prompts/get`` result's): the rollout that chose its version.
@@ -36,10 +40,10 @@ class LiveRollouts:
     def names(self) -> frozenset[str]:
         return self._names
 
-    def follow(self, store: Governing, library: Callable[[], TemplateFolder | None]) -> bool:
+    def follow(self, store: Store, library: Callable[[], TemplateFolder | None]) -> bool:
         """Read the label's live rollouts again; whether they changed. A version not parsed yet is parsed now."""
         try:
-            live = store.live_rollouts(self.label)
+            live = store.governance.live_rollouts(self.label)
         except StoreError as exc:  # a store of schema 4 (being upgraded) has no rollouts yet
             log.debug("rollouts of label %s not read: %s", self.label, exc)
             return False
@@ -56,11 +60,11 @@ class LiveRollouts:
         log.info("label %s: %d rollout%s live", self.label, len(held), "s" * (len(held) != 1))
         return True
 
-    def _parse(self, store: Governing, rollout: Rollout, library: TemplateFolder | None) -> Prompt | None:
+    def _parse(self, store: Store, rollout: Rollout, library: TemplateFolder | None) -> Prompt | None:
         if library is None:
             return None
         try:
-            data = store.content(rollout.path, rollout.version)
+            data = store.reads.content(rollout.path, rollout.version)
         except StoreError as exc:
             log.error("rollout %d (label %s) cannot be read: %s", rollout.id, self.label, exc)
             return None

@@ -15,7 +15,7 @@ from pathlib import Path
 from ...prompts.catalog import Catalog
 from ...prompts.testing import RUN_SECONDS, Report, run_tests
 from .model import StoreError
-from .reads import Reading
+from .reads import Reads
 
 
 def run_file_tests(files: Mapping[str, bytes], names: Sequence[str] | None = None, *,
@@ -42,7 +42,7 @@ def run_file_tests(files: Mapping[str, bytes], names: Sequence[str] | None = Non
         return report, list(dict.fromkeys(problems))
 
 
-def run_label_tests(store: Reading, label: str, names: Sequence[str] | None = None, *,
+def run_label_tests(store: Reads, label: str, names: Sequence[str] | None = None, *,
                     held: frozenset[str] | None = None, seconds: float = RUN_SECONDS) -> tuple[Report, list[str]]:
     """``run_file_tests`` of the files ``label`` points at now."""
     files = {path: data for path, (_, data) in store.snapshot(label).items()}

@@ -25,7 +25,7 @@ from .event_kinds import stored
 from .model import StoreError, StoreMissing
 
 if TYPE_CHECKING:
-    from .database import Store
+    from .connection import Connection
 
 SECRET_PREFIX = "whsec_"
 #: The Standard Webhooks secret's size, in random bytes.
@@ -163,7 +163,7 @@ def shown_target(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def add(store: Store, url: str, secret: str, kinds: list[str], *, scopes: list[str], allow: list[str],
+def add(store: Connection, url: str, secret: str, kinds: list[str], *, scopes: list[str], allow: list[str],
         timeout: float, author: str) -> int:
     """Record a webhook; its id. No ``kinds``: every kind, those a later promptdeck adds included."""
     check_target(url)
@@ -174,45 +174,45 @@ def add(store: Store, url: str, secret: str, kinds: list[str], *, scopes: list[s
         raise StoreError(f"--allow takes {' or '.join(ALLOWANCES)}, not {bad[0]!r}")
     if not 0 < timeout <= MAX_TIMEOUT:
         raise StoreError(f"a webhook's timeout is more than 0 and at most {MAX_TIMEOUT:g} seconds")
-    with store._writing():
-        return int(store._run("INSERT INTO webhooks (url, secret, kinds, scopes, allow, timeout, author, created) "
-                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", url, secret,
-                              asked, " ".join(sorted(set(scopes))),
-                              " ".join(sorted(set(allow))), timeout, author, time.time()).fetchone()[0])
+    with store.transaction():
+        return int(store.run("INSERT INTO webhooks (url, secret, kinds, scopes, allow, timeout, author, created) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", url, secret,
+                             asked, " ".join(sorted(set(scopes))),
+                             " ".join(sorted(set(allow))), timeout, author, time.time()).fetchone()[0])
 
 
-def listed(store: Store) -> list[Webhook]:
+def listed(store: Connection) -> list[Webhook]:
     """The webhooks not removed, oldest first (without their secrets)."""
     return [Webhook(int(i), str(u), tuple(str(k).split()), tuple(str(s).split()), tuple(str(a).split()), float(t),
                     str(w), float(c))
-            for i, u, k, s, a, t, w, c in store._rows(
+            for i, u, k, s, a, t, w, c in store.rows(
                 "SELECT id, url, kinds, scopes, allow, timeout, author, created FROM webhooks "
                 "WHERE removed IS NULL ORDER BY id")]
 
 
-def remove(store: Store, hook: int) -> int:
+def remove(store: Connection, hook: int) -> int:
     """Remove a webhook: nothing more is sent to it (its pending deliveries are cancelled; its log stays).
     How many deliveries were cancelled."""
-    with store._writing():
-        if not store._rows("SELECT 1 FROM webhooks WHERE id = ? AND removed IS NULL", hook):
+    with store.transaction():
+        if not store.rows("SELECT 1 FROM webhooks WHERE id = ? AND removed IS NULL", hook):
             raise StoreMissing(f"no webhook {hook} (promptdeck webhook list shows them)")
         now = time.time()
-        store._run("UPDATE webhooks SET removed = ? WHERE id = ?", now, hook)
-        return int(store._run("UPDATE deliveries SET status = 'cancelled', finished = ?, lease = NULL "
-                              "WHERE webhook = ? AND status = 'pending'", now, hook).rowcount)
+        store.run("UPDATE webhooks SET removed = ? WHERE id = ?", now, hook)
+        return int(store.run("UPDATE deliveries SET status = 'cancelled', finished = ?, lease = NULL "
+                             "WHERE webhook = ? AND status = 'pending'", now, hook).rowcount)
 
 
-def log(store: Store, hook: int | None = None, limit: int = 50) -> list[Delivery]:
+def log(store: Connection, hook: int | None = None, limit: int = 50) -> list[Delivery]:
     """The newest deliveries (of one webhook's, or all), newest first, with their attempts."""
-    if hook is not None and not store._rows("SELECT 1 FROM webhooks WHERE id = ?", hook):
+    if hook is not None and not store.rows("SELECT 1 FROM webhooks WHERE id = ?", hook):
         raise StoreMissing(f"no webhook {hook} (promptdeck webhook list shows them)")
     where = "WHERE d.webhook = ? " if hook is not None else ""
-    rows = store._rows("SELECT d.id, d.event, e.kind, d.webhook, d.status, d.attempts, d.next_try, e.created, e.uid "
-                       f"FROM deliveries d JOIN events e ON e.id = d.event {where}ORDER BY d.id DESC LIMIT ?",
-                       *([hook] if hook is not None else []), limit)
+    rows = store.rows("SELECT d.id, d.event, e.kind, d.webhook, d.status, d.attempts, d.next_try, e.created, e.uid "
+                      f"FROM deliveries d JOIN events e ON e.id = d.event {where}ORDER BY d.id DESC LIMIT ?",
+                      *([hook] if hook is not None else []), limit)
     found = []
     for did, event, kind, webhook, status, attempts, next_try, created, uid in rows:
-        tries = tuple(Attempt(float(at), str(sender), code, error) for at, sender, code, error in store._rows(
+        tries = tuple(Attempt(float(at), str(sender), code, error) for at, sender, code, error in store.rows(
             "SELECT at, sender, code, error FROM delivery_attempts WHERE delivery = ? ORDER BY attempt", did))
         found.append(Delivery(int(did), int(event), str(kind), int(webhook), str(status), int(attempts),
                               float(next_try) if status == "pending" else None, float(created), str(uid), tries))
