@@ -148,3 +148,79 @@ def test_the_checks_see_what_they_must() -> None:
 def test_no_module_is_over_600_lines() -> None:
     long = {module: lines for module, path in MODULES.items() if (lines := len(path.read_text().splitlines())) > 600}
     assert not long, f"modules over the 600-line rule (split them by concept): {long}"
+
+
+
+#: No class has more than this many methods, counting the ones it inherits from classes within the package
+#: (issue 39): a class wider than that holds more than one concept.
+MOST_METHODS = 40
+
+#: The classes over the limit today, until they are split (other work of issue 39). The test also fails when
+#: an entry is no longer over the limit (or is gone), so the list only shrinks.
+KNOWN_OVER = {
+    "promptdeck.sources.store.database.Store",
+    "promptdeck.sources.store.governance.Governing",
+    "promptdeck.sources.store.reads.Reading",
+}
+
+
+def _defs_by_class(module: str) -> dict[str, set[str]]:
+    """Qualified class name -> the names its own body defines with ``def`` (properties and dunders included)."""
+    found: dict[str, set[str]] = {}
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                found[prefix + node.name] = {item.name for item in node.body
+                                             if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)}
+                walk(node.body, f"{prefix}{node.name}.")
+
+    walk(ast.parse(MODULES[module].read_text()).body, "")
+    return found
+
+
+def method_counts() -> dict[str, tuple[int, int]]:
+    """Every class of the package (module level or nested) -> (methods its own body defines, distinct methods
+    counting those of its bases within the package). The classes come from importing the modules, so the
+    inheritance is Python's own MRO; the methods come from the source, so generated ones (a dataclass's
+    __init__) do not count."""
+    import importlib
+    import inspect
+
+    defs = {module: _defs_by_class(module) for module in MODULES if not module.endswith("__main__")}
+    counts: dict[str, tuple[int, int]] = {}
+
+    def count(klass: type, module: str) -> None:
+        names: set[str] = set()
+        for base in klass.__mro__:
+            if base.__module__ in defs:
+                names |= defs[base.__module__].get(base.__qualname__, set())
+        own = defs[module].get(klass.__qualname__, set())
+        counts[f"{module}.{klass.__qualname__}"] = (len(own), len(names))
+        for inner in vars(klass).values():
+            if inspect.isclass(inner) and inner.__module__ == module and inner.__qualname__.startswith(
+                    klass.__qualname__ + "."):
+                count(inner, module)
+
+    for module in defs:
+        for value in vars(importlib.import_module(module)).values():
+            if inspect.isclass(value) and value.__module__ == module and "." not in value.__qualname__:
+                count(value, module)
+    return counts
+
+
+def test_no_class_has_more_than_40_methods() -> None:
+    over = {name: total for name, (_, total) in method_counts().items() if total > MOST_METHODS}
+    new = {name: total for name, total in over.items() if name not in KNOWN_OVER}
+    assert not new, f"classes over {MOST_METHODS} methods, inherited ones counted (split them by concept): {new}"
+    stale = sorted(KNOWN_OVER - set(over))
+    assert not stale, f"no longer over {MOST_METHODS} methods (or gone): remove them from KNOWN_OVER: {stale}"
+
+
+def test_the_method_count_sees_the_classes_and_what_they_inherit() -> None:
+    """The counter finds the package's classes and counts inherited methods: some class has more methods than
+    its own body defines, and every count is at least the class's own."""
+    counts = method_counts()
+    assert len(counts) > 100 and max(total for _, total in counts.values()) > 20
+    assert all(total >= own for own, total in counts.values())
+    assert any(total > own > 0 for own, total in counts.values()), "no class counted an inherited method"
