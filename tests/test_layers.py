@@ -224,3 +224,83 @@ def test_the_method_count_sees_the_classes_and_what_they_inherit() -> None:
     assert len(counts) > 100 and max(total for _, total in counts.values()) > 20
     assert all(total >= own for own, total in counts.values())
     assert any(total > own > 0 for own, total in counts.values()), "no class counted an inherited method"
+
+
+
+# -- the tests' own imports -----------------------------------------------------------------------------------
+
+TESTS = REPO / "tests"
+SUPPORT = TESTS / "support"
+
+
+def _test_module_path(dotted: str) -> Path | None:
+    """The file of module ``dotted`` (``tests.…``), or None if it is no module of the tests."""
+    base = REPO.joinpath(*dotted.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def imported_test_modules(path: Path, text: str) -> Iterator[tuple[Path, int]]:
+    """(module file imported, line) for every import of a module of the tests in ``text``, the file at ``path``,
+    wherever the import stands."""
+    package = list(path.relative_to(REPO).parent.parts)
+    for node in ast.walk(ast.parse(text, str(path))):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[:len(package) - node.level + 1] + ([base] if base else []))
+            if base.split(".")[0] != "tests":
+                continue
+            # ``from tests.support import modern`` imports the module ``modern``; ``from x import name``, x.
+            named: list[Path | None] = [found for alias in node.names
+                                        if (found := _test_module_path(f"{base}.{alias.name}"))]
+            for found in named or [_test_module_path(base)]:
+                if found is not None:
+                    yield found, node.lineno
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "tests" and (module := _test_module_path(alias.name)):
+                    yield module, node.lineno
+
+
+def import_problems(path: Path, text: str) -> list[str]:
+    """What is wrong with the imports of ``text``, the test file at ``path``: a test module imported (what it
+    shares belongs in tests/support), or a helper module beside other tests imported from outside its folder
+    (shared, so it belongs in tests/support too)."""
+    problems = []
+    for target, line in imported_test_modules(path, text):
+        shown = f"{path.relative_to(REPO)}:{line}: imports {target.relative_to(REPO)}"
+        if target.name.startswith("test_"):
+            problems.append(f"{shown}, a test module (move what it shares to tests/support)")
+        elif (not target.is_relative_to(path.parent) and not target.is_relative_to(SUPPORT)
+              and target.name not in ("__init__.py", "conftest.py")):
+            problems.append(f"{shown}, a helper beside other tests (move it to tests/support)")
+    return problems
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared helpers live in tests/support. A helper module may sit beside the tests that use it (if it is no
+    ``test_*`` module), but one used from another folder is shared, and belongs in tests/support."""
+    problems = [problem for path in sorted(TESTS.rglob("*.py")) for problem in import_problems(path, path.read_text())]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_import_check_sees_every_kind_of_import() -> None:
+    """Absolute and relative imports of a test module, inside a function too, and of a helper beside other
+    tests, are all caught; an import from tests/support or of a helper in the same folder is not."""
+    text = ("from tests.server.http.test_protocol import x\nfrom .test_legacy import y\n"
+            "from tests.interop import sdk_modern\nimport tests.server.test_modern\n"
+            "from tests.support.modern import legacy\nfrom . import test_modern\n"
+            "def f():\n    from ..cli.test_picker import z\n")
+    problems = import_problems(TESTS / "server" / "test_probe.py", text)
+    assert [problem.split(": ", 1)[1] for problem in problems] == [
+        "imports tests/server/http/test_protocol.py, a test module (move what it shares to tests/support)",
+        "imports tests/server/test_legacy.py, a test module (move what it shares to tests/support)",
+        "imports tests/interop/sdk_modern.py, a helper beside other tests (move it to tests/support)",
+        "imports tests/server/test_modern.py, a test module (move what it shares to tests/support)",
+        "imports tests/server/test_modern.py, a test module (move what it shares to tests/support)",
+        "imports tests/cli/test_picker.py, a test module (move what it shares to tests/support)",
+    ]
+    assert import_problems(TESTS / "interop" / "test_probe.py", "from .sdk_modern import check_modern\n") == []

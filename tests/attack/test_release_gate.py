@@ -24,8 +24,8 @@ from promptdeck.sources.files.source import FileSource
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.folder import read_library
 from promptdeck.sources.store.model import TestsFailed, listing_of
-from tests.server.web.test_store_api import cli, get, post
 from tests.support.http_server import http_server
+from tests.support.store_api import cli, get, post
 
 STORE = Path(__file__).parents[2] / "src" / "promptdeck" / "sources" / "store"
 TESTED = ("---\narguments:\n  - name: who\ntests:\n  - description: greets by name\n    vars: {{who: Ada}}\n"

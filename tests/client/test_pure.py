@@ -23,8 +23,7 @@ from promptdeck.protocol.errors import (
     UnsupportedVersion,
     from_wire,
 )
-
-from .helpers import run
+from tests.support.client_servers import run
 
 
 async def _pieces(parts: list[bytes]) -> AsyncIterator[bytes]:
