@@ -12,6 +12,13 @@ TIMED = @sh -c 'echo "+ $$*"; s=$$(date +%s%N); "$$@"; rc=$$?; ms=$$(( ($$(date 
 
 .PHONY: node fast-agent serve test lint typecheck pytest bench clean-node
 
+# pytest spreads the suite over worker processes (pytest-xdist). Most of a test's time is spent waiting on the
+# real peers it starts (servers, PostgreSQL, Chromium, Node), so more workers than the two cores still shorten
+# the run. Whole test files go to one worker (--dist loadfile): a module's servers and clusters start once.
+# `make test PYTEST_WORKERS=0` runs everything in one process.
+PYTEST_WORKERS ?= 4
+PYTEST_XDIST   := -n $(PYTEST_WORKERS) --dist loadfile
+
 # The Python virtualenv, rebuilt whenever pyproject.toml changes.
 $(VENV): $(VENV_STAMP)
 
@@ -53,7 +60,7 @@ serve: $(VENV)
 test: $(VENV) node
 	$(TIMED) $(VENV)/bin/ruff check $(LINT_PATHS)
 	$(TIMED) $(VENV)/bin/mypy
-	$(TIMED) $(VENV)/bin/pytest --durations=25
+	$(TIMED) $(VENV)/bin/pytest $(PYTEST_XDIST) --durations=25
 
 # The same steps one at a time.
 lint: $(VENV)
@@ -63,7 +70,7 @@ typecheck: $(VENV)
 	$(VENV)/bin/mypy
 
 pytest: $(VENV) node
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest $(PYTEST_XDIST)
 
 bench: $(VENV)
 	$(VENV)/bin/python benchmarks/bench_stdio.py

@@ -6,64 +6,14 @@ import asyncio
 import shutil
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from promptdeck import InvalidParams, LibraryError, McpError, Prompts, connect
+from tests.support.application import MODELLED, SCOPED, in_threads, publish, wait_for
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES, prompt_folder
-
-MODELLED = """---
-description: Greets someone
-arguments:
-  - {name: who, description: Whom to greet, required: true}
-model: {name: gpt-4.1-mini, temperature: 0.2, max_tokens: 200}
----
-Hello, {{ who }}!
-"""
-SCOPED = """---
-description: For HR only
-scopes: [prompts:hr]
----
-Payroll questions.
-"""
-
-
-def wait_for(condition: Callable[[], bool], what: str, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {seconds} s for {what}"
-        time.sleep(0.05)
-
-
-def in_threads(count: int, work: Callable[[int], object]) -> None:
-    """``work(index)`` on ``count`` threads started together; the first failures of any are raised here."""
-    barrier = threading.Barrier(count)
-    failures: list[BaseException] = []
-
-    def run(index: int) -> None:
-        try:
-            barrier.wait(30)
-            work(index)
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            failures.append(exc)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert not failures, failures[:3]
-
-
-def publish(folder: Path, url: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "promptdeck", "publish", str(folder), "--store", url, "--label",
-                           "production"], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
 
 
 @pytest.fixture

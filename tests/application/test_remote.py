@@ -15,11 +15,10 @@ import pytest
 
 from promptdeck import ConnectionFailed, InvalidParams, LibraryError, Prompts, connect
 from promptdeck.client.library import BREAKER_FAILURES
-from tests.client.helpers import http_peer, script
+from tests.support.application import MODELLED, SCOPED, in_threads, wait_for
+from tests.support.client_servers import http_peer, script
 from tests.support.http_server import free_port, http_server
 from tests.support.libraries import prompt_folder
-
-from .test_local import MODELLED, SCOPED, in_threads, wait_for
 
 
 @pytest.fixture(scope="module")

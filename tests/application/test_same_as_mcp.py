@@ -18,7 +18,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from promptdeck import Prompts
-from tests.client.helpers import http_peer, script
+from tests.support.client_servers import http_peer, script
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
 from tests.support.postgres import cluster, new_database

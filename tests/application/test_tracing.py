@@ -15,9 +15,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from promptdeck import Prompts
+from tests.support.application import MODELLED, publish
 from tests.support.libraries import prompt_folder
-
-from .test_local import MODELLED, publish
 
 _exporter = InMemorySpanExporter()
 _provider = TracerProvider()

@@ -11,10 +11,9 @@ from promptdeck import Prompts
 from promptdeck.application import tracing
 from promptdeck.application.rendered import Rendered
 from promptdeck.sources.store.database import Store
-from tests.sources.store.test_rollout import greet_store
+from tests.support.application import wait_for
 from tests.support.http_server import http_server
-
-from .test_local import wait_for
+from tests.support.publishing import greet_store
 
 #: greet's text in each version of ``greet_store``'s store (version 3 takes another argument)
 TEXTS = {1: "Hello Al!", 2: "Hi Al!"}

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
-from tests.server.security.test_oauth import rpc
+from tests.support.http_rpc import post_as as rpc
 from tests.support.http_server import http_server
 from tests.support.issuer import Issuer
 

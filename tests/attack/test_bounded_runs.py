@@ -5,20 +5,15 @@ the server gets SIGTERM (it exits promptly); ``check`` refuses a pattern that ba
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
 from promptdeck.prompts.testcases import parse_tests
-from tests.support.http_server import promptdeck_http
+from tests.support.bounded_runs import WRITERS, serving
 
-WRITERS = {name: {"authorization": f"Bearer {name}-token-0123456789"} for name in ("ann", "cat", "dan")}
 READER = {"authorization": "Bearer bob-token-0123456789"}
 #: A pattern the check's probes do not reach (its literal parts are single characters, apart), which takes
 #: the whole search timeout on the rendered text: the runs below are long only while the run is not bounded.
@@ -26,26 +21,6 @@ SLOW = r"x[0-9]y[0-9]z(a|aa)*$"
 SLOW_TEXT = ("---\ntests:\n  - vars: {}\n    assert:\n"
              + "".join(f"      - {{type: regex, value: '{SLOW}'}}\n" for _ in range(50))
              + "---\nx1y2z" + "a" * 40 + "!\n")
-
-
-def cli(*args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "promptdeck", *args], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-
-
-@contextmanager
-def serving(tmp: Path, url: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    library = tmp / "lib"
-    library.mkdir()
-    (library / "greet.md").write_text("Hello!\n")
-    cli("publish", str(library), "--store", url, "--label", "production", "-m", "first")
-    tokens = tmp / "tokens"
-    tokens.write_text("".join(f"{name}:{name}-token-0123456789 store:write\n" for name in WRITERS)
-                      + "bob:bob-token-0123456789\n")
-    started: list[subprocess.Popen[bytes]] = []
-    with promptdeck_http("serve", "--store", url, "--label", "production", "--http", "{host}:{port}",
-                         "--token-file", str(tokens), log=tmp / "serve.log", started=started) as endpoint:
-        yield endpoint.removesuffix("/mcp") + "/api/store", started[0]
 
 
 def check(api: str, who: dict[str, str], timeout: float) -> httpx.Response:

@@ -14,7 +14,7 @@ from promptdeck.prompts import render as render_module
 from promptdeck.prompts.composition import MAX_INCLUDES, MAX_NESTING
 from promptdeck.protocol.errors import InternalError, InvalidParams
 from promptdeck.sources.files.source import FileSource
-from tests.sources.files.test_source import load, prompts, render
+from tests.support.files import load, prompts, render
 from tests.support.modern import StdioPeer, initialize, legacy
 
 DYNAMIC = "---\narguments:\n  - name: name\n---\n{% include name %}\n"

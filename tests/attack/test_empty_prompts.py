@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.attack.test_bounded_runs import WRITERS, serving
+from tests.support.bounded_runs import WRITERS, serving
 
 WHY = "the prompt is empty: it has no text to send; write it below the front matter"
 

@@ -22,7 +22,7 @@ from promptdeck.prompts.arguments import bind
 from promptdeck.prompts.spec import RenderContext
 from promptdeck.protocol.errors import InternalError
 from promptdeck.sources.files.native import Native, build
-from tests.sources.files.test_source import load, prompts
+from tests.support.files import load, prompts
 from tests.support.http_server import http_server
 
 pytest.importorskip("dotpromptz")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from promptdeck.prompts.graph import Graph
 from promptdeck.sources.files.source import FileSource
-from tests.server.web.test_graph_browser import ALICE, BOB, endpoint, graph  # noqa: F401 (a fixture)
-from tests.sources.files.test_source import load, render
+from tests.support.files import load, render
+from tests.support.graph import ALICE, BOB, endpoint, graph  # noqa: F401 (a fixture)
 
 USER = '---\narguments:\n  - name: tone\n---\n{% include "_p/tone.md" %}\n'
 

@@ -26,10 +26,10 @@ import pytest
 from promptdeck.extras import install_command
 from promptdeck.server.asgi import Receive, Scope, Send
 from promptdeck.server.http import runner as served
-from tests.server.http.test_faults import connect, parse_head, read_response, read_until, request_head
-from tests.server.http.test_protocol import POST_HEADERS, init, rpc, serve, serving, start_session
+from tests.support.http_rpc import POST_HEADERS, init, rpc, serve, serving, start_session
 from tests.support.http_server import free_port
 from tests.support.libraries import EXAMPLES
+from tests.support.raw_http import connect, parse_head, read_response, read_until, request_head
 
 
 def exchange(sock: socket.socket, data: bytes) -> tuple[int, dict[str, str], bytes]:

@@ -392,8 +392,8 @@ def test_the_loopback_compares_the_answers_issuer_exactly() -> None:
 ])
 def test_a_sign_in_answer_naming_another_issuer_or_none_when_promised_is_refused_before_any_token(
         options: tuple[str, ...], said: str, tmp_path: Path) -> None:
-    from tests.client.oauth_fixtures import authorization_server, resource_server, stats
     from tests.support.oauth_browser import follow
+    from tests.support.oauth_fixtures import authorization_server, resource_server, stats
 
     pages: list[int] = []
     shown = threading.Event()

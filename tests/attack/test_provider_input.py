@@ -13,7 +13,7 @@ import pytest
 from promptdeck.protocol.content import Audio, Image, assistant, resource, user
 from promptdeck.protocol.errors import ConversionError, PromptdeckError
 from promptdeck.providers import to_anthropic, to_gemini, to_openai, to_openai_responses
-from tests.providers.sdk import CHECKS
+from tests.support.provider_sdk import CHECKS
 
 CONVERSIONS: list[Callable[..., Any]] = [to_openai, to_openai_responses, to_anthropic, to_gemini]
 NAMES = {to_openai: "OpenAI Chat Completions", to_openai_responses: "OpenAI Responses",

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sources.files.test_source import write
+from tests.support.files import write
 from tests.support.http_server import http_server, promptdeck_http
 
 SECRET = "s3cr3t-gate-value"

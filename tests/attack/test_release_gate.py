@@ -21,8 +21,8 @@ from promptdeck.protocol.errors import HttpError
 from promptdeck.server.web.store_governance import guard as principal_guard
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.model import TestsFailed
-from tests.server.web.test_store_api import cli, get, post
 from tests.support.http_server import http_server
+from tests.support.store_api import cli, get, post
 from tests.support.stores import publish_texts
 
 STORE = Path(__file__).parents[2] / "src" / "promptdeck" / "sources" / "store"

@@ -25,13 +25,11 @@ from promptdeck.sources.files import paths
 from promptdeck.sources.files import resources as file_resources
 from tests.support.http_server import http_server
 from tests.support.modern import headers_for, request
+from tests.support.resources import BOB, CAROL, TOKENS
 from tests.support.schema import schema_available, validate_message
 
 SECRET = "s3cr3t-resource-value"
 PAY = "payroll-figures-for-hr"
-BOB = {"authorization": "Bearer reader-token-0123456789"}  # no scope at all
-CAROL = {"authorization": "Bearer hr-token-0123456789"}  # hr
-TOKENS = "bob:reader-token-0123456789\ncarol:hr-token-0123456789 hr\n"
 BIG = paths.MAX_EMBED_BYTES + 1
 PEEK = "---\narguments:\n  - {name: f, type: path, pattern: '_material/.*'}\n---\nuser: {resource: \"{{ f }}\"}\n"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.helpers import PYTHON, SERVERS
+from tests.support.client_servers import PYTHON, SERVERS
 from tests.support.paths import REPO
 
 URI = "skill://team/demo/SKILL.md"

@@ -29,10 +29,9 @@ from promptdeck.sources.files import paths
 from promptdeck.sources.files import skills as file_skills
 from tests.support.http_server import http_server
 from tests.support.modern import headers_for, request
+from tests.support.resources import BOB, CAROL, TOKENS  # bob holds no scope, carol hr
 from tests.support.schema import schema_available, validate_message
 from tests.support.skills_schema import METHODS, validate_skills_message
-
-from .test_resources import BOB, CAROL, TOKENS  # bob holds no scope, carol hr
 
 SECRET = "s3cr3t-skill-value"
 LEGACY = "2025-06-18"

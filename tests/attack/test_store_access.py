@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.server.web.test_store_api import GREET_1, cli, get, history, make_store, post
 from tests.support import modern
 from tests.support.http_server import http_server
+from tests.support.store_api import GREET_1, cli, get, history, make_store, post
 
 ALICE = {"authorization": "Bearer writer-token-0123456789"}  # store:write, not hr
 BOB = {"authorization": "Bearer reader-token-0123456789"}  # no scope at all

@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from promptdeck.sources.store.governance import bucket
-from tests.server.web.test_store_api import cli, get, post
 from tests.support import modern
 from tests.support.http_server import http_server
+from tests.support.store_api import cli, get, post
 
 TOKENS = ("alice:writer-token-0123456789 store:write\nbob:reader-token-0123456789\n"
           "carol:hr-writer-token-0123456789 hr store:write\n")

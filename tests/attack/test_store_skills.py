@@ -22,8 +22,7 @@ from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.folder import read_library
 from promptdeck.sources.store.model import StoreError, is_safe_path
 from promptdeck.sources.store.source import StoreSource
-from tests.sources.files.test_skills import skill_md
-from tests.sources.files.test_source import write
+from tests.support.files import skill_md, write
 
 
 def pd(*args: str) -> subprocess.CompletedProcess[str]:

@@ -160,7 +160,7 @@ def test_history_lines_are_not_forged(store: str, how: tuple[str, ...]) -> None:
 # -- the picker, on a real terminal (tmux) ------------------------------------------------------------
 
 def test_the_picker_shows_a_hostile_server_escaped(tmp_path: Path) -> None:
-    from tests.cli.test_picker import Terminal
+    from tests.support.terminal import Terminal
 
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")

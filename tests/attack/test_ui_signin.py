@@ -20,10 +20,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.client.test_remote_ui import SDK_SERVER, command, library
-from tests.server.web.test_page_browser import catalog_ready
-from tests.support.browser import Pages
+from tests.support.browser import Pages, catalog_ready
 from tests.support.http_server import free_port, http_server, promptdeck_http, stop
+from tests.support.remote_ui import SDK_SERVER, command, library
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "prompts/list",
         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -219,7 +219,7 @@ def test_an_event_counts_and_names_only_the_changes_a_webhook_may_see(store_url:
     from promptdeck.sources.store import webhooks
     from promptdeck.sources.store.database import Store
     from promptdeck.sources.store.delivery import Deliverer
-    from tests.sources.store.test_webhooks import publish
+    from tests.support.publishing import publish
 
     folder = tmp_path / "lib"
     (folder / "skills" / "payroll").mkdir(parents=True)

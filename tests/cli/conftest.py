@@ -1,3 +1,3 @@
 """Fixtures of the CLI tests: the OAuth tests' authorization server and protected server (module-scoped)."""
 
-from tests.client.oauth_fixtures import issuer, protected  # noqa: F401
+from tests.support.oauth_fixtures import issuer, protected  # noqa: F401

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.test_commands import cli, write
+from tests.support.cli import cli
+from tests.support.files import write
 from tests.support.libraries import composed_library
 
 

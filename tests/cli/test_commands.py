@@ -12,25 +12,12 @@ from pathlib import Path
 import pytest
 
 from promptdeck.sources.files.source import FileSource
+from tests.support.cli import cli
+from tests.support.files import write
 from tests.support.paths import REPO
 
 EXAMPLES = REPO / "examples" / "prompts"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "promptdeck", *args], capture_output=True, text=True, timeout=60)
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> Path:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
-    return root
 
 
 # -- check --------------------------------------------------------------------------------------------

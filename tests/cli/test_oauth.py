@@ -16,10 +16,10 @@ import pytest
 
 from promptdeck.client import connect
 from promptdeck.extras import install_command
-from tests.client.oauth_fixtures import stats
 from tests.support.http_server import UI_TOKEN, promptdeck_http
 from tests.support.libraries import EXAMPLES
 from tests.support.oauth_browser import sign_in
+from tests.support.oauth_fixtures import stats
 from tests.support.oauth_server import SERVICE_ID, SERVICE_SECRET
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.oauth_fixtures import issuer, protected  # noqa: F401 - the OAuth tests' processes
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES, write_prompts
+from tests.support.oauth_fixtures import issuer, protected  # noqa: F401 - the OAuth tests' processes
 
 #: How many prompts the big library holds, and the page size that makes it many pages.
 BIG = 5000

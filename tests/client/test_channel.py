@@ -18,8 +18,7 @@ from promptdeck.protocol.errors import (
     ProtocolViolation,
     RequestTimeout,
 )
-
-from .helpers import run
+from tests.support.client_servers import run
 
 
 class Loopback(Multiplexed):

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from promptdeck.client.fetch import HttpClient, TransportError, proxy_for
-
-from .helpers import run
+from tests.support.client_servers import run
 
 Reader = asyncio.StreamReader
 Writer = asyncio.StreamWriter

@@ -12,8 +12,7 @@ import pytest
 from promptdeck.client.fetch import Response, TransportError, text_lines
 from promptdeck.client.http import Event, header_safe, refuse_status, sse_events
 from promptdeck.protocol.errors import ConnectionFailed, InvalidParams
-
-from .helpers import run
+from tests.support.client_servers import run
 
 
 async def _pieces(parts: list[bytes]) -> AsyncIterator[bytes]:

@@ -15,9 +15,8 @@ import pytest
 from promptdeck.client import Client, EmbeddedResource, Era, TextContent, connect
 from promptdeck.client.http import HttpChannel, LegacySseChannel
 from promptdeck.protocol.errors import ConnectionFailed, InternalError, InvalidParams
-
-from .helpers import DEADLINE, EVERYTHING, SERVERS, http_peer, node, refused, run
-from .test_watch import started
+from tests.support.client_servers import DEADLINE, EVERYTHING, SERVERS, http_peer, node, refused, run
+from tests.support.watching import started
 
 pytestmark = pytest.mark.slow
 

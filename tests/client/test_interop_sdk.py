@@ -21,10 +21,10 @@ from promptdeck.client import (
 )
 from promptdeck.client.http import HttpChannel, LegacySseChannel
 from promptdeck.protocol.errors import ConnectionFailed, InternalError, InvalidParams, McpError
+from tests.support.client_servers import DEADLINE, check_new_session, forget_session, http_peer, refused, run, script
+from tests.support.watching import started, unwatchable
 
-from .helpers import DEADLINE, check_new_session, forget_session, http_peer, refused, run, script
 from .servers.sdk_server import IMAGE_B64, UNICODE
-from .test_watch import started, unwatchable
 
 pytestmark = pytest.mark.slow
 

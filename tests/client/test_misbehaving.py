@@ -15,9 +15,8 @@ import pytest
 
 from promptdeck.client import TextContent, connect, stdio
 from promptdeck.protocol.errors import ClientError, ConnectionFailed, McpError, ProtocolViolation, RequestTimeout
+from tests.support.client_servers import DEADLINE, PYTHON, eventually, http_peer, refused, run, script
 from tests.support.http_server import free_port
-
-from .helpers import DEADLINE, PYTHON, eventually, http_peer, refused, run, script
 
 
 def bad(mode: str, log: Path) -> list[str]:
@@ -402,7 +401,7 @@ def test_a_legacy_session_without_a_get_stream_cannot_be_watched(raw_http: str) 
 @pytest.mark.parametrize("raw_http", ["gated-get"], indirect=True)
 def test_a_legacy_watch_lists_only_once_its_stream_is_open(raw_http: str, log: Path) -> None:
     """Otherwise a change between the watch's first listing and the GET stream opening would be lost."""
-    from .test_watch import Watcher
+    from tests.support.watching import Watcher
 
     async def scenario() -> None:
         async with connect(raw_http, timeout=DEADLINE) as client:

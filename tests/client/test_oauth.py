@@ -21,10 +21,10 @@ from promptdeck.client import connect
 from promptdeck.client.oauth import OAuth
 from promptdeck.client.oauth_store import TokenStore
 from promptdeck.protocol.errors import ConnectionFailed, OAuthError
-from tests.client.oauth_fixtures import authorization_server, resource_server, stats
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 from tests.support.oauth_browser import sign_in
+from tests.support.oauth_fixtures import authorization_server, resource_server, stats
 from tests.support.oauth_server import CONFIDENTIAL_ID, PUBLIC_ID, SERVICE_ID, SERVICE_SECRET
 
 

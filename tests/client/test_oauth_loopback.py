@@ -8,8 +8,7 @@ import pytest
 
 from promptdeck.client.oauth_loopback import CALLBACK, Loopback, check_response_issuer
 from promptdeck.protocol.errors import OAuthError
-
-from .helpers import run
+from tests.support.client_servers import run
 
 ISSUER = "https://auth.example"
 

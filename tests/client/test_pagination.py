@@ -14,11 +14,11 @@ import pytest
 
 from promptdeck.client import Client, Era, ListChange, connect
 from promptdeck.protocol.errors import ProtocolViolation
+from tests.support.client_servers import eventually, recorded, run, serve
 from tests.support.http_server import http_server
 from tests.support.libraries import write_prompts
 
 from .conftest import BIG, PAGE
-from .helpers import eventually, recorded, run, serve
 
 
 def lines(log: Path, mark: str, method: str) -> int:

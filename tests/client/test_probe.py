@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import DEADLINE, EVERYTHING, node, recorded, script, serve
+from tests.support.client_servers import DEADLINE, EVERYTHING, node, recorded, script, serve
 
 #: Longer than the probe used to wait (5 s) before it sent ``initialize`` on the same connection.
 SLOW_START = 6.5

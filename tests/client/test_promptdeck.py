@@ -25,12 +25,11 @@ from promptdeck.client import (
 from promptdeck.client.http import HttpChannel, LegacySseChannel
 from promptdeck.protocol.errors import ConnectionFailed, InvalidParams
 from promptdeck.protocol.revisions import LATEST
+from tests.support.client_servers import PYTHON, check_new_session, forget_session, recorded, refused, run, serve
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
 from tests.support.schema import schema_available, schema_missing_reason, validate_message
 from tests.support.traffic import read_log
-
-from .helpers import PYTHON, check_new_session, forget_session, recorded, refused, run, serve
 
 MODERN = "2026-07-28"
 TRANSPORTS = ("stdio", "http", "stateless", "sse")

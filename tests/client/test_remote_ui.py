@@ -7,7 +7,6 @@ HTTP, in either era; the ui process is asked over HTTP in the 2026-07-28 era, as
 from __future__ import annotations
 
 import contextlib
-import shlex
 import signal
 import subprocess
 import sys
@@ -21,34 +20,10 @@ import pytest
 
 from tests.support.http_server import UI_TOKEN, free_port, http_server, stop, ui_server
 from tests.support.modern import DEADLINE, HttpPeer, error_code, get_prompt, keep_editing, request
-from tests.support.paths import REPO, TESTS
+from tests.support.paths import TESTS
+from tests.support.remote_ui import SDK_SERVER, command, library
 
-SDK_SERVER = REPO / "benchmarks" / "sdk_server.py"
 ODD_SDK_SERVER = TESTS / "support" / "odd_sdk_server.py"
-GREET = """---
-title: Greet someone
-description: A greeting in a chosen style.
-arguments:
-  - name: who
-    description: whom to greet
-    required: true
-  - name: style
-    enum: [warm, formal]
-    default: warm
----
-Hello {{ who }}, in a {{ style }} way.
-"""
-
-
-def library(root: Path) -> Path:
-    root.mkdir()
-    (root / "greet.md").write_text(GREET)
-    (root / "farewell.md").write_text("---\ndescription: Say goodbye.\n---\nGoodbye for now.\n")
-    return root
-
-
-def command(*argv: str) -> str:
-    return shlex.join([sys.executable, *argv])
 
 
 def serve_stdio(folder: Path, *options: str) -> str:

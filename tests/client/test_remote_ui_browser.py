@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.client.test_remote_ui import SDK_SERVER, command, library
-from tests.server.web.test_page_browser import catalog_ready, shown_names
-from tests.support.browser import Pages
+from tests.support.browser import Pages, catalog_ready, shown_names
 from tests.support.http_server import UI_TOKEN, ui_server
+from tests.support.remote_ui import SDK_SERVER, command, library
 
 
 def test_the_page_shows_and_renders_the_sdk_servers_prompts(pages: Pages, tmp_path: Path) -> None:

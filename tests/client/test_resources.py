@@ -12,8 +12,7 @@ import pytest
 
 from promptdeck.client.resources import SKILLS_EXTENSION, ResourceInfo, ResourceMethods, SkillInfo
 from promptdeck.protocol.errors import ClientError, ProtocolViolation
-
-from .helpers import run
+from tests.support.client_servers import run
 
 
 class Scripted(ResourceMethods):

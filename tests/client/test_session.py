@@ -14,8 +14,7 @@ import pytest
 from promptdeck.client import Era, TextContent, connect
 from promptdeck.protocol.errors import ConnectionFailed, InvalidParams, ProtocolViolation
 from promptdeck.protocol.revisions import LATEST, NEWEST_MODERN
-
-from .helpers import run, script
+from tests.support.client_servers import run, script
 
 GREET = "---\ndescription: Greets someone\narguments:\n  - {name: who, required: true, enum: [ann, bob]}\n---\n" \
         "Hello {{ who }}!\n"

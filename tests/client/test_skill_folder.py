@@ -14,9 +14,8 @@ import pytest
 
 from promptdeck.client import connect, fetch_skill
 from promptdeck.protocol.errors import ClientError, McpError, ProtocolViolation
+from tests.support.client_servers import DEADLINE, PYTHON, SERVERS, run
 from tests.support.paths import REPO
-
-from .helpers import DEADLINE, PYTHON, SERVERS, run
 
 URI = "skill://team/demo/SKILL.md"
 

@@ -12,8 +12,7 @@ import pytest
 from promptdeck.client import stdio
 from promptdeck.client.stdio import StdioChannel
 from promptdeck.protocol.errors import ConnectionFailed
-
-from .helpers import run
+from tests.support.client_servers import run
 
 #: A server that answers each request with its own params, sending the answer in two writes split inside the
 #: JSON, with a blank line first; it exits on the method "exit" after a line on stderr.

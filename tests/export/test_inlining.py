@@ -9,7 +9,8 @@ from pathlib import Path
 
 from promptdeck.export.writers import TARGETS, Written, export
 from promptdeck.sources.files.source import FileSource
-from tests.cli.test_commands import cli, write
+from tests.support.cli import cli
+from tests.support.files import write
 from tests.support.libraries import composed_library
 
 PICK = ("---\narguments:\n  - name: which\n    enum: [tone, other]\n    required: true\n  - name: tone\n"

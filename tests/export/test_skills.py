@@ -10,9 +10,8 @@ import pytest
 
 from promptdeck.export.skills import SKILL_FOLDERS, export_skills, outermost
 from promptdeck.prompts.skills import Skill, SkillFile
+from tests.support.cli import pd
 from tests.support.libraries import EXAMPLES
-
-from .test_writers import pd
 
 
 def tree(root: Path) -> dict[str, bytes]:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from promptdeck.prompts.arguments import Argument
 from promptdeck.prompts.spec import Prompt, RenderContext
 from promptdeck.protocol.content import Message, user
 from promptdeck.sources.files.source import FileSource
+from tests.support.cli import pd
 from tests.support.libraries import EXAMPLES
 
 #: Where each target writes the prompt ``git.commit``.
@@ -39,14 +38,6 @@ GIT_COMMIT = {
     "dotprompt": "git.commit.prompt",
     "promptfoo": "prompts/git.commit.json",
 }
-
-
-def pd(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "promptdeck", *args], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=120, check=False)
-    if check:
-        assert done.returncode == 0, done
-    return done
 
 
 def examples() -> dict[str, Prompt]:

@@ -29,13 +29,15 @@ from unittest import mock
 
 import httpx2
 import mcp.client.session as sdk_session
+import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.support.http_server import http_server
-
-from .sdk import recorded_serve
-from .sdk_http import RecordingTransport, recording_client
+from tests.support.schema import schema_available, schema_missing_reason
+from tests.support.sdk_http import RecordingTransport, recording_client
+from tests.support.sdk_stdio import recorded_serve
+from tests.support.traffic import read_log, validate_traffic
 
 MODERN = "2026-07-28"
 PREFIX = "io.modelcontextprotocol/"
@@ -84,3 +86,25 @@ async def sdk_client(target: str | list[str], recorded: Recorded, *, mode: str =
             server = recorded_serve(target, recorded.log)
         options.setdefault("read_timeout_seconds", 60)
         yield await stack.enter_async_context(Client(server, mode=mode, **options))
+
+
+def check_modern(recorded: Recorded) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Validate a modern client's traffic; returns (sent, received)."""
+    if not schema_available(MODERN):
+        pytest.skip(schema_missing_reason(MODERN))
+    assert validate_traffic(recorded.log, MODERN) > 0
+    sent, received = read_log(recorded.log)
+    assert "initialize" not in {m.get("method") for m in sent}
+    for message in sent:
+        if "id" in message:  # every request states its era and capabilities itself
+            meta = message["params"]["_meta"]
+            assert meta[PREFIX + "protocolVersion"] == MODERN and PREFIX + "clientCapabilities" in meta, message
+    for message in received:
+        if "result" in message:
+            assert message["result"]["resultType"] in ("complete", "input_required"), message
+            assert message["result"]["_meta"][PREFIX + "serverInfo"]["name"] == "promptdeck", message
+    for body, headers in recorded.posts:
+        assert headers["mcp-protocol-version"] == MODERN and headers["mcp-method"] == body["method"], body
+        if body["method"] == "prompts/get":
+            assert headers["mcp-name"] == body["params"]["name"], body
+    return sent, received

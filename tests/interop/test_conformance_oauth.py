@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.interop.test_conformance import NODE, SUITES, node_peers  # noqa: F401 - skips without the peers
+from tests.support.node_peers import NODE, SUITES, node_peers  # noqa: F401 - skips without the peers
 from tests.support.paths import TESTS
 
 pytestmark = pytest.mark.slow

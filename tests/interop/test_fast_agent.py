@@ -26,9 +26,8 @@ import pytest
 from tests.support.http_server import http_server
 from tests.support.paths import EXAMPLES, REPO
 from tests.support.schema import schema_available
+from tests.support.sdk_stdio import RECORDER
 from tests.support.traffic import read_log, validate_traffic
-
-from .sdk import RECORDER
 
 pytestmark = pytest.mark.slow
 

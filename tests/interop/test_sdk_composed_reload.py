@@ -14,8 +14,7 @@ import pytest
 
 from tests.support.flag import Flag
 from tests.support.libraries import COMPOSED_ARGS, composed_library
-
-from .sdk import connect
+from tests.support.sdk_stdio import connect
 
 #: the newest legacy revision: the edit behaves alike in each (test_sdk_stdio covers the revisions)
 REVISION = "2025-11-25"

@@ -20,13 +20,12 @@ from mcp.client.context import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from tests.support.http_server import http_server
+from tests.support.interop_checks import prompt_text
 from tests.support.libraries import BRIEF, BRIEF_ANSWER, BRIEF_RENDERED
 from tests.support.schema import schema_available
+from tests.support.sdk_http import connect_http
+from tests.support.sdk_stdio import connect
 from tests.support.traffic import read_log, validate_traffic
-
-from .checks import prompt_text
-from .sdk import connect
-from .sdk_http import connect_http
 
 pytestmark = pytest.mark.slow
 

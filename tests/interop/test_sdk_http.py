@@ -20,11 +20,10 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from tests.support.flag import Flag, setter_for
 from tests.support.http_server import http_server
+from tests.support.interop_checks import check_argument_errors, check_completions, check_examples_render
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES, copy_examples
+from tests.support.sdk_http import REVISIONS, connect_http
 from tests.support.traffic import read_log
-
-from .checks import check_argument_errors, check_completions, check_examples_render
-from .sdk_http import REVISIONS, connect_http
 
 pytestmark = pytest.mark.slow
 

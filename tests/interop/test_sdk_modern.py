@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import mcp_types as types
@@ -20,14 +19,20 @@ from mcp.client.context import ClientRequestContext
 from mcp.client.subscriptions import PromptsListChanged
 from mcp.shared.exceptions import MCPError
 
+from tests.support.interop_checks import (
+    all_pages,
+    check_argument_errors,
+    check_completions,
+    check_examples_render,
+    prompt_text,
+)
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES, copy_examples
 from tests.support.schema import schema_available, schema_missing_reason
+from tests.support.sdk_http import REVISIONS as HTTP_REVISIONS
+from tests.support.sdk_stdio import REVISIONS as STDIO_REVISIONS
 from tests.support.traffic import read_log, validate_traffic
 
-from .checks import all_pages, check_argument_errors, check_completions, check_examples_render, prompt_text
-from .sdk import REVISIONS as STDIO_REVISIONS
-from .sdk_http import REVISIONS as HTTP_REVISIONS
-from .sdk_modern import MODERN, MODERN_ONLY, PREFIX, TRANSPORTS, Recorded, sdk_client, serving
+from .sdk_modern import MODERN, MODERN_ONLY, PREFIX, TRANSPORTS, Recorded, check_modern, sdk_client, serving
 
 pytestmark = pytest.mark.slow
 
@@ -38,28 +43,6 @@ DEADLINE = 20
 @pytest.fixture(params=sorted(TRANSPORTS))
 def transport(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-def check_modern(recorded: Recorded) -> tuple[list[dict[str, Any]], list[Any]]:
-    """Validate a modern client's traffic; returns (sent, received)."""
-    if not schema_available(MODERN):
-        pytest.skip(schema_missing_reason(MODERN))
-    assert validate_traffic(recorded.log, MODERN) > 0
-    sent, received = read_log(recorded.log)
-    assert "initialize" not in {m.get("method") for m in sent}
-    for message in sent:
-        if "id" in message:  # every request states its era and capabilities itself
-            meta = message["params"]["_meta"]
-            assert meta[PREFIX + "protocolVersion"] == MODERN and PREFIX + "clientCapabilities" in meta, message
-    for message in received:
-        if "result" in message:
-            assert message["result"]["resultType"] in ("complete", "input_required"), message
-            assert message["result"]["_meta"][PREFIX + "serverInfo"]["name"] == "promptdeck", message
-    for body, headers in recorded.posts:
-        assert headers["mcp-protocol-version"] == MODERN and headers["mcp-method"] == body["method"], body
-        if body["method"] == "prompts/get":
-            assert headers["mcp-name"] == body["params"]["name"], body
-    return sent, received
 
 
 def check_legacy(recorded: Recorded, revision: str) -> None:

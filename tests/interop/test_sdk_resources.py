@@ -20,17 +20,19 @@ import pytest
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
-from tests.support.flag import Flag
+from tests.interop import sdk_resources as resources_suite
 from tests.support.http_server import http_server
 from tests.support.libraries import copy_examples
+from tests.support.sdk_http import connect_http
+from tests.support.sdk_stdio import connect
 from tests.support.traffic import read_log
 
-from .sdk import REVISIONS as STDIO_REVISIONS
-from .sdk import connect
-from .sdk_http import REVISIONS as HTTP_REVISIONS
-from .sdk_http import connect_http
-from .sdk_modern import TRANSPORTS, Recorded, sdk_client, serving
-from .test_sdk_modern import check_modern
+from .sdk_modern import Recorded, check_modern, sdk_client, serving
+
+# The revisions and transports (fixtures) and the listener of notifications, shared with the skills suite.
+revision, transport, modern_transport = resources_suite.revision, resources_suite.transport, \
+    resources_suite.modern_transport
+Heard = resources_suite.Heard
 
 pytestmark = pytest.mark.slow
 
@@ -44,37 +46,9 @@ MATERIAL = ["CHANGELOG.txt", "app.log", "architecture.txt", "debugging-checklist
 SKILL_FILES = ["skill://changelog/SKILL.md", "skill://changelog/references/style.md"]
 
 
-@pytest.fixture(params=sorted(set(STDIO_REVISIONS) | set(HTTP_REVISIONS)))
-def revision(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture(params=["stdio", "http"])
-def transport(request: pytest.FixtureRequest, revision: str) -> str:
-    if request.param == "http" and revision not in HTTP_REVISIONS:
-        pytest.skip(f"{revision} has no Streamable HTTP")
-    return str(request.param)
-
-
 @pytest.fixture
 def library(tmp_path: Path) -> Path:
     return copy_examples(tmp_path / "library")
-
-
-class Heard:
-    """An SDK ``message_handler`` that keeps the resource notifications and flags each kind."""
-
-    def __init__(self) -> None:
-        self.updated: list[str] = []
-        self.updates = Flag()
-        self.list_changed = Flag()
-
-    async def __call__(self, message: Any) -> None:
-        if isinstance(message, types.ResourceUpdatedNotification):
-            self.updated.append(str(message.params.uri))
-            self.updates.set()
-        elif isinstance(message, types.ResourceListChangedNotification):
-            self.list_changed.set()
 
 
 def test_legacy_clients_list_read_and_follow(transport: str, revision: str, log: Path, library: Path) -> None:
@@ -134,11 +108,6 @@ def test_legacy_clients_list_read_and_follow(transport: str, revision: str, log:
     _, received = read_log(log)
     assert {"notifications/resources/updated", "notifications/resources/list_changed"} <= \
         {m.get("method") for m in received}
-
-
-@pytest.fixture(params=sorted(TRANSPORTS))
-def modern_transport(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 @pytest.fixture

@@ -25,13 +25,12 @@ from pydantic import TypeAdapter
 
 from tests.support.http_server import http_server
 from tests.support.libraries import copy_examples
+from tests.support.sdk_http import connect_http
+from tests.support.sdk_stdio import connect
 from tests.support.skills_schema import check_capabilities, check_entry
 
-from . import test_sdk_resources as resources_suite
-from .sdk import connect
-from .sdk_http import connect_http
-from .sdk_modern import Recorded, sdk_client, serving
-from .test_sdk_modern import check_modern
+from . import sdk_resources as resources_suite
+from .sdk_modern import Recorded, check_modern, sdk_client, serving
 
 # The same revisions and transports as the resources suite (its fixtures), and its listener of notifications.
 revision, transport, modern_transport = resources_suite.revision, resources_suite.transport, \

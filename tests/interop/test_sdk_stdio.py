@@ -16,11 +16,10 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.support.flag import Flag
+from tests.support.interop_checks import all_pages, check_argument_errors, check_completions, check_examples_render
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES, copy_examples
+from tests.support.sdk_stdio import REVISIONS, connect
 from tests.support.traffic import read_log
-
-from .checks import all_pages, check_argument_errors, check_completions, check_examples_render
-from .sdk import REVISIONS, connect
 
 pytestmark = pytest.mark.slow
 

@@ -20,9 +20,9 @@ from promptdeck.providers import to_anthropic, to_gemini, to_openai, to_openai_r
 from promptdeck.server.app import PromptServer
 from promptdeck.server.legacy import LegacySession
 from promptdeck.server.outcome import Answer, Pending
-from tests.providers.sdk import CHECKS
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
 from tests.support.modern import get_prompt
+from tests.support.provider_sdk import CHECKS
 
 CONVERSIONS: list[Callable[..., Any]] = [to_openai, to_openai_responses, to_anthropic, to_gemini]
 PNG = (EXAMPLES / "_material" / "diagram.png").read_bytes()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tests.providers.sdk import check_anthropic, check_gemini, check_openai, check_openai_responses
+from tests.support.provider_sdk import check_anthropic, check_gemini, check_openai, check_openai_responses
 
 IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
 

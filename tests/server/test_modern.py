@@ -32,7 +32,7 @@ from promptdeck.protocol.revisions import META_VERSION as VERSION_KEY
 from promptdeck.server.modern import META_CAPABILITIES as CAPABILITIES_KEY
 from promptdeck.server.modern import META_LOG_LEVEL as LOG_LEVEL_KEY
 from promptdeck.server.modern import META_SUBSCRIPTION as SUBSCRIPTION_KEY
-from tests.server.http.test_protocol import serve
+from tests.support.http_rpc import serve
 from tests.support.http_server import http_server
 from tests.support.libraries import BRIEF, BRIEF_ANSWER
 from tests.support.listeners import subscriptions

@@ -12,13 +12,12 @@ import pytest
 from promptdeck import PromptServer
 from promptdeck.protocol import jsonrpc
 from promptdeck.server.legacy import LegacySession
-from promptdeck.server.local import LocalClient
 from promptdeck.server.outcome import Answer
 from promptdeck.server.resources import MAX_SUBSCRIBED
 from tests.support.modern import REVISION, request
+from tests.support.resources import LEGACY, Client
 from tests.support.schema import schema_available, validate_message
 
-LEGACY = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 GUIDE = "promptdeck:///_material/guide.txt"
 PAY = "promptdeck:///_hr/pay.csv"
 
@@ -43,28 +42,6 @@ def served(library: Path, **options: Any) -> PromptServer:
     server = PromptServer("t", **options)
     server.add_folder(library)
     return server
-
-
-class Client(LocalClient):
-    """A legacy session in memory whose every answer and notification is checked against its revision."""
-
-    def __init__(self, server: PromptServer, revision: str, scopes: frozenset[str] | None = None) -> None:
-        self.revision = revision
-        super().__init__(server, revision)
-        self.session.scopes = scopes
-        self.check(self.initialize, "initialize")
-
-    def check(self, message: dict[str, Any], method: str | None = None) -> dict[str, Any]:
-        if schema_available(self.revision):
-            validate_message(self.revision, message, method)
-        return message
-
-    def call(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self.check(self.request(method, params), method)
-
-    def heard(self) -> list[dict[str, Any]]:
-        notes, self.notifications[:] = list(self.notifications), []
-        return [self.check(note) for note in notes]
 
 
 @pytest.mark.parametrize("revision", LEGACY)

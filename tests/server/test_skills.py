@@ -21,12 +21,11 @@ from promptdeck.prompts import skill_catalog
 from promptdeck.protocol import jsonrpc
 from promptdeck.server.legacy import LegacySession
 from promptdeck.server.outcome import Answer
-from tests.sources.store.test_database import pd
+from tests.support.cli import pd
 from tests.support.modern import REVISION, request
+from tests.support.resources import LEGACY, Client
 from tests.support.schema import schema_available, validate_message
 from tests.support.skills_schema import EXTENSION, check_capabilities, validate_skills_message
-
-from .test_resources import LEGACY, Client
 
 SKILLS = ("skills/list", "skills/get", "resources/directory/read")
 GIT = "skill://git-workflow/SKILL.md"

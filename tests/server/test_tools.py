@@ -20,7 +20,6 @@ from mcp.shared.exceptions import MCPError as SdkError
 from promptdeck.prompts.catalog import Catalog
 from promptdeck.prompts.spec import Prompt
 from promptdeck.server.tools import SCAN_LIMIT, ToolOptions, ToolSet
-from tests.interop.sdk import REVISIONS, connect
 from tests.support.http_server import http_server
 from tests.support.libraries import copy_examples
 from tests.support.modern import (
@@ -36,6 +35,7 @@ from tests.support.modern import (
     request,
 )
 from tests.support.paths import REPO
+from tests.support.sdk_stdio import REVISIONS, connect
 
 EXAMPLES = REPO / "examples" / "prompts"
 ids = itertools.count(1)

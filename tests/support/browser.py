@@ -3,12 +3,14 @@ record what went wrong (uncaught errors, console errors such as a Content-Securi
 
 Chromium comes from apt (``.ci/run`` installs it); Playwright's own browser downloads are not used. Without
 chromium or Playwright the tests skip locally and fail in CI. tests/conftest.py gives the fixtures to every
-test module, so the browser test files share one definition.
+test module, so the browser test files share one definition. Below them, the steps the page's tests share
+(signing in, waiting for the catalog).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +38,8 @@ def _missing(reason: str) -> None:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """One chromium per module. Not per session: Playwright's sync API keeps its event loop marked running in
+    the thread while it is open, and the next module's ``asyncio.run`` would then refuse to start."""
     if not CHROMIUM.exists():
         _missing(f"Debian's chromium is not installed at {CHROMIUM}: apt-get install chromium")
     try:
@@ -82,3 +86,22 @@ def pages(browser: Browser) -> Iterator[Pages]:
     yield opened
     opened.close()
     assert opened.problems == [], "the page had errors"
+
+
+# -- what the page's tests do on it ----------------------------------------------------------------------
+
+#: Markup that runs script if a page ever puts text into its HTML unescaped.
+HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
+
+
+def shown_names(page: Page) -> list[str]:
+    return page.locator("#results .result-name").all_inner_texts()
+
+
+def catalog_ready(page: Page) -> None:
+    expect(page.locator("#count")).to_have_text(re.compile(r"^\d+( of \d+)? prompts?$"))
+
+
+def sign_in(page: Page, token: str) -> None:
+    page.fill("#token", token)
+    page.press("#token", "Enter")

@@ -16,7 +16,7 @@ import pytest
 
 from promptdeck.protocol.errors import LibraryError
 from promptdeck.server.http import runner
-from tests.server.http.test_protocol import serving
+from tests.support.http_rpc import serving
 
 
 class Hello:

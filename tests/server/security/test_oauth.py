@@ -23,10 +23,9 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from promptdeck.protocol.errors import AuthError, LibraryError
 from promptdeck.server.security import oauth
 from promptdeck.server.security.oauth import OAuthResource
+from tests.support.http_rpc import post_as as rpc
 from tests.support.http_server import http_server
 from tests.support.issuer import Issuer
-
-ACCEPT = {"accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(scope="module")
@@ -52,16 +51,6 @@ def url(issuer: Issuer, library: Path) -> Iterator[str]:
     with http_server(str(library), "--no-watch", "--stateless", "--json-response", "--oauth-issuer", issuer.url,
                      "--require-scope", "prompts") as endpoint:
         yield endpoint
-
-
-def rpc(url: str, token: str | None, method: str, params: dict[str, Any] | None = None) -> httpx.Response:
-    headers = {**ACCEPT, "mcp-protocol-version": "2025-11-25"}
-    if token is not None:
-        headers["authorization"] = f"Bearer {token}"
-    body: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": method}
-    if params is not None:
-        body["params"] = params
-    return httpx.post(url, json=body, headers=headers, timeout=10)
 
 
 def test_protected_resource_metadata_and_the_401_challenge(issuer: Issuer, url: str) -> None:

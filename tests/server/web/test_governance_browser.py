@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.server.web.test_versions_browser import ALICE, RITA, V1, chips, open_greet, promptdeck, versioned
 from tests.support.browser import Pages
+from tests.support.versions_page import ALICE, RITA, V1, chips, open_greet, promptdeck, versioned
 
 V1_WARMER = V1.replace("Hello", "Hello there")  # version 2: version 1's arguments
 

@@ -61,7 +61,7 @@ def test_a_graph_is_kept_for_its_catalog_and_made_again_for_a_new_one(server: Pr
 
 
 def test_a_store_labels_graph_is_its_stored_prompts(tmp_path: Path) -> None:
-    from tests.sources.store.test_database import pd
+    from tests.support.cli import pd
 
     url = f"sqlite:///{tmp_path / 'prompts.db'}"
     pd("publish", str(composed_library(tmp_path / "library")), "--store", url, "--label", "production")

@@ -5,53 +5,18 @@ what uses it, cut to what the principal may see (issue 31)."""
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from tests.server.web.test_page_browser import sign_in
-from tests.support.browser import Pages
-from tests.support.http_server import http_server
-from tests.support.libraries import composed_library
+from tests.support.browser import Pages, sign_in
+from tests.support.graph import ALICE, BOB, endpoint, graph  # noqa: F401 (a fixture)
 
 try:
     from playwright.sync_api import expect
 except ImportError:  # the browser fixture says so, as a skip (or a failure in CI)
     expect = None  # type: ignore[assignment]
 
-ALICE = "alice-token-0123456789"  # holds hr
-BOB = "bob-token-0123456789"  # holds nothing
-#: a prompt only hr may see, including a partial nobody else uses and composing rules
-SECRET = "---\nscopes: [hr]\n---\n{% include \"_hr/pay.md\" %}\n{{ prompt(\"rules\", tone=\"kind\") }}\n"
 
-
-@pytest.fixture(scope="module")
-def endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    root = composed_library(tmp_path_factory.mktemp("graph") / "library")
-    (root / "payroll.md").write_text(SECRET)
-    (root / "_hr").mkdir()
-    (root / "_hr/pay.md").write_text("Salaries are private.\n")
-    tokens = root.parent / "tokens"
-    tokens.write_text(f"alice:{ALICE} hr\nbob:{BOB}\n")
-    with http_server(str(root), "--no-watch", "--token-file", str(tokens)) as url:
-        yield url
-
-
-def graph(endpoint: str, prompt: str, token: str) -> tuple[int, dict[str, Any]]:
-    url = endpoint.removesuffix("mcp") + "api/graph?prompt=" + prompt
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as refused:
-        return refused.code, json.loads(refused.read())
-
-
-def test_the_api_answers_with_the_principals_sight(endpoint: str) -> None:
+def test_the_api_answers_with_the_principals_sight(endpoint: str) -> None:  # noqa: F811 (the fixture)
     status, alice = graph(endpoint, "rules", ALICE)
     assert status == 200
     assert alice == {"prompt": "rules", "uses": {"files": ["_partials/tone.md"], "prompts": [], "dynamic": False},
@@ -70,7 +35,7 @@ def test_the_api_answers_with_the_principals_sight(endpoint: str) -> None:
     assert graph(endpoint, "", ALICE)[0] == 400
 
 
-def test_a_prompts_page_shows_what_it_uses_and_what_uses_it(pages: Pages, endpoint: str, tmp_path: Path) -> None:
+def test_a_prompts_page_shows_what_it_uses_and_what_uses_it(pages: Pages, endpoint: str, tmp_path: Path) -> None:  # noqa: F811 (the fixture)
     base = endpoint.removesuffix("mcp")
     page = pages.open(f"{base}#/p/review")
     sign_in(page, BOB)

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from promptdeck.server.app import PromptServer
-from tests.support.browser import Pages
+from tests.support.browser import HOSTILE, Pages, catalog_ready, shown_names, sign_in
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 
@@ -25,8 +24,6 @@ try:
     from playwright.sync_api import expect
 except ImportError:  # the browser fixture says so, as a skip (or a failure in CI)
     expect = None  # type: ignore[assignment]
-
-HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
 
 
 @pytest.fixture(scope="module")
@@ -40,14 +37,6 @@ def example_catalog() -> list[Any]:
     server = PromptServer()
     server.add_folder(EXAMPLES)
     return list(server.catalog)
-
-
-def shown_names(page: Page) -> list[str]:
-    return page.locator("#results .result-name").all_inner_texts()
-
-
-def catalog_ready(page: Page) -> None:
-    expect(page.locator("#count")).to_have_text(re.compile(r"^\d+( of \d+)? prompts?$"))
 
 
 # -- the catalog -------------------------------------------------------------------------------------
@@ -396,11 +385,6 @@ def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tokens.write_text("alice:alice-token-0123456789 hr\nbob:bob-token-0123456789\n")
     with http_server(str(root), "--no-watch", "--token-file", str(tokens)) as endpoint:
         yield endpoint.removesuffix("mcp")
-
-
-def sign_in(page: Page, token: str) -> None:
-    page.fill("#token", token)
-    page.press("#token", "Enter")
 
 
 def test_the_page_asks_for_a_token_and_refuses_a_wrong_one(pages: Pages, guarded: str) -> None:

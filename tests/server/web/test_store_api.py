@@ -8,13 +8,9 @@ Hostile and careless requests get the status that fits and change nothing.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -22,40 +18,19 @@ import pytest
 from promptdeck.sources.store.versions import MAX_DIFF_LINES, TooLargeToDiff, side_by_side
 from tests.support import modern
 from tests.support.http_server import http_server
-
-WRITER = "alice:writer-token-0123456789 store:write"
-READER = "bob:reader-token-0123456789"
-HR = "carol:hr-token-0123456789 hr"
-ALICE = {"authorization": "Bearer writer-token-0123456789"}
-BOB = {"authorization": "Bearer reader-token-0123456789"}
-CAROL = {"authorization": "Bearer hr-token-0123456789"}
-
-GREET_1 = "---\ndescription: Say hello\narguments:\n  - name: who\n---\nHello {{ who }}!\n"
-GREET_2 = ("---\ndescription: Say hello\narguments:\n  - name: who\n  - name: mood\n    required: false\n---\n"
-           "Hi {{ who }}{% if mood is defined %} ({{ mood }}){% endif %}!\n")
-SECRET = "---\nscopes: [hr]\n---\nSalaries are private.\n"
-
-
-def cli(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "promptdeck", *args], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def make_store(tmp: Path, url: str | None = None) -> str:
-    """A store (SQLite unless ``url``) whose label production has greet at version 1 and whose newest greet
-    is version 2."""
-    library, url = tmp / "lib", url or f"sqlite:///{tmp / 'store.db'}"
-    library.mkdir()
-    (library / "greet.md").write_text(GREET_1)
-    (library / "salaries.md").write_text(SECRET)
-    (library / "note.md").write_text("Write {{ read('material/tone.txt') }} here.\n")
-    (library / "material").mkdir()
-    (library / "material" / "tone.txt").write_text("kindly")
-    cli("publish", str(library), "--store", url, "--label", "production", "-m", "first", "--author", "root")
-    (library / "greet.md").write_text(GREET_2)
-    cli("publish", str(library), "--store", url, "-m", "<b>mood</b> added", "--author", "bob")
-    return url
+from tests.support.store_api import (
+    ALICE,
+    BOB,
+    CAROL,
+    GREET_1,
+    GREET_2,
+    WRITER,
+    get,
+    history,
+    make_store,
+    post,
+    serving,
+)
 
 
 @pytest.fixture
@@ -63,26 +38,6 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     """(the server's base URL, the store URL): a store label served with three principals."""
     with serving(tmp_path, make_store(tmp_path)) as both:
         yield both
-
-
-@contextmanager
-def serving(tmp: Path, url: str) -> Iterator[tuple[str, str]]:
-    tokens = tmp / "tokens"
-    tokens.write_text("\n".join((WRITER, READER, HR)) + "\n")
-    with http_server("", "--store", url, "--label", "production", "--token-file", str(tokens)) as endpoint:
-        yield endpoint.removesuffix("/mcp"), url
-
-
-def get(base: str, route: str, headers: dict[str, str], **params: Any) -> httpx.Response:
-    return httpx.get(f"{base}/api/store{route}", headers=headers, params=params, timeout=30)
-
-
-def post(base: str, route: str, headers: dict[str, str], body: Any) -> httpx.Response:
-    return httpx.post(f"{base}/api/store{route}", headers=headers, json=body, timeout=30)
-
-
-def history(url: str, prompt: str = "greet") -> str:
-    return cli("history", prompt, "--store", url)
 
 
 def test_the_overview_names_the_label_and_who_may_write(served: tuple[str, str]) -> None:

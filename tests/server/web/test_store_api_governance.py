@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.web.test_store_api import GREET_1, SECRET, cli, get, make_store, post
 from tests.support.http_server import http_server
+from tests.support.store_api import GREET_1, SECRET, cli, get, make_store, post
 
 TOKENS = ("alice:writer-token-0123456789 store:write", "bob:reader-token-0123456789",
           "carol:hr-token-0123456789 hr store:write", "dave:release-token-0123456789 store:write release")

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.web.test_store_api import ALICE, BOB, CAROL, cli, get, post, serving
-from tests.sources.files.test_skills import skill_md
-from tests.sources.files.test_source import write
+from tests.support.files import skill_md, write
+from tests.support.store_api import ALICE, BOB, CAROL, cli, get, post, serving
 
 PNG = b"\x89PNG\r\n\x1a\n\x00" + bytes(range(256))
 PAYROLL = skill_md("payroll", "Monthly payroll checks", "metadata:\n  promptdeck-scopes: hr\n")

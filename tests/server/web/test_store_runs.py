@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from promptdeck.server.web.store_runs import Runs, current_stop
-from tests.client.helpers import run
+from tests.support.client_servers import run
 
 
 class Client:

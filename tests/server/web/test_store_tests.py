@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.web.test_store_api import ALICE, BOB, CAROL, cli, get, post, serving
+from tests.support.store_api import ALICE, BOB, CAROL, cli, get, post, serving
 
 GREET = """---
 arguments:

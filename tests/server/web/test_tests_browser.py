@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.server.web.test_versions_browser import ALICE, BOB, open_greet, promptdeck, versioned
 from tests.support.browser import Pages
+from tests.support.versions_page import ALICE, BOB, open_greet, promptdeck, versioned
 
 TESTED = """---
 description: Greets someone

@@ -14,7 +14,7 @@ from promptdeck.protocol.revisions import LATEST
 from promptdeck.server.app import PromptServer
 from promptdeck.server.local import LocalClient
 from promptdeck.sources.files.source import FileSource
-from tests.sources.files.test_source import PNG, load, prompts, render
+from tests.support.files import PNG, load, prompts, render
 
 RULES = "---\narguments:\n  - name: tone\n    enum: [kind, blunt]\n    required: true\n" \
         "  - name: n\n    type: integer\n---\nBe {{ tone }}.{% if n is defined %} n={{ n + 1 }}{% endif %}\n" \

@@ -22,7 +22,7 @@ from promptdeck.protocol.errors import InternalError, InvalidParams
 from promptdeck.sources.files.native import META_FORMAT, META_MODEL
 from promptdeck.sources.files.paths import is_prompt_path, may_hold_prompts, prompt_format
 from promptdeck.sources.files.source import MAX_PROMPT_FILE_BYTES, FileSource
-from tests.sources.files.test_source import Files, load, prompts, write
+from tests.support.files import Files, load, prompts, write
 
 
 def problems(source: FileSource) -> dict[str, list[tuple[int | None, str]]]:

@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from promptdeck.sources.files.paths import folder_prefix
 from promptdeck.sources.files.source import FileSource
-from tests.sources.files.test_source import write
+from tests.support.files import write
 
 HOME: dict[str, str | bytes] = {
     # the commands users keep globally, front matter and all

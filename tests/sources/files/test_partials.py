@@ -11,7 +11,7 @@ import pytest
 from promptdeck.protocol.content import Text
 from promptdeck.protocol.errors import InvalidParams, PromptFileError
 from promptdeck.sources.files.source import FileSource
-from tests.sources.files.test_source import load, only, prompts, render
+from tests.support.files import load, only, prompts, render
 
 
 def problems(source: FileSource) -> list[str]:

@@ -19,13 +19,9 @@ from promptdeck.protocol.errors import InvalidParams
 from promptdeck.sources.files import skills as skills_module
 from promptdeck.sources.files.paths import SkillLimits, read_confined
 from promptdeck.sources.files.skills import Found, find_skills, read_skill_bytes, walk
-from tests.sources.files.test_source import write
+from tests.support.files import skill_md, write
 
 ORIGIN = ".claude/skills/pdf"
-
-
-def skill_md(name: str = "pdf", description: str = "Work with PDFs", extra: str = "") -> str:
-    return f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\nDo the work.\n"
 
 
 def folder(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -19,8 +19,7 @@ from promptdeck.protocol.errors import InvalidParams
 from promptdeck.sources import Source
 from promptdeck.sources.files.paths import SKILL_FOLDERS, SkillLimits
 from promptdeck.sources.files.source import FileSource
-from tests.sources.files.test_skills import skill_md
-from tests.sources.files.test_source import write
+from tests.support.files import skill_md, write
 
 
 def loaded(root: Path, **options: object) -> tuple[FileSource, list[str]]:

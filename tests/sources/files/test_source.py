@@ -19,9 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from promptdeck.prompts import render as render_module
-from promptdeck.prompts.arguments import bind
 from promptdeck.prompts.render import TemplateText
-from promptdeck.prompts.spec import Prompt, RenderContext
+from promptdeck.prompts.spec import RenderContext
 from promptdeck.protocol.content import Audio, Image, Message, Resource, ResourceLink, Text, resource
 from promptdeck.protocol.errors import InternalError, InvalidParams, LibraryError
 from promptdeck.sources.files import library as library_module
@@ -29,43 +28,9 @@ from promptdeck.sources.files import source as files_module
 from promptdeck.sources.files.library import TemplateFolder
 from promptdeck.sources.files.paths import LibraryRoot, guess_mime, is_prompt_path, is_text_mime, read_confined
 from promptdeck.sources.files.source import FileSource, prompt_name_for
+from tests.support.files import PNG, Files, load, only, prompts, render, write
 
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "
-Files = dict[str, str | bytes]
-
-
-def write(root: Path, files: Files) -> None:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-
-
-def load(root: Path, files: Files, *, compile_all: bool = True) -> FileSource:
-    write(root, files)
-    source = FileSource(root)
-    source.load(compile_all=compile_all)
-    return source
-
-
-def prompts(source: FileSource) -> dict[str, Prompt]:
-    return {p.name: p for p in source.prompts()}
-
-
-def only(source: FileSource) -> Prompt:
-    [prompt] = source.prompts()
-    return prompt
-
-
-def render(prompt: Prompt, **raw: str) -> list[Message]:
-    """What prompts/get does: bind the client's strings (defaults, types), then render."""
-    result = prompt.render(bind(prompt.arguments, raw, prompt.name), RenderContext(prompt.name))
-    assert isinstance(result, list)
-    return result
 
 
 def texts(messages: list[Message]) -> list[tuple[str, str]]:

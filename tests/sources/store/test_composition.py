@@ -11,7 +11,7 @@ from promptdeck.prompts.spec import RenderContext
 from promptdeck.protocol.content import Message
 from promptdeck.server.app import PromptServer
 from promptdeck.sources.store.source import StoreSource
-from tests.sources.store.test_database import pd
+from tests.support.cli import pd
 from tests.support.libraries import COMPOSED_ARGS, composed_library
 
 

@@ -24,21 +24,9 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from tests.support.cli import library, pd
 from tests.support.flag import Flag, setter_for
 from tests.support.libraries import EXAMPLES
-
-
-def pd(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "promptdeck", *args], capture_output=True, text=True, timeout=300)
-    if check:
-        assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done
-
-
-def library(tmp_path: Path, name: str = "lib") -> Path:
-    folder = tmp_path / name
-    shutil.copytree(EXAMPLES, folder)
-    return folder
 
 
 def same_files(a: Path, b: Path) -> bool:
@@ -330,7 +318,7 @@ def test_several_labels_over_http_each_on_its_own_endpoint(tmp_path: Path) -> No
     staging reaches staging's sessions only; a session of one endpoint is unknown at the other."""
     import httpx
 
-    from tests.server.http.test_protocol import POST_HEADERS, messages_of, rpc, start_session
+    from tests.support.http_rpc import POST_HEADERS, messages_of, rpc, start_session
     from tests.support.http_server import http_server
 
     url = f"sqlite:///{tmp_path}/s.db"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.sources.store.test_database import pd
+from tests.support.cli import pd
 from tests.support.libraries import composed_library
 from tests.support.modern import StdioPeer, initialize, legacy
 

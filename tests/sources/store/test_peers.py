@@ -30,10 +30,12 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.interop import sdk, sdk_http, test_conformance
-from tests.interop.checks import all_pages, check_argument_errors, check_completions, check_examples_render
+from tests.support import conformance_suite, sdk_http
+from tests.support import sdk_stdio as sdk
 from tests.support.http_server import http_server
+from tests.support.interop_checks import all_pages, check_argument_errors, check_completions, check_examples_render
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
+from tests.support.node_peers import SUITES, missing_node_peers
 from tests.support.postgres import new_database
 from tests.support.schema import schema_available, schema_missing_reason
 from tests.support.traffic import validate_traffic
@@ -185,20 +187,20 @@ def test_the_sdk_client_over_stdio_sees_the_store_as_the_folder(examples_store: 
     anyio.run(run)
 
 
-@pytest.fixture(scope="module", params=sorted(test_conformance.MODES))
+@pytest.fixture(scope="module", params=sorted(conformance_suite.MODES))
 def mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
 @pytest.fixture(scope="module")
 def store_endpoint(examples_store: str, mode: str) -> Iterator[str]:
-    with http_server("", "--store", examples_store, *PAGE_SIZE, *test_conformance.MODES[mode][0]) as url:
+    with http_server("", "--store", examples_store, *PAGE_SIZE, *conformance_suite.MODES[mode][0]) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def folder_endpoint(mode: str) -> Iterator[str]:
-    with http_server(str(EXAMPLES), *PAGE_SIZE, *test_conformance.MODES[mode][0]) as url:
+    with http_server(str(EXAMPLES), *PAGE_SIZE, *conformance_suite.MODES[mode][0]) as url:
         yield url
 
 
@@ -216,10 +218,11 @@ def test_the_sdk_client_over_http_sees_the_store_as_the_folder(store_endpoint: s
 
 
 # --- the conformance suite --------------------------------------------------------------------------------
-# The folder's conformance tests are called as they are, with their ``http_server`` swapped for one that
-# serves the same library from a store: the scenarios, baselines and assertions cannot drift apart.
+# The folder's conformance checks (tests/support/conformance_suite.py) are called as they are, with their
+# ``http_server`` swapped for one that serves the same library from a store: the scenarios, baselines and
+# assertions cannot drift apart.
 
-PROMPTS, PROMPTS_2026 = (str(test_conformance.FIXTURES / name) for name in ("prompts", "prompts-2026"))
+PROMPTS, PROMPTS_2026 = (str(conformance_suite.FIXTURES / name) for name in ("prompts", "prompts-2026"))
 
 
 @pytest.fixture(scope="module")
@@ -227,7 +230,7 @@ def conformance_stores(request: pytest.FixtureRequest, tmp_path_factory: pytest.
                        ) -> dict[tuple[str, ...], str]:
     """Each set of folders the conformance tests serve, merged into one folder and published to its own
     store (of the backend ``request.param``): folders -> store URL."""
-    if (missing := test_conformance._missing()) is not None:
+    if (missing := missing_node_peers()) is not None:
         if os.environ.get("CI"):
             pytest.fail(f"conformance suite not installed in CI: {missing}")
         pytest.skip(missing)
@@ -243,7 +246,7 @@ def conformance_stores(request: pytest.FixtureRequest, tmp_path_factory: pytest.
 
 @pytest.fixture
 def served_from_store(monkeypatch: pytest.MonkeyPatch, conformance_stores: dict[tuple[str, ...], str]) -> list[str]:
-    """Makes ``test_conformance`` serve each library from its store instead of its folders; the list
+    """Makes the conformance checks serve each library from its store instead of its folders; the list
     fills with the store URLs served."""
     served: list[str] = []
 
@@ -256,23 +259,23 @@ def served_from_store(monkeypatch: pytest.MonkeyPatch, conformance_stores: dict[
         with http_server("", "--store", url, *options, log=log) as endpoint:
             yield endpoint
 
-    monkeypatch.setattr(test_conformance, "http_server", store_server)
+    monkeypatch.setattr(conformance_suite, "http_server", store_server)
     return served
 
 
 @pytest.mark.parametrize("conformance_stores", BACKENDS, indirect=True)
-@pytest.mark.parametrize("mode", sorted(test_conformance.MODES))
-@pytest.mark.parametrize("suite", sorted(test_conformance.SUITES))
+@pytest.mark.parametrize("mode", sorted(conformance_suite.MODES))
+@pytest.mark.parametrize("suite", sorted(SUITES))
 def test_the_active_suite_passes_against_a_store(suite: str, mode: str, tmp_path: Path, served_from_store: list[str],
                                                  conformance_stores: dict[tuple[str, ...], str]) -> None:
-    test_conformance.test_active_suite_passes_against_baseline(suite, mode, tmp_path)
+    conformance_suite.check_active_suite(suite, mode, tmp_path)
     assert served_from_store == [conformance_stores[(PROMPTS,)]]
 
 
 @pytest.mark.parametrize(("conformance_stores", "selection"),
                          [("sqlite", "spec-version"), ("postgresql", "requirements")], indirect=["conformance_stores"])
-@pytest.mark.parametrize("mode", sorted(test_conformance.MODES))
+@pytest.mark.parametrize("mode", sorted(conformance_suite.MODES))
 def test_the_2026_suite_passes_against_a_store(selection: str, mode: str, tmp_path: Path, served_from_store: list[str],
                                                conformance_stores: dict[tuple[str, ...], str]) -> None:
-    test_conformance.test_2026_suite_passes_against_baseline(selection, mode, tmp_path)
+    conformance_suite.check_2026_suite(selection, mode, tmp_path)
     assert served_from_store == [conformance_stores[(PROMPTS, PROMPTS_2026)]]

@@ -17,7 +17,7 @@ from promptdeck.server.web.store_governance import guard
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.model import StoreConflict
 from promptdeck.sources.store.schema import SCHEMA_VERSION
-from tests.sources.store.test_database import pd
+from tests.support.cli import pd
 from tests.support.postgres import new_database
 from tests.support.store_schema import as_schema_4, promptdeck_in_process
 

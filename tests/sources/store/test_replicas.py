@@ -23,7 +23,7 @@ import httpx
 
 from promptdeck.sources.files.paths import is_prompt_path
 from promptdeck.sources.store.schema import SCHEMA_VERSION
-from tests.server.http.test_protocol import POST_HEADERS, init, messages_of, rpc
+from tests.support.http_rpc import POST_HEADERS, init, messages_of, rpc
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
 from tests.support.modern import ELICITS, get_prompt, http_listen, is_list_changed, post, request, subscription_of

@@ -16,27 +16,14 @@ import httpx
 
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.governance import BUCKETS, bucket
-from tests.sources.store.test_database import pd
 from tests.support import modern
+from tests.support.cli import pd
 from tests.support.http_server import http_server
 from tests.support.postgres import new_database
+from tests.support.publishing import GREET, greet_store
 from tests.support.store_schema import promptdeck_in_process
 
-GREET = "---\ndescription: Say hello\narguments:\n  - name: who\n---\n{} {{{{ who }}}}!\n"
 KEY = "promptdeck.dev/rollout-key"
-
-
-def greet_store(tmp_path: Path, url: str) -> Path:
-    """greet: version 1 (label production), version 2 (same arguments), version 3 (another argument)."""
-    folder = tmp_path / "lib"
-    folder.mkdir(exist_ok=True)
-    (folder / "greet.md").write_text(GREET.format("Hello"))
-    pd("publish", str(folder), "--store", url, "--label", "production")
-    (folder / "greet.md").write_text(GREET.format("Hi"))
-    pd("publish", str(folder), "--store", url)
-    (folder / "greet.md").write_text(GREET.format("Yo").replace("- name: who", "- name: who\n  - name: mood"))
-    pd("publish", str(folder), "--store", url)
-    return folder
 
 
 def keys(rollout: int, basis_points: int) -> tuple[str, str]:

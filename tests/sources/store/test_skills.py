@@ -24,9 +24,8 @@ from promptdeck.sources.files.source import FileSource
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.schema import SCHEMA_VERSION
 from promptdeck.sources.store.source import StoreSource
-from tests.sources.files.test_skills import skill_md
-from tests.sources.files.test_source import write
-from tests.sources.store.test_database import pd
+from tests.support.cli import pd
+from tests.support.files import skill_md, write
 from tests.support.postgres import new_database
 from tests.support.store_schema import as_schema_4
 

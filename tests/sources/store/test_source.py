@@ -28,7 +28,7 @@ from promptdeck.server.local import LocalClient
 from promptdeck.sources.files.paths import is_prompt_path
 from promptdeck.sources.store.catalog import StoredCatalog
 from promptdeck.sources.store.source import StoreSource
-from tests.sources.store.test_database import library, pd
+from tests.support.cli import library, pd
 
 
 def served_files(source: StoreSource) -> set[str]:

@@ -27,16 +27,15 @@ from typing import Any
 
 import pytest
 
-from promptdeck.sources.files.source import FileSource
 from promptdeck.sources.store import webhooks
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.delivery import GIVE_UP_SECONDS, Deliverer, Deliveries, pause
 from promptdeck.sources.store.event_kinds import RolloutChanged
 from promptdeck.sources.store.events import emit
-from promptdeck.sources.store.folder import read_library
-from promptdeck.sources.store.model import Listed, StoreConflict, StoreError, listing_of
+from promptdeck.sources.store.model import Listed, StoreConflict, StoreError
 from promptdeck.sources.store.schema import SCHEMA_VERSION
 from tests.support.event_kinds import Deployed, registered
+from tests.support.publishing import publish
 from tests.support.receiver import Receiver, receiver
 from tests.support.store_schema import as_schema_4
 
@@ -56,16 +55,6 @@ def pd(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     if check:
         assert done.returncode == 0, (args, done.stdout, done.stderr)
     return done
-
-
-def publish(url: str, folder: Path, label: str | None = "production", message: str = "why",
-            author: str = "ana") -> int | None:
-    """What ``promptdeck publish`` does, in this process."""
-    source = FileSource(str(folder))
-    source.load()
-    listed = {prompt.source: listing_of(prompt) for prompt in source.prompts()}
-    with Store(url, create=True) as store:
-        return store.publish(read_library(str(folder)), listed, author=author, message=message, label=label)[0]
 
 
 def library(tmp_path: Path, **files: str) -> Path:

@@ -23,7 +23,8 @@ from promptdeck.client.http import HttpChannel
 from tests.support.http_server import free_port
 
 HERE = Path(__file__).resolve().parent
-SERVERS = HERE / "servers"
+#: The small servers the client's tests run (scripts, each started as a process).
+SERVERS = HERE.parent / "client" / "servers"
 REPO = HERE.parents[1]
 PEERS = REPO / "tests" / "peers"
 EVERYTHING = PEERS / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
