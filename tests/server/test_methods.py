@@ -101,6 +101,8 @@ def test_capabilities_are_the_tables_in_both_eras(server: PromptServer) -> None:
     discover = modern(server, "server/discover")["result"]
     assert discover["capabilities"] == capabilities(server, MODERN, NEWEST_MODERN)
     assert "logging" not in discover["capabilities"]  # logging/setLevel is a legacy session's
+    # the bytes each era sent before the table: completions second in discover, fifth in initialize
+    assert list(discover["capabilities"]) == ["prompts", "completions", "tools", "resources", "extensions"]
     assert "completions" not in LocalClient(server, "2024-11-05").initialize["result"]["capabilities"]
 
 

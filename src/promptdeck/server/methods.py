@@ -149,8 +149,10 @@ RESOURCES_CAP = Capability("resources", {"subscribe": True, "listChanged": True}
 COMPLETIONS_CAP = Capability("completions", {}, gate=lambda rev: rev.completions_capability)
 #: SEP-2133: an extension rides in any revision's capabilities
 SKILLS_CAP = Capability("extensions", {SKILLS_EXTENSION: {"directoryRead": True}})
-#: In the order they are declared.
+#: In the order each era has always declared them: the keys of a JSON object are unordered, but a client that
+#: compares or caches the bytes of ``initialize`` or ``server/discover`` sees the same bytes as before the table.
 CAPABILITIES = (PROMPTS_CAP, LOGGING_CAP, TOOLS_CAP, RESOURCES_CAP, COMPLETIONS_CAP, SKILLS_CAP)
+MODERN_ORDER = (PROMPTS_CAP, COMPLETIONS_CAP, LOGGING_CAP, TOOLS_CAP, RESOURCES_CAP, SKILLS_CAP)
 
 
 class Wrap(Enum):
@@ -208,7 +210,7 @@ class Method:
 def capabilities(server: Served, era: str, rev: Revision, announces: bool = True) -> dict[str, Any]:
     """The capabilities a server declares in ``era`` (``rev``'s): those of the methods it offers there."""
     declared: dict[str, Any] = {}
-    for capability in CAPABILITIES:
+    for capability in MODERN_ORDER if era == MODERN else CAPABILITIES:
         if capability.gate is not None and not capability.gate(rev):
             continue
         if any(method.capability is capability and era in method.eras
