@@ -39,7 +39,6 @@ MISSING = frozenset({
     "sources/store/seen.py",
     "sources/store/sending.py",
     "sources/store/splits.py",
-    "sources/store/urls.py",
     "sources/store/versions.py",
 })
 

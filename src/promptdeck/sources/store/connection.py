@@ -19,7 +19,7 @@ from typing import Any, Self
 
 from .model import StoreError, first_line
 from .schema import SCHEMA_VERSION, migration
-from .urls import _create_private, _warn_if_readable, is_postgres_url, shown_url, sqlite_path, without_secrets
+from .urls import create_private, is_postgres_url, shown_url, sqlite_path, warn_if_readable, without_secrets
 
 log = logging.getLogger("promptdeck.store")
 
@@ -64,9 +64,9 @@ class Connection:
                              "`promptdeck store upgrade`)")
         try:
             if create:
-                _create_private(path)
+                create_private(path)
             else:
-                _warn_if_readable(path)
+                warn_if_readable(path)
             conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA foreign_keys=ON")

@@ -11,17 +11,18 @@ from .model import StoreError
 
 log = logging.getLogger("promptdeck.store")
 
+
 def is_postgres_url(url: str) -> bool:
     return url.startswith(("postgresql:", "postgres:"))
 
 
 #: The mode of a SQLite store and its -wal and -shm files: the owner's alone.
 PRIVATE_MODE = 0o600
-#: Stores already warned about in this process (``_warn_if_readable``): a server opens its store often.
+#: Stores already warned about in this process (``warn_if_readable``): a server opens its store often.
 _warned: set[str] = set()
 
 
-def _create_private(path: str) -> None:
+def create_private(path: str) -> None:
     """Make the SQLite file at ``path`` with ``PRIVATE_MODE`` if it does not exist yet, whatever the umask.
 
     A store holds prompts that scopes restrict and the key requestStates are signed with: no other user
@@ -31,7 +32,7 @@ def _create_private(path: str) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_MODE)
     except FileExistsError:
-        _warn_if_readable(path)
+        warn_if_readable(path)
         return
     try:
         os.fchmod(fd, PRIVATE_MODE)  # the umask may have taken bits away from the owner, too
@@ -39,7 +40,7 @@ def _create_private(path: str) -> None:
         os.close(fd)
 
 
-def _warn_if_readable(path: str) -> None:
+def warn_if_readable(path: str) -> None:
     """One warning a store, naming its files and the fix, when the store or its -wal or -shm can be read by
     its group or by others (a store made by an older promptdeck, or copied with a loose umask). The fix
     names the database even when only a companion is loose: SQLite gives new ones the database's mode."""
