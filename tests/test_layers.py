@@ -280,13 +280,13 @@ def test_no_test_module_imports_another() -> None:
 def test_the_import_check_sees_every_kind_of_import() -> None:
     """Absolute and relative imports of a test module, inside a function too, and of a helper beside other
     tests, are all caught; an import from tests/support or of a helper in the same folder is not."""
-    text = ("from tests.server.http.test_protocol import x\nfrom .test_legacy import y\n"
+    text = ("from tests.server.http.test_app import x\nfrom .test_legacy import y\n"
             "from tests.interop import sdk_modern\nimport tests.server.test_modern\n"
             "from tests.support.modern import legacy\nfrom . import test_modern\n"
             "def f():\n    from ..cli.test_picker import z\n")
     problems = import_problems(TESTS / "server" / "test_probe.py", text)
     assert [problem.split(": ", 1)[1] for problem in problems] == [
-        "imports tests/server/http/test_protocol.py, a test module (move what it shares to tests/support)",
+        "imports tests/server/http/test_app.py, a test module (move what it shares to tests/support)",
         "imports tests/server/test_legacy.py, a test module (move what it shares to tests/support)",
         "imports tests/interop/sdk_modern.py, a helper beside other tests (move it to tests/support)",
         "imports tests/server/test_modern.py, a test module (move what it shares to tests/support)",

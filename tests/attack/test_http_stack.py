@@ -1,6 +1,6 @@
 """The HTTP stack ``serve --http`` runs (uvicorn, configured by ``server/serving.py``) on real sockets.
 
-What the MCP app does over HTTP is tested in test_http_protocol, test_http_faults and test_modern,
+What the MCP app does over HTTP is tested in tests/server/http (test_app, test_faults, test_modern),
 all served this way; here are the server's own duties and what an attacker tries on them (issue 13,
 items 5, 8, 9 and 16): framing, keep-alive and pipelining, malformed and oversized heads, heads sent
 slowly or growing in small pieces, Host and protocol-version tricks, failing apps, a port in use,
