@@ -1,7 +1,7 @@
 """Streamable HTTP under faults: dropped connections, garbage and oversized bodies, wrong headers,
 expired and abandoned sessions, and a long list walk while the library changes.
 
-Most tests serve an app with promptdeck's HTTP server on a thread (``serve`` from tests/support/http_rpc.py), so they can
+Most tests serve an app with promptdeck's HTTP server on a thread (``serve``, tests/support/http_rpc.py), so they can
 look at the server's own tables (sessions, streams, tasks) after a fault; connections that must be
 dropped or bodies that must never end are written on raw sockets. The list walk runs the real
 ``promptdeck serve --http`` process with file watching. Spec references are to
