@@ -146,6 +146,7 @@ STDIO_HANDSHAKE_PROMPTDECK = {
     "promptdeck.prompts.spec", "promptdeck.protocol", "promptdeck.protocol.errors",
     "promptdeck.protocol.jsonrpc", "promptdeck.protocol.lifecycle", "promptdeck.protocol.revisions",
     "promptdeck.server", "promptdeck.server.app", "promptdeck.server.handlers", "promptdeck.server.legacy",
+    "promptdeck.server.methods", "promptdeck.server.params",
     "promptdeck.server.outcome", "promptdeck.server.stdio", "promptdeck.server.watch", "promptdeck.sources",
     "promptdeck.sources.python",
 }

@@ -4,14 +4,13 @@ name, progress reports and what it composes."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
 
 from promptdeck.prompts.arguments import make_argument
 from promptdeck.prompts.composition import NO_USES, Uses
-from promptdeck.prompts.spec import META_ARGUMENTS, META_TAGS, Prompt, RenderContext, for_revision
+from promptdeck.prompts.spec import META_ARGUMENTS, META_TAGS, FrozenError, Prompt, RenderContext, for_revision
 from promptdeck.protocol.content import Message, user
 from promptdeck.protocol.revisions import LATEST, R2024_11_05, R2025_06_18, R2025_11_25, REVISIONS
 
@@ -119,7 +118,7 @@ def no_messages(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
 def test_a_prompt_cannot_be_changed_in_place() -> None:
     prompt = Prompt("p", no_messages, description="d")
     for field, value in (("description", "other"), ("tests", None), ("meta", {}), ("name", "q")):
-        with pytest.raises(dataclasses.FrozenInstanceError):
+        with pytest.raises(FrozenError):
             setattr(prompt, field, value)
     assert prompt.description == "d"
 

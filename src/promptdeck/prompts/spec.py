@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.content import Message
@@ -68,55 +66,76 @@ SyncCompleter = Callable[[str, Mapping[str, str]], Iterable[str]]
 PlainMessages = tuple[tuple[str, "TemplateText"], ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class FrozenError(AttributeError):
+    """An attempt to change a frozen record in place (a ``Prompt``): ``replace`` makes a changed copy."""
+
+
 class Prompt:
     """A prompt: a frozen record (``replace`` makes a changed copy). ``descriptor(rev)`` is its
-    ``prompts/list`` entry for a revision. Compared by identity, as a catalog's prompts are."""
+    ``prompts/list`` entry for a revision. Compared by identity, as a catalog's prompts are.
 
+    Written out rather than made by ``dataclasses``: that module and the class it generates cost the stdio
+    server ~2 ms of its start-up, a few percent of it (benchmarks/bench_start.py)."""
+
+    __slots__ = ("name", "render", "title", "description", "arguments", "icons", "tags", "scopes", "source",
+                 "completers", "work", "meta", "reach", "plain", "tests", "composes", "_uses", "_wire",
+                 "_by_name")
     name: str
     render: RenderFn
-    _: KW_ONLY
-    title: str | None = None
-    description: str | None = None
-    arguments: tuple[Argument, ...] = ()
-    icons: tuple[dict[str, Any], ...] = ()
-    tags: frozenset[str] = frozenset()
+    title: str | None
+    description: str | None
+    arguments: tuple[Argument, ...]
+    icons: tuple[dict[str, Any], ...]
+    tags: frozenset[str]
     #: who may see and get it: principals holding any of these scopes; empty means everyone
-    scopes: frozenset[str] = frozenset()
-    source: str = ""
-    completers: Mapping[str, Completer] = field(default_factory=dict)
+    scopes: frozenset[str]
+    source: str
+    completers: Mapping[str, Completer]
     #: how its render may be run (``prompts.execution``): "light", "template" or "code"
-    work: str = "code"
+    work: str
     #: more ``_meta`` for its listing entry (2025-06-18 and later): a stored version and label, say
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any]
     #: the library files it may send whole (None: none, as for a prompt written in Python)
-    reach: Reach | None = None
+    reach: Reach | None
     #: its messages as plain substitutions (``PlainMessages``) when that is all ``render`` makes; else None
-    plain: PlainMessages | None = None
+    plain: PlainMessages | None
     #: its test cases (``testing.PromptTests``), run by ``promptdeck test``; never part of its listing
-    tests: PromptTests | None = None
+    tests: PromptTests | None
     #: what it composes (``uses``), or the call that finds it once its templates are compiled; None: nothing
-    composes: Uses | Callable[[], Uses] | None = None
+    composes: Uses | Callable[[], Uses] | None
     #: caches, made from the fields above and never part of a copy
-    _uses: Uses | None = field(default=None, init=False)
-    _wire: dict[str, dict[str, Any]] = field(init=False)
-    _by_name: dict[str, Argument] = field(init=False)
+    _uses: Uses | None
+    _wire: dict[str, dict[str, Any]]
+    _by_name: dict[str, Argument]
 
-    def __post_init__(self) -> None:
-        if not NAME_RE.match(self.name):
-            raise ValueError(f"prompt name {self.name!r} must be 1-128 letters, digits, '_', '-' or '.'")
+    def __init__(self, name: str, render: RenderFn, *, title: str | None = None, description: str | None = None,
+                 arguments: tuple[Argument, ...] = (), icons: tuple[dict[str, Any], ...] = (),
+                 tags: frozenset[str] = frozenset(), scopes: frozenset[str] = frozenset(), source: str = "",
+                 completers: Mapping[str, Completer] | None = None, work: str = "code",
+                 meta: Mapping[str, Any] | None = None, reach: Reach | None = None,
+                 plain: PlainMessages | None = None, tests: PromptTests | None = None,
+                 composes: Uses | Callable[[], Uses] | None = None) -> None:
+        if not NAME_RE.match(name):
+            raise ValueError(f"prompt name {name!r} must be 1-128 letters, digits, '_', '-' or '.'")
         # Its own copies: a mapping the caller keeps changing must not change a prompt a catalog holds.
-        _set(self, "completers", dict(self.completers))
-        _set(self, "meta", dict(self.meta))
-        _set(self, "_wire", {})
-        _set(self, "_by_name", {a.name: a for a in self.arguments})
-        if not callable(self.composes):
-            _set(self, "_uses", self.composes)
+        for field, value in (("name", name), ("render", render), ("title", title), ("description", description),
+                             ("arguments", arguments), ("icons", icons), ("tags", tags), ("scopes", scopes),
+                             ("source", source), ("completers", dict(completers or {})), ("work", work),
+                             ("meta", dict(meta or {})), ("reach", reach), ("plain", plain), ("tests", tests),
+                             ("composes", composes), ("_wire", {}), ("_by_name", {a.name: a for a in arguments}),
+                             ("_uses", None if callable(composes) else composes)):
+            _set(self, field, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenError(f"cannot assign to field {name!r}: a Prompt is changed by replace()")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenError(f"cannot delete field {name!r}: a Prompt is changed by replace()")
 
     def replace(self, **changes: Any) -> Prompt:
         """A ``Prompt`` with ``changes`` (fields by name) and every other field as this one has it; its caches
         start afresh. Of a stored prompt (``StoredPrompt``), a plain ``Prompt`` of its parsed fields."""
-        return Prompt(**{name: getattr(self, name) for name in _FIELDS if name not in changes}, **changes)
+        return Prompt(**{name: getattr(self, name) for name in FIELDS if name not in changes}, **changes)
 
     def with_meta(self, extra: Mapping[str, Any]) -> Prompt:
         """The same prompt with more ``_meta`` in its listing entry."""
@@ -186,7 +205,7 @@ class Prompt:
 #: How a frozen record fills its own caches.
 _set = object.__setattr__
 #: The fields a ``Prompt`` is made of (its caches aside): what ``replace`` copies.
-_FIELDS = tuple(f.name for f in dataclasses.fields(Prompt) if f.init)
+FIELDS = tuple(name for name in Prompt.__slots__ if not name.startswith("_"))
 
 
 def for_revision(listing: dict[str, Any], rev: Revision) -> dict[str, Any]:

@@ -21,8 +21,6 @@ from typing import Any, ClassVar, Literal, TypeVar, get_args
 import msgspec
 
 from ..prompts.catalog import decode_cursor
-from ..prompts.resources import MAX_URI_CHARS, not_found
-from ..prompts.skill_catalog import not_a_directory, not_a_skill
 from ..protocol.errors import InvalidParams, McpError
 
 #: What a field's refusal is made of: the value it carried (None when it was missing).
@@ -38,6 +36,32 @@ def _cursor(value: object) -> McpError:
     except McpError as exc:
         return exc
     raise AssertionError(value)  # pragma: no cover - only a value that failed to decode gets here
+
+
+# The refusals of a resource's or a skill's URI are their catalogs' own words, imported with the first one:
+# the resource and skill modules stay off the stdio server's start-up path (tests/test_api.py pins it).
+def _not_found(value: object) -> McpError:
+    from ..prompts.resources import not_found
+
+    return not_found(value)
+
+
+def _not_a_skill(value: object) -> McpError:
+    from ..prompts.skill_catalog import not_a_skill
+
+    return not_a_skill(value)
+
+
+def _not_a_directory(value: object) -> McpError:
+    from ..prompts.skill_catalog import not_a_directory
+
+    return not_a_directory(value)
+
+
+def _too_long_uri(value: object) -> McpError:
+    from ..prompts.resources import MAX_URI_CHARS
+
+    return InvalidParams(f'"uri" must be a URI of at most {MAX_URI_CHARS} characters')
 
 
 def _says(message: str, **options: Any) -> Refusal:
@@ -110,7 +134,7 @@ class Complete(Params, frozen=True, kw_only=True, gc=False):
 class ReadResource(Params, frozen=True, kw_only=True, gc=False):
     uri: str
 
-    REFUSALS: ClassVar[dict[str, Refusal]] = {"uri": not_found}
+    REFUSALS: ClassVar[dict[str, Refusal]] = {"uri": _not_found}
 
 
 class Subscribe(Params, frozen=True, kw_only=True, gc=False):
@@ -118,21 +142,21 @@ class Subscribe(Params, frozen=True, kw_only=True, gc=False):
 
     #: ``resources.subscribed_uri`` holds a string to the same limit, with the same words
     REFUSALS: ClassVar[dict[str, Refusal]] = {
-        "uri": _says(f'"uri" must be a URI of at most {MAX_URI_CHARS} characters'),
+        "uri": _too_long_uri,
     }
 
 
 class GetSkill(Params, frozen=True, kw_only=True, gc=False):
     uri: str
 
-    REFUSALS: ClassVar[dict[str, Refusal]] = {"uri": not_a_skill}
+    REFUSALS: ClassVar[dict[str, Refusal]] = {"uri": _not_a_skill}
 
 
 class ReadDirectory(Params, frozen=True, kw_only=True, gc=False):
     uri: str
     cursor: str | None = None
 
-    REFUSALS: ClassVar[dict[str, Refusal]] = {"uri": not_a_directory, "cursor": _cursor}
+    REFUSALS: ClassVar[dict[str, Refusal]] = {"uri": _not_a_directory, "cursor": _cursor}
 
 
 class SetLevel(Params, frozen=True, kw_only=True, gc=False):

@@ -4,7 +4,6 @@ is a name, as ``Catalog``'s), narrows by scope sets for a principal's view, and 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from promptdeck.prompts.catalog import Catalog, encode_cursor
-from promptdeck.prompts.spec import Prompt, RenderContext
+from promptdeck.prompts.spec import FIELDS, FrozenError, Prompt, RenderContext
 from promptdeck.protocol.errors import INTERNAL_ERROR, InvalidParams, McpError
 from promptdeck.protocol.revisions import LATEST, REVISIONS
 from promptdeck.sources.store.catalog import META_VERSION, StoredCatalog, StoredPrompt
@@ -181,12 +180,12 @@ def test_a_stored_prompt_wraps_its_parsed_prompt_and_reads_every_other_field_fro
     parsed = prompt.parsed()
     assert type(parsed) is Prompt and prompt.parsed() is parsed and prompt.unprepared() is None
     own = {"name", "source", "scopes", "meta", "_uses", "_wire", "_by_name"}
-    for field in dataclasses.fields(Prompt):  # a field added to Prompt is read from the parsed prompt too
-        if field.name not in own:
-            assert getattr(prompt, field.name) is getattr(parsed, field.name), field.name
+    for field in FIELDS:  # a field added to Prompt is read from the parsed prompt too
+        if field not in own:
+            assert getattr(prompt, field) is getattr(parsed, field), field
     assert prompt.argument("topic") is parsed.argument("topic") and prompt.uses is parsed.uses
     assert prompt.meta[META_VERSION] == 1 and META_VERSION not in parsed.meta
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenError):
         prompt.version = 2
     copy = prompt.with_meta({"x": 1})  # a plain Prompt of the parsed fields, with the stored prompt's meta
     assert type(copy) is Prompt and copy.render is parsed.render and copy.tests is parsed.tests

@@ -8,7 +8,6 @@ serves them (``source.StoreSource``).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Iterator
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import msgspec
 
 from ...prompts.catalog import SUGGEST_LIMIT, Catalog, decode_cursor, encode_cursor, unknown_prompt
-from ...prompts.spec import Prompt
+from ...prompts.spec import FIELDS, FrozenError, Prompt
 from ...protocol.errors import INTERNAL_ERROR, InvalidParams, McpError
 from ...protocol.jsonrpc import encode_json
 from ...protocol.revisions import Revision
@@ -120,7 +119,7 @@ class StoredPrompt(Prompt):
 
     def __setattr__(self, name: str, value: object) -> None:
         # As frozen as a Prompt (whose own refusal trips over a subclass's attributes in Python 3.11).
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        raise FrozenError(f"cannot assign to field {name!r}: a Prompt is changed by replace()")
 
     def __repr__(self) -> str:
         return f"StoredPrompt({self.name!r}, source={self.source!r}, version={self.version})"
@@ -139,9 +138,9 @@ def _of_parsed(field: str) -> property:
     return property(get, doc=f"``Prompt.{field}`` of the parsed prompt")
 
 
-for _field in dataclasses.fields(Prompt):
-    if _field.name not in _KNOWN:
-        setattr(StoredPrompt, _field.name, _of_parsed(_field.name))
+for _field in FIELDS:
+    if _field not in _KNOWN:
+        setattr(StoredPrompt, _field, _of_parsed(_field))
 
 
 class StoredCatalog(Catalog):
