@@ -272,10 +272,11 @@ def plain_get(server: Served, scopes: frozenset[str] | None, p: params.GetPrompt
         if prompt is None or prompt.unprepared() is not None or prompt.plain is None \
                 or name in server.rolling_out():
             return None  # a rollout's choice needs the request's key: the general path
-        from ..prompts.forms import missing  # with the first form to ask for: not on stdio's start-up path
+        if forms:
+            from ..prompts.forms import missing  # only where a form may be sent: not on stdio's start-up path
 
-        if forms and missing(prompt.arguments, given or {}):
-            return None  # a form to send: the era's
+            if missing(prompt.arguments, given or {}):
+                return None  # a form to send: the era's
         values = bind(prompt.arguments, given, name)
         messages = []
         for role, template in prompt.plain:
