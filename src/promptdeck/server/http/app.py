@@ -287,7 +287,7 @@ class StreamableHttpApp:
                     started = time.perf_counter()
                     data = plain_get(self, scope, decoded, meta, principal)
                     if data is not None:  # the common get, in one pass: counted and audited as any answer
-                        self.observe([decoded], Answer(decoded.id, data), time.perf_counter() - started, principal)
+                        self.audit("prompts/get", decoded.params, "ok", time.perf_counter() - started, principal)
                         await respond(send, 200, data)
                         return
                 await serve_modern(self, scope, receive, send, principal, decoded, meta)
@@ -411,15 +411,21 @@ class StreamableHttpApp:
             return
         request = messages[0]
         outcome = "ok" if response.error is None else "error"
-        self.metrics.observe(request.method if request.method in METRIC_METHODS else "other", outcome, seconds)
-        if request.method == "prompts/get":
-            log_get(principal.name, (request.params or {}).get("name"), outcome, seconds)
-        elif request.method == "tools/call":
-            # A call the model got wrong is an isError result, not a JSON-RPC error. msgspec writes the key
-            # with no space, and a string value holding the same text would have its quotes escaped.
-            if outcome == "ok" and b'"isError":true' in response.data:
-                outcome = "error"
-            params = request.params or {}
+        # A call the model got wrong is an isError result, not a JSON-RPC error. msgspec writes the key with no
+        # space, and a string value holding the same text would have its quotes escaped.
+        if request.method == "tools/call" and outcome == "ok" and b'"isError":true' in response.data:
+            outcome = "error"
+        self.audit(request.method, request.params, outcome, seconds, principal)
+
+    def audit(self, method: str, params: dict[str, Any] | None, outcome: str, seconds: float,
+              principal: Principal) -> None:
+        """The one place an answer is counted in /metrics and a prompts/get or tools/call gets its audit line:
+        ``observe`` for every answer, and the one-pass prompts/get directly (it has no ``Answer`` to look at)."""
+        self.metrics.observe(method if method in METRIC_METHODS else "other", outcome, seconds)
+        if method == "prompts/get":
+            log_get(principal.name, (params or {}).get("name"), outcome, seconds)
+        elif method == "tools/call":
+            params = params or {}
             arguments = params.get("arguments")
             tools = self.server.tools
             # The get tool names its prompt in its arguments; a per-prompt tool's name says it.
