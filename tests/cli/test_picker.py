@@ -8,6 +8,7 @@ clipboard) are tested directly at the end.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
@@ -327,6 +328,35 @@ def test_ctrl_c_and_esc_leave_cleanly(terminal: Terminal, library: Path, key: st
     terminal.keys(key)
     assert terminal.exit_code() == code
     assert "Traceback" not in terminal.screen()
+
+
+def test_a_completion_answered_as_ctrl_c_cancels_the_form_lets_the_picker_leave() -> None:
+    """What hung the picker on a loaded machine (1 run in ~12 of the test above): Ctrl-C ends the form, whose
+    cancel of the completion task came in the same loop pass as the server's answer. asyncio.wait_for (3.11)
+    returned the answer instead, the task went back to waiting for typing, and prompt_toolkit waited for the
+    task forever. The pass is made here on purpose: the answer lands, then the cancel, before the task runs."""
+    from promptdeck.cli.picker import _ServerValues, _Support
+
+    async def race() -> None:
+        answer: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+
+        class Server:  # answers when the test says so
+            timeout = 30.0
+
+            async def complete(self, *_: object) -> object:
+                return await answer
+
+        values = _ServerValues(Server(), "explain-code", "code", {}, _Support())  # type: ignore[arg-type]
+        asking = asyncio.ensure_future(values._ask(""))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not asking.done()
+        answer.set_result(object())
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+
+    asyncio.run(race())
 
 
 def test_a_server_slower_to_start_than_the_era_probe_is_waited_for_and_ctrl_c_leaves(terminal: Terminal) -> None:

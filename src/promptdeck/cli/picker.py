@@ -368,9 +368,10 @@ class _ServerValues(Completer):
 
     async def _ask(self, prefix: str) -> Completion | None:
         try:
-            return await asyncio.wait_for(
-                self.client.complete(self.prompt, self.argument, prefix, self.context),
-                min(COMPLETE_TIMEOUT, self.client.timeout))
+            # asyncio.timeout, not wait_for: on 3.11 wait_for returns an answer that arrives as the form is
+            # cancelled (Ctrl-C), and this task then waited for more typing, holding the picker open for good.
+            async with asyncio.timeout(min(COMPLETE_TIMEOUT, self.client.timeout)):
+                return await self.client.complete(self.prompt, self.argument, prefix, self.context)
         except MethodNotFound:  # no completion on this server: no menu, and no more asking
             self.support.available = False
         except McpError:  # this argument has none (or the server failed it): no menu here

@@ -343,7 +343,8 @@ class LegacySseChannel(Multiplexed):
                 raise ConnectionFailed(f"{url} speaks neither Streamable HTTP nor the 2024-11-05 HTTP+SSE transport "
                                        f"(GET answered HTTP {response.status_code})", status=response.status_code)
             events = sse_events(response.lines())
-            first = await asyncio.wait_for(anext(events), timeout)
+            async with asyncio.timeout(timeout):
+                first = await anext(events)
             if first.event != "endpoint":
                 raise ProtocolViolation(f"{url}: the event stream did not start with the endpoint event")
             endpoint = urljoin(url, first.data.strip())

@@ -296,5 +296,6 @@ class RemoteLibrary:
             await asyncio.gather(watching, return_exceptions=True)
         if stack is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(stack.aclose(), self.timeout)
+                async with asyncio.timeout(self.timeout):
+                    await stack.aclose()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 
@@ -127,10 +128,9 @@ class StdioChannel(Multiplexed):
         if self.failure is not None:
             return
         # stdout closed: the server exited (or is about to); say so with what it printed.
-        try:
-            await asyncio.wait_for(self.process.wait(), EXIT_GRACE)
-        except TimeoutError:
-            pass
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(EXIT_GRACE):
+                await self.process.wait()
         self.fail(self._gone())
 
     async def _read_stderr(self, stderr: asyncio.StreamReader) -> None:
@@ -165,8 +165,7 @@ class StdioChannel(Multiplexed):
                     signal_it()
                 except ProcessLookupError:
                     break
-            try:
-                await asyncio.wait_for(self.process.wait(), EXIT_GRACE)
-            except TimeoutError:
-                continue
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(EXIT_GRACE):
+                    await self.process.wait()
         await asyncio.gather(self._reader, self._errors, return_exceptions=True)

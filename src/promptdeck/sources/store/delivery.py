@@ -219,7 +219,8 @@ class Deliverer:
                 sent, wait = 0, min(wait * 2, 30.0)
             if sent < BATCH and not self._stop.is_set():
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), wait * random.uniform(0.75, 1.25))
+                    async with asyncio.timeout(wait * random.uniform(0.75, 1.25)):
+                        await wake.wait()
 
     async def deliver_due(self) -> int:
         """Claim and send what is due now; how many were claimed."""
