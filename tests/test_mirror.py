@@ -31,7 +31,6 @@ MISSING = frozenset({
     "sources/files/native/_dotpromptz.py",
     "sources/store/folder.py",
     "sources/store/model.py",
-    "sources/store/seen.py",
     "sources/store/splits.py",
     "sources/store/versions.py",
 })
