@@ -30,11 +30,7 @@ MISSING = frozenset({
     "server/http/legacy_sse.py",
     "sources/files/native/_dotpromptz.py",
     "sources/store/folder.py",
-    "sources/store/ledger.py",
     "sources/store/model.py",
-    "sources/store/private.py",
-    "sources/store/seen.py",
-    "sources/store/sending.py",
     "sources/store/splits.py",
     "sources/store/versions.py",
 })
