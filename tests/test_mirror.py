@@ -35,7 +35,6 @@ MISSING = frozenset({
     "sources/store/seen.py",
     "sources/store/sending.py",
     "sources/store/splits.py",
-    "sources/store/versions.py",
 })
 
 
