@@ -29,10 +29,8 @@ PACKAGE = REPO / "src" / "promptdeck"
 MISSING = frozenset({
     "server/http/legacy_sse.py",
     "sources/files/native/_dotpromptz.py",
-    "sources/store/folder.py",
     "sources/store/model.py",
     "sources/store/splits.py",
-    "sources/store/versions.py",
 })
 
 

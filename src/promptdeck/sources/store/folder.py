@@ -44,7 +44,8 @@ def read_library(root: str | os.PathLike[str], prefix: str = "", skill_limits: S
         dirnames[:] = sorted(d for d in dirnames if ((not prefix and not d.startswith("."))
                                                      or may_hold_prompts(prefix + below + d))
                              and below + d not in inside)
-        hidden = bool(prefix) or rel_dir.startswith(".") or "/." in rel_dir
+        # Tested on ``below``, not ``rel_dir``: the root's ``rel_dir`` is ".", which is no hidden folder.
+        hidden = bool(prefix) or below.startswith(".") or "/." in below
         for name in sorted(filenames):
             real, rel = below + name, prefix + below + name
             # A prompt's tests beside it (``files.tests.sidecar_of``) are its own: kept with it.
