@@ -40,6 +40,9 @@ def test_a_sqlite_url_without_a_path_is_refused_naming_the_form(url: str) -> Non
 @pytest.mark.parametrize(("url", "shown"), [
     ("postgresql://ann:s3cret@db/prompts", "postgresql://ann:***@db/prompts"),
     ("postgresql://ann:p?q#r@db/x", "postgresql://ann:***@db/x"),
+    ("postgresql://ann:p/q@db/x?sslmode=require", "postgresql://ann:***@db/x?sslmode=require"),  # '/' unencoded
+    ("postgresql://ann:p/q@db", "postgresql://ann:***@db"),
+    ("postgresql://db:5432/x", "postgresql://db:5432/x"),
     ("postgresql://db/x?sslmode=require&PassWord=top&pass%77ord=too", "postgresql://db/x?sslmode=require&"
      "PassWord=***&pass%77ord=***"),
     ("postgresq://ann:typo@db/x", "postgresq://ann:***@db/x"),  # a mistyped scheme still carries a password

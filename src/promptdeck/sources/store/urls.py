@@ -91,6 +91,14 @@ def shown_url(url: str) -> str:
     # libpq ends the userinfo at the first '/', not at '?' or '#' as RFC 3986 does: a password holding
     # those is still the password, so the authority is cut as libpq cuts it (urlsplit would not).
     authority, slash, tail = rest.partition("/")
+    if "@" not in authority and ":" in authority:
+        # A password holding an unencoded '/': libpq refuses such a URL, but the message that quotes it must
+        # not show the rest of the password, so here the userinfo runs to the last '@' before the query.
+        before_query = rest.partition("?")[0]
+        userinfo, at, after = before_query.rpartition("@")
+        if at:
+            hosts, slash, tail = after.partition("/")
+            authority, tail = f"{userinfo}@{hosts}", tail + rest[len(before_query):]
     if "@" in authority:
         userinfo, _, hosts = authority.rpartition("@")
         user, colon, _password = userinfo.partition(":")
