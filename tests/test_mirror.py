@@ -29,7 +29,6 @@ PACKAGE = REPO / "src" / "promptdeck"
 MISSING = frozenset({
     "server/http/legacy_sse.py",
     "sources/files/native/_dotpromptz.py",
-    "sources/store/model.py",
     "sources/store/splits.py",
 })
 
