@@ -123,7 +123,9 @@ class LegacySseTransport:
                                         options.body_seconds)
         except asgi.Disconnected:
             return
-        if b"subscriptions/listen" in body:  # a 2026-07-28 subscription inside this session: capped like a stream
+        # A 2026-07-28 subscription inside this session is capped like a stream. The bytes are searched first, to
+        # spare most bodies a second decoding; a JSON escape ("subscriptions\/listen") spells the method otherwise.
+        if b"subscriptions/listen" in body or b"\\" in body:
             refusal = self._listen_refusal(body, principal)
             if refusal is not None:
                 raise refusal
