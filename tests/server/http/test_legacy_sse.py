@@ -1,9 +1,10 @@
 """The 2024-11-05 HTTP+SSE transport (server/http/legacy_sse.py), driven through its two ASGI handlers with the
 principal each request was authenticated as: a session belongs to the stream and the principal that opened it
 (a forged id, another principal's, or one whose stream has gone is 404 alike), POST bodies that are too large,
-cut off or malformed, a stream that goes away mid-answer, and subscriptions counted however their method is
-spelled. The official SDK's client on real sockets is tests/interop/test_sdk_legacy_sse.py's; garbage bodies
-answered on the stream over HTTP are tests/server/http/test_faults.py's."""
+cut off or malformed, a stream that goes away mid-answer, a client that posts without reading its stream, and
+subscriptions counted however their method is spelled. The official SDK's client on real sockets is
+tests/interop/test_sdk_legacy_sse.py's; garbage bodies answered on the stream over HTTP are
+tests/server/http/test_faults.py's."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import pytest
 from promptdeck import PromptServer
 from promptdeck.protocol.errors import HttpError
 from promptdeck.server.asgi import Message, Scope
+from promptdeck.server.http import legacy_sse
 from promptdeck.server.http.app import create_app
 from promptdeck.server.http.legacy_sse import LegacySseTransport
 from promptdeck.server.security.principals import Principal
@@ -39,6 +41,9 @@ class Stream:
     def __init__(self) -> None:
         self.sent: asyncio.Queue[Message] = asyncio.Queue()
         self.gone = asyncio.Event()
+        #: cleared: the client stops reading, and the transport's next send waits (as uvicorn's does)
+        self.reading = asyncio.Event()
+        self.reading.set()
         self.endpoint = ""
         self.task: asyncio.Task[None] | None = None
 
@@ -47,6 +52,7 @@ class Stream:
         return {"type": "http.disconnect"}
 
     async def send(self, message: Message) -> None:
+        await self.reading.wait()
         await self.sent.put(message)
 
     @property
@@ -396,6 +402,32 @@ def test_the_principals_scopes_are_those_of_each_post() -> None:
         async with opened(transport, Principal("127.0.0.1", frozenset(), authenticated=False)) as anonymous:
             # A name that is only an address is no rollout key: the session is, so its renders stay on one version.
             assert transport.sessions[anonymous.session_id].legacy.sticky == f"session:{anonymous.session_id}"
+
+    run(scenario)
+
+
+def test_a_client_that_posts_without_reading_its_stream_is_refused_until_it_reads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(legacy_sse, "MAX_UNSENT_BYTES", 1000)
+
+    async def scenario(transport: LegacySseTransport, app: Any) -> None:
+        async with opened(transport) as stream:
+            query = f"session_id={stream.session_id}"
+            stream.reading.clear()
+            statuses = []
+            for n in range(100):
+                try:
+                    statuses.append(accepted(await post(transport, query, message(rpc("ping", id=n)))))
+                except HttpError as refusal:
+                    assert refusal.status == 429 and "has not been read" in refusal.message
+                    break
+            # ~36 bytes an answer: the queue stopped growing near the bound, not at what the client sent.
+            assert 20 < len(statuses) < 40 and all(statuses), len(statuses)
+            stream.reading.set()
+            for n in range(len(statuses)):
+                assert (await stream.next_message())["id"] == n  # nothing accepted was lost
+            assert accepted(await post(transport, query, message(rpc("ping", id="again"))))
+            assert (await stream.next_message())["id"] == "again"
 
     run(scenario)
 
