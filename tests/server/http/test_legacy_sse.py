@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 
 from promptdeck import PromptServer
@@ -25,9 +28,10 @@ from promptdeck.server.http import legacy_sse
 from promptdeck.server.http.app import create_app
 from promptdeck.server.http.legacy_sse import LegacySseTransport
 from promptdeck.server.security.principals import Principal
-from tests.support import modern
-from tests.support.http_rpc import init, rpc
+from tests.support import http_rpc, modern
+from tests.support.http_rpc import init, rpc, serve
 from tests.support.listeners import sessions as legacy_sessions
+from tests.support.raw_http import read_until, request_head
 
 ANA, BOB = Principal("ana", frozenset()), Principal("bob", frozenset())
 JSON_TYPE = [(b"content-type", b"application/json")]
@@ -430,6 +434,36 @@ def test_a_client_that_posts_without_reading_its_stream_is_refused_until_it_read
             assert (await stream.next_message())["id"] == "again"
 
     run(scenario)
+
+
+def test_over_http_an_unread_stream_stops_its_own_posts_not_the_server() -> None:
+    # uvicorn's send waits while the client reads nothing, so the answers pile up in the session's queue.
+    with serve(http_rpc.make_server()) as (url, app), httpx.Client(timeout=30) as client:
+        parts = urlsplit(url)
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # little for the kernel to hold for us
+        sock.settimeout(WAIT)
+        with closing(sock):
+            sock.connect((parts.hostname, parts.port))
+            sock.sendall(request_head("GET", url.replace("/mcp", "/sse"), {"accept": "text/event-stream"}))
+            opened = read_until(sock, b"\n\n").decode()  # the head ends in CRLFs: this is the endpoint event's end
+            assert opened.startswith("HTTP/1.1 200"), opened
+            messages = url.replace("/mcp", opened.split("event: endpoint\ndata: ", 1)[1].split("\n", 1)[0])
+            assert client.post(messages, json=init("2024-11-05")).status_code == 202
+            assert client.post(messages, json=rpc("notifications/initialized", id=None)).status_code == 202
+            big = {"name": "greet", "arguments": {"name": "x" * 1_000_000}}
+            statuses: list[int] = []
+            while len(statuses) < 200 and 429 not in statuses:
+                statuses.append(client.post(messages, json=rpc("prompts/get", big, id=len(statuses))).status_code)
+            assert statuses[-1] == 429 and set(statuses[:-1]) == {202}, statuses
+            # 16 MiB waiting, and what the sockets hold: tens of answers, not all the client would send.
+            assert 16 <= len(statuses) < 100, len(statuses)
+            assert client.post(url, json=init(), headers=http_rpc.POST_HEADERS).status_code == 200  # others served
+        transport = app.legacy_sse
+        deadline = time.monotonic() + WAIT
+        while transport.sessions:  # the client gone, its session and its queue go too
+            assert time.monotonic() < deadline, "the session outlived its stream"
+            time.sleep(0.02)
 
 
 # -- subscriptions inside a session ----------------------------------------------------------------------------
