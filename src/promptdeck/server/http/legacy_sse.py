@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from .options import HttpOptions
     from .sessions import SessionTable
 
+#: What may wait in a session's queue for its stream before its POSTs are refused (429). A POST is answered at
+#: once and its answer queued, and the stream takes from the queue only as fast as the client reads: a client
+#: that posts without reading would otherwise grow the queue without bound.
+MAX_UNSENT_BYTES = 16 * 1024 * 1024
+
 
 class SseHost(Protocol):
     """What this transport needs of the endpoint that routes to it."""
@@ -54,12 +59,23 @@ class _SseSession:
         self.id = secrets.token_urlsafe(32)
         self.principal = principal.name
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        #: bytes queued for the stream and not yet taken by it (``MAX_UNSENT_BYTES``)
+        self.unsent = 0
         self.loop = asyncio.get_running_loop()
-        self.push = asgi.from_any_thread(self.queue.put_nowait)
+        self.push = asgi.from_any_thread(self._queue)
         self.legacy = LegacySession(server, self.push)
         self.legacy.scopes = principal.scopes
         self.legacy.sticky = principal.rollout_key or f"session:{self.id}"
         self.tasks: set[asyncio.Task[None]] = set()
+
+    def _queue(self, data: bytes) -> None:
+        self.unsent += len(data)
+        self.queue.put_nowait(data)
+
+    def frame(self, data: bytes) -> bytes:
+        """``data`` as the stream's next event, taken off the queue."""
+        self.unsent -= len(data)
+        return asgi.sse_event(data)
 
     def close(self) -> None:
         self.queue.put_nowait(None)  # its stream ends, and with it the session
@@ -100,7 +116,7 @@ class LegacySseTransport:
             await send({"type": "http.response.start", "status": 200, "headers": asgi.SSE_HEADERS})
             await send({"type": "http.response.body", "more_body": True,
                         "body": b"event: endpoint\ndata: " + endpoint.encode() + b"\n\n"})
-            await asgi.stream_queue(send, receive, session.queue, asgi.sse_event)
+            await asgi.stream_queue(send, receive, session.queue, session.frame)
         except OSError:
             return
         finally:
@@ -116,6 +132,8 @@ class LegacySseTransport:
         session = self.sessions.get(ids[0])
         if session is None or session.principal != principal.name:
             raise HttpError(404, "session not found; open a new /sse stream")
+        if session.unsent > MAX_UNSENT_BYTES:
+            raise HttpError(429, "this session's stream has not been read: read its answers before sending more")
         session.legacy.scopes = principal.scopes
         options = self.host.options
         try:
@@ -123,7 +141,9 @@ class LegacySseTransport:
                                         options.body_seconds)
         except asgi.Disconnected:
             return
-        if b"subscriptions/listen" in body:  # a 2026-07-28 subscription inside this session: capped like a stream
+        # A 2026-07-28 subscription inside this session is capped like a stream. The bytes are searched first, to
+        # spare most bodies a second decoding; a JSON escape ("subscriptions\/listen") spells the method otherwise.
+        if b"subscriptions/listen" in body or b"\\" in body:
             refusal = self._listen_refusal(body, principal)
             if refusal is not None:
                 raise refusal

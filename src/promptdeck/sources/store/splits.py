@@ -52,21 +52,29 @@ class LiveRollouts:
             return False
         held: dict[str, tuple[Rollout, Prompt]] = {}
         old = {rollout.id: prompt for rollout, prompt in self._held.values()}
+        unread: list[Rollout] = []
         for rollout in live:
-            prompt = old.get(rollout.id) or self._parse(store, rollout, library())
+            prompt = old.get(rollout.id) or self._parse(store, rollout, library(), unread)
             if prompt is not None:
                 held[rollout.prompt] = (rollout, prompt)
-        self._held, self._seen, self._names = held, seen, frozenset(held)
+        # A version the store could not give now (an outage) is asked for again on the next follow, as the
+        # follower's after it reconnects: seen as settled, it would stay unserved here while other replicas serve it.
+        self._held, self._seen, self._names = held, () if unread else seen, frozenset(held)
         log.info("label %s: %d rollout%s live", self.label, len(held), "s" * (len(held) != 1))
         return True
 
-    def _parse(self, store: Store, rollout: Rollout, library: TemplateFolder | None) -> Prompt | None:
+    def _parse(self, store: Store, rollout: Rollout, library: TemplateFolder | None,
+               unread: list[Rollout]) -> Prompt | None:
+        """The rollout's version as a prompt; None when it is not served (added to ``unread`` when that may
+        change with no change to the rollouts: no library yet, or a store that could not be read)."""
         if library is None:
+            unread.append(rollout)
             return None
         try:
             data = store.reads.content(rollout.path, rollout.version)
         except StoreError as exc:
             log.error("rollout %d (label %s) cannot be read: %s", rollout.id, self.label, exc)
+            unread.append(rollout)
             return None
         parsed = build_prompt(library, rollout.path, stage_file(rollout.path, data), compile_now=True)
         if parsed.prompt is None or parsed.prompt.name != rollout.prompt:
