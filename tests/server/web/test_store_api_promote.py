@@ -69,7 +69,7 @@ def test_a_writer_promotes_what_it_may_see_and_nothing_else(tmp_path: Path) -> N
         assert named.status_code == 200, named.text
         assert named.json() == {"source": "staging", "label": "production", "sourcePosition": before[1],
                                 "position": named.json()["position"], "moved": True,
-                                "changes": [{"path": "greet.md", "from": 1, "to": 2}]}
+                                "changes": [{"path": "greet.md", "from": 1, "to": 2}], "more": 0}
         again = post(base, "/promote", ALICE, {"source": "staging", "label": "production", "prompts": ["greet"]})
         assert again.json()["moved"] is False and again.json()["changes"] == []
         audit = get(base, "/moves", ALICE, label="production").json()["moves"][0]

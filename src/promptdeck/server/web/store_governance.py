@@ -184,6 +184,7 @@ def promote(sight: _StoreView, call: PromoteCall, source: str, label: str, autho
             raise StoreMissing(missing(source, name))
     done = promote_label(store.governance, source, label, list(dict.fromkeys(call.prompts)), author=author,
                          message=call.message, allow=sight.allow_move, guard=guard(sight.held))
+    changes = [{"path": path, "from": old, "to": new} for path, (old, new) in done.changes.items()]
     return {"source": source, "label": label, "sourcePosition": done.source_position, "position": done.position,
-            "moved": done.position is not None,
-            "changes": [{"path": path, "from": old, "to": new} for path, (old, new) in done.changes.items()]}
+            "moved": done.position is not None, "changes": changes[:SHOWN_CHANGES],
+            "more": max(0, len(changes) - SHOWN_CHANGES)}

@@ -85,15 +85,16 @@ export class Promotion {
     try {
       const done = await this.api.post("/promote", call);
       const changes = Array.isArray(done.changes) ? done.changes : [];
+      const count = changes.length + (Number(done.more) || 0);
       const what = call.prompts.length ? `${call.prompts[0]} as ${done.source} holds it` : `what ${done.source} holds`;
       const said = done.moved
-        ? `${done.label} now holds ${what}: position ${done.position}, ${changes.length} ` +
-          `file${changes.length === 1 ? "" : "s"} changed.`
+        ? `${done.label} now holds ${what}: position ${done.position}, ${count} file${count === 1 ? "" : "s"} changed.`
         : `${done.label} already holds ${what}; nothing moved.`;
       showText($("promote-done"), said);
       announce(said);
-      this.list(changes.map((c) => `${c.path}: ${c.from == null ? `added (version ${c.to})` : c.to == null
-        ? `removed (was version ${c.from})` : `version ${c.from} → ${c.to}`}`));
+      const more = Number(done.more) > 0 ? [`… and ${done.more} more`] : [];
+      this.list([...changes.map((c) => `${c.path}: ${c.from == null ? `added (version ${c.to})` : c.to == null
+        ? `removed (was version ${c.from})` : `version ${c.from} → ${c.to}`}`), ...more]);
       $("promote-message").value = "";
       await this.done();
     } catch (err) {
