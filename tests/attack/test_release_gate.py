@@ -21,6 +21,7 @@ from promptdeck.protocol.errors import HttpError
 from promptdeck.server.web.store_governance import guard as principal_guard
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.model import TestsFailed
+from promptdeck.sources.store.promotion import promote
 from tests.support.http_server import http_server
 from tests.support.store_api import cli, get, post
 from tests.support.stores import publish_texts
@@ -39,13 +40,15 @@ def publish(store: Store, label: str | None, **files: str) -> None:
 
 def prepared(url: str) -> None:
     """production: greet 1 (passes) and bye 1 (passes), reached from a first position whose greet (version 2)
-    fails; bye 2 (fails) rolling out at 10 % since before the label required tests. Then protected."""
+    fails; bye 2 (fails) rolling out at 10 % since before the label required tests; staging holding greet 2.
+    Then production is protected."""
     with Store(url, create=True) as store:
         publish(store, None, greet=GOOD_GREET, bye=GOOD_BYE)                # greet 1, bye 1
         publish(store, "production", greet=BAD_GREET, bye=GOOD_BYE)         # greet 2 fails: position 1
         store.label("greet", 1, "production", author="ana")                 # position 2: all pass
         publish(store, None, greet=GOOD_GREET, bye=BAD_BYE)                 # bye 2 fails
         store.governance.start_rollout("production", "bye", 2, 1000, author="ana")
+        store.label("greet", 2, "staging", author="ana")                    # staging: greet 2 (fails) alone
         store.governance.protect("production", "release", require_tests=True, author="root")
 
 
@@ -60,6 +63,9 @@ PATHS: dict[str, Callable[[Store, Any], object]] = {
                                                                      guard=g),
     "start_rollout (share)": lambda store, g: store.governance.start_rollout("production", "bye", 2, 10_000, author="w",
                                                                              guard=g),
+    "promote": lambda store, g: promote(store.governance, "staging", "production", author="w", guard=g),
+    "promote (named)": lambda store, g: promote(store.governance, "staging", "production", ["greet"], author="w",
+                                                guard=g),
     "end_rollout (promote)": lambda store, g: store.governance.end_rollout("production", "bye", promote=True,
                                                                            author="w", guard=g),
 }

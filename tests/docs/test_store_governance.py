@@ -1,4 +1,5 @@
-"""docs/store.md's Governance and Rollouts blocks run as written, after its walkthrough, from a fresh folder."""
+"""docs/store.md's Governance, Rollouts and Promotion blocks run as written, after its walkthrough, from a fresh
+folder."""
 
 from __future__ import annotations
 
@@ -24,11 +25,17 @@ def test_the_governance_and_rollout_blocks_run_as_written(tmp_path: Path) -> Non
     (tmp_path / ".venv" / "bin" / "promptdeck").symlink_to(Path(sys.executable).parent / "promptdeck")
     (tmp_path / "examples").symlink_to(REPO / "examples")
     script = [*walkthrough, "echo '=== governance'", *_block("## Governance"), "echo '=== rollouts'",
-              *_block("## Rollouts")]
+              *_block("## Rollouts"), "echo '=== promotion'", *_block("## Promotion")]
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", "\n".join(script)], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    governance, rollouts = done.stdout.split("=== governance\n", 1)[1].split("=== rollouts\n")
+    governance, rollouts = done.stdout.split("=== governance\n", 1)[1].split("=== promotion\n")[0].split(
+        "=== rollouts\n")
+    promotion = done.stdout.split("=== promotion\n", 1)[1]
+    assert "label production now holds summarize as staging holds (position " in promotion
+    assert "  summarize.md v2 -> v3\n" in promotion
+    assert "label production already holds what staging holds (position " in promotion
+    assert "promote summarize from staging (position " in promotion and "  shorter  [summarize.md v2->v3]" in promotion
     assert "label production is protected: moving it through /api/store needs the scope release" in governance
     audit = governance.split("label production is back at position")[1]
     assert "too long after all  [summarize.md v2->v1]" in audit and "longer answers  [summarize.md v1->v2]" in audit

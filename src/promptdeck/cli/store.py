@@ -214,11 +214,17 @@ def label_command(prompt: str, label: str, url: str, message: str, author: str |
     name, _, version_text = prompt.partition("@")
     if version_text and not version_text.isdigit():
         fail(f"{prompt!r}: the version after @ is a number", 2)
+    from ..sources.store.model import StoreMissing
+    from .promote import label_hint
+
     with open_store(url) as opened:
         try:
             path = _one_file(opened, name, "label") if name.startswith("skill://") else name
             version = opened.label(path, int(version_text) if version_text else None, valid_label(label),
                                    author=author_of(author), message=message)
+        except StoreMissing as exc:  # `label staging production`: a label where the prompt goes
+            from_env = click.get_current_context().get_parameter_source("url") is click.core.ParameterSource.ENVIRONMENT
+            fail(str(exc) + ("" if version_text else label_hint(opened.reads.labels(), name, label, url, from_env)))
         except PromptdeckError as exc:
             fail(str(exc))
     echo(f"label {label}: {name} is at version {version}")

@@ -56,7 +56,8 @@ def test_a_protected_label_needs_its_scope_for_every_kind_of_move(served: tuple[
         for route, body in (("/label", {"prompt": "greet", "version": 2, "label": "production"}),
                             ("/rollback", {"label": "production"}),
                             ("/publish", {"prompt": "greet", "text": GREET_1 + "x\n", "label": "production"}),
-                            ("/rollout", {"label": "production", "prompt": "greet", "version": 3, "percent": 10})):
+                            ("/rollout", {"label": "production", "prompt": "greet", "version": 3, "percent": 10}),
+                            ("/promote", {"source": "staging", "label": "production"})):
             refused = post(base, route, ALICE, body)
             assert refused.status_code == 403, (route, refused.text)
             assert refused.json()["scope"] == "release" and "needs the scope release" in refused.json()["error"]

@@ -14,11 +14,14 @@ from click.testing import CliRunner
 from promptdeck.cli.store import publish
 from promptdeck.protocol.errors import HttpError
 from promptdeck.server.web.store_governance import (
+    SHOWN_CHANGES,
+    PromoteCall,
     RolloutCall,
     audit,
     basis_points,
     guard,
     may_move,
+    promote,
     rollout,
     rollouts,
 )
@@ -26,7 +29,7 @@ from promptdeck.server.web.store_governance import (
     tests_refusal as refusal_for_tests,  # pytest collects names starting "test"
 )
 from promptdeck.sources.store.database import Store
-from promptdeck.sources.store.model import Protection, Recorded, TestsFailed
+from promptdeck.sources.store.model import Protection, Recorded, StoreMissing, TestsFailed
 
 pytestmark = pytest.mark.usefixtures("kept_logging")
 PROTECTED = Protection("production", "admin", False, "ann", 0.0)
@@ -135,3 +138,22 @@ def test_a_protected_rollout_needs_the_scope(store: Store) -> None:
         rollout(Sight(store, held=frozenset({"store:write"})), "a.md",
                 RolloutCall("production", "a", version=2, percent=5), "production", "bob")
     assert audit(Sight(store), "production")["protected"] == {"scope": "admin"}
+
+
+def test_a_promotion_lists_its_first_changes_and_a_hidden_name_is_unknown(tmp_path: Path) -> None:
+    """staging holds 60 files production lacks: the answer lists 50 and counts the rest; a prompt of staging
+    hidden from the principal is answered as one staging does not hold."""
+    folder, url = tmp_path / "lib", str(tmp_path / "s.db")
+    folder.mkdir()
+    (folder / "a.md").write_text("a one\n")
+    assert CliRunner().invoke(publish, [str(folder), "--store", url, "--label", "production"]).exit_code == 0
+    for n in range(60):
+        (folder / f"n{n:02}.md").write_text(f"n {n}\n")
+    assert CliRunner().invoke(publish, [str(folder), "--store", url, "--label", "staging"]).exit_code == 0
+    with Store(url) as opened:
+        sight = Sight(opened, hidden={"n07.md"})
+        with pytest.raises(StoreMissing, match="label 'staging' has no prompt 'n07'; nothing changed"):
+            promote(sight, PromoteCall("staging", "production", ["n07"]), "staging", "production", "ann")
+        done = promote(sight, PromoteCall("staging", "production"), "staging", "production", "ann")
+    assert done["moved"] and len(done["changes"]) == SHOWN_CHANGES and done["more"] == 10
+    assert done["changes"][0] == {"path": "n00.md", "from": None, "to": 1}

@@ -33,6 +33,7 @@ from promptdeck.sources.store.delivery import GIVE_UP_SECONDS, Deliverer, Delive
 from promptdeck.sources.store.event_kinds import RolloutChanged
 from promptdeck.sources.store.events import emit
 from promptdeck.sources.store.model import Listed, StoreConflict, StoreError
+from promptdeck.sources.store.promotion import promote
 from promptdeck.sources.store.schema import SCHEMA_VERSION
 from tests.support.event_kinds import Deployed, registered
 from tests.support.publishing import publish
@@ -121,6 +122,34 @@ def test_publish_label_and_rollback_each_send_one_signed_request(store_url: str,
     statuses = rows(store_url, "SELECT status, attempts FROM deliveries")
     assert statuses == [("delivered", 1)] * 3
     assert deliver(store_url) == 0  # nothing is sent twice
+
+
+def test_a_promotion_is_an_event_of_its_own_naming_both_labels_and_what_moved(store_url: str, tmp_path: Path,
+                                                                               hook: Receiver) -> None:
+    """A webhook asking for ``promote`` alone gets the promotion (and no other move); a prompt hidden from it
+    is neither named nor counted."""
+    folder = library(tmp_path, greet=GREET, salaries=SALARIES)
+    publish(store_url, folder, message="first")
+    (folder / "greet.md").write_text(GREET + "Again.\n")
+    (folder / "salaries.md").write_text(SALARIES + "More.\n")
+    publish(store_url, folder, label="staging", message="second")
+    add_hook(store_url, hook.url, kinds=["promote"])
+    with Store(store_url) as store:
+        staging = store.reads.require_position("staging")
+        store.label("greet", 2, "production", author="carl")  # a label move: not asked for
+        store.label("greet", 1, "production", author="carl")
+        promote(store.governance, "staging", "production", author="ana", message="release 2")
+    assert deliver(store_url) == 1
+    [body] = hook.wait_for(1)
+    assert body["type"] == "promote"
+    data = body["data"]
+    assert list(data) == ["label", "author", "message", "reason", "position", "previous_position", "files",
+                          "prompts", "truncated", "source", "source_position", "partial"]
+    assert (data["label"], data["source"], data["source_position"], data["partial"], data["author"]) == (
+        "production", "staging", staging, False, "ana")
+    assert data["message"] == "release 2" and data["reason"] == f"promote staging (position {staging})"
+    assert data["files"] == 1 and data["prompts"] == [{"name": "greet", "path": "greet.md", "version": 2,
+                                                       "previous": 1, "deleted": False}]
 
 
 def test_a_rollouts_start_change_and_end_are_signed_events(store_url: str, tmp_path: Path, hook: Receiver) -> None:
@@ -380,7 +409,7 @@ def test_bad_secret_files_and_targets_are_refused_naming_them(tmp_path: Path) ->
     unknown = pd("webhook", "add", "https://example.com/", "--store", url, "--secret-file", str(good), "--event",
                  "deploy", check=False)
     assert unknown.returncode == 1
-    assert "no event kind 'deploy'; the kinds are label, publish, rollback, rollout" in unknown.stderr
+    assert "no event kind 'deploy'; the kinds are label, promote, publish, rollback, rollout" in unknown.stderr
     assert pd("webhook", "list", "--store", url).stdout == "no webhooks\n"
 
 

@@ -36,6 +36,7 @@ ASSETS = {
     "markdown.js": b"text/javascript; charset=utf-8",
     "store.js": b"text/javascript; charset=utf-8",
     "versions.js": b"text/javascript; charset=utf-8",
+    "promote.js": b"text/javascript; charset=utf-8",
     "diff.js": b"text/javascript; charset=utf-8",
     "editor.js": b"text/javascript; charset=utf-8",
     "tests.js": b"text/javascript; charset=utf-8",

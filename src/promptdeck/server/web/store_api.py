@@ -81,7 +81,8 @@ PREFIX = "/api/store"
 MAX_BODY_BYTES = 2 * MAX_PROMPT_FILE_BYTES + 64 * 1024
 MAX_MESSAGE_CHARS = 2000
 _GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET", "/tests": "GET", "/moves": "GET"}
-_POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST", "/rollout": "POST"}
+_POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST", "/rollout": "POST",
+          "/promote": "POST"}
 
 
 class _Edit(msgspec.Struct, forbid_unknown_fields=True):
@@ -276,6 +277,10 @@ class StoreApi:
             prompt = self._visible(principal, _message(call).prompt)
             return await self._run(principal, governance.rollout, prompt.source, call, _label(call.label),
                                    principal.name)
+        if route == "/promote":
+            promotion = _message(_decode(body, governance.PromoteCall))
+            return await self._run(principal, governance.promote, promotion, _label(promotion.source),
+                                   _label(promotion.label), principal.name)
         back = _decode(body, _Back)
         return await self._run(principal, self._rollback, _label(_message(back).label), principal.name, back.message)
 

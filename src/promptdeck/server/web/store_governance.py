@@ -1,11 +1,13 @@
-"""``/api/store``'s governance: protected labels, a label's audit, and rollouts (docs/store-api.md).
+"""``/api/store``'s governance: protected labels, a label's audit, rollouts, and promotions (docs/store-api.md).
 
 A protected label's move needs its scope besides the write scope; the store reads the protection inside the
 write transaction and ``guard`` holds the principal to it (403 naming the scope). The audit (``moves``)
 shows each move as the principal may see it: only the changes it may see, and no move at all that changed
 only what it may not see, so that neither the move nor its author, reason or message tells of a hidden
 prompt; each move's ``from`` is the position of the move before it that is shown. A rollout is shown, and
-may be started or ended, only by whoever may see both its versions.
+may be started or ended, only by whoever may see both its versions. A promotion (``promote``: one label
+pointed at what another holds) is a move like the others: the write scope, the target's protection and the
+rule that nobody moves what their scopes hide; a prompt named that the principal may not see is unknown.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import msgspec
 
 from ...prompts.access import may_see, parse_scopes
 from ...protocol.errors import HttpError
-from ...sources.store.model import Guard, Protection, Recorded, Rollout, RolloutEvent, TestsFailed
+from ...sources.store.model import Guard, Protection, Recorded, Rollout, RolloutEvent, StoreMissing, TestsFailed
+from ...sources.store.promotion import held_at, missing
+from ...sources.store.promotion import promote as promote_label
 from ..security.principals import missing_scopes
 
 if TYPE_CHECKING:
@@ -27,6 +31,8 @@ if TYPE_CHECKING:
 SCANNED_MOVES = 40
 CHANGES_READ = 1000
 SHOWN_CHANGES = 50
+#: The prompts one promotion may name (more: promote the whole label).
+MAX_NAMED = 100
 
 
 class _StoreView(Protocol):
@@ -47,6 +53,15 @@ class RolloutCall(msgspec.Struct, forbid_unknown_fields=True):
     action: str = "start"
     version: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
     percent: Annotated[float, msgspec.Meta(ge=0, le=100)] | None = None
+    message: str = ""
+
+
+class PromoteCall(msgspec.Struct, forbid_unknown_fields=True):
+    #: the label whose versions ``label`` takes
+    source: str
+    label: str
+    #: the prompts to promote, by name; none: all of ``source``
+    prompts: Annotated[list[str], msgspec.Meta(max_length=MAX_NAMED)] = msgspec.field(default_factory=list)
     message: str = ""
 
 
@@ -155,3 +170,21 @@ def rollout(sight: _StoreView, path: str, call: RolloutCall, label: str, author:
     ended = sight.store.governance.end_rollout(label, path, promote=call.action == "promote", author=author,
                                                message=call.message, guard=held, allow=sight.allow_move)
     return {"rollout": shown_rollout(ended), "ended": call.action}
+
+
+def promote(sight: _StoreView, call: PromoteCall, source: str, label: str, author: str) -> dict[str, Any]:
+    """``POST /api/store/promote`` (the write scope already checked): ``label`` pointed at what ``source`` holds
+    (``promotion.promote``), through the same guard and rule as every other move. A prompt named that
+    ``source`` holds at a version the principal may not see is answered as one it does not hold (404)."""
+    store = sight.store
+    position = store.reads.position(source)
+    for name in call.prompts:
+        found = held_at(store.db, position.id, name) if position is not None else None
+        if found is not None and not sight.version(*found):
+            raise StoreMissing(missing(source, name))
+    done = promote_label(store.governance, source, label, list(dict.fromkeys(call.prompts)), author=author,
+                         message=call.message, allow=sight.allow_move, guard=guard(sight.held))
+    changes = [{"path": path, "from": old, "to": new} for path, (old, new) in done.changes.items()]
+    return {"source": source, "label": label, "sourcePosition": done.source_position, "position": done.position,
+            "moved": done.position is not None, "changes": changes[:SHOWN_CHANGES],
+            "more": max(0, len(changes) - SHOWN_CHANGES)}

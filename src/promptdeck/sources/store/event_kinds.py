@@ -91,6 +91,17 @@ class RolloutChanged(Payload, frozen=True, kw_only=True):
     prompts: tuple[ChangedPrompt, ...]
 
 
+class LabelPromoted(LabelMoved, frozen=True, kw_only=True):
+    """``promote``: a label points at what another label holds, all of it or the prompts named
+    (``promotion.promote``, through ``Governance.release``): a move's fields, then where it came from."""
+
+    #: the label whose versions it now serves, and that label's position promoted
+    source: str
+    source_position: int
+    #: whether only some of the source's prompts were promoted (named): the label's other files stayed
+    partial: bool
+
+
 @dataclass(frozen=True, slots=True)
 class EventKind:
     name: str
@@ -115,6 +126,7 @@ register("publish", Published)
 register("label", LabelMoved)
 register("rollback", LabelMoved)
 register("rollout", RolloutChanged)
+register("promote", LabelPromoted)
 
 
 def names() -> list[str]:

@@ -1,11 +1,11 @@
 """Governed releases: where a label move is recorded (its audit row), protected labels, and rollouts.
 
 Every change of what a label serves goes through ``release``, the release gate, inside the write transaction
-of the change that makes it (a publish with the label, a pointing, a rollback, a save, a rollout's start,
-change of share, promotion and abort): it applies the label's protection (the writer's ``Guard``), the
-writer's own rule (``MoveRule``) and the tests the label requires, and only then writes the change with its
-audit row (a position, or a rollout event) and its webhook event. tests/attack/test_release_gate.py lists
-the paths, and checks that nothing else writes a position or a rollout.
+of the change that makes it (a publish with the label, a pointing, a rollback, a save, a label's promotion
+to another's versions, a rollout's start, change of share, promotion and abort): it applies the label's
+protection (the writer's ``Guard``), the writer's own rule (``MoveRule``) and the tests the label requires,
+and only then writes the change with its audit row (a position, or a rollout event) and its webhook event.
+tests/attack/test_release_gate.py lists the paths, and checks that nothing else writes a position or a rollout.
 
 A protected label names the scope a move of it needs. The store does not know principals: it reads the
 protection inside the write transaction and shows it to the writer's ``Guard``, which refuses by raising
@@ -26,8 +26,10 @@ import json
 import time
 from typing import NamedTuple
 
+import msgspec
+
 from .connection import Connection
-from .event_kinds import LabelMoved, RolloutChanged
+from .event_kinds import LabelMoved, LabelPromoted, Payload, RolloutChanged
 from .events import changed_prompts, emit, listening, seen_changes, short
 from .model import (
     Guard,
@@ -69,6 +71,15 @@ class RolloutStep(NamedTuple):
     kind: str
 
 
+class Promotion(NamedTuple):
+    """A move that points a label at what another label holds (``promotion.promote``), as the release gate is
+    shown it: the source label, its position, and the prompts named (empty: all of it)."""
+
+    source: str
+    position: int
+    names: tuple[str, ...] = ()
+
+
 class Governance:
     """Label moves with their audit, protections and rollouts, through a store's connection (``Store.governance``;
     ``Store`` adds publishing)."""
@@ -83,7 +94,8 @@ class Governance:
 
     def release(self, label: str, files: dict[str, int], author: str, reason: str, message: str = "",
                 allow: MoveRule | None = None, now: Position | None = None, guard: Guard | None = None,
-                event: str = "label", step: RolloutStep | None = None) -> int | None:
+                event: str = "label", step: RolloutStep | None = None,
+                promotion: Promotion | None = None) -> int | None:
         """(Inside a write transaction.) The release gate: the one function every change of what a label serves
         passes (a publish with the label, a pointing, a rollback, a save with it, a rollout's start, change of
         share, promotion and abort). In this order: ``guard`` is shown the label's protection, ``allow`` the
@@ -94,7 +106,8 @@ class Governance:
         rollout's version in place of its path's). ``step``: the rollout change this is, if any; else a move
         of the label, a new position (none when the label points at ``files`` already). Returns the new
         position's number, or the rollout's; None when nothing moved. ``now``: the label's position, if read.
-        ``event``: the kind of event a move is for webhooks (``events.emit``)."""
+        ``event``: the kind of event a move is for webhooks (``events.emit``); ``promotion``: the label and
+        position a promotion takes ``files`` from (its event, ``promote``, names them)."""
         protection = self.protection(label)
         if guard is not None:
             guard(protection)
@@ -112,14 +125,14 @@ class Governance:
             return self._write_rollout(step, author, message)
         if step is not None:  # a promotion: the rollout ends, and the label moves to its version
             self._end(step.rollout, "promote", author, message, None)
-        position_id = self._write_position(label, files, author, reason, message, now, event)
+        position_id = self._write_position(label, files, author, reason, message, now, event, promotion)
         if step is not None:
             self.db.run("UPDATE rollout_events SET position = ? WHERE id = (SELECT MAX(id) FROM rollout_events "
                         "WHERE rollout = ?)", position_id, step.rollout.id)
         return position_id
 
     def _write_position(self, label: str, files: dict[str, int], author: str, reason: str, message: str,
-                        now: Position | None, event: str) -> int:
+                        now: Position | None, event: str, promotion: Promotion | None = None) -> int:
         """(Only from ``release``.) Record the label's new position, with who, when, why and the position it
         left, and its event; a live rollout of a prompt file whose version it changes ends (``superseded``)."""
         position_id = int(self.db.run("INSERT INTO positions (label, author, reason, created, message, previous) "
@@ -132,17 +145,21 @@ class Governance:
                     "AND f.version = position_files.version AND f.prompt IS NOT NULL", position_id)
         clash = self.db.rows("SELECT name FROM position_files WHERE position = ? AND name IS NOT NULL GROUP BY name "
                              "HAVING count(*) > 1 LIMIT 1", position_id)
-        if clash:  # only `label NAME@VERSION` can bring this about: a renamed prompt meeting another
+        if clash:  # only a move of some files (`label NAME@VERSION`, `promote SRC DST NAME`) can: a renamed prompt
             raise StoreConflict(f"label {label!r} would serve two prompts named {clash[0][0]!r}; nothing changed")
         self.summarize(position_id)
         if listening(self.db, event):
             before = now.files if now is not None else {}
             prompts, truncated = changed_prompts(self.db, before, files)
             moved = sum(1 for path in before.keys() | files.keys() if before.get(path) != files.get(path))
-            emit(self.db, event, LabelMoved(label=label, author=author, message=short(message or reason), reason=reason,
-                                         position=position_id, previous_position=now.id if now is not None else None,
-                                         files=moved, prompts=prompts, truncated=truncated),
-                 seen_changes(self.reads, before, files))
+            payload: Payload = LabelMoved(label=label, author=author, message=short(message or reason), reason=reason,
+                                          position=position_id,
+                                          previous_position=now.id if now is not None else None,
+                                          files=moved, prompts=prompts, truncated=truncated)
+            if promotion is not None:  # the same, and the label and position it came from
+                payload = LabelPromoted(**msgspec.structs.asdict(payload), source=promotion.source,
+                                        source_position=promotion.position, partial=bool(promotion.names))
+            emit(self.db, event, payload, seen_changes(self.reads, before, files))
         for rollout in self.live_rollouts(label):
             if files.get(rollout.path) != rollout.base:
                 self._end(rollout, "superseded", author, reason, position_id)

@@ -6,6 +6,7 @@
 import { diffTable, hasChanges } from "./diff.js";
 import { $, announce, h, show, showText } from "./dom.js";
 import { Editor } from "./editor.js";
+import { Promotion } from "./promote.js";
 import { StoreError, when } from "./store.js";
 import { testsView } from "./tests.js";
 
@@ -23,6 +24,7 @@ export class Versions {
     this.reading = null;
     this.again = false;
     this.editor = new Editor(api, () => this.refresh(), (err) => this.refused(err));
+    this.promotion = new Promotion(api, (err) => this.refused(err), () => this.refresh());
     $("compare").addEventListener("submit", (event) => {
       event.preventDefault();
       this.compare();
@@ -116,6 +118,7 @@ export class Versions {
     // its scope as well as the write scope).
     const movable = Boolean(write && (this.overview.labels || []).find((l) => l.name === label)?.move);
     this.renderLabel(label, served, names, movable);
+    this.promotion.render(this.overview, this.name);
     $("history").replaceChildren(...this.versions.map((v) => this.item(v, label, movable)));
     this.fillCompare();
     show($("versions"));
