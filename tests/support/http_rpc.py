@@ -16,7 +16,7 @@ import httpx
 from promptdeck import PromptServer, RenderContext
 from promptdeck.server.http import runner as served
 from promptdeck.server.http.app import create_app
-from tests.support.modern import legacy, notification
+from tests.support.modern import check_legacy, legacy, notification
 
 BOTH = "application/json, text/event-stream"
 POST_HEADERS = {"accept": BOTH, "content-type": "application/json"}
@@ -120,8 +120,8 @@ def start_session(client: httpx.Client, url: str, revision: str = "2025-11-25",
     """Initialize, send initialized, and return the headers every later request carries.
 
     ``headers`` (an ``authorization``, say) go on every request, these two and the later ones; ``answered_as``
-    is the content type the initialize answer must have. The session id must be one a client cannot guess
-    (32 characters or more) and, as the spec requires, visible ASCII.
+    is the content type the initialize answer must have. The answer is checked against its revision; the session
+    id must be one a client cannot guess (32 characters or more) and, as the spec requires, visible ASCII.
     """
     sent = {**POST_HEADERS, **(headers or {})}
     answer = client.post(url, json=init(revision, capabilities), headers=sent)
@@ -129,6 +129,7 @@ def start_session(client: httpx.Client, url: str, revision: str = "2025-11-25",
     if answered_as is not None:
         assert answer.headers["content-type"] == answered_as, answer.headers
     [result] = messages_of(answer)
+    check_legacy(result, revision, "initialize")
     assert result["result"]["protocolVersion"] == revision
     session = answer.headers["mcp-session-id"]
     assert len(session) >= 32 and all(0x21 <= ord(c) <= 0x7E for c in session), session
