@@ -20,12 +20,16 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from tests.support.http_rpc import init, start_session
 from tests.support.http_server import http_server
+from tests.support.modern import batch, notification
 
 TOKEN = "alice-token-0123456789abcdef"
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
            "authorization": f"Bearer {TOKEN}"}
 LIMIT = 5
+#: The params of every request in a batch: both prompts/get and tools/call take a prompt's name and arguments.
+HELLO = {"name": "hello", "arguments": {"who": "x"}}
 
 
 @pytest.fixture
@@ -40,17 +44,6 @@ def url(tmp_path: Path) -> Iterator[str]:
                      "--rate-limit", str(LIMIT), log=log) as endpoint:
         yield endpoint
     assert "Traceback" not in log.read_text()
-
-
-def initialize(request_id: int = 0) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize",
-            "params": {"protocolVersion": "2025-03-26", "capabilities": {},
-                       "clientInfo": {"name": "t", "version": "1"}}}
-
-
-def batch(method: str) -> list[dict[str, Any]]:
-    params = {"name": "hello", "arguments": {"who": "x"}}
-    return [{"jsonrpc": "2.0", "id": n, "method": method, "params": params} for n in range(100)]
 
 
 def check_counted(answers: list[dict[str, Any]], tokens_left: int) -> None:
@@ -69,15 +62,12 @@ def check_counted(answers: list[dict[str, Any]], tokens_left: int) -> None:
 @pytest.mark.parametrize("method", ["prompts/get", "tools/call"])
 def test_each_request_of_a_batch_counts_against_the_rate_limit(url: str, method: str) -> None:
     with httpx.Client(timeout=30) as client:
-        opened = client.post(url, json=initialize(), headers=HEADERS)
-        headers = {**HEADERS, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-03-26"}
-        assert client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-                           headers=headers).status_code == 202
-        answer = client.post(url, json=batch(method), headers=headers)
+        headers = start_session(client, url, "2025-03-26", headers=HEADERS)
+        answer = client.post(url, json=batch(method, 100, HELLO), headers=headers)
         assert answer.status_code == 200  # some of it ran: the answers, not an HTTP refusal
         check_counted(answer.json(), LIMIT - 2)  # initialize and initialized took two tokens
         # The bucket is empty: the next body is refused whole, as any request past the limit is.
-        refused = client.post(url, json=batch(method), headers=headers)
+        refused = client.post(url, json=batch(method, 100, HELLO), headers=headers)
         assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
         assert refused.json()["error"]["message"] == "too many requests; slow down"
 
@@ -91,11 +81,11 @@ def test_each_request_of_a_batch_counts_on_the_2024_transport(url: str) -> None:
         events = _events(sock)
         endpoint = next(data for name, data in events if name == "endpoint")
         messages = f"{parts.scheme}://{parts.netloc}{endpoint}"
-        assert client.post(messages, json=initialize(), headers=HEADERS).status_code == 202
+        assert client.post(messages, json=init("2025-03-26"), headers=HEADERS).status_code == 202
         assert json.loads(next(data for name, data in events if name == "message"))["id"] == 0
-        assert client.post(messages, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        assert client.post(messages, json=notification("notifications/initialized"),
                            headers=HEADERS).status_code == 202
-        assert client.post(messages, json=batch("prompts/get"), headers=HEADERS).status_code == 202
+        assert client.post(messages, json=batch("prompts/get", 100, HELLO), headers=HEADERS).status_code == 202
         answers = json.loads(next(data for name, data in events if name == "message"))
         check_counted(answers, LIMIT - 3)  # the GET, initialize and initialized took three tokens
 

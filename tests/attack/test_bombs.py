@@ -12,9 +12,11 @@ import resource
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from tests.support.http_rpc import init
+from tests.support.modern import legacy, notification, stdio_line
 
 LIMIT_BYTES = 1024**3
 
@@ -108,10 +110,6 @@ def test_check_reports_constant_template_bombs(tmp_path: Path) -> None:
         assert report.startswith(f"{name}:{line}: template error: ") and "limit" in report, report
 
 
-def _line(obj: dict[str, Any]) -> bytes:
-    return json.dumps(obj).encode() + b"\n"
-
-
 def test_runtime_bombs_are_refused_and_the_server_serves_on(tmp_path: Path) -> None:
     for name, text in RUNTIME_BOMBS.items():
         (tmp_path / f"{name}.md").write_text(text + "\n")
@@ -119,12 +117,9 @@ def test_runtime_bombs_are_refused_and_the_server_serves_on(tmp_path: Path) -> N
     for name, (text, _, _) in YAML_BOMBS.items():
         (tmp_path / f"yaml-{name}").write_text(text)
     names = [*RUNTIME_BOMBS, "fine"]
-    requests = [_line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}}}),
-        _line({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        _line({"jsonrpc": "2.0", "id": "list", "method": "prompts/list"})]
-    requests += [_line({"jsonrpc": "2.0", "id": name, "method": "prompts/get", "params": {"name": name}})
-                 for name in names]
+    requests = [stdio_line(init("2025-06-18")), stdio_line(notification("notifications/initialized")),
+                stdio_line(legacy("list", "prompts/list"))]
+    requests += [stdio_line(legacy(name, "prompts/get", {"name": name})) for name in names]
     done = _promptdeck("serve", str(tmp_path), "--no-watch", stdin=b"".join(requests))
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}

@@ -23,18 +23,20 @@ import httpx
 import pytest
 
 from promptdeck.server.elicit import MAX_QUESTIONS
+from tests.support.http_rpc import start_session
 from tests.support.http_server import http_server
 from tests.support.libraries import BRIEF, BRIEF_ANSWER, BRIEF_RENDERED
 from tests.support.modern import (
-    BOTH,
     DEADLINE,
     Message,
     StdioPeer,
+    answer_to,
     check_legacy,
     error_code,
     initialize,
     legacy,
     notification,
+    reply,
     sse_messages,
 )
 
@@ -64,14 +66,6 @@ def is_question(message: Message) -> bool:
     return message.get("method") == "elicitation/create"
 
 
-def answer_of(request_id: object) -> Any:
-    return lambda m: "method" not in m and m.get("id") == request_id
-
-
-def reply(question: Message, **body: Any) -> Message:
-    return {"jsonrpc": "2.0", "id": question["id"], **body}
-
-
 def accepted(content: dict[str, Any]) -> dict[str, Any]:
     return {"result": {"action": "accept", "content": content}}
 
@@ -86,7 +80,7 @@ def still_works(peer: StdioPeer, request_id: int) -> None:
     """The session goes on: a question asked now is answered and renders."""
     question = ask(peer, request_id)
     peer.send(reply(question, **accepted(BRIEF_ANSWER)))
-    got = peer.take(answer_of(request_id))
+    got = peer.take(answer_to(request_id))
     assert got["result"]["messages"][0]["content"]["text"] == BRIEF_RENDERED, got
 
 
@@ -95,20 +89,20 @@ def test_an_answer_of_the_wrong_type_is_refused_naming_the_argument(peer: StdioP
                                              ("audience", {"nested": 1}), ("pages", None)], 1):
         question = ask(peer, number)
         peer.send(reply(question, **accepted({**BRIEF_ANSWER, field: value})))
-        refused = peer.take(answer_of(number))
+        refused = peer.take(answer_to(number))
         assert error_code(refused) == -32602 and refused["error"]["data"] == {"prompt": "brief", "argument": field}
     # Of the right type but outside the argument's rules: refused as the same value sent in arguments.
     question = ask(peer, 10)
     peer.send(reply(question, **accepted({**BRIEF_ANSWER, "topic": "x" * 2_000_000})))
-    too_long = peer.take(answer_of(10))
+    too_long = peer.take(answer_to(10))
     assert error_code(too_long) == -32602 and too_long["error"]["data"] == {"argument": "topic"}
     # A field the form did not ask for, and a result that is no form's answer at all.
     question = ask(peer, 11, {"topic": "queues"})
     peer.send(reply(question, **accepted({**BRIEF_ANSWER, "topic": "caching"})))
-    assert peer.take(answer_of(11))["error"]["data"] == {"prompt": "brief", "unknown": ["topic"]}
+    assert peer.take(answer_to(11))["error"]["data"] == {"prompt": "brief", "unknown": ["topic"]}
     question = ask(peer, 12)
     peer.send(reply(question, result=["accept"]))
-    assert peer.take(answer_of(12))["error"]["data"]["missing"] == ["topic", "pages", "audience", "urgent"]
+    assert peer.take(answer_to(12))["error"]["data"]["missing"] == ["topic", "pages", "audience", "urgent"]
     still_works(peer, 13)
 
 
@@ -117,9 +111,9 @@ def test_an_answer_given_twice_or_to_an_id_never_sent_is_ignored(peer: StdioPeer
     # Ids this session never asked with: ignored, and the question still waits for its own answer.
     for forged in ("ask-999", 1, "ask-0", None, True):
         peer.send({"jsonrpc": "2.0", "id": forged, **accepted({**BRIEF_ANSWER, "topic": "forged"})})
-    assert peer.poll(answer_of(1), 0.3) is None
+    assert peer.poll(answer_to(1), 0.3) is None
     peer.send(reply(question, **accepted(BRIEF_ANSWER)))
-    assert peer.take(answer_of(1))["result"]["messages"][0]["content"]["text"] == BRIEF_RENDERED
+    assert peer.take(answer_to(1))["result"]["messages"][0]["content"]["text"] == BRIEF_RENDERED
     # The same answer again, and a different one for the same id: nothing more is sent.
     peer.send(reply(question, **accepted(BRIEF_ANSWER)))
     peer.send(reply(question, result={"action": "decline"}))
@@ -132,7 +126,7 @@ def test_an_answer_given_twice_or_to_an_id_never_sent_is_ignored(peer: StdioPeer
 def test_an_error_for_an_answer_is_the_missing_argument_error(peer: StdioPeer) -> None:
     question = ask(peer, 1)
     peer.send(reply(question, error={"code": -32600, "message": "Elicitation not supported\nby me"}))
-    refused = peer.take(answer_of(1))
+    refused = peer.take(answer_to(1))
     assert error_code(refused) == -32602 and "answered with an error: Elicitation not supported" in \
         refused["error"]["message"]
     still_works(peer, 2)
@@ -146,7 +140,7 @@ def test_a_client_that_never_answers_is_given_up_on_and_nothing_is_left_waiting(
     questions = [peer.take(is_question) for _ in range(MAX_QUESTIONS)]
     assert len({q["id"] for q in questions}) == MAX_QUESTIONS
     for number in range(1, MAX_QUESTIONS + 1):
-        refused = peer.take(answer_of(number), timeout=10)
+        refused = peer.take(answer_to(number), timeout=10)
         assert error_code(refused) == -32602 and "no answer came within 1 s" in refused["error"]["message"]
     cancelled = [peer.take(lambda m: m.get("method") == "notifications/cancelled") for _ in questions]
     assert {c["params"]["requestId"] for c in cancelled} == {q["id"] for q in questions}
@@ -161,12 +155,12 @@ def test_more_questions_at_once_than_a_session_holds_are_refused_not_queued(peer
     for number in range(1, MAX_QUESTIONS + 1):
         questions.append(ask(peer, number))
     peer.send(legacy(99, "prompts/get", {"name": "brief"}))
-    refused = peer.take(answer_of(99))
+    refused = peer.take(answer_to(99))
     assert error_code(refused) == -32602 and f"{MAX_QUESTIONS} questions already wait" in refused["error"]["message"]
     assert peer.poll(is_question, 0.2) is None  # the one past the bound was never asked
     for number, question in enumerate(questions, 1):
         peer.send(reply(question, **accepted(BRIEF_ANSWER)))
-        assert peer.take(answer_of(number))["result"]["messages"]
+        assert peer.take(answer_to(number))["result"]["messages"]
 
 
 def test_a_get_cancelled_while_it_waits_cancels_its_question_and_gets_no_answer(peer: StdioPeer) -> None:
@@ -175,7 +169,7 @@ def test_a_get_cancelled_while_it_waits_cancels_its_question_and_gets_no_answer(
     told = peer.take(lambda m: m.get("method") == "notifications/cancelled")
     assert told["params"]["requestId"] == question["id"]
     peer.send(reply(question, **accepted(BRIEF_ANSWER)))  # too late: ignored
-    assert peer.poll(answer_of(1), 0.5) is None  # a cancelled request is never answered
+    assert peer.poll(answer_to(1), 0.5) is None  # a cancelled request is never answered
     still_works(peer, 2)
 
 
@@ -198,22 +192,13 @@ def test_the_time_limit_must_be_positive(library: Path) -> None:
 # -- over HTTP ------------------------------------------------------------------------------------
 
 
-def start(client: httpx.Client, url: str) -> dict[str, str]:
-    answer = client.post(url, json=initialize(0, REVISION, ELICITS),
-                         headers={"accept": BOTH, "content-type": "application/json"})
-    headers = {"accept": BOTH, "content-type": "application/json", "mcp-protocol-version": REVISION,
-               "mcp-session-id": answer.headers["mcp-session-id"]}
-    assert client.post(url, json=notification("notifications/initialized"), headers=headers).status_code == 202
-    return headers
-
-
 def test_over_http_another_sessions_answer_never_reaches_a_question(library: Path, tmp_path: Path) -> None:
     """Bob's session answers Alice's question with its id (a forged answer, or a stolen id): ignored. A response
     without a session, or to a session id that does not exist, is refused before any session sees it."""
     log = tmp_path / "server.log"
     with http_server(str(library), "--no-watch", "--elicit-timeout", "5", log=log) as url, \
             httpx.Client(timeout=DEADLINE) as client, ThreadPoolExecutor(1) as pool:
-        alice, bob = start(client, url), start(client, url)
+        alice, bob = start_session(client, url, REVISION, ELICITS), start_session(client, url, REVISION, ELICITS)
 
         def alices_get() -> list[Message]:
             with client.stream("POST", url, json=legacy(1, "prompts/get", {"name": "brief"}),
@@ -249,7 +234,7 @@ def test_over_http_another_sessions_answer_never_reaches_a_question(library: Pat
 def test_over_http_a_silent_client_is_given_up_on_its_posts_stream(library: Path) -> None:
     with http_server(str(library), "--no-watch", "--elicit-timeout", TIMEOUT) as url, \
             httpx.Client(timeout=DEADLINE) as client:
-        session = start(client, url)
+        session = start_session(client, url, REVISION, ELICITS)
         started = time.monotonic()
         answer = client.post(url, json=legacy(1, "prompts/get", {"name": "brief"}), headers=session)
         assert answer.headers["content-type"] == "text/event-stream"

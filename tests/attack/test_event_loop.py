@@ -10,7 +10,6 @@ serving a store made with the real ``promptdeck publish``.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import threading
@@ -21,10 +20,11 @@ from typing import Any
 
 import httpx
 
+from tests.support.http_rpc import post_legacy, succeeded
 from tests.support.http_server import free_port, stop
 
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
-           "mcp-protocol-version": "2025-06-18"}
+#: How each prompts/get is sent: the first render of a big template takes seconds of CPU on a loaded machine.
+SLOW: dict[str, Any] = {"revision": "2025-06-18", "timeout": 600}
 UNIT = "{% if topic %}Line about {{ topic | upper }}.{% endif %}\n"
 HEAD = "---\ndescription: Big\narguments:\n  - name: topic\n    required: true\n---\n"
 #: A valid template of about 980 KB: seconds of CPU to lex, parse, generate and compile.
@@ -100,26 +100,13 @@ def serving(store: str, log: Path) -> Iterator[str]:
             stop(proc)
 
 
-def get(base: str, name: str, arguments: dict[str, str]) -> httpx.Response:
-    return httpx.post(base + "/mcp", headers=HEADERS, timeout=600, json={
-        "jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": name, "arguments": arguments}})
-
-
-def result(answer: httpx.Response) -> dict[str, Any]:
-    assert answer.status_code == 200, answer.text
-    data = answer.text.partition("data: ")[2] if answer.text.startswith("event:") else answer.text
-    body: dict[str, Any] = json.loads(data)
-    assert "result" in body, body
-    return body
-
-
 def test_a_stored_template_is_parsed_off_the_loop_and_others_are_answered_meanwhile(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     with serving(publish(tmp_path, {"big.md": BIG}), log) as base:
         order: list[str] = []
 
         def first_get() -> None:
-            result(get(base, "big", {"topic": "x"}))
+            succeeded(post_legacy(base + "/mcp", "prompts/get", {"name": "big", "arguments": {"topic": "x"}}, **SLOW))
             order.append("get")
 
         first = threading.Thread(target=first_get)
@@ -145,8 +132,10 @@ def test_a_stored_dotprompt_renders_over_http(tmp_path: Path) -> None:
     event loop cannot call. Both now run in the render threads."""
     log = tmp_path / "server.log"
     with serving(publish(tmp_path, {"brief.prompt": DOTPROMPT}), log) as base:
-        body = result(get(base, "brief", {"topic": "cats"}))
-        again = result(get(base, "brief", {"topic": "dogs", "count": "2"}))  # parsed once, rendered again
+        body = succeeded(post_legacy(base + "/mcp", "prompts/get", {"name": "brief", "arguments": {"topic": "cats"}},
+                                    **SLOW))
+        again = succeeded(post_legacy(base + "/mcp", "prompts/get",  # parsed once, rendered again
+                                     {"name": "brief", "arguments": {"topic": "dogs", "count": "2"}}, **SLOW))
     texts = [m["content"]["text"] for m in body["result"]["messages"]]
     assert texts == ["Be brief.", "Tell me about cats in 3 lines."], texts
     assert again["result"]["messages"][1]["content"]["text"] == "Tell me about dogs in 2 lines."

@@ -20,7 +20,21 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support import modern
+from tests.support.http_rpc import init, start_session
 from tests.support.http_server import free_port
+from tests.support.modern import (
+    CLIENT_INFO_KEY,
+    Message,
+    answers,
+    by_id,
+    exchange,
+    get_prompt,
+    legacy,
+    notification,
+    post,
+    stdio_line,
+)
 
 SERVER = '''
 import asyncio, sys, time
@@ -109,41 +123,18 @@ def http_url(script: tuple[Path, Path]) -> Iterator[tuple[str, subprocess.Popen[
     proc.wait(10)
 
 
-def _post(base: str, body: dict[str, Any], version: str) -> dict[str, Any]:
-    headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": version}
-    if version == MODERN:
-        meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": {"name": "attack", "version": "1"}}
-        body = {**body, "params": {**body.get("params", {}), "_meta": meta}}
-        headers["mcp-method"] = body["method"]
-        headers["mcp-name"] = body["params"].get("name", "")
-    answer = httpx.post(base + "/mcp", json=body, headers=headers, timeout=60)
-    text = answer.text
-    if answer.headers.get("content-type", "").startswith("text/event-stream"):
-        text = [line[5:] for line in text.splitlines() if line.startswith("data:")][-1]
-    return json.loads(text)  # type: ignore[no-any-return]
+def _stateless_get(base: str, name: str, version: str, arguments: dict[str, str] | None = None) -> Message:
+    """A prompts/get of ``name`` in ``version``'s era over HTTP (a legacy one in a session of its own); its answer.
 
-
-def _stateless_get(base: str, name: str, version: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
-    if version == LEGACY:
-        headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": LEGACY}
-        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}}}
-        opened = httpx.post(base + "/mcp", json=init, headers=headers, timeout=30)
-        session = opened.headers.get("mcp-session-id")
-        if session:
-            headers["mcp-session-id"] = session
-            httpx.post(base + "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-                       headers=headers, timeout=30)
-        body = {"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
-                "params": {"name": name, "arguments": arguments or {}}}
-        answer = httpx.post(base + "/mcp", json=body, headers=headers, timeout=60)
-        text = answer.text
-        if answer.headers.get("content-type", "").startswith("text/event-stream"):
-            text = [line[5:] for line in text.splitlines() if line.startswith("data:")][-1]
-        return json.loads(text)  # type: ignore[no-any-return]
-    return _post(base, {"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
-                        "params": {"name": name, "arguments": arguments or {}}}, version)
+    Kept here: it only picks the era's shared helpers, so each test runs in both eras.
+    """
+    url = base + "/mcp"
+    with httpx.Client(timeout=60) as client:
+        if version == MODERN:
+            return post(client, url, get_prompt(1, name, arguments or {}))[1]
+        headers = start_session(client, url, LEGACY)
+        return answers(client.post(url, json=legacy(1, "prompts/get", {"name": name, "arguments": arguments or {}}),
+                                   headers=headers))[-1]
 
 
 @pytest.mark.parametrize("version", [LEGACY, MODERN])
@@ -197,38 +188,27 @@ def test_the_log_names_the_prompt_and_nothing_was_never_awaited(script: tuple[Pa
     assert "Traceback" not in log, log
 
 
-def _stdio(script: tuple[Path, Path], lines: list[bytes]) -> tuple[list[dict[str, Any]], str, int]:
-    path, library = script
-    done = subprocess.run([sys.executable, str(path), "stdio", "0", str(library)], input=b"".join(lines),
-                          capture_output=True, timeout=120)
-    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr.decode(), done.returncode
-
-
-def _line(obj: dict[str, Any]) -> bytes:
-    return json.dumps(obj).encode() + b"\n"
-
-
-INIT = _line({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-              "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}}})
+INIT = stdio_line(init(LEGACY))
+INITIALIZED = stdio_line(notification("notifications/initialized"))
 
 
 def test_over_stdio_every_failure_is_answered_and_serving_goes_on(script: tuple[Path, Path]) -> None:
     names = ["leave", "interrupt", "leave_async", "sleeper", "hang", "huge", "spin", "fine"]
-    lines = [INIT, _line({"jsonrpc": "2.0", "method": "notifications/initialized"})]
-    lines += [_line({"jsonrpc": "2.0", "id": i, "method": "prompts/get", "params": {"name": name}})
-              for i, name in enumerate(names, 1)]
-    messages, stderr, code = _stdio(script, lines)
-    by_id = {m["id"]: m for m in messages if "id" in m}
+    lines = [INIT, INITIALIZED]
+    lines += [stdio_line(legacy(i, "prompts/get", {"name": name})) for i, name in enumerate(names, 1)]
+    messages, stderr, code = exchange(lines, "stdio", "0", str(script[1]), command=(sys.executable, str(script[0])))
+    answered = by_id(messages)
     assert code == 0, stderr
     for i, name in enumerate(names[:-1], 1):
-        assert by_id[i]["error"]["code"] == -32603, (name, by_id.get(i))
-    assert by_id[len(names)]["result"]["messages"][0]["content"]["text"] == "Hello you"
+        assert answered[i]["error"]["code"] == -32603, (name, answered.get(i))
+    assert answered[len(names)]["result"]["messages"][0]["content"]["text"] == "Hello you"
     assert "never awaited" not in stderr
 
 
 def test_a_100_mb_stdio_line_gets_one_error(script: tuple[Path, Path]) -> None:
     huge = b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"' + b"a" * (100 * 1024 * 1024) + b'"}}\n'
-    messages, stderr, code = _stdio(script, [INIT, huge, _line({"jsonrpc": "2.0", "id": 2, "method": "ping"})])
+    messages, stderr, code = exchange([INIT, huge, stdio_line(legacy(2, "ping"))], "stdio", "0", str(script[1]),
+                                      command=(sys.executable, str(script[0])))
     errors = [m for m in messages if "error" in m]
     assert len(errors) == 1 and errors[0]["error"]["code"] == -32600, messages
     assert any(m.get("id") == 2 and m.get("result") == {} for m in messages)
@@ -250,15 +230,11 @@ def test_a_failed_render_is_logged_in_both_eras_on_both_transports(script: tuple
     assert len(http_log) == 2 and all("prompt 'divide'" in line for line in http_log), stderr.decode()
 
     get = {"name": "divide", "arguments": {"a": "0"}}
-    meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
-    lines = [INIT, _line({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-             _line({"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": get}),
-             _line({"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {**get, "_meta": meta}})]
-    done = subprocess.run([sys.executable, "-m", "promptdeck", "serve", str(script[1]), "--no-watch"],
-                          input=b"".join(lines), capture_output=True, timeout=120)
-    by_id = {m["id"]: m for m in map(json.loads, done.stdout.splitlines()) if "id" in m}
-    log = done.stderr.decode()
-    assert done.returncode == 0, log
-    assert by_id[1]["error"] == by_id[2]["error"] == {"code": -32603, "message": "Internal error"}
+    fewest = modern.request(2, "prompts/get", get, omit=[CLIENT_INFO_KEY])  # a modern request of the fewest fields
+    lines = [INIT, INITIALIZED, stdio_line(legacy(1, "prompts/get", get)), stdio_line(fewest)]
+    messages, log, code = exchange(lines, str(script[1]), "--no-watch")
+    answered = by_id(messages)
+    assert code == 0, log
+    assert answered[1]["error"] == answered[2]["error"] == {"code": -32603, "message": "Internal error"}
     for request in (1, 2):
         assert f"request {request} (prompts/get) failed: prompt 'divide': ZeroDivisionError" in log, log

@@ -20,7 +20,17 @@ from typing import Any
 import pytest
 
 from tests.support.libraries import BRIEF, BRIEF_ANSWER, BRIEF_RENDERED
-from tests.support.modern import Message, StdioPeer, error_code, get_prompt, initialize, legacy, notification
+from tests.support.modern import (
+    Message,
+    StdioPeer,
+    answer_to,
+    error_code,
+    get_prompt,
+    initialize,
+    legacy,
+    notification,
+    reply,
+)
 
 REVISION = "2025-11-25"
 ELICITS: dict[str, Any] = {"elicitation": {}}
@@ -60,8 +70,8 @@ def legacy_answer(peer: StdioPeer, prompt: str, given: dict[str, str], answer: o
     request_id = next(ids)
     peer.send(legacy(request_id, "prompts/get", {"name": prompt, "arguments": given}))
     question = peer.take(lambda m: m.get("method") == "elicitation/create")
-    peer.send({"jsonrpc": "2.0", "id": question["id"], "result": answer})
-    return peer.take(lambda m: "method" not in m and m.get("id") == request_id)
+    peer.send(reply(question, result=answer))
+    return peer.take(answer_to(request_id))
 
 
 def modern_answer(peer: StdioPeer, prompt: str, given: dict[str, str], answer: object) -> Message:

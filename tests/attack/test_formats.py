@@ -13,7 +13,6 @@ import resource
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -23,7 +22,9 @@ from promptdeck.prompts.spec import RenderContext
 from promptdeck.protocol.errors import InternalError
 from promptdeck.sources.files.native import Native, build
 from tests.support.files import load, prompts
+from tests.support.http_rpc import init
 from tests.support.http_server import http_server
+from tests.support.modern import legacy, stdio_line
 
 pytest.importorskip("dotpromptz")
 
@@ -89,13 +90,6 @@ def test_check_reports_format_bombs_at_their_file(tmp_path: Path) -> None:
     assert err.startswith(f"3 prompts ok; {len(LOAD_BOMBS)} problems in {len(LOAD_BOMBS)} files"), err
 
 
-def _rpc(id_: object, method: str, params: dict[str, Any] | None = None) -> bytes:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "method": method}
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message).encode() + b"\n"
-
-
 GO = "---\ninput:\n  schema:\n    go?: string\n---\n"
 RENDER_BOMBS = {
     # passes the check at load (nothing given), explodes when asked
@@ -112,11 +106,11 @@ def test_render_bombs_are_refused_and_stdio_serves_on(tmp_path: Path) -> None:
     fine = GO.replace("go?", "who?") + '{{log "not on stdout"}}{{json this indent=2}}\n'
     _write(tmp_path, {"padded.prompt": PADDED, "fine.prompt": fine, ".gemini/commands/deep.toml": DEEP_TOML})
     go = {"later": "yes", "markers": "<<<dotprompt:section" * 50_000, "padded": "x"}
-    requests = [_rpc(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                       "clientInfo": {"name": "a", "version": "1"}}),
-                b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n', _rpc("list", "prompts/list")]
-    requests += [_rpc(name, "prompts/get", {"name": name, "arguments": {"go": value}}) for name, value in go.items()]
-    requests.append(_rpc("fine", "prompts/get", {"name": "fine", "arguments": {"who": "Ada"}}))
+    requests = [stdio_line(init("2025-06-18")), b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n',
+                stdio_line(legacy("list", "prompts/list"))]
+    requests += [stdio_line(legacy(name, "prompts/get", {"name": name, "arguments": {"go": value}}))
+                 for name, value in go.items()]
+    requests.append(stdio_line(legacy("fine", "prompts/get", {"name": "fine", "arguments": {"who": "Ada"}})))
     done = _promptdeck("serve", str(tmp_path), "--no-watch", stdin=b"".join(requests))
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}  # every line is JSON-RPC

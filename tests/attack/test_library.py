@@ -12,13 +12,13 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 
 from tests.support.http_server import http_server
+from tests.support.resources import guarded_legacy
 
 SECRET = "s3cr3t-state-key-value"
 PEEK = "---\narguments:\n  - {name: f, type: path, required: true}\n---\n{{ read(f) }}\n"
@@ -63,12 +63,8 @@ def url(library: Path) -> Iterator[str]:
         del os.environ["PROMPTDECK_STATE_KEY_FOR_TEST"]
 
 
-def rpc(url: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    answer = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
-                        headers={"accept": "application/json, text/event-stream",
-                                 "mcp-protocol-version": "2025-06-18"}, timeout=30)
-    assert SECRET not in answer.text
-    return answer.json()  # type: ignore[no-any-return]
+#: One stateless 2025-06-18 request; its answer, which must not show the secret.
+rpc = partial(guarded_legacy, who={}, secret=SECRET)
 
 
 def test_only_prompt_files_inside_the_library_are_served(url: str) -> None:

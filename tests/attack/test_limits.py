@@ -12,7 +12,6 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, closing
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -20,11 +19,14 @@ import pytest
 
 from promptdeck.protocol.errors import InvalidParams
 from promptdeck.server.request_state import RequestStates, request_digest
+from tests.support.http_rpc import init, start_session
 from tests.support.http_server import http_server
-from tests.support.modern import headers_for, listen
+from tests.support.modern import batch, headers_for, listen
 
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 TOKENS = {"alice": "alice-token-0123456789abcdef", "bob": "bob-token-0123456789abcdefgh"}
+#: The revision of the sessions these tests open: the one that accepts batches.
+BATCHES = "2025-03-26"
 IDLE_SECONDS = 1800  # the default session idle time, which Retry-After must reflect
 BIG_TEXT = 120_000  # characters in the big prompt: 100 of its answers pass the 8 MiB batch limit
 
@@ -57,36 +59,12 @@ def auth(who: str) -> dict[str, str]:
     return {**ACCEPT, "authorization": f"Bearer {TOKENS[who]}"}
 
 
-def init(revision: str = "2025-03-26") -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": revision, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-
-
-def open_session(client: httpx.Client, url: str, who: str, revision: str = "2025-03-26") -> httpx.Response:
-    return client.post(url, json=init(revision), headers=auth(who))
-
-
-def session(client: httpx.Client, url: str, who: str) -> dict[str, str]:
-    """An initialized 2025-03-26 session (the revision that accepts batches); its request headers."""
-    opened = open_session(client, url, who)
-    assert opened.status_code == 200, opened.text
-    headers = {**auth(who), "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-03-26"}
-    note = client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    assert note.status_code == 202
-    return headers
-
-
-def batch(method: str, count: int, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    return [{"jsonrpc": "2.0", "id": n, "method": method, **({"params": params} if params else {})}
-            for n in range(count)]
-
-
 # -- 6. batches ------------------------------------------------------------------------------------
 
 
 def test_an_over_long_batch_is_refused_whole_and_the_server_serves_on(url: str) -> None:
     with httpx.Client(timeout=60) as client:
-        headers = session(client, url, "alice")
+        headers = start_session(client, url, BATCHES, headers=auth("alice"))
         refused = client.post(url, content=json.dumps(batch("prompts/list", 5000)), headers=headers)
         assert refused.status_code == 400
         error = refused.json()["error"]
@@ -101,7 +79,7 @@ def test_an_over_long_batch_is_refused_whole_and_the_server_serves_on(url: str) 
 @pytest.mark.parametrize("prompt", ["big", "big-jinja"])
 def test_a_batch_whose_answers_grow_too_large_is_cut_short_with_errors(url: str, prompt: str) -> None:
     with httpx.Client(timeout=60) as client:
-        headers = session(client, url, "alice")
+        headers = start_session(client, url, BATCHES, headers=auth("alice"))
         answer = client.post(url, json=batch("prompts/get", 100, {"name": prompt}), headers=headers)
         assert answer.status_code == 200
         assert len(answer.content) < 8 * 1024 * 1024 + 100 * 300  # the limit, plus a short error per request
@@ -127,7 +105,7 @@ def test_one_principal_filling_its_sessions_leaves_room_for_others_and_retry_aft
         opened: list[str] = []
         refusal = None
         for _ in range(1001):
-            answer = open_session(client, url, "alice", "2025-11-25")
+            answer = client.post(url, json=init(), headers=auth("alice"))
             if answer.status_code != 200:
                 refusal = answer
                 break
@@ -140,11 +118,11 @@ def test_one_principal_filling_its_sessions_leaves_room_for_others_and_retry_aft
         retry_after = int(refusal.headers["retry-after"])
         assert IDLE_SECONDS - elapsed - 2 <= retry_after <= IDLE_SECONDS + 1, (retry_after, elapsed)
         # Another principal is not locked out.
-        assert open_session(client, url, "bob").status_code == 200
+        assert client.post(url, json=init(BATCHES), headers=auth("bob")).status_code == 200
         # Ending one of alice's sessions makes room for her at once.
         ended = client.delete(url, headers={**auth("alice"), "mcp-session-id": opened[0]})
         assert ended.status_code == 200
-        assert open_session(client, url, "alice").status_code == 200
+        assert client.post(url, json=init(BATCHES), headers=auth("alice")).status_code == 200
 
 
 def test_when_all_principals_together_fill_the_total_the_refusal_is_503_with_a_true_retry_after(
@@ -157,11 +135,11 @@ def test_when_all_principals_together_fill_the_total_the_refusal_is_503_with_a_t
         first = time.monotonic()
         for name in names[:10]:  # ten principals with 100 sessions each: the total of 1,000
             headers = {**ACCEPT, "authorization": f"Bearer {name}-token-0123456789abcdef"}
-            statuses = [client.post(url, json=init(), headers=headers).status_code for _ in range(101)]
+            statuses = [client.post(url, json=init(BATCHES), headers=headers).status_code for _ in range(101)]
             assert statuses == [200] * 100 + [429], (name, statuses.count(200))
         elapsed = time.monotonic() - first
         last = {**ACCEPT, "authorization": f"Bearer {names[10]}-token-0123456789abcdef"}
-        full = client.post(url, json=init(), headers=last)
+        full = client.post(url, json=init(BATCHES), headers=last)
         assert full.status_code == 503, full.text
         assert full.json()["error"]["code"] == -32600
         # The first session of all expires first, IDLE_SECONDS after it was opened.
@@ -219,7 +197,7 @@ def test_one_principal_filling_its_streams_leaves_room_for_others(url: str) -> N
 
 def test_subscriptions_made_inside_sessions_count_against_the_same_caps(url: str) -> None:
     with httpx.Client(timeout=30) as client:
-        headers = session(client, url, "alice")
+        headers = start_session(client, url, BATCHES, headers=auth("alice"))
         listens = [listen(f"s{n}", promptsListChanged=True) for n in range(100)]
         assert client.post(url, json=listens, headers=headers).status_code == 202  # all 100 open, none answered
         more = client.post(url, json=[listen("one-more", promptsListChanged=True)], headers=headers)
@@ -229,7 +207,7 @@ def test_subscriptions_made_inside_sessions_count_against_the_same_caps(url: str
         bob, bob_status, _ = _open_listen(url, "bob", 0)
         with closing(bob):
             assert bob_status == 200
-        again = session(client, url, "alice")
+        again = start_session(client, url, BATCHES, headers=auth("alice"))
         assert client.post(url, json=listens[:1], headers=again).status_code == 202
 
 

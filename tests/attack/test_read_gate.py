@@ -23,7 +23,9 @@ import httpx
 import pytest
 
 from tests.support.files import write
+from tests.support.http_rpc import init, post_legacy
 from tests.support.http_server import http_server, promptdeck_http
+from tests.support.modern import by_id, exchange, legacy, notification, stdio_line
 
 SECRET = "s3cr3t-gate-value"
 PNG = b"\x89PNG\r\n\x1a\n" + SECRET.encode()
@@ -72,8 +74,7 @@ def requests() -> list[dict[str, Any]]:
     lines: list[dict[str, Any]] = []
 
     def add(method: str, params: dict[str, Any], refused: bool) -> None:
-        lines.append({"jsonrpc": "2.0", "id": 2 * len(lines) + (1 if refused else 2), "method": method,
-                      "params": params})
+        lines.append(legacy(2 * len(lines) + (1 if refused else 2), method, params))
 
     for name, (_, bad, good) in PATHS.items():
         for value in bad:
@@ -87,14 +88,11 @@ def requests() -> list[dict[str, Any]]:
 
 
 def serve(*options: str, lines: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
-    start = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
-    done = subprocess.run([sys.executable, "-m", "promptdeck", "serve", *options, "--no-watch"],
-                          input="".join(json.dumps(line) + "\n" for line in start + lines), capture_output=True,
-                          text=True, timeout=120)
-    assert SECRET not in done.stdout, done.stdout
-    return {m["id"]: m for m in map(json.loads, done.stdout.splitlines()) if "id" in m}
+    """A 2025-11-25 stdio session sent ``lines``; its answers by id, none of which shows the secret."""
+    start = [init(), notification("notifications/initialized")]
+    messages, _, _ = exchange([stdio_line(m) for m in start + lines], *options, "--no-watch")
+    assert SECRET not in json.dumps(messages), messages
+    return by_id(messages)
 
 
 def assert_gated(answers: dict[int, dict[str, Any]], lines: list[dict[str, Any]]) -> None:
@@ -170,9 +168,7 @@ def url(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
 
 
 def http(url: str, method: str, params: dict[str, Any], who: dict[str, str]) -> dict[str, Any]:
-    answer = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
-                        headers={"accept": "application/json, text/event-stream",
-                                 "mcp-protocol-version": "2025-06-18", **who}, timeout=30)
+    answer = post_legacy(url, method, params, revision="2025-06-18", headers=who, timeout=30)
     assert who is CAROL or SECRET not in answer.text
     return answer.json()  # type: ignore[no-any-return]
 

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,7 @@ from promptdeck.sources.files import paths
 from promptdeck.sources.files import resources as file_resources
 from tests.support.http_server import http_server
 from tests.support.modern import headers_for, request
-from tests.support.resources import BOB, CAROL, TOKENS
-from tests.support.schema import schema_available, validate_message
+from tests.support.resources import BOB, CAROL, TOKENS, guarded_legacy, guarded_modern
 
 SECRET = "s3cr3t-resource-value"
 PAY = "payroll-figures-for-hr"
@@ -84,41 +84,25 @@ def not_found(uri: str) -> dict[str, Any]:
     return {"code": -32602, "message": f"Resource not found: {uri!r}", "data": {"uri": uri}}
 
 
-def legacy_read(url: str, uri: str, who: dict[str, str]) -> dict[str, Any]:
-    answer = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}},
-                        headers={"accept": "application/json, text/event-stream",
-                                 "mcp-protocol-version": "2025-06-18", **who}, timeout=30)
-    assert SECRET not in answer.text
-    message: dict[str, Any] = answer.json()
-    if schema_available("2025-06-18"):
-        validate_message("2025-06-18", message, "resources/read")
-    return message
-
-
-def modern_read(url: str, uri: str, who: dict[str, str]) -> tuple[int, dict[str, Any]]:
-    message = request(1, "resources/read", {"uri": uri})
-    answer = httpx.post(url, json=message, headers={**headers_for(message), **who}, timeout=30)
-    assert SECRET not in answer.text
-    body: dict[str, Any] = answer.json()
-    if schema_available("2026-07-28"):
-        validate_message("2026-07-28", body, "resources/read")
-    return answer.status_code, body
+legacy = partial(guarded_legacy, secret=SECRET)
+modern = partial(guarded_modern, secret=SECRET)
 
 
 @pytest.mark.parametrize("uri", REFUSED)
 def test_every_refusal_answers_as_an_unknown_uri(url: str, uri: str) -> None:
-    assert legacy_read(url, uri, BOB)["error"] == not_found(uri)
-    status, body = modern_read(url, uri, BOB)
+    assert legacy(url, "resources/read", {"uri": uri}, BOB)["error"] == not_found(uri)
+    status, body = modern(url, "resources/read", {"uri": uri}, BOB)
     assert (status, body["error"]) == (200, not_found(uri))
 
 
 def test_what_may_be_read_is_read(url: str) -> None:
-    assert legacy_read(url, U + "_material/notes.txt", BOB)["result"]["contents"] == [
+    notes, salaries = {"uri": U + "_material/notes.txt"}, {"uri": U + "_hr/salaries.csv"}
+    assert legacy(url, "resources/read", notes, BOB)["result"]["contents"] == [
         {"uri": U + "_material/notes.txt", "mimeType": "text/plain", "text": "material notes\n"}]
     # The scoped prompt's file is readable by who may see that prompt, and by nobody else.
-    assert legacy_read(url, U + "_hr/salaries.csv", CAROL)["result"]["contents"][0]["text"] == f"{PAY}\n"
-    assert legacy_read(url, U + "_hr/salaries.csv", BOB)["error"] == not_found(U + "_hr/salaries.csv")
-    status, body = modern_read(url, U + "_hr/salaries.csv", CAROL)
+    assert legacy(url, "resources/read", salaries, CAROL)["result"]["contents"][0]["text"] == f"{PAY}\n"
+    assert legacy(url, "resources/read", salaries, BOB)["error"] == not_found(U + "_hr/salaries.csv")
+    status, body = modern(url, "resources/read", salaries, CAROL)
     assert status == 200 and body["result"]["cacheScope"] == "private"
 
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from promptdeck.sources.files import paths
 from promptdeck.sources.files import skills as file_skills
 from tests.support.http_server import http_server
 from tests.support.modern import headers_for, request
-from tests.support.resources import BOB, CAROL, TOKENS  # bob holds no scope, carol hr
+from tests.support.resources import BOB, CAROL, TOKENS, guarded_legacy, guarded_modern  # bob: no scope, carol: hr
 from tests.support.schema import schema_available, validate_message
 from tests.support.skills_schema import METHODS, validate_skills_message
 
@@ -96,30 +97,15 @@ def unknown(kind: str, uri: str) -> dict[str, Any]:
 KINDS = {"skills/get": "Skill", "resources/read": "Resource", "resources/directory/read": "Directory"}
 
 
-def legacy(url: str, method: str, params: dict[str, Any], who: dict[str, str]) -> dict[str, Any]:
-    answer = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
-                        headers={"accept": "application/json, text/event-stream", "mcp-protocol-version": LEGACY,
-                                 **who}, timeout=30)
-    assert SECRET not in answer.text
-    message: dict[str, Any] = answer.json()
-    validated(LEGACY, message, method)
-    return message
-
-
-def modern(url: str, method: str, params: dict[str, Any], who: dict[str, str]) -> tuple[int, dict[str, Any]]:
-    message = request(1, method, params)
-    answer = httpx.post(url, json=message, headers={**headers_for(message), **who}, timeout=30)
-    assert SECRET not in answer.text
-    body: dict[str, Any] = answer.json()
-    validated("2026-07-28", body, method)
-    return answer.status_code, body
-
-
 def validated(revision: str, message: dict[str, Any], method: str) -> None:
     if method in METHODS:
         validate_skills_message(revision, message, method)
     elif schema_available(revision):
         validate_message(revision, message, method)
+
+
+legacy = partial(guarded_legacy, secret=SECRET, check=validated, revision=LEGACY)
+modern = partial(guarded_modern, secret=SECRET, check=validated)
 
 
 @pytest.mark.parametrize("method", sorted(KINDS))

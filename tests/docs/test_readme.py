@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.modern import stdio_line
 from tests.support.paths import REPO
 
 README = REPO / "README.md"
@@ -24,10 +25,6 @@ def _python_example() -> str:
     return found.group(1)
 
 
-def _line(obj: dict[str, object]) -> bytes:
-    return json.dumps(obj).encode() + b"\n"
-
-
 def test_the_python_example_serves_from_any_folder(tmp_path: Path) -> None:
     (tmp_path / "server.py").write_text(_python_example())
     requests: list[dict[str, object]] = [
@@ -40,7 +37,7 @@ def test_the_python_example_serves_from_any_folder(tmp_path: Path) -> None:
         {"jsonrpc": "2.0", "id": 3, "method": "completion/complete", "params": {
             "ref": {"type": "ref/prompt", "name": "handover"}, "argument": {"name": "team", "value": "p"}}},
     ]
-    done = subprocess.run([sys.executable, "server.py"], cwd=tmp_path, input=b"".join(map(_line, requests)),
+    done = subprocess.run([sys.executable, "server.py"], cwd=tmp_path, input=b"".join(map(stdio_line, requests)),
                           capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
     answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}

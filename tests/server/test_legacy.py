@@ -14,6 +14,7 @@ from promptdeck.protocol.lifecycle import State
 from promptdeck.server.legacy import LegacySession
 from promptdeck.server.local import LocalClient
 from promptdeck.server.outcome import Answer, Pending, assemble
+from tests.support.modern import legacy, notification
 
 
 def make_server() -> PromptServer:
@@ -34,18 +35,13 @@ def make_server() -> PromptServer:
     return server
 
 
-def call(session: LegacySession, line: str, related: list[bytes] | None = None) -> Any:
+def call(session: LegacySession, frame: str | object, related: list[bytes] | None = None) -> Any:
+    """The answer to one frame: its text as it is, or a message (or a batch of them) sent as JSON."""
     sink = related if related is not None else []
-    response = assemble(session.handle_bytes(line.encode(), sink.append))
+    text = frame if isinstance(frame, str) else json.dumps(frame)
+    response = assemble(session.handle_bytes(text.encode(), sink.append))
     assert response is None or isinstance(response, Answer)
     return None if response is None else json.loads(response.data)
-
-
-def req(id: int, method: str, params: dict[str, Any] | None = None) -> str:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message)
 
 
 INIT = {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
@@ -53,15 +49,15 @@ INIT = {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"nam
 
 def test_requests_before_initialize_get_an_error_but_ping_works() -> None:
     session = LegacySession(make_server(), lambda _: None)
-    refused = call(session, req(1, "prompts/list"))
+    refused = call(session, legacy(1, "prompts/list"))
     assert refused["error"]["code"] == -32600 and "initialize" in refused["error"]["message"]
-    assert call(session, req(2, "ping")) == {"jsonrpc": "2.0", "id": 2, "result": {}}
-    answer = call(session, req(3, "initialize", INIT))
+    assert call(session, legacy(2, "ping")) == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    answer = call(session, legacy(3, "initialize", INIT))
     assert answer["result"]["protocolVersion"] == "2025-03-26"
     assert session.lifecycle.state is State.INITIALIZING
     call(session, '{"jsonrpc":"2.0","method":"notifications/initialized"}')
     assert session.lifecycle.state.value == "ready"
-    again = call(session, req(4, "initialize", INIT))
+    again = call(session, legacy(4, "initialize", INIT))
     assert again["error"]["code"] == -32600
 
 
@@ -73,22 +69,22 @@ def test_unknown_version_gets_the_newest() -> None:
 def test_batches_only_in_2025_03_26() -> None:
     server = make_server()
     session = LegacySession(server, lambda _: None)
-    call(session, req(1, "initialize", INIT))
-    answers = call(session, "[" + req(2, "ping") + "," + req(3, "prompts/get", {"name": "nope"}) + ","
-                   + '{"jsonrpc":"2.0","method":"notifications/initialized"}]')
+    call(session, legacy(1, "initialize", INIT))
+    answers = call(session, [legacy(2, "ping"), legacy(3, "prompts/get", {"name": "nope"}),
+                                   notification("notifications/initialized")])
     assert [a["id"] for a in answers] == [2, 3]
     assert answers[1]["error"]["code"] == -32602
     assert call(session, "[]")["error"]["code"] == -32600
     modern = LegacySession(server, lambda _: None)
-    call(modern, req(1, "initialize", dict(INIT, protocolVersion="2025-06-18")))
-    refused = call(modern, "[" + req(2, "ping") + "]")
+    call(modern, legacy(1, "initialize", dict(INIT, protocolVersion="2025-06-18")))
+    refused = call(modern, [legacy(2, "ping")])
     assert refused["error"]["code"] == -32600 and refused["id"] is None
 
 
 def test_initialize_inside_a_batch_is_refused() -> None:
     session = LegacySession(make_server(), lambda _: None)
-    call(session, req(1, "initialize", INIT))
-    refused = call(session, "[" + req(2, "initialize", INIT) + "]")
+    call(session, legacy(1, "initialize", INIT))
+    refused = call(session, [legacy(2, "initialize", INIT)])
     assert refused["error"]["code"] == -32600
 
 
@@ -112,9 +108,9 @@ def test_progress_has_no_message_in_2024_11_05() -> None:
 def test_cancelled_request_gets_no_response() -> None:
     async def run() -> None:
         session = LegacySession(make_server(), lambda _: None)
-        call(session, req(1, "initialize", INIT))
-        pending = session.handle_bytes(req(2, "prompts/get", {"name": "slow", "arguments": {"seconds": "30"}})
-                                       .encode(), lambda _: None)
+        call(session, legacy(1, "initialize", INIT))
+        slow = legacy(2, "prompts/get", {"name": "slow", "arguments": {"seconds": "30"}})
+        pending = session.handle_bytes(json.dumps(slow).encode(), lambda _: None)
         assert isinstance(pending, Pending)
         task = asyncio.ensure_future(pending)
         await asyncio.sleep(0.01)
@@ -129,11 +125,11 @@ def test_cancelled_request_gets_no_response() -> None:
 def test_log_level_controls_log_notifications() -> None:
     sent: list[bytes] = []
     session = LegacySession(make_server(), sent.append)
-    call(session, req(1, "initialize", INIT))
+    call(session, legacy(1, "initialize", INIT))
     session.log_to_client(30, "promptdeck.files", "not asked for yet")
     assert sent == []
-    assert call(session, req(2, "logging/setLevel", {"level": "loud"}))["error"]["code"] == -32602
-    assert call(session, req(3, "logging/setLevel", {"level": "warning"}))["result"] == {}
+    assert call(session, legacy(2, "logging/setLevel", {"level": "loud"}))["error"]["code"] == -32602
+    assert call(session, legacy(3, "logging/setLevel", {"level": "warning"}))["result"] == {}
     session.log_to_client(20, "promptdeck.files", "info is below warning")
     session.log_to_client(40, "promptdeck.files", "broken file")
     notes = [json.loads(s) for s in sent]
@@ -145,7 +141,7 @@ def test_list_changed_reaches_initialized_sessions_only_when_the_list_changes() 
     server = make_server()
     sent: list[bytes] = []
     session = LegacySession(server, sent.append)
-    call(session, req(1, "initialize", INIT))
+    call(session, legacy(1, "initialize", INIT))
     assert server.refresh() is False and sent == []
 
     @server.prompt()

@@ -32,12 +32,11 @@ from promptdeck.protocol.revisions import META_VERSION as VERSION_KEY
 from promptdeck.server.modern import META_CAPABILITIES as CAPABILITIES_KEY
 from promptdeck.server.modern import META_LOG_LEVEL as LOG_LEVEL_KEY
 from promptdeck.server.modern import META_SUBSCRIPTION as SUBSCRIPTION_KEY
-from tests.support.http_rpc import serve
+from tests.support.http_rpc import serve, start_session
 from tests.support.http_server import http_server
 from tests.support.libraries import BRIEF, BRIEF_ANSWER
 from tests.support.listeners import subscriptions
 from tests.support.modern import (
-    BOTH,
     DEADLINE,
     ELICITS,
     MODERN_ONLY,
@@ -445,18 +444,6 @@ def test_stdio_legacy_session_and_modern_requests_stay_apart(tmp_path: Path) -> 
         assert "params" not in plain[0]
 
 
-def start_legacy_session(client: httpx.Client, url: str) -> dict[str, str]:
-    """Initialize a 2025-11-25 session over HTTP; the headers its later requests carry."""
-    answer = client.post(url, json=initialize(0, capabilities=ELICITS),
-                         headers={"accept": BOTH, "content-type": "application/json"})
-    [init] = answers(answer)
-    check_legacy(init, "2025-11-25", "initialize")
-    headers = {"accept": BOTH, "content-type": "application/json", "mcp-protocol-version": "2025-11-25",
-               "mcp-session-id": answer.headers["mcp-session-id"]}
-    assert client.post(url, json=notification("notifications/initialized"), headers=headers).status_code == 202
-    return headers
-
-
 def legacy_call(client: httpx.Client, url: str, headers: dict[str, str], message: Message) -> Message:
     response = client.post(url, json=message, headers=headers)
     assert response.status_code == 200, response.text
@@ -467,7 +454,7 @@ def legacy_call(client: httpx.Client, url: str, headers: dict[str, str], message
 
 def test_http_get_and_delete_in_2026_are_405_while_a_legacy_session_keeps_working(http_url: str) -> None:
     with httpx.Client(timeout=DEADLINE) as client:
-        session = start_legacy_session(client, http_url)
+        session = start_session(client, http_url, "2025-11-25", ELICITS)
         modern = {**session, "mcp-protocol-version": REVISION}
         for method in ("GET", "DELETE"):
             refused = client.request(method, http_url, headers=modern)

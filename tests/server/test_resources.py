@@ -12,10 +12,9 @@ import pytest
 from promptdeck import PromptServer
 from promptdeck.protocol import jsonrpc
 from promptdeck.server.legacy import LegacySession
-from promptdeck.server.outcome import Answer
 from promptdeck.server.resources import MAX_SUBSCRIBED
 from tests.support.modern import REVISION, request
-from tests.support.resources import LEGACY, Client
+from tests.support.resources import LEGACY, Client, modern_answer
 from tests.support.schema import schema_available, validate_message
 
 GUIDE = "promptdeck:///_material/guide.txt"
@@ -117,32 +116,20 @@ def test_a_changed_file_reaches_its_subscriber_and_a_new_one_the_list(library: P
     assert client.heard() == []
 
 
-def modern(session: LegacySession, method: str, params: dict[str, Any] | None = None,
-           scopes: frozenset[str] | None = None, sink: list[bytes] | None = None) -> dict[str, Any]:
-    message = request(1, method, params)
-    session.scopes = scopes
-    outcome = session.handle(jsonrpc.decode(json.dumps(message).encode()), (sink or []).append)  # type: ignore[arg-type]
-    assert isinstance(outcome, Answer)
-    answer: dict[str, Any] = json.loads(outcome.data)
-    if schema_available(REVISION):
-        validate_message(REVISION, answer, method)
-    return answer
-
-
 def test_2026_results_carry_their_cache_hints(library: Path) -> None:
     server = served(library, list_ttl_ms=5_000)
     session = LegacySession(server, lambda _: None)
-    discover = modern(session, "server/discover")["result"]
+    discover = modern_answer(session, "server/discover")["result"]
     assert discover["capabilities"]["resources"] == {"subscribe": True, "listChanged": True}
-    listed = modern(session, "resources/list")["result"]
-    read = modern(session, "resources/read", {"uri": GUIDE})["result"]
-    templates = modern(session, "resources/templates/list")["result"]
+    listed = modern_answer(session, "resources/list")["result"]
+    read = modern_answer(session, "resources/read", {"uri": GUIDE})["result"]
+    templates = modern_answer(session, "resources/templates/list")["result"]
     for result in (listed, read, templates):
         assert (result["resultType"], result["ttlMs"], result["cacheScope"]) == ("complete", 5_000, "private")
     assert read["contents"][0]["text"] == "the guide\n"
-    assert modern(session, "resources/read", {"uri": PAY}, frozenset())["error"]["data"] == {"uri": PAY}
+    assert modern_answer(session, "resources/read", {"uri": PAY}, frozenset())["error"]["data"] == {"uri": PAY}
     # 2026-07-28 subscribes on subscriptions/listen (resourceSubscriptions): there is no resources/subscribe
-    assert modern(session, "resources/subscribe", {"uri": GUIDE})["error"]["code"] == -32601
+    assert modern_answer(session, "resources/subscribe", {"uri": GUIDE})["error"]["code"] == -32601
 
 
 def test_2026_listen_follows_resources_and_tags_what_it_sends(library: Path) -> None:
@@ -186,6 +173,7 @@ def test_text_resources_go_as_text_and_say_so(library: Path) -> None:
     assert [m["content"]["type"] for m in plain["messages"]] == ["resource", "resource_link"]
     assert "_meta" not in plain
     session = LegacySession(served(library, text_resources=True), lambda _: None)
-    got = modern(session, "prompts/get", {"name": "guide", "arguments": {"file": "_material/notes.txt"}})["result"]
+    get = {"name": "guide", "arguments": {"file": "_material/notes.txt"}}
+    got = modern_answer(session, "prompts/get", get)["result"]
     assert got["_meta"]["promptdeck.dev/textResources"] == 2
     assert "io.modelcontextprotocol/serverInfo" in got["_meta"]

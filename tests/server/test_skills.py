@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,9 @@ from promptdeck import PromptServer
 from promptdeck.prompts import skill_catalog
 from promptdeck.protocol import jsonrpc
 from promptdeck.server.legacy import LegacySession
-from promptdeck.server.outcome import Answer
 from tests.support.cli import pd
 from tests.support.modern import REVISION, request
-from tests.support.resources import LEGACY, Client
+from tests.support.resources import LEGACY, Client, modern_answer, skills_checked
 from tests.support.schema import schema_available, validate_message
 from tests.support.skills_schema import EXTENSION, check_capabilities, validate_skills_message
 
@@ -82,18 +82,8 @@ class Skills(Client):
         return message
 
 
-def modern(session: LegacySession, method: str, params: dict[str, Any] | None = None,
-           scopes: frozenset[str] | None = None) -> dict[str, Any]:
-    message = request(1, method, params)
-    session.scopes = scopes
-    outcome = session.handle(jsonrpc.decode(json.dumps(message).encode()), lambda _: None)  # type: ignore[arg-type]
-    assert isinstance(outcome, Answer)
-    answer: dict[str, Any] = json.loads(outcome.data)
-    if method in SKILLS:
-        validate_skills_message(REVISION, answer, method)
-    elif schema_available(REVISION):
-        validate_message(REVISION, answer, method)
-    return answer
+#: A 2026-07-28 request handled in memory, its answer checked against the skills SEP or the official schema.
+modern = partial(modern_answer, check=skills_checked)
 
 
 def listed(client: Skills) -> list[dict[str, Any]]:

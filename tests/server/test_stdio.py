@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -13,36 +11,20 @@ from typing import Any
 
 from promptdeck import PromptServer, RenderContext
 from promptdeck.server.stdio import StdioConnection, _Output
+from tests.support.http_rpc import init
 from tests.support.libraries import EXAMPLES
+from tests.support.modern import exchange, legacy, notification, stdio_line
 
-
-def run_server(lines: list[bytes], *args: str, timeout: float = 30) -> tuple[list[Any], str, int]:
-    """Feed lines, close stdin, and collect (messages from stdout, stderr, exit code)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "promptdeck", "serve", *args],
-        input=b"".join(lines), capture_output=True, timeout=timeout,
-    )
-    messages = [json.loads(line) for line in proc.stdout.splitlines()]
-    return messages, proc.stderr.decode(), proc.returncode
-
-
-def msg(obj: dict[str, Any]) -> bytes:
-    return json.dumps(obj).encode() + b"\n"
-
-
-CLIENT = {"name": "t", "version": "1"}
-INIT = msg({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": CLIENT}})
-INITIALIZED = msg({"jsonrpc": "2.0", "method": "notifications/initialized"})
+INIT = stdio_line(init("2025-03-26"))
+INITIALIZED = stdio_line(notification("notifications/initialized"))
 
 
 def test_stdout_carries_only_json_rpc_and_garbage_is_answered() -> None:
     lines = [INIT, INITIALIZED, b"this is not json\n", b"\n", b'{"jsonrpc":"2.0","id":1}\n',
              b'{"jsonrpc":"1.0","id":2,"method":"ping"}\n', b'{"jsonrpc":"2.0","id":3,"method":"ping"}\n',
              b'{"jsonrpc":"2.0","id":null,"method":"ping"}\n', b"\xff\xfe\n",
-             msg({"jsonrpc": "2.0", "id": 4, "method": "prompts/get", "params": {"name": "summarize",
-                                                                             "arguments": {"text": "hi"}}})]
-    messages, _stderr, code = run_server(lines, str(EXAMPLES), "--no-watch")
+             stdio_line(legacy(4, "prompts/get", {"name": "summarize", "arguments": {"text": "hi"}}))]
+    messages, _stderr, code = exchange(lines, str(EXAMPLES), "--no-watch")
     assert code == 0
     assert [m.get("id") for m in messages] == [0, None, 1, 2, 3, None, None, 4]
     assert messages[1]["error"]["code"] == -32700
@@ -55,17 +37,16 @@ def test_stdout_carries_only_json_rpc_and_garbage_is_answered() -> None:
 
 
 def test_batch_in_a_2025_03_26_session_over_stdio() -> None:
-    batch = b"[" + msg({"jsonrpc": "2.0", "id": 1, "method": "ping"}).strip() + b"," + \
-        msg({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"}).strip() + b"]\n"
-    messages, _, _ = run_server([INIT, INITIALIZED, batch], str(EXAMPLES), "--no-watch")
+    batch = b"[" + stdio_line(legacy(1, "ping")).strip() + b"," + stdio_line(legacy(2, "prompts/list")).strip() + b"]\n"
+    messages, _, _ = exchange([INIT, INITIALIZED, batch], str(EXAMPLES), "--no-watch")
     assert isinstance(messages[1], list)
     assert {m["id"] for m in messages[1]} == {1, 2}
 
 
 def test_pipelined_requests_all_answered_in_order() -> None:
-    gets = [msg({"jsonrpc": "2.0", "id": i, "method": "prompts/get",
-                 "params": {"name": "summarize", "arguments": {"text": f"n{i}"}}}) for i in range(1, 501)]
-    messages, _, code = run_server([INIT, INITIALIZED, *gets], str(EXAMPLES), "--no-watch")
+    gets = [stdio_line(legacy(i, "prompts/get", {"name": "summarize", "arguments": {"text": f"n{i}"}}))
+            for i in range(1, 501)]
+    messages, _, code = exchange([INIT, INITIALIZED, *gets], str(EXAMPLES), "--no-watch")
     assert code == 0
     assert [m["id"] for m in messages] == list(range(0, 501))
     assert all("result" in m for m in messages)
@@ -73,14 +54,14 @@ def test_pipelined_requests_all_answered_in_order() -> None:
 
 def test_oversized_line_is_refused_and_serving_continues(monkeypatch: Any) -> None:
     huge = b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"' + b"x" * (17 * 1024 * 1024) + b'"}}\n'
-    ping = msg({"jsonrpc": "2.0", "id": 10, "method": "ping"})
-    messages, _, _ = run_server([INIT, INITIALIZED, huge, ping], str(EXAMPLES), "--no-watch", timeout=60)
+    ping = stdio_line(legacy(10, "ping"))
+    messages, _, _ = exchange([INIT, INITIALIZED, huge, ping], str(EXAMPLES), "--no-watch", timeout=60)
     assert messages[1]["error"]["code"] == -32600 and "longer than" in messages[1]["error"]["message"]
     assert messages[-1] == {"jsonrpc": "2.0", "id": 10, "result": {}}
 
 
 def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
-    messages, stderr, code = run_server([], str(tmp_path / "nowhere"))
+    messages, stderr, code = exchange([], str(tmp_path / "nowhere"))
     assert code != 0 and messages == []
     assert "nowhere" in stderr
 
@@ -88,8 +69,8 @@ def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
 def test_bad_file_is_logged_and_the_rest_is_served(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("Hello\n")
     (tmp_path / "bad.md").write_text("---\narguments: 5\n---\nx\n")
-    listing = msg({"jsonrpc": "2.0", "id": 1, "method": "prompts/list"})
-    messages, stderr, code = run_server([INIT, INITIALIZED, listing], str(tmp_path), "--no-watch")
+    listing = stdio_line(legacy(1, "prompts/list"))
+    messages, stderr, code = exchange([INIT, INITIALIZED, listing], str(tmp_path), "--no-watch")
     assert code == 0
     assert [p["name"] for p in messages[1]["result"]["prompts"]] == ["good"]
     assert "bad.md:2: arguments must be a list" in stderr
@@ -98,13 +79,11 @@ def test_bad_file_is_logged_and_the_rest_is_served(tmp_path: Path) -> None:
 def test_an_unknown_prompt_name_gets_did_you_mean_in_its_error() -> None:
     """prompts/get and completion/complete name close prompts in the -32602's message and data; over the
     tools (--tools), tools/call does too."""
-    get = msg({"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "sumarize"}})
-    complete = msg({"jsonrpc": "2.0", "id": 2, "method": "completion/complete",
-                    "params": {"ref": {"type": "ref/prompt", "name": "code_review"},
-                               "argument": {"name": "focus", "value": ""}}})
-    call = msg({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                "params": {"name": "get_prompt", "arguments": {"name": "Summarise"}}})
-    messages, _stderr, code = run_server([INIT, INITIALIZED, get, complete, call], str(EXAMPLES), "--no-watch",
+    get = stdio_line(legacy(1, "prompts/get", {"name": "sumarize"}))
+    complete = stdio_line(legacy(2, "completion/complete", {"ref": {"type": "ref/prompt", "name": "code_review"},
+                                                            "argument": {"name": "focus", "value": ""}}))
+    call = stdio_line(legacy(3, "tools/call", {"name": "get_prompt", "arguments": {"name": "Summarise"}}))
+    messages, _stderr, code = exchange([INIT, INITIALIZED, get, complete, call], str(EXAMPLES), "--no-watch",
                                          "--tools", "--tools-per-prompt", "0")
     assert code == 0
     got, completed, called = messages[1:]
@@ -130,7 +109,7 @@ def test_a_related_message_sent_after_its_frame_was_answered_sends_that_frame_on
     connection.feed(INIT)
     get = {"jsonrpc": "2.0", "id": 2, "method": "prompts/get",
            "params": {"name": "slow", "_meta": {"progressToken": 7}}}
-    connection.feed(msg({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + msg(get))
+    connection.feed(stdio_line(legacy(1, "ping")) + stdio_line(get))
     connection.finish()
     loop = connection.runner.loop
     assert loop is not None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -16,7 +16,7 @@ import httpx
 from promptdeck import PromptServer, RenderContext
 from promptdeck.server.http import runner as served
 from promptdeck.server.http.app import create_app
-from tests.support.modern import legacy, notification
+from tests.support.modern import check_legacy, legacy, notification
 
 BOTH = "application/json, text/event-stream"
 POST_HEADERS = {"accept": BOTH, "content-type": "application/json"}
@@ -105,16 +105,37 @@ def messages_of(response: httpx.Response) -> list[Any]:
     return [json.loads(e["data"]) for e in sse_events(response.text) if e.get("data", "").strip()]
 
 
+def succeeded(response: httpx.Response) -> dict[str, Any]:
+    """The one message of a POST answer (JSON or SSE) that must be a success: HTTP 200 and a ``result``."""
+    assert response.status_code == 200, response.text
+    [message] = messages_of(response)
+    assert "result" in message, message
+    answer: dict[str, Any] = message
+    return answer
+
+
 def start_session(client: httpx.Client, url: str, revision: str = "2025-11-25",
-                  capabilities: dict[str, Any] | None = None) -> dict[str, str]:
-    """Initialize, send initialized, and return the headers every later request carries."""
-    answer = client.post(url, json=init(revision, capabilities), headers=POST_HEADERS)
+                  capabilities: dict[str, Any] | None = None, *,
+                  headers: Mapping[str, str] | None = None, answered_as: str | None = None) -> dict[str, str]:
+    """Initialize, send initialized, and return the headers every later request carries.
+
+    ``headers`` (an ``authorization``, say) go on every request, these two and the later ones; ``answered_as``
+    is the content type the initialize answer must have. The answer is checked against its revision; the session
+    id must be one a client cannot guess (32 characters or more) and, as the spec requires, visible ASCII.
+    """
+    sent = {**POST_HEADERS, **(headers or {})}
+    answer = client.post(url, json=init(revision, capabilities), headers=sent)
     assert answer.status_code == 200, answer.text
+    if answered_as is not None:
+        assert answer.headers["content-type"] == answered_as, answer.headers
     [result] = messages_of(answer)
+    check_legacy(result, revision, "initialize")
     assert result["result"]["protocolVersion"] == revision
-    headers = {**POST_HEADERS, "mcp-session-id": answer.headers["mcp-session-id"],
-               "mcp-protocol-version": revision}
-    assert client.post(url, json=rpc("notifications/initialized", id=None), headers=headers).status_code == 202
+    session = answer.headers["mcp-session-id"]
+    assert len(session) >= 32 and all(0x21 <= ord(c) <= 0x7E for c in session), session
+    headers = {**sent, "mcp-session-id": session, "mcp-protocol-version": revision}
+    note = client.post(url, json=rpc("notifications/initialized", id=None), headers=headers)
+    assert note.status_code == 202 and note.content == b"", note
     return headers
 
 
@@ -167,9 +188,13 @@ class _Listener:
         return [e for e in self.events if e.get("data", "").strip()]
 
 
+def post_legacy(url: str, method: str, params: Mapping[str, Any] | None = None, *, revision: str = "2025-11-25",
+                headers: Mapping[str, str] | None = None, timeout: float = 10) -> httpx.Response:
+    """One legacy request (id 1) POSTed outside any session, as ``revision`` sends it, with ``headers`` added."""
+    sent = {"accept": BOTH, "mcp-protocol-version": revision, **(headers or {})}
+    return httpx.post(url, json=legacy(1, method, params), headers=sent, timeout=timeout)
+
+
 def post_as(url: str, token: str | None, method: str, params: dict[str, Any] | None = None) -> httpx.Response:
     """One stateless 2025-11-25 request (id 1) with ``token`` as its bearer token (none if None)."""
-    headers = {"accept": BOTH, "mcp-protocol-version": "2025-11-25"}
-    if token is not None:
-        headers["authorization"] = f"Bearer {token}"
-    return httpx.post(url, json=legacy(1, method, params), headers=headers, timeout=10)
+    return post_legacy(url, method, params, headers={} if token is None else {"authorization": f"Bearer {token}"})

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,7 @@ def request(request_id: int | str, method: str, params: Mapping[str, Any] | None
 
 
 def legacy(request_id: int | str, method: str, params: Mapping[str, Any] | None = None) -> Message:
+    """A request with exactly ``params`` (no ``_meta`` added): a legacy one, or a modern one spelled out by hand."""
     message: Message = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
         message["params"] = dict(params)
@@ -88,6 +89,21 @@ def notification(method: str, params: Mapping[str, Any] | None = None) -> Messag
     return message
 
 
+def reply(question: Mapping[str, Any], **body: Any) -> Message:
+    """The client's response to a request the server sent (``result=...`` or ``error=...``), under its id."""
+    return {"jsonrpc": "2.0", "id": question["id"], **body}
+
+
+def batch(method: str, count: int, params: Mapping[str, Any] | None = None) -> list[Message]:
+    """A JSON-RPC batch of ``count`` legacy ``method`` requests, ids 0 to count - 1 in order."""
+    return [legacy(n, method, params) for n in range(count)]
+
+
+def stdio_line(message: object) -> bytes:
+    """A message (or a batch, or any JSON value) framed as stdio carries it: its JSON and a newline."""
+    return json.dumps(message).encode() + b"\n"
+
+
 def get_prompt(request_id: int | str, name: str, arguments: Mapping[str, str] | None = None, *,
                capabilities: Mapping[str, Any] | None = None, **extra: Any) -> Message:
     params: dict[str, Any] = {"name": name, **extra}
@@ -104,6 +120,11 @@ def subscription_of(message: Mapping[str, Any]) -> object:
     """The subscription id a notification carries in ``params._meta`` (None when it carries none)."""
     meta = (message.get("params") or {}).get("_meta") or {}
     return meta.get(SUBSCRIPTION_KEY)
+
+
+def answer_to(request_id: object) -> Callable[[Mapping[str, Any]], bool]:
+    """Matches the response to request ``request_id`` (not a request of the server's that reuses the id)."""
+    return lambda m: "method" not in m and m.get("id") == request_id
 
 
 def on_subscription(subscription: object) -> Callable[[Mapping[str, Any]], bool]:
@@ -146,6 +167,22 @@ def check_legacy(message: Mapping[str, Any], revision: str, method: str | None =
 
 
 # -- stdio -----------------------------------------------------------------------------------------
+
+#: ``promptdeck serve`` as this interpreter runs it: the command ``exchange`` runs unless told another.
+SERVE = (sys.executable, "-m", "promptdeck", "serve")
+
+
+def exchange(lines: Iterable[bytes], *arguments: str, command: Sequence[str] = SERVE,
+             timeout: float = 120) -> tuple[list[Message], str, int]:
+    """Run ``command ARGUMENTS`` with ``lines`` as its whole stdin, to its exit after the end of input;
+    (every message it wrote to stdout, its stderr, its exit code). A script sent at once, every answer seen."""
+    done = subprocess.run([*command, *arguments], input=b"".join(lines), capture_output=True, timeout=timeout)
+    return [json.loads(text) for text in done.stdout.splitlines()], done.stderr.decode(), done.returncode
+
+
+def by_id(messages: Iterable[Mapping[str, Any]]) -> dict[Any, Message]:
+    """The responses (and requests) among ``messages``, by id: the notifications left out."""
+    return {m["id"]: dict(m) for m in messages if "id" in m}
 
 
 class StdioPeer:
@@ -216,7 +253,7 @@ class StdioPeer:
     def call(self, message: Mapping[str, Any]) -> Message:
         """Send a request and wait for its answer."""
         self.send(message)
-        return self.take(lambda m: "method" not in m and m.get("id") == message["id"])
+        return self.take(answer_to(message["id"]))
 
     def take(self, matches: Callable[[Message], bool], timeout: float = DEADLINE) -> Message:
         found = self.poll(matches, timeout)
@@ -318,8 +355,8 @@ def header_safe(value: object) -> str | None:
 
 
 def sse_messages(text: str) -> list[Message]:
-    """The JSON-RPC messages in an SSE body (one ``data`` line an event, as promptdeck writes them)."""
-    return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:") and line[5:].strip()]
+    """The JSON-RPC messages in an SSE body (one ``data: `` line an event, as promptdeck writes them)."""
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ") and line[6:].strip()]
 
 
 def answers(response: httpx.Response) -> list[Message]:

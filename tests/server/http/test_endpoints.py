@@ -4,7 +4,6 @@ default for every other path, sessions per endpoint, one stream quota for all, a
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -13,19 +12,11 @@ import pytest
 
 from promptdeck.server.app import PromptServer
 from promptdeck.server.http.endpoints import Endpoints
+from tests.support.http_rpc import succeeded
 
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-
-
-def data(response: httpx.Response) -> dict[str, Any]:
-    """The one message of a response, sent as JSON or as one SSE event."""
-    text = response.text
-    if response.headers["content-type"].startswith("text/event-stream"):
-        text = next(line[len("data: "):] for line in text.splitlines() if line.startswith("data: "))
-    decoded: dict[str, Any] = json.loads(text)
-    return decoded
 
 
 def server_with(name: str) -> PromptServer:
@@ -98,8 +89,8 @@ def test_a_request_reaches_the_endpoint_its_path_names(path: str, name: str) -> 
             session = {"mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
             listed = await client.post(path, json={"jsonrpc": "2.0", "id": 2, "method": "prompts/list"},
                                        headers={**HEADERS, **session})
-            assert data(init)["result"]["serverInfo"]["name"] == name
-            return data(listed)
+            assert succeeded(init)["result"]["serverInfo"]["name"] == name
+            return succeeded(listed)
 
     assert [p["name"] for p in asyncio.run(go())["result"]["prompts"]] == [name]
 

@@ -28,6 +28,7 @@ from promptdeck.server.http.app import StreamableHttpApp, create_app
 from promptdeck.server.modern import ModernEndpoint
 from promptdeck.server.outcome import Answer
 from promptdeck.server.security.principals import Principal
+from tests.support.modern import legacy
 
 VERSION = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": VERSION, "io.modelcontextprotocol/clientCapabilities": {},
@@ -51,12 +52,14 @@ FILES = {
 }
 
 
-def get(name: object, arguments: object = None, *, meta: Any = META, request_id: object = 7,
+def get(name: object, arguments: object = None, *, meta: Any = META, request_id: int | str = 7,
         **params: Any) -> dict[str, Any]:
+    """A prompts/get whose params are exactly these, in this order (``_meta`` whatever ``meta`` is, even no
+    object): the shared ``modern.request`` would mend them, and the cases are the ways they can be wrong."""
     body: dict[str, Any] = {"name": name, **params, "_meta": meta}
     if arguments is not None:
         body["arguments"] = arguments
-    return {"jsonrpc": "2.0", "id": request_id, "method": "prompts/get", "params": body}
+    return legacy(request_id, "prompts/get", body)
 
 
 def heads(message: dict[str, Any], **override: bytes | None) -> list[tuple[bytes, bytes]]:

@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
+from tests.support import http_rpc
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES, copy_examples
+from tests.support.modern import sse_messages
 
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-
-
-def init_body(revision: str = "2025-11-25") -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": revision, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-
-
-def sse_messages(text: str) -> list[dict[str, Any]]:
-    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ") and line[6:].strip()]
 
 
 @pytest.fixture(scope="module")
@@ -32,19 +23,14 @@ def url() -> Iterator[str]:
         yield endpoint
 
 
-def start_session(url: str, revision: str = "2025-11-25") -> tuple[str, dict[str, str]]:
-    response = httpx.post(url, json=init_body(revision), headers=ACCEPT)
-    assert response.status_code == 200 and response.headers["content-type"] == "text/event-stream"
-    session = response.headers["mcp-session-id"]
-    assert len(session) >= 32 and all(0x21 <= ord(c) <= 0x7E for c in session)
-    headers = {**ACCEPT, "mcp-session-id": session, "mcp-protocol-version": revision}
-    note = httpx.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    assert note.status_code == 202 and note.content == b""
-    return session, headers
+@pytest.fixture
+def client() -> Iterator[httpx.Client]:
+    with httpx.Client() as client:
+        yield client
 
 
-def test_session_lifecycle_and_status_codes(url: str) -> None:
-    session, headers = start_session(url)
+def test_session_lifecycle_and_status_codes(url: str, client: httpx.Client) -> None:
+    headers = http_rpc.start_session(client, url, answered_as="text/event-stream")
     listed = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "prompts/list"}, headers=headers)
     [message] = sse_messages(listed.text)
     assert message["id"] == 1 and len(message["result"]["prompts"]) == 11
@@ -63,30 +49,31 @@ def test_session_lifecycle_and_status_codes(url: str) -> None:
     assert httpx.post(url, json=ping, headers=headers).status_code == 404
 
 
-def test_errors_keep_json_rpc_codes(url: str) -> None:
-    _, headers = start_session(url)
+def test_errors_keep_json_rpc_codes(url: str, client: httpx.Client) -> None:
+    headers = http_rpc.start_session(client, url, answered_as="text/event-stream")
     get = {"jsonrpc": "2.0", "id": 3, "method": "prompts/get", "params": {"name": "code-review"}}
     [message] = sse_messages(httpx.post(url, json=get, headers=headers).text)
     assert message["error"]["code"] == -32602 and "'code'" in message["error"]["message"]
 
 
-def test_oversized_body_is_413(url: str) -> None:
-    _, headers = start_session(url)
+def test_oversized_body_is_413(url: str, client: httpx.Client) -> None:
+    headers = http_rpc.start_session(client, url, answered_as="text/event-stream")
     big = {"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"pad": "x" * (5 * 1024 * 1024)}}
     assert httpx.post(url, json=big, headers=headers).status_code == 413
 
 
 def test_dns_rebinding_is_refused(url: str) -> None:
-    assert httpx.post(url, json=init_body(), headers={**ACCEPT, "origin": "http://evil.example.com"}).status_code == 403
-    assert httpx.post(url, json=init_body(), headers={**ACCEPT, "host": "evil.example.com"}).status_code == 403
-    ok = httpx.post(url, json=init_body(), headers={**ACCEPT, "origin": "http://localhost:6274"})
+    evil = {**ACCEPT, "origin": "http://evil.example.com"}
+    assert httpx.post(url, json=http_rpc.init(), headers=evil).status_code == 403
+    assert httpx.post(url, json=http_rpc.init(), headers={**ACCEPT, "host": "evil.example.com"}).status_code == 403
+    ok = httpx.post(url, json=http_rpc.init(), headers={**ACCEPT, "origin": "http://localhost:6274"})
     assert ok.status_code == 200
 
 
-def test_get_stream_carries_list_changed_and_replays(tmp_path: Path) -> None:
+def test_get_stream_carries_list_changed_and_replays(tmp_path: Path, client: httpx.Client) -> None:
     library = copy_examples(tmp_path / "lib")
     with http_server(str(library)) as url:
-        _, headers = start_session(url)
+        headers = http_rpc.start_session(client, url, answered_as="text/event-stream")
         get_headers = {**headers, "accept": "text/event-stream"}
         seen: list[str] = []
         opened = threading.Event()
@@ -119,7 +106,7 @@ def test_get_stream_carries_list_changed_and_replays(tmp_path: Path) -> None:
 
 def test_stateless_mode_keeps_no_sessions() -> None:
     with http_server(str(EXAMPLES), "--stateless", "--json-response", "--no-watch") as url:
-        init = httpx.post(url, json=init_body(), headers=ACCEPT)
+        init = httpx.post(url, json=http_rpc.init(), headers=ACCEPT)
         assert init.status_code == 200 and "mcp-session-id" not in init.headers
         assert init.headers["content-type"] == "application/json"
         headers = {**ACCEPT, "mcp-protocol-version": "2025-06-18"}
@@ -134,12 +121,12 @@ def test_bearer_tokens_rate_limit_metrics(tmp_path: Path) -> None:
     tokens = tmp_path / "tokens"
     tokens.write_text("alice:alice-secret-token-0001\nbob:bob-secret-token-000002\n")
     with http_server(str(EXAMPLES), "--no-watch", "--token-file", str(tokens), "--rate-limit", "5") as url:
-        refused = httpx.post(url, json=init_body(), headers=ACCEPT)
+        refused = httpx.post(url, json=http_rpc.init(), headers=ACCEPT)
         assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
-        wrong = httpx.post(url, json=init_body(), headers={**ACCEPT, "authorization": "Bearer nope-nope-nope-nope"})
+        wrong = httpx.post(url, json=http_rpc.init(), headers={**ACCEPT, "authorization": "Bearer nope-nope-nope-nope"})
         assert wrong.status_code == 401
         alice = {**ACCEPT, "authorization": "Bearer alice-secret-token-0001"}
-        init = httpx.post(url, json=init_body(), headers=alice)
+        init = httpx.post(url, json=http_rpc.init(), headers=alice)
         assert init.status_code == 200
         session = {**alice, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
         get = {"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "summarize",
