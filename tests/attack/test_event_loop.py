@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from promptdeck.prompts.render import COMPILE_APART_BYTES
 from tests.support.http_rpc import post_legacy, succeeded
 from tests.support.http_server import free_port, stop
 
@@ -27,8 +28,12 @@ from tests.support.http_server import free_port, stop
 SLOW: dict[str, Any] = {"revision": "2025-06-18", "timeout": 600}
 UNIT = "{% if topic %}Line about {{ topic | upper }}.{% endif %}\n"
 HEAD = "---\ndescription: Big\narguments:\n  - name: topic\n    required: true\n---\n"
-#: A valid template of about 980 KB: seconds of CPU to lex, parse, generate and compile.
-BIG = HEAD + UNIT * ((980_000 - len(HEAD)) // len(UNIT))
+#: A valid template large enough that Jinja's generated Python (about 250 bytes a UNIT, over four times the
+#: template) is 2.5 times ``COMPILE_APART_BYTES``, so it is compiled by a child process
+#: (``test_a_large_templates_code_is_compiled_by_a_child_process`` checks it is past that size): about 150 KB,
+#: a second or so of CPU to lex, parse and generate. The bug reports were of a 980 KB one (seconds more of
+#: CPU on every parse, publish and check here, to prove nothing more).
+BIG = HEAD + UNIT * (COMPILE_APART_BYTES // 100)
 DOTPROMPT = """---
 description: A short brief
 input:
@@ -143,7 +148,7 @@ def test_a_stored_dotprompt_renders_over_http(tmp_path: Path) -> None:
 
 
 def test_a_large_templates_code_is_compiled_by_a_child_process(monkeypatch: Any) -> None:
-    """CPython's ``compile`` holds the GIL for its whole run (about 1 s for this template's code): done on a
+    """CPython's ``compile`` holds the GIL for its whole run (about 1 s for a 1 MB template's code): done on a
     server thread it stalled every other request, so code that large is compiled by a child process."""
     from promptdeck.prompts import render
 
@@ -284,17 +289,24 @@ def test_checks_of_large_templates_count_against_the_callers_store_calls(tmp_pat
             except httpx.TransportError:
                 threading.Event().wait(0.05)
         statuses: list[int] = []
+        # Clients made beforehand and the three sent together: the three checks arrive within milliseconds
+        # of each other, far less than one check's CPU.
+        clients = [httpx.Client(timeout=120) for _ in range(3)]
+        together = threading.Barrier(3)
 
-        def check() -> None:
-            answer = httpx.post(base + "/api/store/check", timeout=120, json={"prompt": "big", "text": BIG},
-                                headers={"authorization": "Bearer ann-token-0123456789"})
+        def check(client: httpx.Client) -> None:
+            together.wait(60)
+            answer = client.post(base + "/api/store/check", json={"prompt": "big", "text": BIG},
+                                 headers={"authorization": "Bearer ann-token-0123456789"})
             statuses.append(answer.status_code)
 
-        checks = [threading.Thread(target=check) for _ in range(3)]
+        checks = [threading.Thread(target=check, args=(client,)) for client in clients]
         for thread in checks:
             thread.start()
         for thread in checks:
             thread.join(180)
+        for client in clients:
+            client.close()
         assert sorted(statuses) == [200, 200, 429], statuses
         assert httpx.get(base + "/healthz", timeout=10).status_code == 200
     finally:
