@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from ...prompts.catalog import Catalog
 from ...prompts.skills import Skill
-from ...prompts.spec import Prompt
+from ...prompts.spec import Offered, Prompt
 from ...protocol.errors import INTERNAL_ERROR, InternalError, McpError, PromptdeckError, PromptFileError
 from .. import Source
 from ..files.library import TemplateFolder
@@ -84,7 +84,7 @@ class StoreSource(Source):
         self._catalog: StoredCatalog | None = None
         #: loaded: the files the label points at now, and the prompt served for each prompt file
         self._entries: dict[str, Entry] = {}
-        self._prompts: dict[str, Prompt] = {}
+        self._prompts: dict[str, Offered] = {}
         #: loaded: the problems of unlisted prompt files that failed to parse
         self.errors: dict[str, list[PromptFileError]] = {}
         #: the version of each file written to the folder
@@ -159,7 +159,7 @@ class StoreSource(Source):
                 self._catalog = StoredCatalog(self, self._position, page_size)
             return self._catalog
 
-    def prompts(self) -> list[Prompt]:
+    def prompts(self) -> list[Offered]:
         if self._listed:  # another source is served beside this one: every prompt is held from now on
             with Store(self.url) as store:
                 self._load_all(store)
@@ -193,7 +193,7 @@ class StoreSource(Source):
     def rolling_out(self) -> frozenset[str]:
         return self.splits.names()
 
-    def split(self, prompt: Prompt, key: str | None) -> Prompt | None:
+    def split(self, prompt: Offered, key: str | None) -> Prompt | None:
         return self.splits.choose(prompt, key)
 
     def attach(self, changed: Callable[[], object]) -> None:
@@ -410,7 +410,7 @@ class StoreSource(Source):
                                 f"{sorted(parsed.prompt.scopes)} parsed; publish it again")
         return parsed.prompt
 
-    def _named(self, name: str) -> Prompt | None:
+    def _named(self, name: str) -> Offered | None:
         """The label's prompt ``name``, for ``prompt(NAME)`` in its templates: a prompt of the same label
         composes, at the label's current position."""
         with self._lock:
