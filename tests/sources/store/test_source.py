@@ -32,7 +32,7 @@ from tests.support.cli import library, pd
 
 
 def served_files(source: StoreSource) -> set[str]:
-    root = Path(source._folder)
+    root = Path(source.files.folder)
     return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
 
 
@@ -226,10 +226,10 @@ def test_a_killed_servers_folder_is_removed_by_the_next_and_a_live_ones_kept(tmp
         try:
             source.load()
             assert not Path(gone).exists() and not Path(gone + ".lock").exists()
-            assert Path(kept).is_dir() and Path(source._folder).is_dir()
+            assert Path(kept).is_dir() and Path(source.files.folder).is_dir()
         finally:
             source.close()
-        assert not Path(source._folder).exists()
+        assert not Path(source.files.folder).exists()
     finally:
         for server in (killed, live):
             server.kill()
