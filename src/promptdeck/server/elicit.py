@@ -193,17 +193,17 @@ def call(server: Renders, questions: Questions, catalog: Catalog, call: Call, me
         asked = to_ask(prompt.parsed(), call.given)
         if not asked:
             return tools.run(server, catalog, call, meta, rev, related)
-        return _asked_call(server, questions, catalog, call, prompt.name, asked, meta, rev, related, ask)
+        return _asked_call(server, questions, catalog, call, prompt.parsed(), asked, meta, rev, related, ask)
 
     return when_ready(prompt, ready)
 
 
-async def _asked_call(server: Renders, questions: Questions, catalog: Catalog, call: Call, prompt: str,
+async def _asked_call(server: Renders, questions: Questions, catalog: Catalog, call: Call, prompt: Prompt,
                       asked: list[Argument], meta: object, rev: Revision, related: Send,
                       ask: Send) -> dict[str, Any]:
     from . import tools
 
-    filled = replace(call, given={**call.given, **await fill(questions, prompt, asked, rev, ask)})
+    filled = replace(call, given={**call.given, **await fill(questions, prompt.name, asked, rev, ask)})
     return await _settled(tools.run(server, catalog, filled, meta, rev, related))
 
 
