@@ -67,7 +67,7 @@ def test_rows_another_tool_wrote_never_leave_the_private_folder(tmp_path: Path) 
     source = StoreSource(url)
     try:
         source.load()
-        written = {p.relative_to(source._folder).as_posix() for p in Path(source._folder).rglob("*")}
+        written = {p.relative_to(source.files.folder).as_posix() for p in Path(source.files.folder).rglob("*")}
         assert not escape.exists() and not any(".git" in p or ".." in p for p in written)
         assert [f.path for f in source.skills()["pdf",].files] == ["SKILL.md", "a.md"]
     finally:

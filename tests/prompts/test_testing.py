@@ -151,7 +151,7 @@ def test_a_regex_that_backtracks_is_stopped() -> None:
 
 
 def test_message_text_joins_messages_or_picks_one(tmp_path: Path) -> None:
-    prompt = catalog(tmp_path, {"greet.md": PROMPT}).require("greet")
+    prompt = catalog(tmp_path, {"greet.md": PROMPT}).require("greet").parsed()
     from promptdeck.prompts.testing import render_for_test
 
     messages = render_for_test(prompt, {"who": "Ada"})

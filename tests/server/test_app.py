@@ -61,7 +61,7 @@ class Ear:
 
 
 def text_of(server: PromptServer, name: str) -> str:
-    messages = server.catalog.require(name).render({}, RenderContext(name))
+    messages = server.catalog.require(name).parsed().render({}, RenderContext(name))
     assert isinstance(messages, list)
     content = messages[0].content
     assert isinstance(content, Text)
@@ -182,6 +182,6 @@ def test_python_prompts_and_identity() -> None:
         return f"hi {name}"
 
     assert server.catalog.names == ["hello"]
-    assert server.catalog.require("hello").description == "Says hi"
+    assert server.catalog.require("hello").parsed().description == "Says hi"
     assert server.server_info(LATEST) == {"name": "team", "version": "9.9"}
     assert server.modern is server.modern  # made once, on first use

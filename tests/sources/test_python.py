@@ -261,7 +261,7 @@ def test_the_decorator_registers_and_returns_the_function() -> None:
         return f"about {topic}"
 
     assert two_things("direct") == "about direct"
-    p = server.catalog.require("two_things")
+    p = server.catalog.require("two_things").parsed()
     assert (p.title, p.description, p.tags) == ("Two", "Talk about a topic.", frozenset({"x"}))
     assert p.descriptor(LATEST)["icons"] == [{"src": "https://example.com/i.png"}]
 

@@ -26,7 +26,7 @@ from ..server.params import GetPrompt, decode
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
-    from ..prompts.spec import Prompt
+    from ..prompts.spec import Offered
     from ..server.watch import WatchThread
     from ..sources.store.source import StoreSource
 
@@ -88,11 +88,11 @@ class LocalLibrary:
         """What a principal holding ``scopes`` (None: trusted, as a local stdio client is) may see now."""
         return self._server.catalog.view(scopes)
 
-    def find(self, name: str, arguments: dict[str, Any], scopes: frozenset[str] | None) -> Prompt:
+    def find(self, name: str, arguments: dict[str, Any], scopes: frozenset[str] | None) -> Offered:
         p = decode(GetPrompt, {"name": name, "arguments": arguments})  # refused as a prompts/get's would be
         return self.catalog(scopes).require(p.name)
 
-    def render(self, prompt: Prompt, arguments: dict[str, Any]) -> dict[str, Any]:
+    def render(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """The ``prompts/get`` result for ``prompt``: inline for templates (bounded by ``run_bounded``), on a
         private event loop for a render that must be awaited (a Python prompt's)."""
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
@@ -100,7 +100,7 @@ class LocalLibrary:
             return result
         return self._await(result)
 
-    async def arender(self, prompt: Prompt, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def arender(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """``render`` from a coroutine: blocking work (a template, a first parse) runs in the render threads,
         as it does for a server on an event loop."""
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)

@@ -29,7 +29,7 @@ from .rendered import PromptListing, Rendered
 if TYPE_CHECKING:
     from ..client.cache import RenderCache
     from ..client.library import RemoteLibrary
-    from ..prompts.spec import Prompt
+    from ..prompts.spec import Offered
 
 log = logging.getLogger("promptdeck.application")
 #: How long a request to a remote server may take (each try), unless ``timeout=`` says otherwise.
@@ -67,7 +67,7 @@ class Prompts:
         self._remote: RemoteLibrary | None = None
         self._cache: RenderCache | None = None
         self._fallback: LocalLibrary | None = None
-        self._listings: dict[int, tuple[Prompt, PromptListing]] = {}
+        self._listings: dict[int, tuple[Offered, PromptListing]] = {}
         self._listings_lock = threading.Lock()
         self._cached_listing: object = None
         self._scopes: frozenset[str] | None = None
@@ -161,7 +161,7 @@ class Prompts:
         prompt = library.find(name, arguments, scopes)
         return self._made(library, prompt, library.render(prompt, arguments), stale)
 
-    def _made(self, library: LocalLibrary, prompt: Prompt, result: dict[str, Any], stale: bool) -> Rendered:
+    def _made(self, library: LocalLibrary, prompt: Offered, result: dict[str, Any], stale: bool) -> Rendered:
         # A store serving its last good copy because it cannot be reached renders stale too.
         return Rendered.of_result(prompt.name, result, self._listing_of(prompt), stale or library.unreachable,
                                   library.shown, library.label)
@@ -235,7 +235,7 @@ class Prompts:
             self._cached_listing = entries
             self._cache.put_listing(list(entries.values()))
 
-    def _listing_of(self, prompt: Prompt) -> PromptListing:
+    def _listing_of(self, prompt: Offered) -> PromptListing:
         held = self._listings.get(id(prompt))
         if held is not None and held[0] is prompt:
             return held[1]

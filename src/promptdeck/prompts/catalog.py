@@ -23,7 +23,7 @@ from ..protocol.errors import InvalidParams
 from ..protocol.jsonrpc import encode_json
 from ..protocol.revisions import LATEST, Revision
 from .access import may_see
-from .spec import Prompt
+from .spec import Offered
 
 DEFAULT_PAGE_SIZE = 100
 _CURSOR_PREFIX = "n:"
@@ -63,10 +63,10 @@ def _show(cursor: object) -> str:
 class Catalog:
     __slots__ = ("_names", "_prompts", "page_size", "_pages", "_signature", "_groups", "_views")
 
-    def __init__(self, prompts: Iterable[Prompt] = (), page_size: int = DEFAULT_PAGE_SIZE) -> None:
+    def __init__(self, prompts: Iterable[Offered] = (), page_size: int = DEFAULT_PAGE_SIZE) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
-        by_name: dict[str, Prompt] = {}
+        by_name: dict[str, Offered] = {}
         for p in prompts:
             if p.name in by_name:
                 raise ValueError(f"two prompts are named {p.name!r}: {by_name[p.name].source} and {p.source}")
@@ -111,10 +111,10 @@ class Catalog:
     def __len__(self) -> int:
         return len(self._names)
 
-    def __iter__(self) -> Iterator[Prompt]:
+    def __iter__(self) -> Iterator[Offered]:
         return (self._prompts[n] for n in self._names)
 
-    def after(self, name: str) -> Iterator[Prompt]:
+    def after(self, name: str) -> Iterator[Offered]:
         """The prompts whose names sort after ``name``, in order (a cursor's continuation)."""
         names, prompts = self._names, self._prompts
         return (prompts[names[i]] for i in range(bisect_right(names, name), len(names)))
@@ -126,10 +126,10 @@ class Catalog:
     def names(self) -> list[str]:
         return list(self._names)
 
-    def get(self, name: str) -> Prompt | None:
+    def get(self, name: str) -> Offered | None:
         return self._prompts.get(name)
 
-    def require(self, name: object) -> Prompt:
+    def require(self, name: object) -> Offered:
         """The prompt called ``name``, or ``InvalidParams`` naming it."""
         if not isinstance(name, str):
             raise InvalidParams('"name" must be a string naming a prompt')

@@ -19,7 +19,7 @@ Whatever a render raises, ``SystemExit`` and ``KeyboardInterrupt`` included,
 becomes an ``InternalError`` naming the prompt; only cancellation passes.
 
 A prompt whose attributes are not ready yet (a stored prompt, parsed from its
-file on first use: ``Prompt.unprepared``) is prepared the same way before a
+file on first use: ``Offered.unprepared``) is prepared the same way before a
 request reads it (``when_ready``): inline without an event loop, otherwise in
 the render threads, one preparation per prompt however many requests wait for
 it, each waiting at most ``PREPARE_SECONDS``. Parsing and compiling a large
@@ -41,7 +41,7 @@ from .limits import MAX_OUTPUT_CHARS, MAX_RENDER_SECONDS
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    from .spec import Prompt
+    from .spec import Offered
 
 LIGHT, TEMPLATE, CODE = "light", "template", "code"
 T = TypeVar("T")
@@ -224,7 +224,7 @@ async def in_threads(work: Callable[[], T]) -> T:
     return await asyncio.wrap_future(_threads().submit(work))
 
 
-def when_ready(prompt: Prompt, then: Callable[[], Any]) -> Any:
+def when_ready(prompt: Offered, then: Callable[[], Any]) -> Any:
     """``then()`` once ``prompt`` is ready to read: at once when it is (or when no event loop runs here, as
     on stdio, where the preparation runs inline), else an awaitable of it (awaited if it is one itself)."""
     prepare = prompt.unprepared()
@@ -233,7 +233,7 @@ def when_ready(prompt: Prompt, then: Callable[[], Any]) -> Any:
     return _prepared(prompt, prepare, then)
 
 
-async def _prepared(prompt: Prompt, prepare: Callable[[], object], then: Callable[[], Any]) -> Any:
+async def _prepared(prompt: Offered, prepare: Callable[[], object], then: Callable[[], Any]) -> Any:
     import asyncio
 
     with _preparing_lock:
@@ -260,7 +260,7 @@ async def _prepared(prompt: Prompt, prepare: Callable[[], object], then: Callabl
     return await result if isinstance(result, Awaitable) else result  # a render may go on in the threads
 
 
-def _forget(prompt: Prompt, work: Future[object]) -> None:
+def _forget(prompt: Offered, work: Future[object]) -> None:
     with _preparing_lock:
         if _preparing.get(id(prompt), (None, None))[1] is work:
             del _preparing[id(prompt)]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .composition import NO_USES, Uses
-from .spec import Prompt
+from .spec import Offered
 
 
 class Graph:
@@ -24,10 +24,10 @@ class Graph:
 
     __slots__ = ("_uses", "_by_file", "_by_prompt")
 
-    def __init__(self, prompts: Iterable[Prompt]) -> None:
+    def __init__(self, prompts: Iterable[Offered]) -> None:
         self._uses: dict[str, Uses] = {}
         for prompt in prompts:
-            self._uses.setdefault(prompt.name, prompt.uses)
+            self._uses.setdefault(prompt.name, prompt.parsed().uses)
         #: direct users: a file -> the prompts pulling it in; a prompt -> the prompts composing it
         self._by_file: dict[str, set[str]] = {}
         self._by_prompt: dict[str, set[str]] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol.content import Message
 from ..protocol.revisions import Revision
@@ -68,6 +68,43 @@ PlainMessages = tuple[tuple[str, "TemplateText"], ...]
 
 class FrozenError(AttributeError):
     """An attempt to change a frozen record in place (a ``Prompt``): ``replace`` makes a changed copy."""
+
+
+class Offered(Protocol):
+    """A prompt as a catalog offers it: what a listing needs, known at once, and the ``Prompt`` itself from
+    ``parsed()``. A ``Prompt`` is one (``parsed`` is itself); a stored prompt (``sources.store.catalog``) is
+    another, known by its listing entry and parsed from its file only when ``parsed`` is first called. So
+    listing a large store parses nothing, and whatever needs more than the listing asks ``parsed`` for it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def scopes(self) -> frozenset[str]:
+        """Who may see and get it (``Prompt.scopes``)."""
+        ...
+
+    @property
+    def meta(self) -> Mapping[str, Any]: ...
+
+    def descriptor(self, rev: Revision) -> dict[str, Any]:
+        """Its ``prompts/list`` entry as ``rev`` shows it."""
+        ...
+
+    def listing(self) -> dict[str, Any]:
+        """Its full listing entry (``Prompt.listing``)."""
+        ...
+
+    def unprepared(self) -> Callable[[], object] | None:
+        """None when ``parsed`` answers at once; else the blocking call that makes it so (``Prompt.unprepared``)."""
+        ...
+
+    def parsed(self) -> Prompt:
+        """The ``Prompt`` itself: its arguments, render, reach and the rest (may parse a file: see ``unprepared``)."""
+        ...
 
 
 class Prompt:
@@ -134,7 +171,7 @@ class Prompt:
 
     def replace(self, **changes: Any) -> Prompt:
         """A ``Prompt`` with ``changes`` (fields by name) and every other field as this one has it; its caches
-        start afresh. Of a stored prompt (``StoredPrompt``), a plain ``Prompt`` of its parsed fields."""
+        start afresh."""
         return Prompt(**{name: getattr(self, name) for name in FIELDS if name not in changes}, **changes)
 
     def with_meta(self, extra: Mapping[str, Any]) -> Prompt:
@@ -165,9 +202,13 @@ class Prompt:
         return self._by_name.get(name)
 
     def unprepared(self) -> Callable[[], object] | None:
-        """None when every attribute is ready to read; else the blocking call that makes them so (a stored
-        prompt's first parse), which ``execution.when_ready`` runs off the event loop."""
+        """None when ``parsed`` answers at once, as a ``Prompt``'s does; else the blocking call that makes it
+        so (a stored prompt's first parse, ``Offered``), which ``execution.when_ready`` runs off the event loop."""
         return None
+
+    def parsed(self) -> Prompt:
+        """Itself: a ``Prompt`` is an ``Offered`` whose prompt is at hand."""
+        return self
 
     def descriptor(self, rev: Revision) -> dict[str, Any]:
         cached = self._wire.get(rev.version)  # a cache: filled in place, the record itself never changes

@@ -29,7 +29,7 @@ from ..protocol.errors import McpError
 from .testcases import LISTS, Assertion, Case, short
 
 if TYPE_CHECKING:
-    from .spec import Prompt
+    from .spec import Offered, Prompt
 
 #: How long one regular expression may search the rendered text.
 REGEX_SECONDS = 0.5
@@ -171,8 +171,8 @@ class Report:
                 "prompts": [p.to_json() for p in self.prompts]}
 
 
-def run_tests(prompts: Iterable[Prompt], names: Sequence[str] | None = None, *,
-              lookup: Callable[[str], Prompt] | None = None, seconds: float = RUN_SECONDS,
+def run_tests(prompts: Iterable[Offered], names: Sequence[str] | None = None, *,
+              lookup: Callable[[str], Offered] | None = None, seconds: float = RUN_SECONDS,
               details: bool = True, stop: threading.Event | None = None) -> Report:
     """Run the tests of ``prompts`` (a ``Catalog``, or any prompts; for a principal, its ``view``), or only of
     those called ``names`` (found by ``lookup``, a catalog's ``require``: an unknown name is its
@@ -189,7 +189,8 @@ def run_tests(prompts: Iterable[Prompt], names: Sequence[str] | None = None, *,
         chosen = list(prompts)
     bound = _Bound(time.monotonic() + seconds, stop)
     report = Report()
-    for prompt in chosen:
+    for offered in chosen:
+        prompt = offered.parsed()
         tests = prompt.tests
         if tests is None:
             continue
@@ -198,12 +199,12 @@ def run_tests(prompts: Iterable[Prompt], names: Sequence[str] | None = None, *,
     return report
 
 
-def _finder(prompts: Iterable[Prompt]) -> Callable[[str], Prompt]:
+def _finder(prompts: Iterable[Offered]) -> Callable[[str], Offered]:
     from .catalog import unknown_prompt
 
     by_name = {p.name: p for p in prompts}
 
-    def find(name: str) -> Prompt:
+    def find(name: str) -> Offered:
         if name not in by_name:
             raise unknown_prompt(name, list(by_name))
         return by_name[name]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._version import __version__
 from ..prompts.catalog import DEFAULT_PAGE_SIZE, Catalog
 from ..prompts.execution import CODE_SECONDS
-from ..prompts.spec import Completer, Prompt
+from ..prompts.spec import Completer, Offered, Prompt
 from ..protocol.errors import LibraryError, PromptdeckError
 from ..protocol.revisions import Revision
 from ..sources import Source
@@ -282,7 +282,7 @@ class PromptServer:
             names = (names | more if names else more) if more else names
         return names
 
-    def split(self, prompt: Prompt, key: str | None) -> Prompt:
+    def split(self, prompt: Offered, key: str | None) -> Offered:
         """The version of ``prompt`` a rollout gives ``key`` (``handlers.split``), or ``prompt``."""
         for source in self._splitting:
             chosen = source.split(prompt, key)
@@ -298,7 +298,7 @@ class PromptServer:
             whole = self.sources[0].catalog(self.page_size)
             if whole is not None:
                 return whole
-        seen: dict[str, Prompt] = {}
+        seen: dict[str, Offered] = {}
         for source in [*self.sources, self.python]:
             for prompt in source.prompts():
                 first = seen.get(prompt.name)

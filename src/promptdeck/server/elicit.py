@@ -35,7 +35,7 @@ from . import handlers
 if TYPE_CHECKING:
     from ..prompts.arguments import Argument
     from ..prompts.catalog import Catalog
-    from ..prompts.spec import Prompt
+    from ..prompts.spec import Offered, Prompt
     from ..protocol.jsonrpc import RequestId, Response
     from ..protocol.revisions import Revision
     from .handlers import Renders, Send
@@ -156,18 +156,19 @@ async def fill(questions: Questions, prompt: str, asked: list[Argument], rev: Re
     return answered(answer, prompt, asked)
 
 
-def get(server: Renders, questions: Questions, prompt: Prompt, given: dict[str, Any] | None,
+def get(server: Renders, questions: Questions, offered: Offered, given: dict[str, Any] | None,
         meta: object, rev: Revision, related: Send, ask: Send) -> Any:
     """``prompts/get`` in a session that may ask: ``handlers.render``, once the missing arguments are in."""
 
     def ready() -> Any:
+        prompt = offered.parsed()
         arguments = given or {}
         asked = to_ask(prompt, arguments)
         if not asked:
             return handlers.render_ready(server, prompt, given, meta, rev, related)
         return _asked_get(server, questions, prompt, arguments, asked, meta, rev, related, ask)
 
-    return when_ready(prompt, ready)
+    return when_ready(offered, ready)
 
 
 async def _asked_get(server: Renders, questions: Questions, prompt: Prompt, given: dict[str, Any],
@@ -189,10 +190,10 @@ def call(server: Renders, questions: Questions, catalog: Catalog, call: Call, me
         return tools.run(server, catalog, call, meta, rev, related)
 
     def ready() -> Any:
-        asked = to_ask(prompt, call.given)
+        asked = to_ask(prompt.parsed(), call.given)
         if not asked:
             return tools.run(server, catalog, call, meta, rev, related)
-        return _asked_call(server, questions, catalog, call, prompt, asked, meta, rev, related, ask)
+        return _asked_call(server, questions, catalog, call, prompt.parsed(), asked, meta, rev, related, ask)
 
     return when_ready(prompt, ready)
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..prompts.arguments import bind
 from ..prompts.completion import complete as complete_argument
 from ..prompts.execution import run_render, when_ready
-from ..prompts.spec import Prompt, RenderContext
+from ..prompts.spec import Offered, Prompt, RenderContext
 from ..protocol import jsonrpc
 from ..protocol.content import META_TEXT_RESOURCES, as_text, messages_to_wire
 from ..protocol.errors import InvalidParams
@@ -59,7 +59,7 @@ class Splits(Protocol):
 
     def rolling_out(self) -> frozenset[str]: ...
 
-    def split(self, prompt: Prompt, key: str | None) -> Prompt: ...
+    def split(self, prompt: Offered, key: str | None) -> Offered: ...
 
 
 #: A ``prompts/get`` result's ``_meta`` keys that say which version of a stored prompt was rendered
@@ -71,13 +71,13 @@ MAX_ROLLOUT_KEY_CHARS = 256
 MISSING = object()
 
 
-def served_meta(prompt: Prompt) -> dict[str, Any]:
+def served_meta(prompt: Offered) -> dict[str, Any]:
     """What a result says of the version rendered: the ``SERVED_META`` its prompt carries (none from a folder)."""
     meta = prompt.meta
     return {key: meta[key] for key in SERVED_META if key in meta} if meta else {}
 
 
-def split(server: Splits, prompt: Prompt, meta: object, sticky: str | None) -> Prompt:
+def split(server: Splits, prompt: Offered, meta: object, sticky: str | None) -> Offered:
     """The version of ``prompt`` to render for this request: a rollout's, when its key falls in the rollout's
     share (the key: the request's ``_meta["promptdeck.dev/rollout-key"]``, else ``sticky``); else ``prompt``."""
     if prompt.name not in server.rolling_out():
@@ -90,7 +90,7 @@ def split(server: Splits, prompt: Prompt, meta: object, sticky: str | None) -> P
     return server.split(prompt, f"key:{given}")
 
 
-def render(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, meta: object,
+def render(server: Renders, prompt: Offered, arguments: dict[str, Any] | None, meta: object,
            rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """The ``prompts/get`` result: arguments bound and checked, the prompt rendered under its limits (``meta``:
     the request's ``_meta``, which may carry a progress token)."""
@@ -99,9 +99,10 @@ def render(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, me
     return result
 
 
-def render_ready(server: Renders, prompt: Prompt, arguments: dict[str, Any] | None, meta: object,
+def render_ready(server: Renders, offered: Offered, arguments: dict[str, Any] | None, meta: object,
                  rev: Revision, related: Send) -> dict[str, Any] | Awaitable[dict[str, Any]]:
     """``render`` for a prompt already ready to read (``when_ready`` has run for this request)."""
+    prompt = offered.parsed()
     values = bind(prompt.arguments, arguments, prompt.name)
     progress = RenderContext(prompt.name, progress_reporter(meta, related, rev.progress_message))
     rendered = run_render(lambda: prompt.render(values, progress), prompt.name, prompt.work,
@@ -145,7 +146,7 @@ def complete(server: Renders, catalog: Catalog, params: Complete) -> dict[str, A
         raise InvalidParams(f"unknown reference type {ref.get('type')!r}")
     prompt = catalog.require(ref.get("name"))
     result: dict[str, Any] | Awaitable[dict[str, Any]] = \
-        when_ready(prompt, lambda: _complete(server, prompt, argument, params.context))
+        when_ready(prompt, lambda: _complete(server, prompt.parsed(), argument, params.context))
     return result
 
 

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from ..prompts.catalog import Catalog
-    from ..prompts.spec import Prompt
+    from ..prompts.spec import Offered
     from .elicit import Questions
     from .modern import ModernEndpoint, Subscription
     from .resources import Follows
@@ -333,7 +333,7 @@ class LegacyTurn:
     def set_level(self, level: str) -> None:
         self.session.log_level = _PY_LEVEL[level]
 
-    def get(self, prompt: Prompt, p: params.GetPrompt) -> Any:
+    def get(self, prompt: Offered, p: params.GetPrompt) -> Any:
         if self.ask is not None:
             from . import elicit
 

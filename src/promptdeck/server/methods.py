@@ -36,7 +36,7 @@ from .handlers import SKILLS_EXTENSION, Send
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
-    from ..prompts.spec import Prompt
+    from ..prompts.spec import Offered
     from .resources import Follows
     from .served import Served
     from .tools import Call, PromptTools
@@ -77,7 +77,7 @@ class Turn(Protocol):
         """What the asker follows of the resources once it has read a list (a legacy session that announces)."""
         ...
 
-    def get(self, prompt: Prompt, p: params.GetPrompt) -> Any:
+    def get(self, prompt: Offered, p: params.GetPrompt) -> Any:
         """Render ``prompt`` as the era does: asking for missing arguments where it may."""
         ...
 
@@ -268,9 +268,9 @@ def plain_get(server: Served, scopes: frozenset[str] | None, p: params.GetPrompt
         return None
     name, given = p.name, p.arguments
     try:
-        prompt = server.catalog.view(scopes).get(name)
-        if prompt is None or prompt.unprepared() is not None or prompt.plain is None \
-                or name in server.rolling_out():
+        offered = server.catalog.view(scopes).get(name)
+        prompt = None if offered is None or offered.unprepared() is not None else offered.parsed()
+        if prompt is None or prompt.plain is None or name in server.rolling_out():
             return None  # a rollout's choice needs the request's key: the general path
         if forms:
             from ..prompts.forms import missing  # only where a form may be sent: not on stdio's start-up path

@@ -38,7 +38,7 @@ from .request_state import RequestStates, request_digest
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
-    from ..prompts.spec import Prompt
+    from ..prompts.spec import Offered, Prompt
     from .resources import Follows
     from .served import Served
 
@@ -360,9 +360,9 @@ class ModernTurn:
     def follows(self) -> Follows | None:
         return None  # what a request follows is asked for on subscriptions/listen
 
-    def get(self, prompt: Prompt, p: params.GetPrompt) -> Any:
+    def get(self, prompt: Offered, p: params.GetPrompt) -> Any:
         # Whether to ask for arguments reads them: a stored prompt's file is parsed first, off the loop.
-        return when_ready(prompt, lambda: self._get_ready(prompt, p))
+        return when_ready(prompt, lambda: self._get_ready(prompt.parsed(), p))
 
     def _get_ready(self, prompt: Prompt, p: params.GetPrompt) -> Any:
         arguments = dict(p.arguments or {})
@@ -379,7 +379,7 @@ class ModernTurn:
 
     def _call_ready(self, call: tools.Call, catalog: Catalog, p: params.CallTool) -> Any:
         if call.prompt is not None:
-            asked = self.endpoint._inputs("tools/call", call.tool, p.arguments, call.prompt, call.given, p,
+            asked = self.endpoint._inputs("tools/call", call.tool, p.arguments, call.prompt.parsed(), call.given, p,
                                           self.ctx)
             if asked is not None:
                 return asked

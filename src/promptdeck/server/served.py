@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
     from ..prompts.resources import ResourceCatalog
     from ..prompts.skill_catalog import SkillCatalog
-    from ..prompts.spec import Completer, Prompt
+    from ..prompts.spec import Completer, Offered
     from ..protocol.revisions import Revision
     from .resources import Follows
     from .tools import PromptTools
@@ -71,7 +71,7 @@ class Served(Protocol):
 
     def rolling_out(self) -> frozenset[str]: ...
 
-    def split(self, prompt: Prompt, key: str | None) -> Prompt: ...
+    def split(self, prompt: Offered, key: str | None) -> Offered: ...
 
 
 class Watched(Protocol):

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..prompts.catalog import decode_cursor, encode_cursor
-from ..prompts.spec import META_ARGUMENTS, Prompt
+from ..prompts.spec import META_ARGUMENTS, Offered
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams
 from ..protocol.revisions import LATEST, Revision
@@ -201,7 +201,7 @@ def _per_prompt(catalog: Catalog, options: ToolOptions) -> dict[str, dict[str, A
     return tools
 
 
-def _prompt_tool(name: str, prompt: Prompt) -> dict[str, Any]:
+def _prompt_tool(name: str, prompt: Offered) -> dict[str, Any]:
     listing = prompt.listing()
     schema = dict(listing.get("_meta", {}).get(META_ARGUMENTS) or {"type": "object", "properties": {}})
     schema["additionalProperties"] = False
@@ -292,7 +292,7 @@ class Call:
     (``prompt`` is None for the list tool)."""
 
     tool: str
-    prompt: Prompt | None
+    prompt: Offered | None
     given: dict[str, str]
     #: the call's own arguments (the list tool's query and cursor)
     raw: dict[str, Any]

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
     from ..prompts.resources import ResourceProvider
     from ..prompts.skills import Skill
-    from ..prompts.spec import Prompt
+    from ..prompts.spec import Offered, Prompt
     from ..protocol.errors import PromptdeckError
 
 
@@ -40,7 +40,7 @@ class Source:
         """Read everything, at start-up; the problems found."""
         return []
 
-    def prompts(self) -> Iterable[Prompt]:
+    def prompts(self) -> Iterable[Offered]:
         """The prompts this source serves now."""
         raise NotImplementedError
 
@@ -82,7 +82,7 @@ class Source:
         """The names of prompts whose renders are split between versions now (a stored label's rollouts)."""
         return frozenset()
 
-    def split(self, prompt: Prompt, key: str | None) -> Prompt | None:
+    def split(self, prompt: Offered, key: str | None) -> Prompt | None:
         """The version of ``prompt`` (one of this source's) to render for a request with rollout key ``key``,
         when a rollout sends that key to another version; None: ``prompt`` itself."""
         return None

@@ -426,5 +426,5 @@ def _python_prompt(server: PromptServer, name: str) -> Any:
     def extra() -> str:
         return "extra"
 
-    prompt: Prompt = source.catalog.require(name)
+    prompt: Prompt = source.catalog.require(name).parsed()
     return prompt

@@ -117,7 +117,7 @@ def scratch_prompt(name: str, description: str) -> Prompt:
     def body() -> str:
         return description
 
-    prompt: Prompt = scratch.catalog.require(name)
+    prompt: Prompt = scratch.catalog.require(name).parsed()
     return prompt
 
 

@@ -53,7 +53,7 @@ def test_tests_is_not_a_listing_field_and_listings_do_not_change(tmp_path: Path)
                                              "contains, value: A}]}\n---\n" + BODY})
     assert problems == []
     before, after = Catalog(plain.prompts()), Catalog(tested.prompts())
-    assert after.require("g").tests is not None and before.require("g").tests is None
+    assert after.require("g").parsed().tests is not None and before.require("g").parsed().tests is None
     for rev in REVISIONS.values():
         assert before.page(rev) == after.page(rev)  # byte for byte
     assert b"tests" not in after.signature()
@@ -65,7 +65,7 @@ def test_a_sidecar_beside_another_tools_file(tmp_path: Path) -> None:
                                                    "    - {type: equals, value: Review x.py}\n"}
     source, problems = load(tmp_path, files)
     assert problems == []
-    tests = Catalog(source.prompts()).require("review").tests
+    tests = Catalog(source.prompts()).require("review").parsed().tests
     assert tests is not None and tests.origin == ".claude/commands/review.tests.yaml"
     assert tests.cases[0].vars == {"arguments": "x.py"}
 
@@ -82,7 +82,7 @@ def test_a_bad_sidecar_is_a_problem_at_its_line_and_keeps_the_last_good_version(
         ".claude/commands/review.tests.yaml:4: test case 2: assertion 1: unknown assertion type 'nope' (known: "
         "equals, contains, icontains, contains-any, contains-all, icontains-any, icontains-all, starts-with, "
         "regex, is-json, max-length, and each with not-)"]
-    served = Catalog(source.prompts()).require("review").tests
+    served = Catalog(source.prompts()).require("review").parsed().tests
     assert served is not None and len(served.cases) == 1  # still the good one
     sidecar.write_text("- [unclosed\n")
     source.update([str(sidecar)])
@@ -99,7 +99,7 @@ def test_sidecar_names() -> None:
 
 def test_a_promptdeck_file_reads_no_sidecar(tmp_path: Path) -> None:
     source, problems = load(tmp_path, {"g.md": FRONT + "---\n" + BODY, "g.tests.yaml": "- nonsense"})
-    assert problems == [] and Catalog(source.prompts()).require("g").tests is None
+    assert problems == [] and Catalog(source.prompts()).require("g").parsed().tests is None
 
 
 def test_a_gemini_command_and_a_copilot_prompt_file_take_their_sidecars(tmp_path: Path) -> None:

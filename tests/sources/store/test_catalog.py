@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from promptdeck.prompts.catalog import Catalog, encode_cursor
-from promptdeck.prompts.spec import FIELDS, FrozenError, Prompt, RenderContext
+from promptdeck.prompts.spec import FrozenError, Prompt, RenderContext
 from promptdeck.protocol.errors import INTERNAL_ERROR, InvalidParams, McpError
 from promptdeck.protocol.revisions import LATEST, REVISIONS
-from promptdeck.sources.store.catalog import META_VERSION, StoredCatalog, StoredPrompt
+from promptdeck.server.tools import ToolOptions, ToolSet
+from promptdeck.sources.store.catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt
 from promptdeck.sources.store.model import StoreError
 from promptdeck.sources.store.source import StoreSource
 
@@ -166,30 +167,59 @@ def test_a_prompt_is_known_by_its_listing_and_parsed_only_when_used(source: Stor
     assert prompt.listing()["description"] == "Prompt p03"
     assert prompt.unprepared() is not None
     assert parsed == []  # listing and finding read no file
-    assert [a.name for a in prompt.arguments] == ["topic"]
+    assert [a.name for a in prompt.parsed().arguments] == ["topic"]
     assert parsed == ["p03"] and prompt.unprepared() is None
-    assert prompt.description == "Prompt p03" and prompt.render is not None
-    messages = prompt.render({"topic": "tea"}, RenderContext("p03"))
+    full = prompt.parsed()
+    assert full.description == "Prompt p03" and full.render is not None
+    messages = full.render({"topic": "tea"}, RenderContext("p03"))
     assert isinstance(messages, list) and "Write about tea (p03)." in str(messages[0])
     assert parsed == ["p03"]  # once
 
 
-def test_a_stored_prompt_wraps_its_parsed_prompt_and_reads_every_other_field_from_it(source: StoreSource) -> None:
+def test_listing_a_label_parses_no_prompt(source: StoreSource, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a listing needs (every page in every revision, each principal's view, the names, each prompt's
+    name, scopes, version and entry, the tools made of the prompts) is the store's listing: not one prompt
+    file is parsed, whether the label is paged from the store or held (``prompts()``, beside another source)."""
+
+    def refuse(prompt: StoredPrompt) -> Prompt:
+        raise AssertionError(f"listing parsed {prompt.name}")
+
+    monkeypatch.setattr(source, "load_prompt", refuse)
+    paged = catalog_of(source)
+    held = Catalog(source.prompts(), page_size=PAGE)  # from now on, the label is held
+    for catalog in (paged, held):
+        for rev in REVISIONS.values():
+            cursor = None
+            while cursor is not False:
+                result = json.loads(catalog.page(rev, cursor))
+                cursor = result.get("nextCursor", False)
+        for scopes in (None, frozenset(), frozenset({"hr"}), frozenset({"admin", "hr"})):
+            view = catalog.view(scopes)
+            assert len(view) == len(view.names) and sum(walk(view), []) == view.names
+            assert ToolSet(view, ToolOptions(per_prompt_limit=100)).per_prompt  # one tool per prompt, from listings
+        for prompt in catalog:
+            assert isinstance(prompt, StoredPrompt) and catalog.require(prompt.name) is prompt
+            assert prompt.descriptor(LATEST) == prompt.listing() and prompt.meta[META_VERSION] == 1
+            assert prompt.unprepared() is not None  # still: nothing above parsed it
+        catalog.signature()
+
+
+def test_a_stored_prompt_wraps_its_parsed_prompt_rather_than_being_one(source: StoreSource) -> None:
     prompt = catalog_of(source).require("p03")
-    assert isinstance(prompt, StoredPrompt) and prompt.unprepared() is not None
+    assert isinstance(prompt, StoredPrompt) and not isinstance(prompt, Prompt)
+    assert prompt.unprepared() is not None
     parsed = prompt.parsed()
     assert type(parsed) is Prompt and prompt.parsed() is parsed and prompt.unprepared() is None
-    own = {"name", "source", "scopes", "meta", "_uses", "_wire", "_by_name"}
-    for field in FIELDS:  # a field added to Prompt is read from the parsed prompt too
-        if field not in own:
-            assert getattr(prompt, field) is getattr(parsed, field), field
-    assert prompt.argument("topic") is parsed.argument("topic") and prompt.uses is parsed.uses
-    assert prompt.meta[META_VERSION] == 1 and META_VERSION not in parsed.meta
+    # The file's prompt, with what the stored one says of its version and label (what a render reports).
+    assert (parsed.name, parsed.source, parsed.scopes) == (prompt.name, prompt.source, prompt.scopes)
+    assert parsed.meta == prompt.meta == {META_VERSION: 1, META_LABEL: "production"}
+    for rev in REVISIONS.values():
+        assert parsed.descriptor(rev) == prompt.descriptor(rev), rev.version  # listed as it parses
+    assert parsed.argument("topic") is not None and not parsed.uses.prompts
     with pytest.raises(FrozenError):
         prompt.version = 2
-    copy = prompt.with_meta({"x": 1})  # a plain Prompt of the parsed fields, with the stored prompt's meta
-    assert type(copy) is Prompt and copy.render is parsed.render and copy.tests is parsed.tests
-    assert copy.meta == {**prompt.meta, "x": 1}
+    with pytest.raises(FrozenError):
+        del prompt.name
 
 
 def test_a_scoped_prompt_knows_its_scopes_unparsed(source: StoreSource) -> None:

@@ -18,7 +18,7 @@ from tests.support.libraries import COMPOSED_ARGS, composed_library
 def rendered(source: StoreSource | PromptServer, name: str) -> list[Message]:
     catalog = source.catalog(50) if isinstance(source, StoreSource) else source.catalog
     assert catalog is not None
-    prompt = catalog.require(name)
+    prompt = catalog.require(name).parsed()
     result = prompt.render(bind(prompt.arguments, COMPOSED_ARGS if name == "review" else {}, name),
                            RenderContext(name))
     assert isinstance(result, list)
@@ -36,7 +36,7 @@ def test_a_label_renders_a_composed_prompt_as_its_folder_does(store_url: str, tm
         assert rendered(source, "review") == rendered(local, "review")
         catalog = source.catalog(50)
         assert catalog is not None
-        uses = catalog.require("review").uses  # a stored prompt knows what it composes, as a folder's does
+        uses = catalog.require("review").parsed().uses  # a stored prompt knows what it composes, as a folder's does
         assert uses.prompts == {"rules", "few-shot"} and uses.files == {"_partials/lists.j2"}
     finally:
         source.close()

@@ -308,7 +308,8 @@ def test_a_bad_version_in_the_store_keeps_the_good_one_served(tmp_path: Path) ->
             store.publish(files, {}, author="tool", message="bypassed check", label="production")
         assert source.sync()
         after = {p.name: p for p in source.prompts()}["summarize"]
-        assert after.description == before.description and json.dumps(after.meta) == json.dumps(before.meta)
+        assert after.parsed().description == before.parsed().description
+        assert json.dumps(after.meta) == json.dumps(before.meta)
     finally:
         source.close()
 

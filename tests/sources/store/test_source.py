@@ -32,7 +32,7 @@ from tests.support.cli import library, pd
 
 
 def served_files(source: StoreSource) -> set[str]:
-    root = Path(source._folder)
+    root = Path(source.files.folder)
     return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
 
 
@@ -73,7 +73,7 @@ def test_a_listed_label_reads_no_prompt_file_until_one_is_used(store_url: str, t
             assert stored == listing(folder_server.catalog, rev) and len(catalog) == len(stored), rev.version
         assert served_files(source) == material  # listing read no file
 
-        quoting = catalog.require("quoting")
+        quoting = catalog.require("quoting").parsed()
         messages = quoting.render({}, RenderContext("quoting"))
         assert served_files(source) == material | {"quoting.md", "summarize.md"}  # itself, and what it read
         assert isinstance(messages, list) and "Summarize" in str(messages[0])
@@ -99,7 +99,7 @@ def test_a_listing_that_disagrees_with_its_file_is_never_rendered(tmp_path: Path
     try:
         payroll = server.catalog.view(frozenset()).require("payroll")
         with caplog.at_level(logging.ERROR), pytest.raises(InternalError) as refused:
-            payroll.arguments  # noqa: B018 - reading it is what parses the file
+            payroll.parsed()  # what parses the file
         detail = refused.value.detail or ""
         assert "disagrees with the file" in detail and "publish it again" in detail
     finally:
@@ -226,10 +226,10 @@ def test_a_killed_servers_folder_is_removed_by_the_next_and_a_live_ones_kept(tmp
         try:
             source.load()
             assert not Path(gone).exists() and not Path(gone + ".lock").exists()
-            assert Path(kept).is_dir() and Path(source._folder).is_dir()
+            assert Path(kept).is_dir() and Path(source.files.folder).is_dir()
         finally:
             source.close()
-        assert not Path(source._folder).exists()
+        assert not Path(source.files.folder).exists()
     finally:
         for server in (killed, live):
             server.kill()

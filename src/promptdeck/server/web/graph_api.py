@@ -23,7 +23,7 @@ from ..asgi import Receive, Scope, Send, respond
 
 if TYPE_CHECKING:
     from ...prompts.catalog import Catalog
-    from ...prompts.spec import Prompt
+    from ...prompts.spec import Offered
     from ..app import PromptServer
     from ..security.principals import Principal
 
@@ -92,13 +92,13 @@ class GraphApi:
 def _uses_only(seen: Catalog, name: str) -> dict[str, Any]:
     """The entry of ``name`` in a library too large to ask every prompt: the graph of it and of the prompts it
     composes (at most ``MAX_GRAPH_PROMPTS``), with who uses it left unknown (null)."""
-    found: dict[str, Prompt] = {}
+    found: dict[str, Offered] = {}
     todo = [name]
     while todo and len(found) < MAX_GRAPH_PROMPTS:
         prompt = seen.get(todo.pop())
         if prompt is None or prompt.name in found:
             continue
         found[prompt.name] = prompt
-        todo.extend(prompt.uses.prompts)
+        todo.extend(prompt.parsed().uses.prompts)
     entry = Graph(found.values()).entry(name, seen.__contains__)
     return {**entry, "usedBy": None, "affects": None}

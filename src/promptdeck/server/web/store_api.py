@@ -70,7 +70,7 @@ from . import store_tests
 from .store_runs import Runs, current_stop
 
 if TYPE_CHECKING:
-    from ...prompts.spec import Prompt
+    from ...prompts.spec import Offered, Prompt
     from ..app import PromptServer
 
 log = logging.getLogger("promptdeck.store")
@@ -194,9 +194,9 @@ class StoreApi:
         return {"label": self.source.label, "write": self._may_write(principal), "writeScope": self.write_scope,
                 "labels": labels}
 
-    def _tests(self, sight: _StoreView, prompt: Prompt, run: bool) -> dict[str, Any]:
+    def _tests(self, sight: _StoreView, prompt: Offered, run: bool) -> dict[str, Any]:
         """The served version's tests and how they fare (``store_tests``), run only when ``run``."""
-        return {"prompt": prompt.name, "tests": self._tested(sight, prompt, run)}
+        return {"prompt": prompt.name, "tests": self._tested(sight, prompt.parsed(), run)}
 
     def _tested(self, sight: _StoreView, prompt: Prompt, run: bool) -> dict[str, Any] | None:
         """``store_tests.shown`` of ``prompt``: run for a writer, its cases alone (and why) for a reader."""
@@ -204,17 +204,17 @@ class StoreApi:
             return store_tests.not_run(prompt, f"running tests needs the scope {self.write_scope}")
         return store_tests.shown(prompt, store_tests.run_for(prompt, sight.held))
 
-    def _history(self, sight: _StoreView, prompt: Prompt) -> dict[str, Any]:
+    def _history(self, sight: _StoreView, prompt: Offered) -> dict[str, Any]:
         return {"prompt": prompt.name, "path": prompt.source, "versions": _versions(sight, prompt.source)}
 
-    def _version(self, sight: _StoreView, prompt: Prompt, version: int) -> dict[str, Any]:
+    def _version(self, sight: _StoreView, prompt: Offered, version: int) -> dict[str, Any]:
         found, data = sight.content(prompt, version)
         with viewing(sight.held):
             arguments = argument_schema(prompt.source, data, self.source.library)
         return {"prompt": prompt.name, "path": prompt.source, "version": found,
                 "text": None if data is None else text_of(data), "arguments": arguments}
 
-    def _diff(self, sight: _StoreView, prompt: Prompt, first: int, second: int) -> dict[str, Any]:
+    def _diff(self, sight: _StoreView, prompt: Offered, first: int, second: int) -> dict[str, Any]:
         path = prompt.source
         _, old = sight.content(prompt, first)
         _, new = sight.content(prompt, second)
@@ -284,14 +284,14 @@ class StoreApi:
         back = _decode(body, _Back)
         return await self._run(principal, self._rollback, _label(_message(back).label), principal.name, back.message)
 
-    def _problems(self, sight: _StoreView, prompt: Prompt, data: bytes, run: bool) -> dict[str, Any]:
+    def _problems(self, sight: _StoreView, prompt: Offered, data: bytes, run: bool) -> dict[str, Any]:
         """What a check of the editor's text answers: its problems, and when it has none, its tests' report
         (when ``run``: the caller may write)."""
         checked, problems = self._check(sight, prompt, data)
         tested = self._tested(sight, checked, run) if checked is not None and not problems else None
         return {"problems": _shown(problems), **({"tests": tested} if tested is not None else {})}
 
-    def _check(self, sight: _StoreView, prompt: Prompt, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
+    def _check(self, sight: _StoreView, prompt: Offered, data: bytes) -> tuple[Prompt | None, list[PromptFileError]]:
         """What ``check`` finds in ``data`` as ``prompt``'s file in the served label, as its principal may
         know it: the file's own problems (its material read from the label; a file the principal may not
         see is absent; a skill's ``SKILL.md`` is held to the skill's rules too), a version the principal
@@ -322,7 +322,7 @@ class StoreApi:
                 return None, [PromptFileError(path, f"prompt name {checked.name!r} {reason}")]
         return checked, parsed.errors
 
-    def _publish(self, sight: _StoreView, prompt: Prompt, data: bytes, edit: _Edit, label: str | None,
+    def _publish(self, sight: _StoreView, prompt: Offered, data: bytes, edit: _Edit, label: str | None,
                  author: str) -> dict[str, Any]:
         checked, problems = self._check(sight, prompt, data)
         if problems:
@@ -346,7 +346,7 @@ class StoreApi:
         return {"prompt": prompt.name, "path": path, "version": version, "publish": publish,
                 "changed": publish is not None}
 
-    def _point(self, sight: _StoreView, prompt: Prompt, version: int, label: str, author: str,
+    def _point(self, sight: _StoreView, prompt: Offered, version: int, label: str, author: str,
                message: str) -> dict[str, Any]:
         if not sight.version(prompt.source, version):
             raise no_version(prompt.source, version)
@@ -368,7 +368,7 @@ class StoreApi:
         # everything) is the stdio client's, which never reaches HTTP.
         return principal.scopes is not None and not missing_scopes(principal.scopes, (self.write_scope,))
 
-    def _visible(self, principal: Principal, name: str) -> Prompt:
+    def _visible(self, principal: Principal, name: str) -> Offered:
         """The served prompt ``name`` from this label, if the principal may see it; else 404, the same answer
         for a prompt hidden by scopes as for one that does not exist."""
         prompt = self.server.catalog.view(principal.scopes).get(name)
@@ -438,7 +438,7 @@ class _StoreView:
             self._seen[key] = self._rule.may_see(self.held, path, version, recorded)
         return self._seen[key]
 
-    def content(self, prompt: Prompt, version: int) -> tuple[int, bytes | None]:
+    def content(self, prompt: Offered, version: int) -> tuple[int, bytes | None]:
         """(version, bytes) of a version of ``prompt`` the principal may see; a hidden one is unknown. The
         bytes must agree with the recorded scopes, so a forged row cannot show a hidden version."""
         return self.file_content(prompt.source, version, prompt.name)

@@ -51,14 +51,15 @@ def render_composed(library: TemplateFolder, name: object, arguments: Mapping[st
         str(name)  # an undefined value (StrictUndefined) says which name it is, as anywhere in a template
         raise InvalidParams(f"prompt {outer!r}: prompt() takes the name of a prompt, got {type(name).__name__}")
     absent = f"prompt {outer!r}: prompt({name!r}): no prompt {name!r} in the library"
-    target = library.lookup(name) if library.lookup is not None else None
-    if target is None:
+    offered = library.lookup(name) if library.lookup is not None else None
+    if offered is None:
         raise InvalidParams(absent, {"prompt": outer, "composed": name})
     reader = reader_scopes()
-    if not covers(reader, target.scopes):
+    if not covers(reader, offered.scopes):
         raise InvalidParams(absent, {"prompt": outer, "composed": name}, detail=(
-            f"{name!r} is restricted to {shown_scopes(target.scopes)}; {outer!r}, seen by {shown_scopes(reader)}, "
+            f"{name!r} is restricted to {shown_scopes(offered.scopes)}; {outer!r}, seen by {shown_scopes(reader)}, "
             "may not compose it, as its readers could not all see it"))
+    target = offered.parsed()  # a stored prompt's file is parsed only once it may be composed
     with entering(name):
         try:
             values = bind(target.arguments, _wire(outer, name, arguments), name)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ...prompts.access import covers, may_see, reader_scopes, shown_scopes, viewer
 from ...prompts.arguments import Argument
 from ...prompts.render import PARTIAL_GUARD, READ_LITERAL, make_environment
-from ...prompts.spec import Prompt, SyncCompleter
+from ...prompts.spec import Offered, Prompt, SyncCompleter
 from ...protocol.errors import InvalidParams, LineError
 from .frontmatter import read_front_matter, scopes_in, split_front_matter
 from .paths import LibraryRoot, Origin, prompt_format, skill_folder_of
@@ -30,7 +30,7 @@ class TemplateFolder:
         self._env: SandboxedEnvironment | None = None
         #: the prompt of this library named so (for ``prompt(NAME)`` in templates), set by its source; None
         #: where the library has no prompts to compose
-        self.lookup: Callable[[str], Prompt | None] | None = None
+        self.lookup: Callable[[str], Offered | None] | None = None
 
     @staticmethod
     def may_use(rel: str, source: str, data: bytes) -> None:

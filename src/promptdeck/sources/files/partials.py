@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...prompts.composition import MAX_INCLUDES, MAX_NESTING, Call, template_uses
-from ...prompts.spec import Prompt
+from ...prompts.spec import Offered
 from ...protocol.errors import InvalidParams
 from .paths import LibraryRoot, Origin, is_prompt_path
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # for type checking only: making a Protocol class costs the i
         """What composing needs of a library (``library.TemplateFolder``, which imports this module)."""
 
         root: LibraryRoot
-        lookup: Callable[[str], Prompt | None] | None
+        lookup: Callable[[str], Offered | None] | None
 
         @property
         def env(self) -> SandboxedEnvironment: ...

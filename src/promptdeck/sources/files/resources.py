@@ -67,7 +67,7 @@ class FolderResources(ResourceProvider):
             files: dict[str, dict[frozenset[str], None]] = {}
             paths: dict[tuple[Argument, frozenset[str]], None] = {}
             for prompt in sight.prompts:
-                reach = prompt.reach
+                reach = prompt.parsed().reach
                 if reach is not None and reach.root is self.root:
                     for rel in reach.files:
                         files.setdefault(rel, {})[prompt.scopes] = None

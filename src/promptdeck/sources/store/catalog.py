@@ -11,12 +11,12 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
 from ...prompts.catalog import SUGGEST_LIMIT, Catalog, decode_cursor, encode_cursor, unknown_prompt
-from ...prompts.spec import FIELDS, FrozenError, Prompt
+from ...prompts.spec import FrozenError, Offered, Prompt, for_revision
 from ...protocol.errors import INTERNAL_ERROR, InvalidParams, McpError
 from ...protocol.jsonrpc import encode_json
 from ...protocol.revisions import Revision
@@ -24,10 +24,6 @@ from ..files.paths import is_prompt_path
 from .database import Store
 from .model import Entry, StoreError
 from .schema import LISTING_HEAD
-
-if TYPE_CHECKING:
-    from ...prompts.arguments import Argument
-    from ...prompts.composition import Uses
 
 log = logging.getLogger("promptdeck.store")
 
@@ -60,42 +56,51 @@ def listed(entry: Entry) -> bool:
     return entry.listing is not None and entry.listing.startswith(LISTING_HEAD) and is_prompt_path(entry.path)
 
 
-class StoredPrompt(Prompt):
-    """A prompt of a stored label: listed from the store's listing, wrapping the ``Prompt`` its file parses
-    to, parsed on first use.
+class StoredPrompt:
+    """A prompt of a stored label (an ``Offered``): known by its listing entry, and wrapping the ``Prompt``
+    its file parses to, parsed on first use.
 
-    Its name, scopes and listing are known from the start (``_KNOWN``); every other field of ``Prompt``
-    (arguments, render, ...) is its parsed prompt's, and reading one parses the file (``parsed``). Parsing
-    a large template takes seconds of CPU and may read the store, so a server on an event loop has it done
-    first in a thread (``unprepared``, see ``execution.when_ready``). A ``Prompt`` by type, so a catalog
-    holds it as any other; but nothing of ``Prompt``'s is copied into it.
+    Its name, source, scopes, version and listing are known from the start, which is all a listing needs;
+    the rest (arguments, render, ...) is its parsed prompt's, read through ``parsed()``, the one way to it.
+    Parsing a large template takes seconds of CPU and may read the store, so a server on an event loop has
+    it done first in a thread (``unprepared``, see ``execution.when_ready``). A frozen record, as a
+    ``Prompt`` is: its parsed prompt is a cache, filled once.
     """
 
-    __slots__ = ("version", "position", "_listing", "_loader", "_parsed")
+    __slots__ = ("name", "source", "scopes", "meta", "version", "position", "_listing", "_loader", "_parsed",
+                 "_wire")
+    name: str
+    source: str
+    scopes: frozenset[str]
+    #: its version and label (``META_VERSION``, ``META_LABEL``): more ``_meta`` for its listing entry
+    meta: dict[str, Any]
     version: int
     position: int
     _listing: str
     _loader: Callable[[StoredPrompt], Prompt]
     _parsed: Prompt | None
+    _wire: dict[str, dict[str, Any]]
 
     def __init__(self, entry: Entry, position: int, label: str, loader: Callable[[StoredPrompt], Prompt]) -> None:
-        # Not Prompt.__init__: what it would take (parsed arguments and templates) is what this defers.
         _set(self, "name", entry.prompt or "")
         _set(self, "source", entry.path)
         _set(self, "scopes", frozenset(entry.scopes.split()) if entry.scopes else frozenset())
         _set(self, "meta", {META_VERSION: entry.version, META_LABEL: label})
-        _set(self, "_wire", {})
         _set(self, "version", entry.version)
         _set(self, "position", position)
         _set(self, "_listing", entry.listing or "")
         _set(self, "_loader", loader)
         _set(self, "_parsed", None)
+        _set(self, "_wire", {})
 
     def parsed(self) -> Prompt:
-        """The prompt its file parses to: parsed on the first call, then kept."""
-        parsed: Prompt | None = self._parsed
+        """The prompt its file parses to, with this one's ``meta`` (its version and label): parsed on the
+        first call, then kept."""
+        parsed = self._parsed
         if parsed is None:
-            parsed = self._loader(self)
+            # The file's own _meta (a model's settings) is in the listing already; what a render says of the
+            # version it rendered (``handlers.served_meta``) is this prompt's.
+            parsed = self._loader(self).replace(meta=self.meta)
             _set(self, "_parsed", parsed)
         return parsed
 
@@ -104,43 +109,26 @@ class StoredPrompt(Prompt):
         full["_meta"] = {**full.get("_meta", {}), **self.meta}
         return full
 
+    def descriptor(self, rev: Revision) -> dict[str, Any]:
+        cached = self._wire.get(rev.version)  # a cache, as a Prompt's: filled in place
+        if cached is None:
+            cached = self._wire[rev.version] = for_revision(self.listing(), rev)
+        return cached
+
     def unprepared(self) -> Callable[[], object] | None:
         return None if self._parsed is not None else self.parsed
 
-    @property
-    def uses(self) -> Uses:
-        return self.parsed().uses
-
-    def known_uses(self) -> Uses | None:
-        return self.parsed().known_uses()
-
-    def argument(self, name: str) -> Argument | None:
-        return self.parsed().argument(name)
-
     def __setattr__(self, name: str, value: object) -> None:
-        # As frozen as a Prompt (whose own refusal trips over a subclass's attributes in Python 3.11).
-        raise FrozenError(f"cannot assign to field {name!r}: a Prompt is changed by replace()")
+        raise FrozenError(f"cannot assign to field {name!r}: a stored prompt is read from its label")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenError(f"cannot delete field {name!r}: a stored prompt is read from its label")
 
     def __repr__(self) -> str:
         return f"StoredPrompt({self.name!r}, source={self.source!r}, version={self.version})"
 
 
-#: What a stored prompt knows before its file is parsed; the caches of ``Prompt`` are its parsed prompt's.
-_KNOWN = frozenset({"name", "source", "scopes", "meta", "_uses", "_wire", "_by_name"})
 _set = object.__setattr__
-
-
-def _of_parsed(field: str) -> property:
-    def get(prompt: StoredPrompt) -> Any:
-        parsed = prompt._parsed
-        return getattr(parsed if parsed is not None else prompt.parsed(), field)
-
-    return property(get, doc=f"``Prompt.{field}`` of the parsed prompt")
-
-
-for _field in FIELDS:
-    if _field not in _KNOWN:
-        setattr(StoredPrompt, _field, _of_parsed(_field))
 
 
 class StoredCatalog(Catalog):
@@ -202,10 +190,10 @@ class StoredCatalog(Catalog):
             self._count = self._read(lambda store: store.reads.listed_count(self.position, self._allowed))
         return self._count
 
-    def __iter__(self) -> Iterator[Prompt]:
+    def __iter__(self) -> Iterator[Offered]:
         return self.after("")
 
-    def after(self, name: str) -> Iterator[Prompt]:
+    def after(self, name: str) -> Iterator[Offered]:
         after = name
         while entries := self._read(functools.partial(_listed_after, self.position, after, self._allowed)):
             for entry in entries:
@@ -219,7 +207,7 @@ class StoredCatalog(Catalog):
     def names(self) -> list[str]:
         return [prompt.name for prompt in self]
 
-    def get(self, name: str) -> Prompt | None:
+    def get(self, name: str) -> Offered | None:
         if name in self._found:
             prompt = self._found[name]
         else:
@@ -232,7 +220,7 @@ class StoredCatalog(Catalog):
             return None
         return prompt
 
-    def require(self, name: object) -> Prompt:
+    def require(self, name: object) -> Offered:
         if not isinstance(name, str):
             raise InvalidParams('"name" must be a string naming a prompt')
         prompt = self.get(name)

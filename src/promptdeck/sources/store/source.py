@@ -17,35 +17,34 @@ When the label moves, only what changed is fetched again. Two threads keep the
 label current (``followers``): one follows the label's moves (PostgreSQL's
 notifications, SQLite's commit counter) and calls ``sync``; the other writes
 the position's files to the folder in the background. This module is the
-catalog served: a position's prompts, its files in the private folder, and
-reading on first need.
+catalog served: a position's prompts, which of its files go to the private
+folder and when (``private_files.PrivateFiles`` writes them), and reading on
+first need.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ...prompts.catalog import Catalog
 from ...prompts.skills import Skill
-from ...prompts.spec import Prompt
+from ...prompts.spec import Offered, Prompt
 from ...protocol.errors import INTERNAL_ERROR, InternalError, McpError, PromptdeckError, PromptFileError
 from .. import Source
 from ..files.library import TemplateFolder
-from ..files.paths import SkillLimits, is_prompt_path, read_confined
+from ..files.paths import SkillLimits, is_prompt_path
 from ..files.resources import FolderResources
 from ..files.source import EAGER_COMPILE_LIMIT, MAX_PROMPT_FILE_BYTES, build_prompt, stage_file
 from .catalog import META_LABEL, META_VERSION, StoredCatalog, StoredPrompt, listed
 from .database import Store
 from .followers import PAGE_FILES, Followers
 from .model import Entry, StoreError, unshadowed
-from .private import private_folder, release, write_new
+from .private_files import PrivateFiles
 from .skills import StoredSkills
 from .splits import LiveRollouts
 from .urls import sqlite_path
@@ -76,7 +75,8 @@ class StoreSource(Source):
         self._skill_limits = (skill_limits or SkillLimits()) if skills else None
         #: the label's skills, once loaded (None: before ``load``, or skills are not served)
         self._skills: StoredSkills | None = None
-        self._folder = ""
+        #: the label's files in the private folder, and the local copies of its listing
+        self.files = PrivateFiles(label)
         self._library: TemplateFolder | None = None
         self._position: int | None = None
         #: served from the database's listing (``StoredCatalog``), rather than loaded
@@ -84,11 +84,9 @@ class StoreSource(Source):
         self._catalog: StoredCatalog | None = None
         #: loaded: the files the label points at now, and the prompt served for each prompt file
         self._entries: dict[str, Entry] = {}
-        self._prompts: dict[str, Prompt] = {}
+        self._prompts: dict[str, Offered] = {}
         #: loaded: the problems of unlisted prompt files that failed to parse
         self.errors: dict[str, list[PromptFileError]] = {}
-        #: the version of each file written to the folder
-        self._written: dict[str, int] = {}
         self._lock = threading.RLock()
         #: the connection prompts and listing pages are read through (opened on need; again after a failure)
         self._reader: Store | None = None
@@ -96,9 +94,6 @@ class StoreSource(Source):
         #: are read there without a network round trip, and through an outage
         self._mirror: Store | None = None
         self._mirrored: int | None = None
-        self._mirrors = ""
-        #: removing the private folders (each a ``weakref.finalize``: once, at close or at process end)
-        self._held: list[weakref.finalize[Any, Any]] = []
         #: the mirror's own lock, so pages never wait behind a connection attempt to the store
         self._mirroring = threading.Lock()
         self._reading = threading.Lock()
@@ -136,12 +131,11 @@ class StoreSource(Source):
     def load(self) -> Sequence[PromptdeckError]:
         with Store(self.url) as store:
             position = store.reads.require_position(self.label)
-            self._folder, held = private_folder()
-            self._held.append(weakref.finalize(self, release, self._folder, held))  # at close, or process end
-            self._library = TemplateFolder(Path(self._folder), self._fetch_missing)
+            folder = self.files.open()
+            self._library = TemplateFolder(Path(folder), self._fetch_missing)
             self._library.lookup = self._named
             if self._skill_limits is not None:
-                self._skills = StoredSkills(self._folder, self._skill_limits, self._written.get, self.put)
+                self._skills = StoredSkills(folder, self._skill_limits, self.files.written.get, self.put)
             if store.reads.fully_listed(position):
                 self._move_listed(store, position)
                 problems = self._move_skills(store, position)
@@ -159,7 +153,7 @@ class StoreSource(Source):
                 self._catalog = StoredCatalog(self, self._position, page_size)
             return self._catalog
 
-    def prompts(self) -> list[Prompt]:
+    def prompts(self) -> list[Offered]:
         if self._listed:  # another source is served beside this one: every prompt is held from now on
             with Store(self.url) as store:
                 self._load_all(store)
@@ -193,7 +187,7 @@ class StoreSource(Source):
     def rolling_out(self) -> frozenset[str]:
         return self.splits.names()
 
-    def split(self, prompt: Prompt, key: str | None) -> Prompt | None:
+    def split(self, prompt: Offered, key: str | None) -> Prompt | None:
         return self.splits.choose(prompt, key)
 
     def attach(self, changed: Callable[[], object]) -> None:
@@ -208,23 +202,23 @@ class StoreSource(Source):
                 if reader is not None:
                     reader.close()
             self._reader = self._mirror = None
-        for finalize in self._held:
-            finalize()
+        self.files.close()
 
     # -- a label position ------------------------------------------------------------------------
 
     def _move_listed(self, store: Store, position: int) -> None:
         """Serve ``position`` from the database's listing: drop written files it does not have at the
         same version, and write the material that is new to the folder."""
-        versions = store.reads.versions_at(position) if self._written else None  # at start: nothing written yet
+        written = self.files.written
+        versions = store.reads.versions_at(position) if written else None  # at start: nothing written yet
         with self._lock:
-            for path in [p for p, v in self._written.items() if versions is None or versions.get(p) != v]:
-                self._unwrite(path)
+            for path in [p for p, v in written.items() if versions is None or versions.get(p) != v]:
+                self.files.remove(path)
             self._position = position
             self._listed = True
             self._entries, self._prompts = {}, {}
         new = None if versions is None else \
-            [(p, v) for p, v in versions.items() if not is_prompt_path(p) and self._written.get(p) != v]
+            [(p, v) for p, v in versions.items() if not is_prompt_path(p) and written.get(p) != v]
         if new is not None and len(new) <= PAGE_FILES // 10:  # a move: the few that changed, one by one
             for path, version in new:
                 self.put(path, version, store.reads.content(path, version), position)
@@ -256,17 +250,18 @@ class StoreSource(Source):
         """Load ``entries``, the files of ``position``: write the unlisted ones that changed, parse the
         unlisted prompt files among them, and hold a ``StoredPrompt`` per listed one. The problems found."""
         new = unshadowed({entry.path: entry for entry in entries}, self.label)
+        written = self.files.written
         with self._lock:
             old = self._entries
             changed = [path for path, entry in new.items() if (was := old.get(path)) is None
                        or was.version != entry.version or was.listing != entry.listing]
-            for path in [p for p in {*old, *self._written} if p not in new]:
-                self._unwrite(path)
+            for path in [p for p in {*old, *written} if p not in new]:
+                self.files.remove(path)
                 self._prompts.pop(path, None)
                 self.errors.pop(path, None)
             for path in changed:
-                if self._written.get(path, new[path].version) != new[path].version:
-                    self._unwrite(path)  # an older version: written again when needed
+                if written.get(path, new[path].version) != new[path].version:
+                    self.files.remove(path)  # an older version: written again when needed
             self._entries = new
             self._position = position
         unlisted = {path for path in changed if not listed(new[path])}
@@ -290,27 +285,13 @@ class StoreSource(Source):
         self.followers.behind()
         return problems
 
-    def _unwrite(self, path: str) -> None:
-        """(Holding the lock.) Remove ``path`` from the folder, and the folders it leaves empty: a folder is
-        there only for the files in it (a skill's folder is listed as its files are)."""
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(os.path.join(self._folder, path))
-        self._written.pop(path, None)
-        folder = path.rpartition("/")[0]
-        while folder:
-            try:
-                os.rmdir(os.path.join(self._folder, folder))
-            except OSError:  # not empty (the usual case), or gone
-                break
-            folder = folder.rpartition("/")[0]
-
     def _parse(self, entry: Entry, compile_now: bool) -> list[PromptFileError]:
         """(Holding the lock.) Parse an unlisted prompt file now; on failure its last good version stays."""
-        if self._written.get(entry.path) != entry.version:  # left out when written: nothing new to parse
+        if self.files.written.get(entry.path) != entry.version:  # left out when written: nothing new to parse
             return []
         assert self._library is not None
         try:
-            data = read_confined(self._folder, entry.path, MAX_PROMPT_FILE_BYTES)
+            data = self.files.read(entry.path, MAX_PROMPT_FILE_BYTES)
         except McpError as exc:
             return [PromptFileError(entry.path, exc.message)]
         parsed = build_prompt(self._library, entry.path, stage_file(entry.path, data), compile_now=compile_now)
@@ -329,30 +310,10 @@ class StoreSource(Source):
 
     def put(self, path: str, version: int, data: bytes, position: int) -> bool:
         """Write a file of ``position`` to the folder, if the label is still there; whether it is there now."""
-        target = os.path.join(self._folder, path)
         with self._lock:
             if position != self._position:
                 return False
-            if self._written.get(path) == version:
-                return True
-            try:
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                if path in self._written or os.path.lexists(target):
-                    # Hidden, so a walk of the folder (a skill's) never takes it for one of the label's files.
-                    head, name = os.path.split(target)
-                    temporary = os.path.join(head, f".{name}.promptdeck-new")
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(temporary)  # left by a write that failed
-                    write_new(temporary, data)
-                    os.replace(temporary, target)  # a reader sees the old file or the new one, never half
-                else:
-                    write_new(target, data)
-            except OSError as exc:  # "a" a file and "a/b" too, say: that file is left out, the rest served
-                log.error("cannot write the stored file %r of label %s (%s); left out", path, self.label,
-                          exc.strerror)
-                return False
-            self._written[path] = version
-            return True
+            return self.files.put(path, version, data)
 
     # -- reading on first need -------------------------------------------------------------------
 
@@ -387,10 +348,10 @@ class StoreSource(Source):
         else from the store, and written to the folder if the label is still where it was."""
         path, version = prompt.source, prompt.version
         with self._lock:
-            written = self._written.get(path) == version
+            written = self.files.written.get(path) == version
         try:
             if written:
-                data = read_confined(self._folder, path, MAX_PROMPT_FILE_BYTES)
+                data = self.files.read(path, MAX_PROMPT_FILE_BYTES)
             else:
                 data = self.read(lambda store: store.reads.content(path, version))
                 self.put(path, version, data, prompt.position)
@@ -410,7 +371,7 @@ class StoreSource(Source):
                                 f"{sorted(parsed.prompt.scopes)} parsed; publish it again")
         return parsed.prompt
 
-    def _named(self, name: str) -> Prompt | None:
+    def _named(self, name: str) -> Offered | None:
         """The label's prompt ``name``, for ``prompt(NAME)`` in its templates: a prompt of the same label
         composes, at the label's current position."""
         with self._lock:
@@ -430,7 +391,7 @@ class StoreSource(Source):
         try:
             version = entry.version if entry is not None else \
                 self.read(lambda store: store.reads.version_at(position, path), position) if self._listed else None
-            if version is None or self._written.get(path) == version:
+            if version is None or self.files.written.get(path) == version:
                 return False
             return self.put(path, version, self.read(lambda store: store.reads.content(path, version)), position)
         except StoreError as exc:
@@ -440,20 +401,13 @@ class StoreSource(Source):
     def mirror(self, store: Store, position: int) -> None:
         """(The files thread's, for a listed label of a PostgreSQL store.) Copy the position's listing to a local
         SQLite file and read pages there from now on."""
-        if not self._mirrors:
-            self._mirrors, held = private_folder()
-            self._held.append(weakref.finalize(self, release, self._mirrors, held))
-        path = os.path.join(self._mirrors, f"listing-{position}.db")
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # a copy an earlier attempt left half made
-        store.reads.copy_listing(position, path)
+        path = self.files.copy_listing(store, position)
         mirror = Store(f"sqlite:///{path}")
         with self._mirroring:
             old, self._mirror, self._mirrored = self._mirror, mirror, position
         if old is not None:
             old.close()
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(sqlite_path(old.url))
+            self.files.drop_listing(sqlite_path(old.url))
         log.info("label %s: the listing of position %d is copied locally", self.label, position)
 
     # -- following the label ---------------------------------------------------------------------

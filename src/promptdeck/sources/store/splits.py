@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ...prompts.spec import Prompt
+from ...prompts.spec import Offered, Prompt
 from ..files.library import TemplateFolder
 from ..files.source import build_prompt, stage_file
 from .catalog import META_LABEL, META_VERSION
@@ -84,7 +84,7 @@ class LiveRollouts:
         return parsed.prompt.with_meta({META_VERSION: rollout.version, META_LABEL: self.label,
                                         META_ROLLOUT: rollout.id})
 
-    def choose(self, prompt: Prompt, key: str | None) -> Prompt | None:
+    def choose(self, prompt: Offered, key: str | None) -> Prompt | None:
         """The rollout's version of ``prompt`` when ``key`` falls in its share; None: the label's version.
         Without a key no render is split (docs/store.md#rollouts)."""
         held = self._held.get(prompt.name)
