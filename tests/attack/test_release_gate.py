@@ -62,6 +62,8 @@ PATHS: dict[str, Callable[[Store, Any], object]] = {
                                                                              guard=g),
     "end_rollout (promote)": lambda store, g: store.governance.end_rollout("production", "bye", promote=True,
                                                                            author="w", guard=g),
+    "merge": lambda store, g: store.proposals.merge(store.proposals.open("production", {"greet.md": 2}, author="w").id,
+                                                    author="w", guard=g),
 }
 
 

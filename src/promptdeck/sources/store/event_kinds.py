@@ -91,6 +91,25 @@ class RolloutChanged(Payload, frozen=True, kw_only=True):
     prompts: tuple[ChangedPrompt, ...]
 
 
+class ProposalChanged(Payload, frozen=True, kw_only=True):
+    """``proposal``: a proposal opened, given new versions, commented on, approved, rejected, withdrawn or
+    merged (``proposals``)."""
+
+    proposal: int
+    label: str
+    #: ``opened``, ``pushed``, ``commented``, ``approved``, ``rejected``, ``withdrawn`` or ``merged``
+    change: str
+    #: who made the change (the approver of an approval)
+    author: str
+    #: the comment, the reason, or the proposal's message
+    message: str
+    #: the position a merge moved the label to, else None
+    position: int | None
+    #: the proposal's prompts, against what the label serves
+    prompts: tuple[ChangedPrompt, ...]
+    truncated: bool
+
+
 @dataclass(frozen=True, slots=True)
 class EventKind:
     name: str
@@ -115,6 +134,7 @@ register("publish", Published)
 register("label", LabelMoved)
 register("rollback", LabelMoved)
 register("rollout", RolloutChanged)
+register("proposal", ProposalChanged)
 
 
 def names() -> list[str]:
