@@ -125,8 +125,13 @@ class Proposals:
         return self.get(proposal)
 
     def open_folder(self, label: str, content: dict[str, bytes], *, author: str, message: str = "") -> Proposal:
-        """``open`` the versions a publish of ``content`` (a whole library: path -> bytes) recorded: each file's
-        newest version with these bytes, and the deletion of each file the label serves that it lacks."""
+        """``open`` the versions a publish of ``content`` (a whole library: path -> bytes) recorded
+        (``folder_versions``)."""
+        return self.open(label, self.folder_versions(label, content), author=author, message=message)
+
+    def folder_versions(self, label: str, content: dict[str, bytes]) -> dict[str, int]:
+        """The versions a publish of ``content`` (a whole library: path -> bytes) recorded: each file's newest
+        version with these bytes, and the deletion of each file ``label`` serves that it lacks."""
         latest = self.reads.latest()
         files: dict[str, int] = {}
         for path, data in content.items():
@@ -144,7 +149,7 @@ class Proposals:
             newest = latest.get(path)
             if path not in content and newest is not None and newest.digest is None:
                 files[path] = newest.version
-        return self.open(label, files, author=author, message=message)
+        return files
 
     def push(self, proposal: int, files: dict[str, int], *, author: str, message: str = "") -> Proposal:
         """Give the open proposal new versions (added to, or replacing, those it holds); its approvals no longer
