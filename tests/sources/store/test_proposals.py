@@ -4,8 +4,12 @@ versions approved, by reviewers who did not write the proposal."""
 
 from __future__ import annotations
 
+import base64
+import json
+
 import pytest
 
+from promptdeck.sources.store import webhooks
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.model import ApprovalsRequired, StoreConflict, StoreMissing
 from tests.support.stores import publish_texts
@@ -104,3 +108,24 @@ def test_a_folder_proposal_deletes_what_the_folder_lacks(store_url: str) -> None
         assert proposal.files == {"greet.md": 2, "bye.md": 2}
         store.proposals.merge(proposal.id, author="ana")
         assert store.reads.position("production").files == {"greet.md": 2}  # type: ignore[union-attr]
+
+
+def test_each_step_is_a_proposal_event_naming_only_what_a_webhook_may_see(store_url: str) -> None:
+    secret = "whsec_" + base64.b64encode(b"k" * 32).decode()
+    with Store(store_url, create=True) as store:
+        publish_texts(store, "production", {"greet.md": "Hello\n", "pay.md": "---\nscopes: [hr]\n---\nPay\n"})
+        everyone, hr = (webhooks.add(store.db, "https://hooks.example/in", secret, ["proposal"], scopes=scopes,
+                                     allow=[], timeout=5, author="ops") for scopes in ([], ["hr"]))
+        publish_texts(store, None, {"greet.md": "Hello\n", "pay.md": "---\nscopes: [hr]\n---\nPay more\n"})
+        hidden = store.proposals.open("production", {"pay.md": 2}, author="ana", message="raise").id
+        store.proposals.approve(hidden, "bob", message="ok")
+        store.proposals.merge(hidden, author="ana")
+        sent = [(int(hook), json.loads(body)["data"]) for hook, body in
+                store.db.rows("SELECT webhook, body FROM deliveries ORDER BY id")]
+        assert [hook for hook, _ in sent] == [hr, hr, hr]  # every step was about pay, which only hr may see
+        assert [(d["change"], d["author"], d["message"]) for _, d in sent] == [
+            ("opened", "ana", "raise"), ("approved", "bob", "ok"), ("merged", "ana", "")]
+        assert sent[-1][1]["position"] == store.reads.position_id("production")
+        assert sent[-1][1]["prompts"] == [{"name": "pay", "path": "pay.md", "version": 2, "previous": 1,
+                                           "deleted": False}]
+        assert everyone != hr
