@@ -39,7 +39,8 @@ def test_a_proposal_from_publish_to_merge(tmp_path: Path) -> None:
     assert "bob  comment: nice \\u001b[31m" in out and "bob  approve" in out  # through the terminal gate
     code, out, err = run("merge", "1", "--store", url, "--author", "ana")
     assert code == 0 and "merged proposal 1: label production is at position 2" in out, err
-    assert "merge proposal 1" in run("history", "--label", "production", "--store", url)[1]
+    audit = run("history", "--label", "production", "--store", url)[1]
+    assert "merge proposal 1" in audit and "; every move, the merge of a proposal with 1 approval" in audit
     code, _, err = run("merge", "1", "--store", url)
     assert code == 1 and "proposal 1 is merged; nothing changed" in err
     assert run("proposals", "--store", url)[1] == "no open proposals\n"

@@ -514,8 +514,10 @@ def label_history(opened: Store, label: str) -> list[str]:
     protection = opened.governance.protection(label)
     lines = []
     if protection is not None:
+        count = protection.approvals
+        reviews = f"; every move, the merge of a proposal with {count} approval{'s' * (count != 1)}" if count else ""
         lines.append(f"label {label} is protected: moves through /api/store need {shown(protection.scope)} "
-                     f"(since {utc_time(protection.created)}, by {shown(protection.author)})")
+                     f"(since {utc_time(protection.created)}, by {shown(protection.author)}){reviews}")
     entries: list[tuple[float, int, str]] = []
     for move in moves:
         entries.append((move.created, 1, _move_line(opened, move)))
