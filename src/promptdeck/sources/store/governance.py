@@ -2,8 +2,9 @@
 
 Every change of what a label serves goes through ``release``, the release gate, inside the write transaction
 of the change that makes it (a publish with the label, a pointing, a rollback, a save, a rollout's start,
-change of share, promotion and abort): it applies the label's protection (the writer's ``Guard``), the
-writer's own rule (``MoveRule``) and the tests the label requires, and only then writes the change with its
+change of share, promotion and abort, a proposal's merge): it applies the label's protection (the writer's
+``Guard``), the writer's own rule (``MoveRule``), the approvals (``reviews``) and the tests the label
+requires, and only then writes the change with its
 audit row (a position, or a rollout event) and its webhook event. tests/attack/test_release_gate.py lists
 the paths, and checks that nothing else writes a position or a rollout.
 
