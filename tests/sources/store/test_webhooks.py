@@ -380,7 +380,7 @@ def test_bad_secret_files_and_targets_are_refused_naming_them(tmp_path: Path) ->
     unknown = pd("webhook", "add", "https://example.com/", "--store", url, "--secret-file", str(good), "--event",
                  "deploy", check=False)
     assert unknown.returncode == 1
-    assert "no event kind 'deploy'; the kinds are label, publish, rollback, rollout" in unknown.stderr
+    assert "no event kind 'deploy'; the kinds are label, proposal, publish, rollback, rollout" in unknown.stderr
     assert pd("webhook", "list", "--store", url).stdout == "no webhooks\n"
 
 
