@@ -23,10 +23,10 @@ from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.model import TestsFailed
 from promptdeck.sources.store.promotion import promote
 from tests.support.http_server import http_server
+from tests.support.release_paths import STORE, calls, functions, public_paths_to_the_gate
 from tests.support.store_api import cli, get, post
 from tests.support.stores import publish_texts
 
-STORE = Path(__file__).parents[2] / "src" / "promptdeck" / "sources" / "store"
 TESTED = ("---\narguments:\n  - name: who\ntests:\n  - description: greets by name\n    vars: {{who: Ada}}\n"
           "    assert:\n      - {{type: contains, value: {want} Ada}}\n---\n{text} {{{{ who }}}}!\n")
 GOOD_GREET, BAD_GREET = TESTED.format(want="Hello", text="Hello"), TESTED.format(want="Hello", text="Hi")
@@ -68,6 +68,8 @@ PATHS: dict[str, Callable[[Store, Any], object]] = {
                                                 guard=g),
     "end_rollout (promote)": lambda store, g: store.governance.end_rollout("production", "bye", promote=True,
                                                                            author="w", guard=g),
+    "merge": lambda store, g: store.proposals.merge(store.proposals.open("production", {"greet.md": 2}, author="w").id,
+                                                    author="w", guard=g),
 }
 
 
@@ -118,24 +120,10 @@ WRITES = ("INSERT INTO positions", "INSERT INTO position_files", "INTO rollouts"
 WRITERS = {"release", "_write_position", "_write_rollout", "_end", "_rollout_event"}
 
 
-def _functions(root: Path = STORE) -> list[tuple[str, ast.FunctionDef]]:
-    found = []
-    for module in sorted(root.rglob("*.py")):
-        for node in ast.walk(ast.parse(module.read_text())):
-            if isinstance(node, ast.FunctionDef):
-                found.append((str(module.relative_to(root)), node))
-    return found
-
-
-def _calls(function: ast.FunctionDef) -> set[str]:
-    return {node.func.attr for node in ast.walk(function)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
-
-
 def test_nothing_but_the_gate_writes_a_position_or_a_rollout() -> None:
     """Anywhere in promptdeck (the store, the store API, the commands): a new path that writes a position or a
     rollout itself, or calls the gate's own writers, fails here."""
-    every = _functions(STORE.parents[1])
+    every = functions(STORE.parents[1])
     assert len(every) > 1000  # the whole package was read
     for module, function in every:
         text = " ".join(node.value for node in ast.walk(function)
@@ -146,23 +134,12 @@ def test_nothing_but_the_gate_writes_a_position_or_a_rollout() -> None:
             assert function.name in WRITERS, f"{module}:{function.name} writes {writes[0]!r} round the release gate"
     for module, function in every:
         if function.name not in WRITERS:
-            reached = _calls(function) & (WRITERS - {"release"})
+            reached = calls(function) & (WRITERS - {"release"})
             assert not reached, f"{module}:{function.name} calls {sorted(reached)} round the release gate"
 
 
 def test_the_paths_listed_here_are_every_store_method_that_reaches_the_gate() -> None:
-    # By name, the calls of every function so named together: a protocol's ``label`` beside ``Store.label``.
-    calls: dict[str, set[str]] = {}
-    for _, function in _functions():
-        calls.setdefault(function.name, set()).update(_calls(function))
-    reaching = {"release"}
-    while True:  # what calls the gate, directly or through a private helper
-        more = {name for name, called in calls.items() if called & reaching} - reaching
-        if not more:
-            break
-        reaching |= more
-    public = {name for name in reaching if not name.startswith("_")} - {"release"}
-    assert public == {name.split(" ")[0] for name in PATHS}, "a new path to the gate: add it to PATHS"
+    assert public_paths_to_the_gate() == {name.split(" ")[0] for name in PATHS}, "a new path to the gate: add it"
 
 
 # -- over HTTP -----------------------------------------------------------------------------------------------

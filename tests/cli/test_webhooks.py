@@ -99,7 +99,7 @@ def test_the_help_lists_exactly_the_registered_kinds() -> None:
     text = " ".join(out.split())  # as click wraps it
     (listed,) = re.findall(r"--event KIND Send only these kinds of event \(repeat\): ([^.]*)\. Default: every kind, "
                            r"those a later promptdeck adds included\.", text)
-    assert listed.split(", ") == names() == ["label", "promote", "publish", "rollback", "rollout"]
+    assert listed.split(", ") == names() == ["label", "promote", "proposal", "publish", "rollback", "rollout"]
 
 
 def test_an_unknown_kind_is_refused_naming_the_registered_ones(tmp_path: Path) -> None:

@@ -25,22 +25,28 @@ _PERCENT_RE = re.compile(r"^(100(\.0{1,2})?|\d{1,2}(\.\d{1,2})?)\Z")
 @STORE_OPTION
 @click.option("--scope", required=True, metavar="SCOPE", help="The scope a move of LABEL through /api/store needs.")
 @click.option("--require-tests", is_flag=True, help="Refuse a move to a version whose prompt tests fail.")
+@click.option("--require-approvals", "approvals", type=click.IntRange(0, 20), default=0, metavar="N",
+              help="Every move of LABEL, from here too, is the merge of a proposal approved by N holders of "
+                   "SCOPE other than its authors, on exactly the versions it serves.")
 @AUTHOR_OPTION
-def protect(label: str, url: str, scope: str, require_tests: bool, author: str | None) -> None:
+def protect(label: str, url: str, scope: str, require_tests: bool, approvals: int, author: str | None) -> None:
     """Protect LABEL: moving it through /api/store or the web page (a pointing, a rollback, a rollout, a save
-    with the label) needs SCOPE."""
+    with the label) needs SCOPE; with --require-approvals N, every move needs N approvals of a proposal."""
     valid_label(label)
     if not _SCOPE_RE.match(scope):
         fail(f"scope {scope[:80]!r} is not valid: 1-128 printable characters without spaces", 2)
     with open_store(url) as opened:
         try:
             opened.reads.require_position(label)
-            before = opened.governance.protect(label, scope, require_tests=require_tests, author=author_of(author))
+            before = opened.governance.protect(label, scope, require_tests=require_tests, author=author_of(author),
+                                               approvals=approvals)
         except PromptdeckError as exc:
             fail(str(exc))
     was = f" (it needed {before.scope})" if before is not None and before.scope != scope else ""
     tests = "; every move of it, from here too, needs the prompt tests to pass" if require_tests else ""
-    echo(f"label {label} is protected: moving it through /api/store needs the scope {scope}{was}{tests}")
+    reviews = (f"; every move of it, from here too, is the merge of a proposal approved by {approvals} holder"
+               f"{'s' * (approvals != 1)} of {scope} other than its authors") if approvals else ""
+    echo(f"label {label} is protected: moving it through /api/store needs the scope {scope}{was}{tests}{reviews}")
 
 
 @click.command()

@@ -34,13 +34,16 @@ if TYPE_CHECKING:
 @click.argument("folder", type=LIBRARY_FOLDER)
 @STORE_OPTION
 @click.option("--label", default=None, metavar="LABEL", help="Move this label to the published library.")
+@click.option("--propose", default=None, is_flag=False, flag_value="new", metavar="[=ID]",
+              help="With --label: propose the published versions for LABEL (a new proposal, or --propose=ID to "
+                   "push them to proposal ID) instead of moving it; reviewers approve, `merge` serves them.")
 @click.option("-m", "--message", default="", help="What changed and why.")
 @AUTHOR_OPTION
 @click.option("--skip-tests", is_flag=True, help="Publish even if the prompts' tests fail (not run; the "
               "version's message says so).")
 @FORMAT_OPTION
-def publish(folder: str, url: str, label: str | None, message: str, author: str | None, skip_tests: bool,
-            folder_format: str | None) -> None:
+def publish(folder: str, url: str, label: str | None, propose: str | None, message: str, author: str | None,
+            skip_tests: bool, folder_format: str | None) -> None:
     """Record a new version of every prompt, skill file and other file in FOLDER that changed, deletions
     included.
 
@@ -54,6 +57,8 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
 
     if label is not None:
         valid_label(label)
+    if propose is not None and label is None:
+        fail("--propose needs --label: the label the proposal is aimed at", 2)
     left_out: list[str] = []  # skill folders with a problem: check says which
     try:
         # The files of ~/.claude/commands are kept as .claude/commands/..., so the store reads them as served.
@@ -99,11 +104,18 @@ def publish(folder: str, url: str, label: str | None, message: str, author: str 
     listed: dict[str, Listed] = {prompt.source: listing_of(prompt) for prompt in prompts.values()}
     with open_store(url, create=True) as opened:
         try:
-            number, changed = opened.publish(content, listed, author=author_of(author), message=message, label=label,
-                                             inputs=inputs)
+            number, changed = opened.publish(content, listed, author=author_of(author), message=message,
+                                             label=None if propose else label, inputs=inputs)
+            if propose is not None and label is not None:
+                from .proposals import propose_published
+
+                proposal = propose_published(opened, propose, label, content, author_of(author), message)
         except PromptdeckError as exc:
             fail(str(exc))
     moved = f"; label {label} points at it" if label else ""
+    if propose is not None:
+        moved = f"; proposal {proposal.id} proposes {len(proposal.files)} file{'s' * (len(proposal.files) != 1)} " \
+                f"for label {label}, which does not move until it is merged"
     if number is None:
         echo(f"nothing changed in {len(content)} files{moved}")
         return
@@ -508,8 +520,10 @@ def label_history(opened: Store, label: str) -> list[str]:
     protection = opened.governance.protection(label)
     lines = []
     if protection is not None:
+        count = protection.approvals
+        reviews = f"; every move, the merge of a proposal with {count} approval{'s' * (count != 1)}" if count else ""
         lines.append(f"label {label} is protected: moves through /api/store need {shown(protection.scope)} "
-                     f"(since {utc_time(protection.created)}, by {shown(protection.author)})")
+                     f"(since {utc_time(protection.created)}, by {shown(protection.author)}){reviews}")
     entries: list[tuple[float, int, str]] = []
     for move in moves:
         entries.append((move.created, 1, _move_line(opened, move)))

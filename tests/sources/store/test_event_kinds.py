@@ -16,6 +16,7 @@ from promptdeck.sources.store.event_kinds import (
     ChangedPrompt,
     LabelMoved,
     LabelPromoted,
+    ProposalChanged,
     Published,
     RolloutChanged,
     checked,
@@ -32,16 +33,16 @@ GREET = ChangedPrompt(name="greet", path="greet.md", version=2, previous=1, dele
 
 
 def test_the_kinds_this_promptdeck_declares() -> None:
-    assert names() == ["label", "promote", "publish", "rollback", "rollout"]
+    assert names() == ["label", "promote", "proposal", "publish", "rollback", "rollout"]
     assert {name: kind.payload for name, kind in event_kinds.REGISTRY.items()} == {
         "publish": Published, "label": LabelMoved, "rollback": LabelMoved, "rollout": RolloutChanged,
-        "promote": LabelPromoted}
+        "promote": LabelPromoted, "proposal": ProposalChanged}
 
 
 def test_a_registered_kind_is_listed_checked_and_storable_until_it_goes() -> None:
     with registered() as kind:
         assert kind.name == "deploy" and kind.payload is Deployed
-        assert names() == ["deploy", "label", "promote", "publish", "rollback", "rollout"]
+        assert names() == ["deploy", "label", "promote", "proposal", "publish", "rollback", "rollout"]
         assert checked("deploy", Deployed(label="production")) is kind
         assert stored(["deploy"]) == "deploy"
     assert "deploy" not in names()
@@ -55,7 +56,7 @@ def test_a_name_is_registered_once_and_never_the_wildcard() -> None:
     for bad in (EVERY, "", "Deploy", "de ploy", "-x", "x" * 65):
         with pytest.raises(ValueError, match="an event kind is 1-64"):
             register(bad, Published)
-    assert names() == ["label", "promote", "publish", "rollback", "rollout"]
+    assert names() == ["label", "promote", "proposal", "publish", "rollback", "rollout"]
 
 
 def test_a_payload_of_another_kind_or_an_unknown_kind_is_refused() -> None:
@@ -64,8 +65,8 @@ def test_a_payload_of_another_kind_or_an_unknown_kind_is_refused() -> None:
     assert checked("label", moved).name == "label" and checked("rollback", moved).name == "rollback"
     with pytest.raises(StoreError, match="a 'publish' event carries a Published, not a LabelMoved"):
         checked("publish", moved)
-    with pytest.raises(StoreError,
-                       match=r"no event kind 'deploy' \(the kinds: label, promote, publish, rollback, rollout\)"):
+    with pytest.raises(StoreError, match=r"no event kind 'deploy' \(the kinds: label, promote, proposal, publish, "
+                                         r"rollback, rollout\)"):
         checked("deploy", moved)
 
 
@@ -73,9 +74,9 @@ def test_every_kind_is_stored_as_the_wildcard_and_wants_kinds_added_later() -> N
     assert stored([]) == EVERY == "*"
     assert stored(["rollback", "label", "label"]) == "label rollback"
     # a webhook that lists every kind there is today still asks for those alone
-    assert stored(names()) == "label promote publish rollback rollout"
-    with pytest.raises(StoreError,
-                       match="no event kind 'deploy'; the kinds are label, promote, publish, rollback, rollout"):
+    assert stored(names()) == "label promote proposal publish rollback rollout"
+    with pytest.raises(StoreError, match="no event kind 'deploy'; the kinds are label, promote, proposal, publish, "
+                                         "rollback, rollout"):
         stored(["label", "deploy"])
     with pytest.raises(StoreError, match="no event kind '\\*'"):
         stored([EVERY])  # every kind is asking for none

@@ -409,7 +409,8 @@ def test_bad_secret_files_and_targets_are_refused_naming_them(tmp_path: Path) ->
     unknown = pd("webhook", "add", "https://example.com/", "--store", url, "--secret-file", str(good), "--event",
                  "deploy", check=False)
     assert unknown.returncode == 1
-    assert "no event kind 'deploy'; the kinds are label, promote, publish, rollback, rollout" in unknown.stderr
+    kinds = "label, promote, proposal, publish, rollback, rollout"
+    assert f"no event kind 'deploy'; the kinds are {kinds}" in unknown.stderr
     assert pd("webhook", "list", "--store", url).stdout == "no webhooks\n"
 
 

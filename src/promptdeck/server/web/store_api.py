@@ -66,6 +66,7 @@ from ..asgi import Disconnected, Receive, Scope, Send, headers_of, media_type, r
 from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, missing_scopes
 from ..security.quotas import Quota
 from . import store_governance as governance
+from . import store_proposals as proposals
 from . import store_tests
 from .store_runs import Runs, current_stop
 
@@ -80,9 +81,11 @@ PREFIX = "/api/store"
 #: A request body: a prompt file's largest text, JSON-escaped (a quote or backslash takes two bytes).
 MAX_BODY_BYTES = 2 * MAX_PROMPT_FILE_BYTES + 64 * 1024
 MAX_MESSAGE_CHARS = 2000
-_GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET", "/tests": "GET", "/moves": "GET"}
+_GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET", "/tests": "GET", "/moves": "GET",
+         **dict.fromkeys(proposals.GETS, "GET")}
 _POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST", "/rollout": "POST",
-          "/promote": "POST"}
+          "/promote": "POST",
+          **dict.fromkeys(proposals.POSTS, "POST")}
 
 
 class _Edit(msgspec.Struct, forbid_unknown_fields=True):
@@ -94,6 +97,8 @@ class _Edit(msgspec.Struct, forbid_unknown_fields=True):
     base: Version | None = None
     #: save even if the text's tests fail (the version's message says so)
     skip_tests: bool = False
+    #: propose the saved version for ``label`` rather than move it (``store_proposals``)
+    propose: bool = False
 
 
 #: A version number as the API takes it: what the databases' integers hold, and no more.
@@ -161,6 +166,8 @@ class StoreApi:
         if route == "/moves":
             before = _number(query, "before") if "before" in query else None
             return await self._run(principal, governance.audit, _label(_field(query, "label")), before)
+        if route in proposals.GETS:
+            return await self._run(principal, proposals.GETS[route], query)
         if "skill" in query and "prompt" not in query:
             uri = _field(query, "skill")
             path = self._visible_skill_file(principal, uri)
@@ -262,10 +269,15 @@ class StoreApi:
             return await self._run(principal, self._problems, prompt, _text(edit), self._may_write(principal))
         if not self._may_write(principal):
             raise HttpError(403, f"writing to the store needs the scope {self.write_scope}", scope=self.write_scope)
+        if route in proposals.POSTS:
+            return await self._run(principal, proposals.act, route, _decode(body, proposals.ProposalCall),
+                                   principal.name)
         if route == "/publish":
             edit = _message(_decode(body, _Edit))
             prompt = self._visible(principal, edit.prompt)
             label = _label(edit.label) if edit.label is not None else None
+            if edit.propose and label is None:
+                raise HttpError(400, "propose: a proposal is aimed at a label; give label")
             return await self._run(principal, self._publish, prompt, _text(edit), edit, label, principal.name)
         if route == "/label":
             point = _decode(body, _Point)
@@ -340,11 +352,13 @@ class StoreApi:
         listed = listing_of(checked) if checked is not None else None
         path = prompt.source
         version, publish = sight.store.publish_file(
-            path, data, listed, author=author, message=message, base=edit.base, label=label,
+            path, data, listed, author=author, message=message, base=edit.base, label=None if edit.propose else label,
             seen=lambda number: sight.version(path, number), allow=sight.allow_move, guard=governance.guard(sight.held))
         log.info("%s saved %s version %d%s", author, path, version, f" (label {label})" if label else "")
+        proposed = {"proposal": proposals.propose_saved(sight, label, path, version, author, message)} \
+            if edit.propose and label is not None else {}  # (checked before the save)
         return {"prompt": prompt.name, "path": path, "version": version, "publish": publish,
-                "changed": publish is not None}
+                "changed": publish is not None, **proposed}
 
     def _point(self, sight: _StoreView, prompt: Offered, version: int, label: str, author: str,
                message: str) -> dict[str, Any]:

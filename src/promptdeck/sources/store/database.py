@@ -22,7 +22,8 @@ move sends ``NOTIFY promptdeck_labels`` in PostgreSQL, delivered at commit.
 The modules of this package: ``schema`` (tables and migrations), ``model`` (the values and errors),
 ``urls`` (store URLs and their secrets), ``connection`` (``Connection``: the dialect, the lock, the schema
 check), ``reads`` (``Reads``: the queries), ``governance`` (``Governance``: label moves and their audit,
-protected labels, rollouts), ``events``, ``webhooks`` and ``delivery`` (the outbox and its sending), this
+protected labels, rollouts), ``proposals`` and ``reviews`` (proposals, their reviews, and the approvals a
+label may require of its moves), ``events``, ``webhooks`` and ``delivery`` (the outbox and its sending), this
 module (``Store``, composing them, and the writes: publish, label, rollback), ``ledger`` (replicas'
 requestState nonces), ``folder`` (a library folder as a publish reads it), and ``source``, ``followers``
 and ``catalog`` (a label served as a ``Source``).
@@ -44,6 +45,7 @@ from .event_kinds import Published
 from .events import changed_prompts, emit, listening, seen_changes, short
 from .governance import Governance
 from .model import _NEW, Guard, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path
+from .proposals import Proposals
 from .reads import Reads
 
 log = logging.getLogger("promptdeck.store")
@@ -52,7 +54,7 @@ class Store:
     """One store, opened from its URL: its connection (``db``), its queries (``reads``), its governance
     (``governance``), and the writes that record versions. Methods that write are one transaction each."""
 
-    __slots__ = ("db", "reads", "governance")
+    __slots__ = ("db", "reads", "governance", "proposals")
 
     def __init__(self, url: str, *, create: bool = False, timeout: float = 10) -> None:
         """Open the store; with ``create``, make (or upgrade) its schema where needed. ``timeout``: how long
@@ -60,6 +62,7 @@ class Store:
         self.db = Connection(url, create=create, timeout=timeout)
         self.reads = Reads(self.db)
         self.governance = Governance(self.db, self.reads)
+        self.proposals = Proposals(self.db, self.reads, self.governance)
 
     @property
     def url(self) -> str:

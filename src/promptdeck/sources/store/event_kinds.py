@@ -100,6 +100,23 @@ class LabelPromoted(LabelMoved, frozen=True, kw_only=True):
     source_position: int
     #: whether only some of the source's prompts were promoted (named): the label's other files stayed
     partial: bool
+class ProposalChanged(Payload, frozen=True, kw_only=True):
+    """``proposal``: a proposal opened, given new versions, commented on, approved, rejected, withdrawn or
+    merged (``proposals``)."""
+
+    proposal: int
+    label: str
+    #: ``opened``, ``pushed``, ``commented``, ``approved``, ``rejected``, ``withdrawn`` or ``merged``
+    change: str
+    #: who made the change (the approver of an approval)
+    author: str
+    #: the comment, the reason, or the proposal's message
+    message: str
+    #: the position a merge moved the label to, else None
+    position: int | None
+    #: the proposal's prompts, against what the label serves
+    prompts: tuple[ChangedPrompt, ...]
+    truncated: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +144,7 @@ register("label", LabelMoved)
 register("rollback", LabelMoved)
 register("rollout", RolloutChanged)
 register("promote", LabelPromoted)
+register("proposal", ProposalChanged)
 
 
 def names() -> list[str]:

@@ -2,10 +2,11 @@
 
 Every change of what a label serves goes through ``release``, the release gate, inside the write transaction
 of the change that makes it (a publish with the label, a pointing, a rollback, a save, a label's promotion
-to another's versions, a rollout's start, change of share, promotion and abort): it applies the label's
-protection (the writer's ``Guard``), the writer's own rule (``MoveRule``) and the tests the label requires,
-and only then writes the change with its audit row (a position, or a rollout event) and its webhook event.
-tests/attack/test_release_gate.py lists the paths, and checks that nothing else writes a position or a rollout.
+to another's versions, a rollout's start, change of share, promotion and abort, a proposal's merge): it
+applies the label's protection (the writer's ``Guard``), the writer's own rule (``MoveRule``), the approvals
+(``reviews``) and the tests the label requires, and only then writes the change with its audit row (a
+position, or a rollout event) and its webhook event. tests/attack/test_release_gate.py lists the paths, and
+checks that nothing else writes a position or a rollout.
 
 A protected label names the scope a move of it needs. The store does not know principals: it reads the
 protection inside the write transaction and shows it to the writer's ``Guard``, which refuses by raising
@@ -46,6 +47,7 @@ from .model import (
 )
 from .model import skill_marker as _skill_marker
 from .reads import Reads
+from .reviews import require_approvals
 from .schema import CHANNEL, LISTING_FORMAT, LISTING_HEAD, MAX_FILE_BYTES
 
 #: A rollout's share is given in percent with at most two decimals: 10,000 buckets.
@@ -95,7 +97,7 @@ class Governance:
     def release(self, label: str, files: dict[str, int], author: str, reason: str, message: str = "",
                 allow: MoveRule | None = None, now: Position | None = None, guard: Guard | None = None,
                 event: str = "label", step: RolloutStep | None = None,
-                promotion: Promotion | None = None) -> int | None:
+                promotion: Promotion | None = None, proposal: int | None = None) -> int | None:
         """(Inside a write transaction.) The release gate: the one function every change of what a label serves
         passes (a publish with the label, a pointing, a rollback, a save with it, a rollout's start, change of
         share, promotion and abort). In this order: ``guard`` is shown the label's protection, ``allow`` the
@@ -107,7 +109,10 @@ class Governance:
         of the label, a new position (none when the label points at ``files`` already). Returns the new
         position's number, or the rollout's; None when nothing moved. ``now``: the label's position, if read.
         ``event``: the kind of event a move is for webhooks (``events.emit``); ``promotion``: the label and
-        position a promotion takes ``files`` from (its event, ``promote``, names them)."""
+        position a promotion takes ``files`` from (its event, ``promote``, names them). ``proposal``: the
+        proposal this move merges (``proposals``): a label that requires approvals moves only so, to exactly
+        the versions its reviewers approved (``reviews.require_approvals``); an abort of a rollout (the label's
+        own versions served again) needs none."""
         protection = self.protection(label)
         if guard is not None:
             guard(protection)
@@ -119,6 +124,8 @@ class Governance:
                     ({step.rollout.path: step.rollout.base}, {step.rollout.path: step.rollout.version})))
         if step is None and now is not None and before == files:
             return None
+        if protection is not None and protection.approvals and not (step is not None and step.kind == "abort"):
+            require_approvals(self.db, protection, before, files, proposal)
         if protection is not None and protection.require_tests and files != before:
             self._require_tests(label, files)
         if step is not None and step.kind != "promote":
@@ -248,21 +255,23 @@ class Governance:
     # -- protected labels ----------------------------------------------------------------------------
 
     def protection(self, label: str) -> Protection | None:
-        rows = self.db.rows("SELECT label, scope, require_tests, author, created FROM protected_labels WHERE label = ?",
-                            label)
+        rows = self.db.rows("SELECT label, scope, require_tests, author, created, approvals FROM protected_labels "
+                            "WHERE label = ?", label)
         return _protection(rows[0]) if rows else None
 
     def protections(self) -> list[Protection]:
-        return [_protection(row) for row in self.db.rows("SELECT label, scope, require_tests, author, created "
-                                                         "FROM protected_labels ORDER BY label")]
+        return [_protection(row) for row in self.db.rows("SELECT label, scope, require_tests, author, created, "
+                                                         "approvals FROM protected_labels ORDER BY label")]
 
-    def protect(self, label: str, scope: str, *, require_tests: bool, author: str) -> Protection | None:
-        """Protect ``label`` with ``scope`` (replacing any protection it had); the protection it had."""
+    def protect(self, label: str, scope: str, *, require_tests: bool, author: str,
+                approvals: int = 0) -> Protection | None:
+        """Protect ``label`` with ``scope`` (replacing any protection it had); the protection it had. With
+        ``approvals``, a move of it needs that many approvals of a proposal (``reviews.require_approvals``)."""
         with self.db.transaction():
             before = self.protection(label)
             self.db.run("DELETE FROM protected_labels WHERE label = ?", label)
-            self.db.run("INSERT INTO protected_labels (label, scope, require_tests, author, created) "
-                        "VALUES (?, ?, ?, ?, ?)", label, scope, int(require_tests), author, time.time())
+            self.db.run("INSERT INTO protected_labels (label, scope, require_tests, author, created, approvals) "
+                        "VALUES (?, ?, ?, ?, ?, ?)", label, scope, int(require_tests), author, time.time(), approvals)
         return before
 
     def unprotect(self, label: str) -> Protection:
@@ -404,8 +413,9 @@ class Governance:
 
 
 def _protection(row: tuple[object, ...]) -> Protection:
-    label, scope, require_tests, author, created = row
-    return Protection(str(label), str(scope), bool(require_tests), str(author), float(created))  # type: ignore[arg-type]
+    label, scope, require_tests, author, created, approvals = row
+    return Protection(str(label), str(scope), bool(require_tests), str(author), float(created),  # type: ignore[arg-type]
+                      int(approvals or 0))  # type: ignore[call-overload]
 
 
 def _rollout(row: tuple[object, ...]) -> Rollout:

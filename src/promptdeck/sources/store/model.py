@@ -56,6 +56,11 @@ class TestsFailed(StoreConflict):
         self.summary = summary
 
 
+class ApprovalsRequired(StoreConflict):
+    """A move of a label that requires approvals, other than the merge of a proposal approved on exactly the
+    versions the move serves: nothing was changed."""
+
+
 @dataclass(frozen=True, slots=True)
 class Listed:
     """A prompt file's entry in the store's listing (see ``listing_of``)."""
@@ -162,13 +167,15 @@ class Move(NamedTuple):
 
 
 class Protection(NamedTuple):
-    """A protected label: a move of it through /api/store needs ``scope`` (docs/store.md#governance)."""
+    """A protected label: a move of it through /api/store needs ``scope`` (docs/store.md#governance); with
+    ``approvals``, every move of it is the merge of a proposal that many reviewers approved (``reviews``)."""
 
     label: str
     scope: str
     require_tests: bool
     author: str
     created: float
+    approvals: int = 0
 
 
 #: A write's check of the label it moves (``governance.release``, the gate): shown the label's protection (None: not

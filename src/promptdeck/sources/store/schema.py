@@ -11,7 +11,7 @@ log = logging.getLogger("promptdeck.store")
 
 #: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
 #: ``promptdeck store upgrade``.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 9
 #: The PostgreSQL channel a label move is announced on (its payload: the label's name).
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
@@ -111,6 +111,24 @@ _MIGRATIONS: dict[int, list[str]] = {
     # one that asked for every kind schema 6 had (``webhook add`` without ``--event`` stored them all)
     # becomes ``*``. One that lists the three of schema 5 keeps them: it cannot be told from a choice of three.
     7: ["UPDATE webhooks SET kinds = '*' WHERE kinds = 'label publish rollback rollout'"],
+    # 8: (issue 40's publish provenance; a placeholder here, the lead renumbers at merge.)
+    8: [],
+    # 9: reviews (``proposals``, docs/store.md#reviews). A proposal is a set of versions (``proposal_files``)
+    # aimed at a label and not yet served; ``proposal_reviews`` is its audit, append-only: each new set of
+    # versions pushed (``push``), comment, approval and rejection, with the principal who made it and, for an
+    # approval, the digest of exactly the versions approved (a push changes the digest, so older approvals no
+    # longer count) and the scope the approver held. A protected label may require approvals of its moves.
+    9: ["CREATE TABLE proposals (id {serial} PRIMARY KEY, label TEXT NOT NULL, author TEXT NOT NULL, "
+        "message TEXT NOT NULL, state TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, "
+        "closed DOUBLE PRECISION, position INTEGER)",
+        "CREATE INDEX proposals_by_label ON proposals (label, state, id)",
+        "CREATE TABLE proposal_files (proposal INTEGER NOT NULL REFERENCES proposals(id), path TEXT NOT NULL, "
+        "version INTEGER NOT NULL, PRIMARY KEY (proposal, path))",
+        "CREATE TABLE proposal_reviews (id {serial} PRIMARY KEY, proposal INTEGER NOT NULL REFERENCES proposals(id), "
+        "kind TEXT NOT NULL, principal TEXT NOT NULL, message TEXT NOT NULL, digest TEXT NOT NULL, "
+        "scope TEXT, created DOUBLE PRECISION NOT NULL)",
+        "CREATE INDEX proposal_reviews_by_proposal ON proposal_reviews (proposal, id)",
+        "ALTER TABLE protected_labels ADD COLUMN approvals INTEGER NOT NULL DEFAULT 0"],
 }
 #: The statements of a schema version that differ between the databases, run after its ``_MIGRATIONS``.
 _DIALECT_MIGRATIONS: dict[tuple[int, bool], list[str]] = {

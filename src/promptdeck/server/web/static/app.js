@@ -5,6 +5,7 @@ import { ARGUMENTS, Catalog, CatalogView } from "./catalog.js";
 import { $, announce, h, show } from "./dom.js";
 import { ArgumentForm } from "./form.js";
 import { Parts } from "./graph.js";
+import { Proposals } from "./proposals.js";
 import { Client, HttpError, McpError, setToken, token } from "./mcp.js";
 import { conversationText, copy, renderMessages } from "./messages.js";
 import { Skills, openSkill, renderSkillList } from "./skills.js";
@@ -41,6 +42,7 @@ function failed(err) {
 
 const storeApi = new StoreApi();
 const parts = new Parts();
+const proposals = new Proposals(storeApi);
 
 // The open prompt's versions, when the server serves a store label. A 401 from the store API is the same
 // as one from /mcp: the token is asked for again. Any other refusal is shown in the versions panel.
@@ -104,6 +106,7 @@ async function loadSkills() {
   const fresh = await new Skills(client).load();
   skills = fresh;
   renderSkillList(fresh);
+  proposals.load();  // a store's open proposals, under the list (none shown without a store)
   if (/^#\/s\//.test(location.hash)) route();
 }
 

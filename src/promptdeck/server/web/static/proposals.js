@@ -1,0 +1,88 @@
+// The open proposals of the store the page serves (/api/store/proposals), under the prompt list: each with its
+// diff against what its label serves, its comments and approvals, and (for whoever may) comment, approve and
+// reject. The server decides everything: who may see a proposal (one hiding a prompt you may not see is not
+// listed), who may approve (the label's scope, not an author), and whether a merge may serve it.
+
+import { $, announce, h, show } from "./dom.js";
+import { diffTable } from "./diff.js";
+import { StoreError, when } from "./store.js";
+
+export class Proposals {
+  constructor(api) {
+    this.api = api;
+  }
+
+  /** Read the open proposals again and show them; a server without a store (404) shows no section. */
+  async load() {
+    let answer;
+    try {
+      answer = await this.api.get("/proposals");
+    } catch (err) {
+      show($("proposals"), false);
+      if (!(err instanceof StoreError) || (err.status !== 404 && err.status !== 401)) console.warn(err);
+      return;
+    }
+    const list = Array.isArray(answer.proposals) ? answer.proposals : [];
+    $("proposal-list").replaceChildren(...list.map((p) => this.item(p)));
+    $("proposals-count").textContent = `(${list.length})`;
+    show($("proposals"), list.length > 0);
+  }
+
+  item(p) {
+    const needed = Number(p.approvals?.needed) || 0;
+    const by = Array.isArray(p.approvals?.by) ? p.approvals.by : [];
+    const details = h("div", { className: "proposal-details", hidden: true });
+    const toggle = h("button", { type: "button", className: "review", "aria-expanded": "false",
+      onclick: () => this.toggle(p.id, details, toggle) }, `Review proposal ${p.id}`);
+    return h("li", { className: "proposal", "data-proposal": String(p.id) },
+      h("p", {}, h("strong", {}, `Proposal ${p.id} for ${String(p.label)}`),
+        ` by ${String(p.author)} · ${when(p.created).text} · ${p.files} file${p.files === 1 ? "" : "s"} · `,
+        h("span", { className: "approvals" }, needed ? `${by.length} of ${needed} approvals` :
+          `${by.length} approval${by.length === 1 ? "" : "s"}`)),
+      p.message ? h("p", { className: "muted" }, String(p.message)) : null,
+      toggle, details);
+  }
+
+  async toggle(id, details, toggle) {
+    const open = details.hidden;
+    toggle.setAttribute("aria-expanded", String(open));
+    show(details, open);
+    if (open) await this.fill(id, details);
+  }
+
+  async fill(id, details) {
+    let p;
+    try {
+      p = await this.api.get("/proposal", { id });
+    } catch (err) {
+      details.replaceChildren(h("p", { className: "error", role: "alert" }, err.message));
+      return;
+    }
+    const changes = (p.changes || []).map((c) => c.binary ? h("p", {}, `${c.path}: binary files differ`) :
+      c.tooLarge ? h("p", {}, `${c.path}: ${c.tooLarge}`) :
+        diffTable(c.deleted ? `${c.path} (deleted)` : String(c.path), c.source || [],
+          c.from === null ? "not served" : `served: version ${c.from}`, `proposed: version ${c.to}`));
+    const reviews = h("ol", { className: "proposal-reviews" }, (p.reviews || []).map((r) =>
+      h("li", { "data-kind": String(r.kind) }, `${String(r.principal)} ${String(r.kind)}`,
+        r.kind === "approve" && !r.current ? " (earlier versions)" : "",
+        r.message ? `: ${String(r.message)}` : "", ` · ${when(r.created).text}`)));
+    const text = h("textarea", { className: "proposal-comment", rows: 2, "aria-label": `Comment on proposal ${id}` });
+    const error = h("p", { className: "error", role: "alert", hidden: true });
+    const act = (action) => async () => {
+      show(error, false);
+      try {
+        await this.api.post(`/proposal/${action}`, { id, message: text.value });
+      } catch (err) {
+        error.textContent = err.message;
+        show(error);
+        return;
+      }
+      announce(`Proposal ${id}: ${action} done.`);
+      await this.load();
+    };
+    const buttons = ["comment", "approve", "reject"].map((action) =>
+      h("button", { type: "button", className: action, onclick: act(action) },
+        action[0].toUpperCase() + action.slice(1)));
+    details.replaceChildren(...changes, h("h3", {}, "Reviews"), reviews, text, h("p", {}, buttons), error);
+  }
+}

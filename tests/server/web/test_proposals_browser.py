@@ -1,0 +1,50 @@
+"""The page's open proposals: listed under the prompts with their diff and reviews, approved by a reviewer, and
+refused (with the server's words) to the proposal's author; a real browser (Debian's chromium driven by
+Playwright) against a real ``promptdeck serve --http --store`` over a store written by the real CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptdeck.sources.store.database import Store
+from tests.support.browser import Pages, sign_in
+from tests.support.versions_page import ALICE, BOB, RITA, V1, promptdeck, versioned
+
+
+def test_open_proposals_are_reviewed_on_the_page(pages: Pages, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    with versioned(tmp_path, V1, V1.replace("Hello", "Hello there")) as served:
+        promptdeck("label", "greet@1", "production", "--store", served.store)
+        promptdeck("protect", "production", "--scope", "release", "--require-approvals", "1", "--store",
+                   served.store)
+        library = tmp_path / "library"  # holds version 2's text: proposed by rita
+        promptdeck("publish", str(library), "--store", served.store, "--label", "production", "--propose",
+                   "--author", "rita", "-m", "warmer")
+        page = pages.open(served.base)
+        sign_in(page, RITA)
+        item = page.locator("#proposal-list .proposal[data-proposal='1']")
+        expect(item).to_contain_text("Proposal 1 for production by rita")
+        expect(item.locator(".approvals")).to_have_text("0 of 1 approvals")
+        item.locator("button.review").click()
+        expect(item.locator("table.diff ins")).to_contain_text(["Hello there {{ who }}!"])
+        item.locator("button.approve").click()  # rita wrote it: refused, in the server's words
+        expect(item.locator(".error")).to_have_text(
+            "rita wrote proposal 1: its authors cannot approve it; another reviewer must")
+        reader = pages.open(served.base)
+        sign_in(reader, BOB)  # may read greet, may not approve (no write scope)
+        expect(reader.locator("#proposal-list .proposal")).to_have_count(1)
+        writer = pages.open(served.base)
+        sign_in(writer, ALICE)  # may write, lacks release, the review scope
+        writer.locator("#proposal-list button.review").click()
+        writer.locator("#proposal-list .proposal-comment").fill("looks fine")
+        writer.locator("#proposal-list button.comment").click()
+        # The list is read again after the comment: the new item comes closed.
+        expect(writer.locator("#proposal-list .proposal-details")).to_be_hidden()
+        writer.locator("#proposal-list button.review").click()
+        expect(writer.locator("#proposal-list .proposal-reviews li[data-kind='comment']")).to_contain_text(
+            "alice comment: looks fine")
+        writer.locator("#proposal-list button.approve").click()
+        expect(writer.locator("#proposal-list .error")).to_contain_text("needs the scope release")
+    with Store(served.store) as store:  # the refused approvals left nothing behind
+        assert [(r.kind, r.principal) for r in store.proposals.reviews(1)] == [("open", "rita"), ("comment", "alice")]
