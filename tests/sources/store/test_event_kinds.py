@@ -84,13 +84,13 @@ def test_every_kind_is_stored_as_the_wildcard_and_wants_kinds_added_later() -> N
 def test_payloads_encode_as_receivers_parse_them_fields_in_their_order() -> None:
     published = Published(publish=2, author="bé", message="✓", label=None, files=1, prompts=(GREET,), truncated=False)
     data = encoded(published)
-    assert list(data) == ["publish", "author", "message", "label", "files", "prompts", "truncated"]
+    assert list(data) == ["publish", "author", "message", "label", "files", "prompts", "truncated", "git"]
     # lists, as JSON reads back: what events._visible filters per webhook
     assert data["prompts"] == [{"name": "greet", "path": "greet.md", "version": 2, "previous": 1, "deleted": False,
                                 "scopes": ["hr"]}]
     assert json.dumps(data, separators=(",", ":")) == (
         '{"publish":2,"author":"b\\u00e9","message":"\\u2713","label":null,"files":1,"prompts":[{"name":"greet",'
-        '"path":"greet.md","version":2,"previous":1,"deleted":false,"scopes":["hr"]}],"truncated":false}')
+        '"path":"greet.md","version":2,"previous":1,"deleted":false,"scopes":["hr"]}],"truncated":false,"git":null}')
     moved = LabelMoved(label="production", author="ana", message="m", reason="label greet@2", position=5,
                        previous_position=4, files=1, prompts=(GREET,), truncated=False)
     assert list(encoded(moved)) == ["label", "author", "message", "reason", "position", "previous_position", "files",

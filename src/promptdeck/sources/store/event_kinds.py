@@ -45,6 +45,16 @@ class Payload(msgspec.Struct, frozen=True):
     the changed files it may see (``events._visible``)."""
 
 
+class GitProvenance(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a publish came from, when its folder was a git work tree (``provenance``)."""
+
+    commit: str
+    #: None: a detached HEAD
+    branch: str | None
+    #: whether the folder had uncommitted changes
+    dirty: bool
+
+
 class Published(Payload, frozen=True, kw_only=True):
     """``publish``: new versions of files (``publish``, the editor's save)."""
 
@@ -58,6 +68,8 @@ class Published(Payload, frozen=True, kw_only=True):
     prompts: tuple[ChangedPrompt, ...]
     #: whether more prompts changed than are named (``events.MAX_EVENT_PROMPTS``)
     truncated: bool
+    #: the git commit, branch and dirtiness of the folder published, else None
+    git: GitProvenance | None = None
 
 
 class LabelMoved(Payload, frozen=True, kw_only=True):

@@ -221,6 +221,13 @@ class Reads:
         rows = self.db.rows(query + " ORDER BY f.publish DESC, f.path", *args)
         return [FileVersion(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], float(r[7]), r[8]) for r in rows]
 
+    def digests(self) -> dict[str, set[str]]:
+        """Every path the store has held, with the digests of its versions (a pull's test of unpublished work)."""
+        out: dict[str, set[str]] = {}
+        for path, digest in self.db.rows("SELECT path, digest FROM files WHERE digest IS NOT NULL"):
+            out.setdefault(path, set()).add(digest)
+        return out
+
     def recorded(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], Recorded]:
         """What the store records of each (path, version) that it has: its prompt name, digest and scopes."""
         wanted = set(pairs)

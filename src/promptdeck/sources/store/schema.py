@@ -11,7 +11,7 @@ log = logging.getLogger("promptdeck.store")
 
 #: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
 #: ``promptdeck store upgrade``.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 #: The PostgreSQL channel a label move is announced on (its payload: the label's name).
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
@@ -111,6 +111,15 @@ _MIGRATIONS: dict[int, list[str]] = {
     # one that asked for every kind schema 6 had (``webhook add`` without ``--event`` stored them all)
     # becomes ``*``. One that lists the three of schema 5 keeps them: it cannot be told from a choice of three.
     7: ["UPDATE webhooks SET kinds = '*' WHERE kinds = 'label publish rollback rollout'"],
+    # 8: git and the store (``sync``, docs/store.md#git). A publish from a git work tree records its provenance:
+    # the commit, the branch (NULL: detached) and whether the tree had uncommitted changes (NULL: not from git).
+    # A label's base is where it stood when a folder was last published to it or pulled from it: a later
+    # publish that finds the label moved since (a web save, another publish) is refused rather than undo it.
+    8: ["ALTER TABLE publishes ADD COLUMN git_commit TEXT",
+        "ALTER TABLE publishes ADD COLUMN git_branch TEXT",
+        "ALTER TABLE publishes ADD COLUMN git_dirty INTEGER",
+        "CREATE TABLE label_bases (label TEXT PRIMARY KEY, position INTEGER NOT NULL, author TEXT NOT NULL, "
+        "created DOUBLE PRECISION NOT NULL)"],
 }
 #: The statements of a schema version that differ between the databases, run after its ``_MIGRATIONS``.
 _DIALECT_MIGRATIONS: dict[tuple[int, bool], list[str]] = {
