@@ -290,8 +290,9 @@ def history(prompt: str | None, url: str, label: str | None) -> None:
             what = f"skill {skill}" + (", deleted" if v.digest is None else "")
         tags = f"  [{', '.join(at)}]" if at else ""
         message = f"  {shown(v.message)}" if v.message else ""
+        git = f"  {shown(v.git.text())}" if v.git is not None else ""
         echo(f"{shown(v.path)} v{v.version}  {shown(what)}  publish {v.publish}  {utc_time(v.created)}  "
-             f"{shown(v.author)}{message}{tags}")
+             f"{shown(v.author)}{git}{message}{tags}")
 
 
 @click.command()
