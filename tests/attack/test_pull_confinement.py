@@ -58,7 +58,7 @@ def test_a_link_made_after_the_plan_is_refused_as_it_is_written(tmp_path: Path) 
     outside.mkdir()
     done = plan(folder, {"sub/a.md": b"text"}, {})
     (folder / "sub").symlink_to(outside)  # swapped in between the plan and the write
-    with pytest.raises(StoreError, match="symbolic link"):
+    with pytest.raises(StoreError, match="symbolic link.*the pull stopped after 0 of 1 changes"):
         apply(folder, done)
     assert list(outside.iterdir()) == []
 

@@ -42,6 +42,7 @@ def _inside(root: Path, path: str) -> Path:
         raise StoreError(f"the store holds a path that is not a library path: {path!r}; nothing was written")
     at = root
     parts = path.split("/")
+    where = root.joinpath(*parts)
     for number, part in enumerate(parts):
         at = at / part
         try:
@@ -57,9 +58,9 @@ def _inside(root: Path, path: str) -> Path:
         if not last and not stat.S_ISDIR(mode) or last and not stat.S_ISREG(mode):
             raise StoreError(f"{at} is not a {'regular file' if last else 'folder'} (the store's {path!r}); "
                              "nothing was written")
-    if not at.resolve().is_relative_to(root):  # the checks above make this hold; kept as the rule itself
+    if not where.resolve().is_relative_to(root):  # the checks above make this hold; kept as the rule itself
         raise StoreError(f"the store's {path!r} leads outside {root}; nothing was written")
-    return at
+    return where
 
 
 def _held(where: Path) -> bytes | None:
@@ -112,17 +113,28 @@ def apply(folder: str | os.PathLike[str], done: Plan) -> None:
     """Carry out ``done`` in ``folder``: each file written whole to a new file that replaces it, then the
     deletions. Each path is checked again as it is written."""
     root = Path(folder).resolve()
-    for path, data in sorted(done.write.items()):
-        where = _inside(root, path)
-        where.parent.mkdir(parents=True, exist_ok=True)
-        _inside(root, path)  # the folders just made are folders, not links
-        fd, temporary = tempfile.mkstemp(prefix=".promptdeck-pull.", dir=where.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(temporary, where)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-    for path in done.delete:
-        _inside(root, path).unlink(missing_ok=True)
+    written = 0
+    try:
+        for path, data in sorted(done.write.items()):
+            _write(root, path, data)
+            written += 1
+        for path in done.delete:
+            _inside(root, path).unlink(missing_ok=True)
+            written += 1
+    except StoreError as exc:  # the folder changed under the pull (a link swapped in): say how far it got
+        raise StoreError(str(exc).replace("nothing was written", f"the pull stopped after {written} of "
+                                          f"{len(done.write) + len(done.delete)} changes")) from None
+
+
+def _write(root: Path, path: str, data: bytes) -> None:
+    where = _inside(root, path)
+    where.parent.mkdir(parents=True, exist_ok=True)
+    _inside(root, path)  # the folders just made are folders, not links
+    fd, temporary = tempfile.mkstemp(prefix=".promptdeck-pull.", dir=where.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temporary, where)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
