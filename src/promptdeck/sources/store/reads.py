@@ -336,7 +336,8 @@ class Reads:
     def history_below(self, folder: str) -> list[FileVersion]:
         """The versions of every file below ``folder`` (a skill's), newest first."""
         rows = self.db.rows("SELECT f.path, f.version, f.publish, f.prompt, f.digest, p.author, p.message, p.created, "
-                            "f.scopes FROM files f JOIN publishes p ON p.id = f.publish WHERE substr(f.path, 1, ?) = ? "
+                            "f.scopes, p.git_commit, p.git_branch, p.git_dirty FROM files f JOIN publishes p "
+                            "ON p.id = f.publish WHERE substr(f.path, 1, ?) = ? "
                             "ORDER BY f.publish DESC, f.path", len(folder) + 1, folder + "/")
         return [FileVersion(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], float(r[7]), r[8],
                             None if r[9] is None else Provenance(r[9], r[10], bool(r[11]))) for r in rows]
