@@ -35,9 +35,11 @@ class Plan:
     same: int = 0
 
 
-def _inside(root: Path, path: str) -> Path:
+def _inside(root: Path, path: str, folders: set[str] | None = None) -> Path:
     """Where ``path`` lies in the folder ``root``; ``StoreError`` when it is no library path, or when a part
-    of the way to it is a symbolic link or not a directory (so nothing is written through a link)."""
+    of the way to it is a symbolic link or not a directory (so nothing is written through a link). A path of
+    no '..' part whose every part is a real folder or missing lies below ``root``: no ``resolve`` is needed.
+    ``folders``: the folders (relative) this plan found real already, not looked at again."""
     if not is_safe_path(path):
         raise StoreError(f"the store holds a path that is not a library path: {path!r}; nothing was written")
     at = root
@@ -45,6 +47,10 @@ def _inside(root: Path, path: str) -> Path:
     where = root.joinpath(*parts)
     for number, part in enumerate(parts):
         at = at / part
+        last = number == len(parts) - 1
+        prefix = "/".join(parts[:number + 1])
+        if not last and folders is not None and prefix in folders:
+            continue
         try:
             mode = os.lstat(at).st_mode
         except FileNotFoundError:
@@ -54,12 +60,11 @@ def _inside(root: Path, path: str) -> Path:
         if stat.S_ISLNK(mode):
             raise StoreError(f"{at} is a symbolic link; pull never writes through one (the store's {path!r}); "
                              "nothing was written")
-        last = number == len(parts) - 1
         if not last and not stat.S_ISDIR(mode) or last and not stat.S_ISREG(mode):
             raise StoreError(f"{at} is not a {'regular file' if last else 'folder'} (the store's {path!r}); "
                              "nothing was written")
-    if not where.resolve().is_relative_to(root):  # the checks above make this hold; kept as the rule itself
-        raise StoreError(f"the store's {path!r} leads outside {root}; nothing was written")
+        if not last and folders is not None:
+            folders.add(prefix)
     return where
 
 
@@ -84,8 +89,9 @@ def plan(folder: str | os.PathLike[str], files: dict[str, bytes], known: dict[st
     root = Path(folder).resolve()
     done = Plan()
     unpublished: list[str] = []
+    folders: set[str] = set()
     for path in sorted(files.keys() | known.keys()):
-        where = _inside(root, path)
+        where = _inside(root, path, folders)
         held = _held(where)
         data = files.get(path)
         if held == data:
