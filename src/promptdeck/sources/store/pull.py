@@ -42,11 +42,10 @@ def _inside(root: Path, path: str, folders: set[str] | None = None) -> Path:
     ``folders``: the folders (relative) this plan found real already, not looked at again."""
     if not is_safe_path(path):
         raise StoreError(f"the store holds a path that is not a library path: {path!r}; nothing was written")
-    at = root
+    at = str(root)
     parts = path.split("/")
-    where = root.joinpath(*parts)
     for number, part in enumerate(parts):
-        at = at / part
+        at = f"{at}/{part}"  # strings, not Path: this runs for each file of a 10,000-prompt pull, thrice
         last = number == len(parts) - 1
         prefix = "/".join(parts[:number + 1])
         if not last and folders is not None and prefix in folders:
@@ -65,7 +64,7 @@ def _inside(root: Path, path: str, folders: set[str] | None = None) -> Path:
                              "nothing was written")
         if not last and folders is not None:
             folders.add(prefix)
-    return where
+    return Path(root, path)
 
 
 def _held(where: Path) -> bytes | None:
@@ -134,8 +133,9 @@ def apply(folder: str | os.PathLike[str], done: Plan) -> None:
 
 def _write(root: Path, path: str, data: bytes) -> None:
     where = _inside(root, path)
-    where.parent.mkdir(parents=True, exist_ok=True)
-    _inside(root, path)  # the folders just made are folders, not links
+    if not where.parent.is_dir():
+        where.parent.mkdir(parents=True, exist_ok=True)
+        _inside(root, path)  # the folders just made are folders, not links
     fd, temporary = tempfile.mkstemp(prefix=".promptdeck-pull.", dir=where.parent)
     try:
         with os.fdopen(fd, "wb") as out:
