@@ -73,5 +73,6 @@ def test_a_store_holding_a_path_out_writes_nothing_outside(tmp_path: Path) -> No
     folder = tmp_path / "lib"
     result = CliRunner().invoke(pull, [str(folder), "--store", url, "--label", "production"])
     assert not (tmp_path / "escape.md").exists()
-    assert result.exit_code == 1 and "not a library path: '../escape.md'" in result.stderr, result.output
+    assert result.exit_code == 1 and "the store's '../escape.md' of label production cannot be written" \
+        in result.stderr, result.output
     assert list(folder.iterdir()) == []

@@ -109,6 +109,10 @@ def pull(folder: str, url: str, label: str, force: bool, author: str | None) -> 
             files: dict[str, bytes] = {}
             while page := opened.reads.contents(position, after=max(files, default=""), limit=1000):
                 files.update((path, data) for path, _, data in page)
+            unread = sorted(set(opened.reads.versions_at(position)) - set(files))
+            if unread:  # a file the store could not give (too large, or not a library path) is never deleted
+                fail(f"the store's {unread[0]!r} of label {label} cannot be written to a folder (not a library "
+                     "path, or larger than a library file may be); nothing was written")
             done = plan(folder, files, opened.reads.digests(), force=force)
             apply(folder, done)
             opened.record_base(label, position, author_of(author))
