@@ -11,6 +11,7 @@ SQLite store (or ``--store``: an empty store, e.g. a PostgreSQL database). Then,
 2. **publish, unchanged**: the same folder again (the base checked, nothing recorded);
 3. **publish, N changed**: ``--changed`` prompts edited and committed;
 4. **pull, into an empty folder**: every file written;
+   beside it, ``export --store`` of the label into an empty folder (every file written, nothing compared);
 5. **pull, nothing changed**: the folder as the label has it;
 6. **pull, N changed in the store**: after another folder published ``--changed`` edits.
 
@@ -104,6 +105,8 @@ def main() -> None:
         rows.append((f"publish, {changed:,} changed (of {n:,})", median(publish_changed, options.repeats)))
         rows.append((f"pull into an empty folder ({n:,} files written)", median(lambda i: run(
             "pull", str(root / f"empty{i}"), "--store", url, "--label", "production"), options.repeats)))
+        rows.append((f"  beside it: export --store of the label ({n:,} files written)", median(lambda i: run(
+            "export", str(root / f"exported{i}"), "--store", url, "--label", "production"), options.repeats)))
         rows.append((f"pull, nothing changed ({n:,})", median(lambda _: run(
             "pull", str(repo), "--store", url, "--label", "production"), options.repeats)))
         other = root / "empty0"

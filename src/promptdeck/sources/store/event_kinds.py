@@ -55,8 +55,9 @@ class GitProvenance(msgspec.Struct, frozen=True, kw_only=True):
     dirty: bool
 
 
-class Published(Payload, frozen=True, kw_only=True):
-    """``publish``: new versions of files (``publish``, the editor's save)."""
+class Published(Payload, frozen=True, kw_only=True, omit_defaults=True):
+    """``publish``: new versions of files (``publish``, the editor's save). ``git`` is left out when there is
+    none, so a body is byte for byte what receivers were sent before it was added."""
 
     publish: int
     author: str
@@ -68,7 +69,7 @@ class Published(Payload, frozen=True, kw_only=True):
     prompts: tuple[ChangedPrompt, ...]
     #: whether more prompts changed than are named (``events.MAX_EVENT_PROMPTS``)
     truncated: bool
-    #: the git commit, branch and dirtiness of the folder published, else None
+    #: the git commit, branch and dirtiness of the folder published; left out when not from git
     git: GitProvenance | None = None
 
 
