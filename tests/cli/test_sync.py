@@ -191,3 +191,10 @@ def test_pull_never_overwrites_unpublished_work(published: tuple[Path, str]) -> 
     assert (folder / ".promptdeck-base").read_text().endswith("\nproduction 1\n")
     forced = run(pull, str(folder), "--store", url, "--label", "production", "--force")
     assert forced.exit_code == 0 and (folder / "ask.md").read_text() == prompt("ask", "Web.")
+
+
+def test_a_pull_of_an_unknown_label_makes_no_folder(published: tuple[Path, str], tmp_path: Path) -> None:
+    _, url = published
+    refused = run(pull, str(tmp_path / "new"), "--store", url, "--label", "nightly")
+    assert refused.exit_code == 1 and "no label 'nightly' in the store (labels: production)" in refused.stderr
+    assert not (tmp_path / "new").exists()

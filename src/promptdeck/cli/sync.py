@@ -102,7 +102,6 @@ def pull(folder: str, url: str, label: str, force: bool, author: str | None) -> 
     from ..sources.store.sync import write_base
 
     valid_label(label)
-    os.makedirs(folder, exist_ok=True)
     with open_store(url) as opened:
         try:
             position = opened.reads.require_position(label)
@@ -114,6 +113,7 @@ def pull(folder: str, url: str, label: str, force: bool, author: str | None) -> 
                 fail(f"the store's {unread[0]!r} of label {label} cannot be written to a folder (not a library "
                      "path, or larger than a library file may be); nothing was written")
             done = plan(folder, files, opened.reads.digests(), force=force)
+            os.makedirs(folder, exist_ok=True)  # only now: a pull refused leaves no folder behind
             apply(folder, done)
             opened.record_base(label, position, author_of(author))
         except PromptdeckError as exc:
