@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tests.support.browser import Pages, sign_in
 from tests.support.cli import pd
+from tests.support.git import repository
 from tests.support.http_server import http_server
 
 if TYPE_CHECKING:
@@ -37,14 +38,17 @@ class Served:
 
 @contextmanager
 def versioned(root: Path, first: str = V1, second: str = V2, message: str = "add a tone",
-              author: str = "carol") -> Iterator[Served]:
+              author: str = "carol", from_git: bool = False) -> Iterator[Served]:
     """greet.md published twice into a fresh SQLite store, label production on the second; served with
-    tokens for alice (store:write), bob (none) and rita (store:write release)."""
+    tokens for alice (store:write), bob (none) and rita (store:write release). ``from_git``: the library is a
+    git repository, its first version committed on ``main``, its second published uncommitted."""
     library = root / "library"
     library.mkdir()
     store = f"sqlite:///{root / 'prompts.db'}"
     for text, why in ((first, "first version"), (second, message)):
         (library / "greet.md").write_text(text)
+        if from_git and why == "first version":
+            repository(library, {})
         promptdeck("publish", str(library), "--store", store, "--label", "production", "-m", why, "--author", author)
     tokens = root / "tokens"
     tokens.write_text(f"alice:{ALICE} store:write\nbob:{BOB}\nrita:{RITA} store:write release\n")

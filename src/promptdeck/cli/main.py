@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
-from . import client, govern, library, oauth, promote, prompt_tests, proposals, serve, skills, store, webhooks
+from . import client, govern, library, oauth, promote, prompt_tests, proposals, serve, skills, store, sync, webhooks
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,7 +22,8 @@ def main() -> None:
 
 for command in (serve.serve, library.check, library.render, prompt_tests.test, client.ls, client.get,
                 client.complete, client.watch, client.pick, client.ui, oauth.logout, skills.skills, skills.skill,
-                *store.COMMANDS, *promote.COMMANDS, *govern.COMMANDS, *proposals.COMMANDS, webhooks.webhook):
+                *store.COMMANDS, *promote.COMMANDS, sync.pull, *govern.COMMANDS, *proposals.COMMANDS,
+                webhooks.webhook):
     main.add_command(command)
 
 

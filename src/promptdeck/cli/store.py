@@ -22,6 +22,7 @@ from .folder_format import FORMAT_OPTION
 from .library import check_library, library_problems
 from .library_folder import LIBRARY_FOLDER
 from .program import command_line
+from .sync import SYNC_OPTIONS, keep_base, refused, sync_checks
 from .terminal import echo, shown
 
 if TYPE_CHECKING:
@@ -41,14 +42,18 @@ if TYPE_CHECKING:
 @AUTHOR_OPTION
 @click.option("--skip-tests", is_flag=True, help="Publish even if the prompts' tests fail (not run; the "
               "version's message says so).")
+@SYNC_OPTIONS
 @FORMAT_OPTION
 def publish(folder: str, url: str, label: str | None, propose: str | None, message: str, author: str | None,
-            skip_tests: bool, folder_format: str | None) -> None:
+            skip_tests: bool, base: int | None, force: bool, delete: bool, folder_format: str | None) -> None:
     """Record a new version of every prompt, skill file and other file in FOLDER that changed, deletions
     included.
 
     FOLDER is read as `serve` reads it; a folder with any problem `check` finds, or whose prompts' tests fail
-    (`promptdeck test`), publishes nothing.
+    (`promptdeck test`), publishes nothing. From a git work tree, the commit, branch and whether the folder
+    had uncommitted changes are recorded. With --label, a publish is refused (exit 3, nothing changed) when
+    the label moved since FOLDER's base (FOLDER/.promptdeck-base, else the store's) in prompts the publish
+    would change again, or when it would delete more than half of the label's prompts.
     """
     from ..sources.files.paths import folder_prefix, is_prompt_path
     from ..sources.store.database import Store
@@ -59,6 +64,9 @@ def publish(folder: str, url: str, label: str | None, propose: str | None, messa
         valid_label(label)
     if propose is not None and label is None:
         fail("--propose needs --label: the label the proposal is aimed at", 2)
+    # A proposal moves no label: its merge goes through the gate, so only the label's publishes keep a base.
+    moves = None if propose is not None else label
+    checks = sync_checks(folder, moves, base, force, delete)
     left_out: list[str] = []  # skill folders with a problem: check says which
     try:
         # The files of ~/.claude/commands are kept as .claude/commands/..., so the store reads them as served.
@@ -102,16 +110,21 @@ def publish(folder: str, url: str, label: str | None, propose: str | None, messa
     complete = some is None or {p.source for p in prompts.values()} >= {p for p in content if is_prompt_path(p)}
     inputs = users_of_changes(folder, folder_format, content, latest, prompts, complete=complete)
     listed: dict[str, Listed] = {prompt.source: listing_of(prompt) for prompt in prompts.values()}
+    from ..sources.store.provenance import provenance
+
     with open_store(url, create=True) as opened:
         try:
             number, changed = opened.publish(content, listed, author=author_of(author), message=message,
-                                             label=None if propose else label, inputs=inputs)
+                                             label=moves, inputs=inputs, checks=checks,
+                                             provenance=provenance(folder))
             if propose is not None and label is not None:
                 from .proposals import propose_published
 
                 proposal = propose_published(opened, propose, label, content, author_of(author), message)
         except PromptdeckError as exc:
-            fail(str(exc))
+            refused(exc, folder, label)
+        if moves is not None:
+            keep_base(folder, moves, opened)
     moved = f"; label {label} points at it" if label else ""
     if propose is not None:
         moved = f"; proposal {proposal.id} proposes {len(proposal.files)} file{'s' * (len(proposal.files) != 1)} " \
@@ -119,11 +132,16 @@ def publish(folder: str, url: str, label: str | None, propose: str | None, messa
     if number is None:
         echo(f"nothing changed in {len(content)} files{moved}")
         return
-    echo(f"publish {number}: {len(changed)} file{'s' * (len(changed) != 1)} changed{moved}")
-    for path in changed[:20]:
-        echo(f"  {path}" + (f" (its parts changed: {', '.join(inputs[path])})" if path in inputs else ""))
-    if len(changed) > 20:
-        echo(f"  … and {len(changed) - 20} more")
+    deleted = [path for path in changed if path not in content]
+    kept = [path for path in changed if path in content]
+    echo(f"publish {number}: {len(changed)} file{'s' * (len(changed) != 1)} changed{moved}"
+         + (f" ({len(deleted)} deleted)" if deleted else ""))
+    for path in kept[:20]:
+        echo(f"  {shown(path)}" + (f" (its parts changed: {', '.join(inputs[path])})" if path in inputs else ""))
+    if len(kept) > 20:
+        echo(f"  … and {len(kept) - 20} more")
+    for path in deleted:  # every one, however many: a deletion is never hidden in a count
+        echo(f"  deleted: {shown(path)}")
 
 
 def _tests_pass(folder: str, content: dict[str, bytes], folder_format: str | None) -> None:
@@ -293,19 +311,34 @@ def history(prompt: str | None, url: str, label: str | None) -> None:
             what = f"skill {skill}" + (", deleted" if v.digest is None else "")
         tags = f"  [{', '.join(at)}]" if at else ""
         message = f"  {shown(v.message)}" if v.message else ""
+        git = f"  {shown(v.git.text())}" if v.git is not None else ""
         echo(f"{shown(v.path)} v{v.version}  {shown(what)}  publish {v.publish}  {utc_time(v.created)}  "
-             f"{shown(v.author)}{message}{tags}")
+             f"{shown(v.author)}{git}{message}{tags}")
 
 
 @click.command()
-@click.argument("prompt", metavar="NAME")
-@click.argument("first", type=int, metavar="V1")
-@click.argument("second", type=int, required=False, metavar="[V2]")
+@click.argument("words", nargs=-1, required=True, metavar="NAME V1 [V2] | FOLDER")
 @STORE_OPTION
-def diff(prompt: str, first: int, second: int | None, url: str) -> None:
+@click.option("--label", default=None, metavar="LABEL", help="Compare FOLDER with LABEL three ways instead: for each "
+              "prompt a publish of FOLDER would change after LABEL moved since FOLDER's base, the base against the "
+              "store and against the folder.")
+@click.option("--base", type=click.IntRange(min=1), default=None, metavar="POSITION",
+              help="With --label: the base (default: FOLDER/.promptdeck-base, else the store's).")
+def diff(words: tuple[str, ...], url: str, label: str | None, base: int | None) -> None:
     """Unified diff of a prompt or file (a skill's: skill://SKILL/FILE, or its path) between two versions (V2:
     its newest): of its text, of a prompt's arguments, and of each of its parts (partials, read files,
-    composed prompts) that changed between them."""
+    composed prompts) that changed between them. With --label LABEL FOLDER: the three-way diff of what a
+    publish of FOLDER would undo (see `publish`)."""
+    from .sync import three_way
+
+    if label is not None:
+        if len(words) != 1:
+            fail("diff --label LABEL takes one FOLDER", 2)
+        three_way(url, label, words[0], base)
+        return
+    if base is not None or not 2 <= len(words) <= 3 or not all(w.isdigit() for w in words[1:]):
+        fail("diff takes NAME V1 [V2] (versions are numbers), or --label LABEL FOLDER", 2)
+    prompt, first, second = words[0], int(words[1]), int(words[2]) if len(words) == 3 else None
     from ..sources.files.paths import is_prompt_path
     from ..sources.store.parts import parts_at
 

@@ -273,7 +273,7 @@ def test_a_deleted_version_is_marked_and_cannot_be_promoted(pages: Pages, tmp_pa
         library = tmp_path / "library"
         (library / "greet.md").unlink()
         (library / "other.md").write_text("---\ndescription: Keeps the library from being empty\n---\nHi\n")
-        promptdeck("publish", str(library), "--store", served.store, "-m", "retire greet")
+        promptdeck("publish", str(library), "--store", served.store, "-m", "retire greet", "--delete")
         (library / "greet.md").write_text(V1)
         promptdeck("publish", str(library), "--store", served.store, "-m", "greet is back")
         page = open_greet(pages, served, ALICE)
@@ -340,3 +340,22 @@ def test_a_server_without_a_store_shows_no_versions(pages: Pages, tmp_path: Path
         page.get_by_label("who").fill("Ada")
         page.wait_for_selector("#versions[data-store='none']", state="attached")
         assert page.locator("#versions").is_hidden()
+
+
+def test_a_version_published_from_git_shows_its_commit_branch_and_dirtiness(pages: Pages, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    from tests.support.git import git
+    from tests.support.store_api import get
+
+    with versioned(tmp_path, from_git=True) as served:
+        commit = git(tmp_path / "library", "rev-parse", "HEAD").strip()
+        versions = get(served.base.rstrip("/"), "/history", {"Authorization": f"Bearer {BOB}"},
+                       prompt="greet").json()["versions"]
+        assert [v["git"] for v in versions] == [{"commit": commit, "branch": "main", "dirty": True},
+                                                {"commit": commit, "branch": "main", "dirty": False}]
+        page = open_greet(pages, served, BOB)
+        shown = page.locator("#history .version .git")
+        expect(shown).to_have_count(2)
+        assert shown.all_inner_texts() == [f"from git {commit[:12]} on main, with uncommitted changes",
+                                           f"from git {commit[:12]} on main"]

@@ -31,7 +31,9 @@ from tests.support.libraries import EXAMPLES
 
 def same_files(a: Path, b: Path) -> bool:
     def files(root: Path) -> dict[str, bytes]:
-        return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+        # the base file publish keeps in the folder (cli/sync) is the folder's, not the library's
+        return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*")
+                if p.is_file() and p.name != ".promptdeck-base"}
 
     return files(a) == files(b)
 
@@ -46,8 +48,8 @@ def test_publish_label_rollback_history_diff_and_export(store_url: str, tmp_path
     (folder / "summarize.md").write_text((folder / "summarize.md").read_text() + "Keep it short.\n")
     (folder / "git" / "commit.md").unlink()
     second = pd("publish", str(folder), "--store", store_url, "--label", "staging", "-m", "tighter")
-    assert second.stdout.splitlines() == ["publish 2: 2 files changed; label staging points at it",
-                                          "  git/commit.md", "  summarize.md"]
+    assert second.stdout.splitlines() == ["publish 2: 2 files changed; label staging points at it (1 deleted)",
+                                          "  summarize.md", "  deleted: git/commit.md"]
 
     history = pd("history", "summarize", "--store", store_url).stdout.splitlines()
     assert history[0].startswith("summarize.md v2  summarize  publish 2") and history[0].endswith("[staging]")
@@ -209,7 +211,8 @@ def test_two_publishers_at_once_never_interleave(store_url: str, tmp_path: Path)
     def publish(folder: Path, rounds: int) -> None:
         for round_number in range(rounds):
             (folder / "round.md").write_text(f"{folder.name} {round_number}\n")
-            pd("publish", str(folder), "--store", store_url, "--label", "production", "-m", folder.name)
+            # --force: each undoes the other's publish on purpose (without it, the second is refused: cli/sync)
+            pd("publish", str(folder), "--store", store_url, "--label", "production", "-m", folder.name, "--force")
 
     threads = [threading.Thread(target=publish, args=(folder, 4)) for folder in (one, two)]
     for thread in threads:

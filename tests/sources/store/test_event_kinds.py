@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
 from promptdeck.sources.store import event_kinds
 from promptdeck.sources.store.event_kinds import (
     EVERY,
     ChangedPrompt,
+    GitProvenance,
     LabelMoved,
     LabelPromoted,
     ProposalChanged,
@@ -96,6 +98,10 @@ def test_payloads_encode_as_receivers_parse_them_fields_in_their_order() -> None
     assert json.dumps(data, separators=(",", ":")) == (
         '{"publish":2,"author":"b\\u00e9","message":"\\u2713","label":null,"files":1,"prompts":[{"name":"greet",'
         '"path":"greet.md","version":2,"previous":1,"deleted":false,"scopes":["hr"]}],"truncated":false}')
+    # from a git work tree, and only then, the body names its commit, branch and dirtiness last
+    from_git = msgspec.structs.replace(published, git=GitProvenance(commit="ab" * 20, branch="main", dirty=True))
+    assert json.dumps(encoded(from_git), separators=(",", ":")).endswith(
+        f'"truncated":false,"git":{{"commit":"{"ab" * 20}","branch":"main","dirty":true}}}}')
     moved = LabelMoved(label="production", author="ana", message="m", reason="label greet@2", position=5,
                        previous_position=4, files=1, prompts=(GREET,), truncated=False)
     assert list(encoded(moved)) == ["label", "author", "message", "reason", "position", "previous_position", "files",

@@ -75,7 +75,7 @@ def test_the_rollout_command_and_its_bad_input(store_url: str, tmp_path: Path) -
                                                      "--store", store_url)
         assert exit_code == 1 and says in stderr
     (folder / "greet.md").unlink()
-    pd("publish", str(folder), "--store", store_url)  # version 4: the deletion
+    pd("publish", str(folder), "--store", store_url, "--delete")  # version 4: the deletion (of the only prompt)
     refused = pd("rollout", "production", "greet@4", "--percent", "5", "--store", store_url, check=False)
     assert refused.returncode == 1 and "is its deletion" in refused.stderr
     with Store(store_url) as store:

@@ -54,9 +54,10 @@ def test_a_listed_label_reads_no_prompt_file_until_one_is_used(store_url: str, t
     try:
         assert not source.load()  # not attached: no background writer, so the folder shows what start wrote
         # Material, and every file of a skill (its SKILL.md is a prompt file too): the skills are listed at start.
-        material = {p.relative_to(folder).as_posix() for p in folder.rglob("*")
-                    if p.is_file() and (not is_prompt_path(p.relative_to(folder).as_posix())
-                                        or p.relative_to(folder).parts[0] == "skills")}
+        material = {p.relative_to(folder).as_posix() for p in folder.rglob("*")  # the base file is publish's
+                    if p.is_file() and p.name != ".promptdeck-base"
+                    and (not is_prompt_path(p.relative_to(folder).as_posix())
+                         or p.relative_to(folder).parts[0] == "skills")}
         assert served_files(source) == material
         catalog = source.catalog(4)
         assert isinstance(catalog, StoredCatalog)

@@ -507,7 +507,8 @@ def _versions(sight: _StoreView, path: str) -> list[dict[str, Any]]:
     """The versions of ``path`` the principal may see, newest first, with the labels at each now."""
     labels = sight.store.reads.labels_at(path)
     return [{"version": v.version, "publish": v.publish, "author": v.author, "message": v.message,
-             "created": v.created, "deleted": v.digest is None, "labels": labels.get(v.version, [])}
+             "created": v.created, "deleted": v.digest is None, "labels": labels.get(v.version, []),
+             "git": None if v.git is None else v.git._asdict()}
             for v in sight.store.reads.history(path)
             if sight.version(path, v.version, Recorded(v.prompt, v.digest, v.scopes, v.publish))]
 

@@ -41,12 +41,25 @@ from collections.abc import Callable, Collection
 from typing import Self
 
 from .connection import Connection
-from .event_kinds import Published
+from .event_kinds import GitProvenance, Published
 from .events import changed_prompts, emit, listening, seen_changes, short
 from .governance import Governance
-from .model import _NEW, Guard, Listed, MoveRule, Position, StoreConflict, StoreError, is_safe_path
+from .model import (
+    _NEW,
+    Guard,
+    Latest,
+    Listed,
+    MoveRule,
+    Position,
+    StoreConflict,
+    StoreError,
+    StoreMissing,
+    is_safe_path,
+)
 from .proposals import Proposals
+from .provenance import Provenance
 from .reads import Reads
+from .sync import Checks, check_base, check_deletions, record_base, stored_base
 
 log = logging.getLogger("promptdeck.store")
 
@@ -78,7 +91,8 @@ class Store:
         self.close()
 
     def publish(self, files: dict[str, bytes], prompts: dict[str, Listed], *, author: str, message: str,
-                label: str | None = None, inputs: Collection[str] = ()) -> tuple[int | None, list[str]]:
+                label: str | None = None, inputs: Collection[str] = (), checks: Checks | None = None,
+                provenance: Provenance | None = None) -> tuple[int | None, list[str]]:
         """Record ``files`` (path -> bytes; ``prompts``: path -> its listing) as the library's new state.
         ``inputs``: prompt files whose bytes may be the same but whose parts changed (``parts.users_of_changes``):
         each gets a new version too (its bytes and listing as before), so its version says its render changed.
@@ -87,12 +101,21 @@ class Store:
         ``label``, the label moves to the whole new state (unless it points there already). A prompt
         file whose bytes did not change but whose listing did (it was published by another promptdeck)
         gets the new listing in place: a listing is derived from the bytes, not a version of its own.
+
+        With ``checks`` (``publish`` from a folder), before anything is written (``sync``): with ``label``, a
+        publish whose base (``checks.base``, else the label's base the store records) is an older position of
+        the label, where the label since changed what the publish would change again, is refused unless
+        ``checks.force``; so is one that would delete more than half of the label's prompts (without ``label``:
+        of the store's newest), unless ``checks.delete`` (``PublishRefused``).
+        ``provenance``: the folder's git commit, branch and dirtiness, recorded with the publish.
         """
         for path in files:
             if not is_safe_path(path):
                 raise StoreError(f"{path!r} is not a library path (relative, '/'-separated, no hidden or '..' parts)")
         with self.db.transaction():
             current = self.reads.latest()
+            if checks is not None:
+                self._may_publish(files, current, label, checks)
             changed: list[tuple[str, int, str | None]] = []
             bumped: list[tuple[str, int, str | None]] = []
             relisted: list[tuple[str | None, str | None, str, int]] = []
@@ -121,8 +144,11 @@ class Store:
                     self.governance.summarize(int(current))
             publish_id: int | None = None
             if changed:
-                publish_id = int(self.db.run("INSERT INTO publishes (author, message, created) VALUES (?, ?, ?) "
-                                             "RETURNING id", author, message, time.time()).fetchone()[0])
+                git = provenance or (None, None, None)
+                publish_id = int(self.db.run("INSERT INTO publishes (author, message, created, git_commit, git_branch, "
+                                             "git_dirty) VALUES (?, ?, ?, ?, ?, ?) RETURNING id", author, message,
+                                             time.time(), git[0], git[1],
+                                             None if git[2] is None else int(git[2])).fetchone()[0])
                 rows = []
                 for path, version, stored in changed:
                     listed_now = prompts.get(path) if stored else None
@@ -134,11 +160,14 @@ class Store:
                                  listed_now.listing if listed_now else None, listed_now.scopes if listed_now else None))
                 self.db.many("INSERT INTO files (path, version, publish, prompt, digest, listing, scopes) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-                self._published(publish_id, {path: version for path, version, _ in changed}, author, message, label)
+                self._published(publish_id, {path: version for path, version, _ in changed}, author, message, label,
+                                provenance)
             if label is not None:
                 state = {path: newest.version for path, newest in self.reads.latest().items() if path in files}
-                self.governance.release(label, state, author,
-                                        f"publish {publish_id}" if publish_id else "publish (unchanged)", message)
+                moved = self.governance.release(label, state, author,
+                                                f"publish {publish_id}" if publish_id else "publish (unchanged)",
+                                                message)
+                record_base(self.db, label, moved or self.reads.require_position(label), author)
         return publish_id, sorted(path for path, _, _ in changed)
 
     def publish_file(self, path: str, data: bytes, listed: Listed | None, *, author: str, message: str,
@@ -184,15 +213,43 @@ class Store:
                             f"publish {publish_id}" if publish_id else f"label {path}@{version}", message, allow, guard)
         return version, publish_id
 
+    def _may_publish(self, files: dict[str, bytes], latest: dict[str, Latest], label: str | None,
+                     checks: Checks) -> None:
+        """(Inside the publish's transaction, before it writes.) ``sync.check_base`` and ``sync.check_deletions``."""
+        now = self.reads.position(label) if label is not None else None
+        if now is not None and not checks.force:
+            base = checks.base if checks.base is not None else stored_base(self.db, now.label)
+            check_base(self.db, self.reads, now.label, base, files, now.id, now.files)
+        if checks.delete:
+            return
+        if now is not None:
+            names = dict(self.db.rows("SELECT path, name FROM position_files WHERE position = ?", now.id))
+            check_deletions(self.db, f"label {now.label!r}", {p: (v, names.get(p)) for p, v in now.files.items()},
+                            files)
+        elif label is None:
+            check_deletions(self.db, "the store's newest library",
+                            {p: (n.version, n.prompt) for p, n in latest.items() if n.digest is not None}, files)
+
+    def record_base(self, label: str, position: int, author: str) -> None:
+        """Record ``position`` of ``label`` (the one a pull wrote into a folder) as the label's base."""
+        with self.db.transaction():
+            rows = self.db.rows("SELECT label FROM positions WHERE id = ?", position)
+            if not rows or rows[0][0] != label:
+                raise StoreMissing(f"position {position} is not one of label {label!r}'s")
+            record_base(self.db, label, position, author)
+
     def _published(self, publish_id: int, versions: dict[str, int], author: str, message: str,
-                   label: str | None) -> None:
+                   label: str | None, provenance: Provenance | None = None) -> None:
         """(Inside the publish's transaction.) The ``publish`` event: its new versions (path -> version)."""
         if not listening(self.db, "publish"):
             return
         before = {p: v - 1 for p, v in versions.items() if v > 1}
         prompts, truncated = changed_prompts(self.db, before, versions)
         emit(self.db, "publish", Published(publish=publish_id, author=author, message=short(message), label=label,
-                                           files=len(versions), prompts=prompts, truncated=truncated),
+                                           files=len(versions), prompts=prompts, truncated=truncated,
+                                           git=None if provenance is None else GitProvenance(
+                                               commit=provenance.commit, branch=provenance.branch,
+                                               dirty=provenance.dirty)),
              seen_changes(self.reads, before, versions))
 
     def _listed(self, path: str, version: int) -> Listed | None:

@@ -45,8 +45,19 @@ class Payload(msgspec.Struct, frozen=True):
     the changed files it may see (``events._visible``)."""
 
 
-class Published(Payload, frozen=True, kw_only=True):
-    """``publish``: new versions of files (``publish``, the editor's save)."""
+class GitProvenance(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a publish came from, when its folder was a git work tree (``provenance``)."""
+
+    commit: str
+    #: None: a detached HEAD
+    branch: str | None
+    #: whether the folder had uncommitted changes
+    dirty: bool
+
+
+class Published(Payload, frozen=True, kw_only=True, omit_defaults=True):
+    """``publish``: new versions of files (``publish``, the editor's save). ``git`` is left out when there is
+    none, so a body is byte for byte what receivers were sent before it was added."""
 
     publish: int
     author: str
@@ -58,6 +69,8 @@ class Published(Payload, frozen=True, kw_only=True):
     prompts: tuple[ChangedPrompt, ...]
     #: whether more prompts changed than are named (``events.MAX_EVENT_PROMPTS``)
     truncated: bool
+    #: the git commit, branch and dirtiness of the folder published; left out when not from git
+    git: GitProvenance | None = None
 
 
 class LabelMoved(Payload, frozen=True, kw_only=True):

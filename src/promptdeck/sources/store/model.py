@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ...protocol.errors import LibraryError
 from ..files.formats import FORMATS, prompt_endings
 from ..files.paths import SKILL_FOLDERS, is_prompt_path, skill_folder_of
+from .provenance import Provenance
 from .schema import _LABEL_RE, LISTING_FORMAT
 
 if TYPE_CHECKING:
@@ -133,6 +134,8 @@ class FileVersion:
     #: the scopes publish recorded for a prompt file's version (space-separated); None for material,
     #: deletions and versions published before listings
     scopes: str | None = None
+    #: the git commit, branch and dirtiness of the folder published, if it was a git work tree
+    git: Provenance | None = None
 
 
 class Recorded(NamedTuple):

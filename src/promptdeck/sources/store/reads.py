@@ -24,6 +24,7 @@ from .model import (
     is_safe_path,
     no_version,
 )
+from .provenance import Provenance
 from .schema import LISTING_FORMAT, LISTING_HEAD, MAX_FILE_BYTES
 
 log = logging.getLogger("promptdeck.store")
@@ -211,15 +212,23 @@ class Reads:
 
     def history(self, prompt: str | None = None) -> list[FileVersion]:
         """Versions, newest first: of one prompt (by name or path), or of every file."""
-        query = ("SELECT f.path, f.version, f.publish, f.prompt, f.digest, p.author, p.message, p.created, f.scopes "
-                 "FROM files f JOIN publishes p ON p.id = f.publish")
+        query = ("SELECT f.path, f.version, f.publish, f.prompt, f.digest, p.author, p.message, p.created, f.scopes, "
+                 "p.git_commit, p.git_branch, p.git_dirty FROM files f JOIN publishes p ON p.id = f.publish")
         args: tuple[Any, ...] = ()
         if prompt is not None:
             path = self.path_of(prompt)
             query += " WHERE f.path = ?"
             args = (path,)
         rows = self.db.rows(query + " ORDER BY f.publish DESC, f.path", *args)
-        return [FileVersion(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], float(r[7]), r[8]) for r in rows]
+        return [FileVersion(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], float(r[7]), r[8],
+                            None if r[9] is None else Provenance(r[9], r[10], bool(r[11]))) for r in rows]
+
+    def digests(self) -> dict[str, set[str]]:
+        """Every path the store has held, with the digests of its versions (a pull's test of unpublished work)."""
+        out: dict[str, set[str]] = {}
+        for path, digest in self.db.rows("SELECT path, digest FROM files WHERE digest IS NOT NULL"):
+            out.setdefault(path, set()).add(digest)
+        return out
 
     def recorded(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], Recorded]:
         """What the store records of each (path, version) that it has: its prompt name, digest and scopes."""
@@ -327,9 +336,11 @@ class Reads:
     def history_below(self, folder: str) -> list[FileVersion]:
         """The versions of every file below ``folder`` (a skill's), newest first."""
         rows = self.db.rows("SELECT f.path, f.version, f.publish, f.prompt, f.digest, p.author, p.message, p.created, "
-                            "f.scopes FROM files f JOIN publishes p ON p.id = f.publish WHERE substr(f.path, 1, ?) = ? "
+                            "f.scopes, p.git_commit, p.git_branch, p.git_dirty FROM files f JOIN publishes p "
+                            "ON p.id = f.publish WHERE substr(f.path, 1, ?) = ? "
                             "ORDER BY f.publish DESC, f.path", len(folder) + 1, folder + "/")
-        return [FileVersion(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], float(r[7]), r[8]) for r in rows]
+        return [FileVersion(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], float(r[7]), r[8],
+                            None if r[9] is None else Provenance(r[9], r[10], bool(r[11]))) for r in rows]
 
     def skill_markers(self) -> set[str]:
         """The paths of every ``SKILL.md`` in a skill folder the store has ever held: where its skills are."""

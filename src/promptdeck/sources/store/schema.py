@@ -111,8 +111,15 @@ _MIGRATIONS: dict[int, list[str]] = {
     # one that asked for every kind schema 6 had (``webhook add`` without ``--event`` stored them all)
     # becomes ``*``. One that lists the three of schema 5 keeps them: it cannot be told from a choice of three.
     7: ["UPDATE webhooks SET kinds = '*' WHERE kinds = 'label publish rollback rollout'"],
-    # 8: (issue 40's publish provenance; a placeholder here, the lead renumbers at merge.)
-    8: [],
+    # 8: git and the store (``sync``, docs/store.md#git). A publish from a git work tree records its provenance:
+    # the commit, the branch (NULL: detached) and whether the tree had uncommitted changes (NULL: not from git).
+    # A label's base is where it stood when a folder was last published to it or pulled from it: a later
+    # publish that finds the label moved since (a web save, another publish) is refused rather than undo it.
+    8: ["ALTER TABLE publishes ADD COLUMN git_commit TEXT",
+        "ALTER TABLE publishes ADD COLUMN git_branch TEXT",
+        "ALTER TABLE publishes ADD COLUMN git_dirty INTEGER",
+        "CREATE TABLE label_bases (label TEXT PRIMARY KEY, position INTEGER NOT NULL, author TEXT NOT NULL, "
+        "created DOUBLE PRECISION NOT NULL)"],
     # 9: reviews (``proposals``, docs/store.md#reviews). A proposal is a set of versions (``proposal_files``)
     # aimed at a label and not yet served; ``proposal_reviews`` is its audit, append-only: each new set of
     # versions pushed (``push``), comment, approval and rejection, with the principal who made it and, for an

@@ -183,6 +183,9 @@ export class Versions {
         h("strong", {}, `Version ${version.version}`),
         h("time", { dateTime: date.iso }, date.text),
         h("span", { className: "muted" }, `by ${version.author ?? "unknown"}`),
+        version.git ? h("span", { className: "muted git", title: `git commit ${String(version.git.commit)}` },
+          `from git ${String(version.git.commit).slice(0, 12)} on ${version.git.branch == null ? "a detached HEAD"
+            : String(version.git.branch)}${version.git.dirty ? ", with uncommitted changes" : ""}`) : null,
         labels.length || version.deleted
           ? h("ul", { className: "chips", "aria-label": "Labels" },
             labels.map((name) => h("li", { className: "chip" }, String(name))),
