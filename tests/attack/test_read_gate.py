@@ -188,7 +188,7 @@ def test_a_restricted_skills_file_is_not_a_resource_through_an_open_pattern(url:
 #: The modules that may read library files below the gate: the gate itself, and the readers of prompt files
 #: and skill folders that load a library (no template, argument or URI names what they read).
 BELOW_THE_GATE = {
-    "sources/files/paths.py", "sources/files/source.py", "sources/files/skills.py", "sources/store/source.py",
+    "sources/files/paths.py", "sources/files/source.py", "sources/files/skills.py", "sources/store/private_files.py",
     "sources/store/folder.py", "sources/files/resources.py",
 }
 _RAW = {"read_confined", "read_real", "read_opened"}
