@@ -74,9 +74,12 @@ def test_a_part_used_by_many_prompts_reloads_them_all_in_bounded_time(tmp_path: 
 
 
 def test_long_chains_and_cycles_of_composition_end() -> None:
-    class P:  # only what Graph reads: a name and uses
+    class P:  # only what Graph reads: a name, and uses of the parsed prompt (a parsed prompt is itself)
         def __init__(self, name: str, uses: object) -> None:
             self.name, self.uses = name, uses
+
+        def parsed(self) -> P:
+            return self
 
     from promptdeck.prompts.composition import Uses
 
