@@ -177,7 +177,7 @@ class ModernEndpoint:
         try:
             if method.feature is not None:
                 method.guard(self.server)
-            # ``Method.decode``'s struct, without its refusal: a request that fails goes the general way
+            # ``Method.prepare``'s struct, without its refusal: a request that fails goes the general way
             p = msgspec.convert(req.params or {}, method.params)
         except (McpError, msgspec.ValidationError):
             return None
@@ -199,8 +199,7 @@ class ModernEndpoint:
 
     def _run(self, turn: ModernTurn) -> Any:
         method = turn.method
-        method.guard(self.server, 404)
-        return self._wrapped(method, method.handler(turn, method.decode(turn.request.params)))
+        return self._wrapped(method, method.handler(turn, method.prepare(turn, turn.request.params, 404)))
 
     def _envelope(self, result: dict[str, Any]) -> dict[str, Any]:
         # Once per result: input_required says so itself (``_inputs``); ``_meta`` merged again is the same.
