@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ..protocol.content import MAX_URI_CHARS as MAX_URI_CHARS  # where the catalogs and their tests read it
 from ..protocol.content import ResourceLink, resource_to_wire
 from ..protocol.errors import InvalidParams
 from ..protocol.jsonrpc import encode_json
@@ -36,8 +37,6 @@ if TYPE_CHECKING:
 #: A ``resources/list`` entry: the spec's ``Resource`` is a ``resource_link`` block without its type.
 Resource = ResourceLink
 
-#: The longest URI looked up; a longer one is not found, and is not echoed whole in the error.
-MAX_URI_CHARS = 4096
 #: The most resources one listing holds (providers stop there and log it); reading is not bounded by it.
 MAX_LISTED = 50_000
 

@@ -92,6 +92,11 @@ class Resource(_Block, frozen=True, tag_field="type", tag="resource"):
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
 
 
+#: The longest URI a server looks up or follows; a longer one is not found, and is not echoed whole in the error.
+#: Here, below the server's params and the catalogs that both hold URIs to it.
+MAX_URI_CHARS = 4096
+
+
 class ResourceLink(_Block, frozen=True, tag_field="type", tag="resource_link"):
     uri: str
     name: str

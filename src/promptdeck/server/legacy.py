@@ -268,8 +268,7 @@ class LegacySession:
 
 
 def _run(method: Method, turn: LegacyTurn, raw: dict[str, Any] | None) -> Any:
-    method.guard(turn.server)
-    return method.handler(turn, method.decode(raw))
+    return method.handler(turn, method.prepare(turn, raw))
 
 
 class LegacyTurn:

@@ -2,8 +2,10 @@
 
 A ``Method`` says its name, its params (a struct of ``params``, decoded before the handler runs), its handler,
 the eras that offer it, the capability it makes the server declare, the optional feature it needs (its guard:
--32601 naming what offers it when the server lacks it), how a 2026-07-28 result is wrapped, and whether what
-it answers depends on who asks. The eras supply only their envelope:
+-32601 naming what offers it when the server lacks it), what it names that is looked up before its other
+params are checked (``find``), how a 2026-07-28 result is wrapped, and whether what it answers depends on who
+asks. ``Method.prepare`` orders the refusals for both eras: the guard, then the params (a subscription's first).
+The eras supply only their envelope:
 
 - a legacy session (``legacy.py``) the lifecycle, negotiation, log level, resource subscriptions, and asking
   its client for missing arguments (``elicit``);
@@ -195,6 +197,12 @@ class Method(msgspec.Struct, frozen=True):
     #: None to answer it the general way (``ModernEndpoint.plain_get``)
     plain: Callable[[Served, frozenset[str] | None, Any, bool], dict[str, Any] | None] | None = None
 
+    #: what the request names, looked up before its other fields are checked (an unknown prompt, tool or
+    #: directory is refused as such whatever else is wrong, as both eras always answered): (turn, params)
+    find: Callable[[Any, dict[str, Any]], object] | None = None
+    #: whether its params are refused before its guard runs (a subscription's URI always was)
+    params_first: bool = False
+
     def guard(self, server: Served, status: int | None = None) -> None:
         """-32601 when the server lacks the feature the method needs (``status``: its HTTP status)."""
         feature = self.feature
@@ -202,8 +210,20 @@ class Method(msgspec.Struct, frozen=True):
             raise MethodNotFound(f"method {self.name!r} is not offered by this server ({feature.hint})",
                                  http_status=status)
 
-    def decode(self, raw: dict[str, Any] | None) -> Any:
-        return params.decode(self.params, raw)
+    def prepare(self, turn: Any, raw: dict[str, Any] | None, status: int | None = None) -> Any:
+        """The request's params as the method's struct, once its guard has passed: the one place that orders
+        -32601 (``guard``), an unknown name (``find``) and a wrong field (``params.decode``) in every era."""
+        if not self.params_first:
+            self.guard(turn.server, status)
+        try:
+            decoded = params.decode(self.params, raw)
+        except InvalidParams:
+            if self.find is not None and type(raw) is dict:
+                self.find(turn, raw)
+            raise
+        if self.params_first:
+            self.guard(turn.server, status)
+        return decoded
 
 
 def capabilities(server: Served, era: str, rev: Revision, announces: bool = True) -> dict[str, Any]:
@@ -260,6 +280,12 @@ def _get_prompt(t: Turn, p: params.GetPrompt) -> Any:
     return t.get(handlers.split(t.server, t.catalog.require(p.name), p.meta, t.sticky), p)
 
 
+def _find_prompt(t: Turn, raw: dict[str, Any]) -> None:
+    name = raw.get("name")
+    if type(name) is str:
+        t.catalog.require(name)
+
+
 def plain_get(server: Served, scopes: frozenset[str] | None, p: params.GetPrompt,
               forms: bool) -> dict[str, Any] | None:
     """The ``prompts/get`` result of a plain prompt (``Prompt.plain``) ready to read, given its arguments; None
@@ -307,6 +333,12 @@ def _list_tools(t: Turn, p: params.Page) -> bytes:
     return _tools(t).of(t.catalog).page(t.revision, p.cursor, *t.page())
 
 
+def _find_tool(t: Turn, raw: dict[str, Any]) -> None:
+    name = raw.get("name")
+    if type(name) is str:
+        _tools(t).of(t.catalog).target(name)
+
+
 def _call_tool(t: Turn, p: params.CallTool) -> Any:
     from . import tools
 
@@ -341,7 +373,7 @@ def _list_templates(t: Turn, p: params.Empty) -> dict[str, Any]:
 def _subscribe(t: LegacyTurn, p: params.Subscribe) -> Any:
     from . import resources as methods
 
-    uri = methods.subscribed_uri(p.uri)
+    uri = p.uri
     resources, follows = t.server.resources, t.following()
 
     def subscribe() -> dict[str, Any]:
@@ -353,9 +385,7 @@ def _subscribe(t: LegacyTurn, p: params.Subscribe) -> Any:
 
 
 def _unsubscribe(t: LegacyTurn, p: params.Subscribe) -> dict[str, Any]:
-    from . import resources as methods
-
-    t.unfollow(methods.subscribed_uri(p.uri))
+    t.unfollow(p.uri)
     return {}
 
 
@@ -380,6 +410,12 @@ def _get_skill(t: Turn, p: params.GetSkill) -> dict[str, Any]:
     return t.server.skills.get(p.uri, t.scopes)
 
 
+def _find_directory(t: Turn, raw: dict[str, Any]) -> None:
+    uri = raw.get("uri")
+    if type(uri) is str:
+        t.server.skills.directory(uri, t.scopes, t.revision)
+
+
 def _read_directory(t: Turn, p: params.ReadDirectory) -> dict[str, Any]:
     return t.server.skills.directory(p.uri, t.scopes, t.revision, p.cursor)
 
@@ -402,20 +438,24 @@ METHODS: dict[str, Method] = {method.name: method for method in (
     Method("ping", params.Empty, lambda t, p: {}, _LEGACY),
     Method("server/discover", params.Empty, _discover, _MODERN),
     Method("prompts/list", params.Page, _list_prompts, capability=PROMPTS_CAP, wrap=Wrap.PAGE),
-    Method("prompts/get", params.GetPrompt, _get_prompt, capability=PROMPTS_CAP, asks=True, plain=plain_get),
+    Method("prompts/get", params.GetPrompt, _get_prompt, capability=PROMPTS_CAP, asks=True, plain=plain_get,
+           find=_find_prompt),
     Method("completion/complete", params.Complete, _complete, capability=COMPLETIONS_CAP),
     Method("tools/list", params.Page, _list_tools, capability=TOOLS_CAP, feature=TOOLS, wrap=Wrap.PAGE),
-    Method("tools/call", params.CallTool, _call_tool, capability=TOOLS_CAP, feature=TOOLS, asks=True),
+    Method("tools/call", params.CallTool, _call_tool, capability=TOOLS_CAP, feature=TOOLS, asks=True,
+           find=_find_tool),
     Method("resources/list", params.Page, _list_resources, capability=RESOURCES_CAP, feature=RESOURCES,
            wrap=Wrap.PAGE, private=resources_private),
     Method("resources/read", params.ReadResource, _read_resource, capability=RESOURCES_CAP, feature=RESOURCES,
            wrap=Wrap.CACHED, private=resources_private),
     Method("resources/templates/list", params.Empty, _list_templates, capability=RESOURCES_CAP,
            feature=RESOURCES, wrap=Wrap.CACHED, private=resources_private),
-    Method("resources/subscribe", params.Subscribe, _subscribe, _LEGACY, RESOURCES_CAP, RESOURCES),
-    Method("resources/unsubscribe", params.Subscribe, _unsubscribe, _LEGACY, RESOURCES_CAP, RESOURCES),
+    Method("resources/subscribe", params.Subscribe, _subscribe, _LEGACY, RESOURCES_CAP, RESOURCES,
+           params_first=True),
+    Method("resources/unsubscribe", params.Subscribe, _unsubscribe, _LEGACY, RESOURCES_CAP, RESOURCES,
+           params_first=True),
     Method("resources/directory/read", params.ReadDirectory, _read_directory, capability=SKILLS_CAP,
-           feature=SKILLS, wrap=Wrap.CACHED, private=skills_private),
+           feature=SKILLS, wrap=Wrap.CACHED, private=skills_private, find=_find_directory),
     Method("skills/list", params.Page, _list_skills, capability=SKILLS_CAP, feature=SKILLS, wrap=Wrap.PAGE,
            private=skills_private),
     Method("skills/get", params.GetSkill, _get_skill, capability=SKILLS_CAP, feature=SKILLS, wrap=Wrap.CACHED,

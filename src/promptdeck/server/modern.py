@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 import msgspec
 
@@ -122,6 +122,25 @@ class Subscription:
         return jsonrpc.encode_notification("notifications/cancelled", {"requestId": self.id, "_meta": self.meta})
 
 
+P = TypeVar("P", bound=params.Params)
+
+
+class PlainCall(msgspec.Struct, Generic[P], frozen=True, gc=False):
+    """A request as ``jsonrpc.decode`` reads it, its params already the method's struct (``Method.prepare``'s):
+    the one-pass answer decodes the body once, straight into this, rather than into dicts it then converts."""
+
+    jsonrpc: Literal["2.0"]
+    id: int | str
+    method: str
+    params: P
+
+
+#: The envelope of each method that has a one-pass answer, typed with its params.
+_PLAIN_CALLS: dict[str, msgspec.json.Decoder[Any]] = {
+    method.name: msgspec.json.Decoder(cast(Any, PlainCall)[method.params])
+    for method in methods.METHODS.values() if method.plain is not None}
+
+
 class ModernEndpoint:
     """Answers modern requests for one server (a ``Served``: ``PromptServer``)."""
 
@@ -157,7 +176,19 @@ class ModernEndpoint:
 
     # -- answering -----------------------------------------------------------------------------
 
-    def plain_get(self, req: Request, meta: dict[str, Any], scopes: frozenset[str] | None) -> bytes | None:
+    def plain_call(self, name: str, body: bytes) -> PlainCall[Any] | None:
+        """``body`` decoded straight into the envelope of method ``name``'s one-pass answer (``Method.plain``),
+        when it is a request for that method whose params decode as its struct; None for anything else."""
+        decoder = _PLAIN_CALLS.get(name)
+        if decoder is None:
+            return None
+        try:
+            call = decoder.decode(body)
+        except (msgspec.DecodeError, RecursionError, UnicodeError):  # not that shape: the general path
+            return None
+        return call if call.method == name else None
+
+    def plain_get(self, call: PlainCall[Any], meta: dict[str, Any], scopes: frozenset[str] | None) -> bytes | None:
         """The encoded answer to the common ``prompts/get`` in one pass (``methods.plain_get``): a plain prompt
         ready to read, given its arguments, with no request state, form or progress to handle.
 
@@ -165,7 +196,7 @@ class ModernEndpoint:
         that fails included: nothing here has an effect, so the caller then answers it as any other (``open``,
         ``handle``), from the start, and that path says what went wrong.
         """
-        method = methods.METHODS[req.method]
+        method = methods.METHODS[call.method]
         if method.plain is None or "progressToken" in meta:
             return None
         version = meta.get(META_VERSION)
@@ -174,15 +205,13 @@ class ModernEndpoint:
         if type(version) is not str or version not in MODERN or type(capabilities) is not dict or \
                 (level is not None and level not in LOG_LEVELS):
             return None
-        try:
-            if method.feature is not None:
+        if method.feature is not None:
+            try:
                 method.guard(self.server)
-            # ``Method.decode``'s struct, without its refusal: a request that fails goes the general way
-            p = msgspec.convert(req.params or {}, method.params)
-        except (McpError, msgspec.ValidationError):
-            return None
-        result = method.plain(self.server, scopes, p, MODERN[version].elicits_forms(capabilities))
-        return None if result is None else jsonrpc.encode_result(req.id, self._envelope(result))
+            except McpError:
+                return None
+        result = method.plain(self.server, scopes, call.params, MODERN[version].elicits_forms(capabilities))
+        return None if result is None else jsonrpc.encode_result(call.id, self._envelope(result))
 
     def handle(self, req: Request, ctx: Context, related: Send, send: Send | None = None) -> Outcome | Subscription:
         """An ``outcome`` for the request, or a ``Subscription`` for listen.
@@ -199,8 +228,7 @@ class ModernEndpoint:
 
     def _run(self, turn: ModernTurn) -> Any:
         method = turn.method
-        method.guard(self.server, 404)
-        return self._wrapped(method, method.handler(turn, method.decode(turn.request.params)))
+        return self._wrapped(method, method.handler(turn, method.prepare(turn, turn.request.params, 404)))
 
     def _envelope(self, result: dict[str, Any]) -> dict[str, Any]:
         # Once per result: input_required says so itself (``_inputs``); ``_meta`` merged again is the same.

@@ -1,11 +1,13 @@
-"""Each method's params as a typed struct, decoded before its handler runs (``methods.Method.decode``).
+"""Each method's params as a typed struct, decoded before its handler runs (``methods.Method.prepare``).
 
 A request's ``params`` object is converted to its method's struct by msgspec. When a field is missing or of the
 wrong type, the request is answered with one ``InvalidParams`` (-32602) naming that field, the same in every
 era: the first such field in the order the struct declares them, with the message its ``REFUSALS`` entry
 gives (the wording the handlers gave before params were typed: a cursor is "invalid cursor ...", a resource
 URI "Resource not found: ..."). Checks of meaning (an unknown prompt, a cursor we did not issue) stay in the
-handlers; here is only the shape.
+handlers; here is only the shape. A request that names something unknown is refused for that first, whatever
+else is wrong, as the handlers always answered: ``methods.Method.prepare`` looks it up (``Method.find``) before
+it answers a wrong field.
 
 Fields that the protocol leaves open, and that a handler has always read leniently, stay ``Any``: ``_meta``
 (a legacy request's may be anything, and only its keys that are read are checked where they are read), and
@@ -16,11 +18,12 @@ what ``initialize`` and the 2026-07-28 retry fields carry (``negotiate``, ``Revi
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal, TypeVar, get_args
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args
 
 import msgspec
 
 from ..prompts.catalog import decode_cursor
+from ..protocol.content import MAX_URI_CHARS
 from ..protocol.errors import InvalidParams, McpError
 
 #: What a field's refusal is made of: the value it carried (None when it was missing).
@@ -59,8 +62,6 @@ def _not_a_directory(value: object) -> McpError:
 
 
 def _too_long_uri(value: object) -> McpError:
-    from ..prompts.resources import MAX_URI_CHARS
-
     return InvalidParams(f'"uri" must be a URI of at most {MAX_URI_CHARS} characters')
 
 
@@ -138,9 +139,9 @@ class ReadResource(Params, frozen=True, kw_only=True, gc=False):
 
 
 class Subscribe(Params, frozen=True, kw_only=True, gc=False):
-    uri: str
+    #: a URI that could be served: not empty, and no longer than any looked up
+    uri: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_URI_CHARS)]
 
-    #: ``resources.subscribed_uri`` holds a string to the same limit, with the same words
     REFUSALS: ClassVar[dict[str, Refusal]] = {
         "uri": _too_long_uri,
     }

@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..prompts.execution import off_loop
 from ..prompts.read_budget import READS, answer_held, spending
-from ..prompts.resources import MAX_URI_CHARS, ResourceCatalog, Sight
+from ..prompts.resources import ResourceCatalog, Sight
 from ..protocol import jsonrpc
 from ..protocol.content import contents_to_wire
-from ..protocol.errors import InvalidParams
 from ..protocol.revisions import Revision
 
 if TYPE_CHECKING:
@@ -63,13 +62,6 @@ def read_resource(resources: ResourceCatalog, sight: Sight, rev: Revision, uri: 
             return {"contents": [contents_to_wire(resources.read(uri, sight), rev)]}
 
     return off_loop(read)
-
-
-def subscribed_uri(uri: str) -> str:
-    """The ``uri`` of a ``resources/subscribe`` or ``unsubscribe``, held to the length of a URI we serve."""
-    if not isinstance(uri, str) or not uri or len(uri) > MAX_URI_CHARS:
-        raise InvalidParams(f'"uri" must be a URI of at most {MAX_URI_CHARS} characters')
-    return uri
 
 
 def notification(method: str, meta: dict[str, Any] | None, **params: Any) -> bytes:

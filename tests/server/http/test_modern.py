@@ -21,10 +21,12 @@ import pytest
 
 from promptdeck import PromptServer
 from promptdeck.protocol import jsonrpc
+from promptdeck.protocol.errors import ParseError
 from promptdeck.protocol.jsonrpc import Request
 from promptdeck.server.asgi import Message
 from promptdeck.server.http import app as app_module
 from promptdeck.server.http.app import StreamableHttpApp, create_app
+from promptdeck.server.methods import METHODS
 from promptdeck.server.modern import ModernEndpoint
 from promptdeck.server.outcome import Answer
 from promptdeck.server.security.principals import Principal
@@ -245,12 +247,14 @@ def test_plain_get_makes_the_bytes_handle_makes(library: Path) -> None:
     endpoint = app.server.modern
     for scopes in (None, frozenset({"hr"}), frozenset()):
         for message, _ in CASES:
-            req = jsonrpc.decode(msgspec.json.encode(message))
+            body = msgspec.json.encode(message)
+            req = jsonrpc.decode(body)
             assert isinstance(req, Request)
             meta = req.params["_meta"] if isinstance(req.params, dict) else None
             if not isinstance(meta, dict) or "io.modelcontextprotocol/protocolVersion" not in meta:
                 continue
-            fast = endpoint.plain_get(req, meta, scopes)
+            call = endpoint.plain_call(req.method, body)
+            fast = None if call is None else endpoint.plain_get(call, meta, scopes)
             if fast is None:
                 continue
             principal = Principal("p", scopes)
@@ -274,3 +278,44 @@ def test_an_mcp_path_another_route_takes_stays_that_routes(library: Path, path: 
     body = sent[-1]["body"]
     assert {"mcp": b'"resultType":"complete"' in body, "ui": sent[0]["status"] == 405,
             "health": body == b"ok"}[routed], sent
+
+
+@pytest.mark.parametrize("body", [
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"note","arguments":{"topic":"x"},"z":1}}',
+    b'{"jsonrpc":"2.0","id":"s","method":"prompts/get","params":{"name":"note"},"extra":true}',
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"note","arguments":null}}',
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":5}}',
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"note","arguments":[]}}',
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{}}',
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":null}',
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/get"}',
+    b'{"jsonrpc":"2.0","id":null,"method":"prompts/get","params":{"name":"note"}}',
+    b'{"jsonrpc":"2.0","method":"prompts/get","params":{"name":"note"}}',
+    b'{"jsonrpc":"2.0","id":1.5,"method":"prompts/get","params":{"name":"note"}}',
+    b'{"jsonrpc":"2.0","id":100000000000000000000000000000,"method":"prompts/get","params":{"name":"note"}}',
+    b'{"jsonrpc":"1.0","id":7,"method":"prompts/get","params":{"name":"note"}}',
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/list","params":{"name":"note"}}',
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"note"},"method":"ping"}',
+    b'[{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"note"}}]',
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"n\\u00f6te"}}',
+    b'{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"note"}',
+    b'\xff',
+])
+def test_plain_call_reads_a_body_as_the_general_path_and_the_params_struct_do(library: Path, body: bytes) -> None:
+    """The one pass decodes the body once, straight into the method's envelope: it takes exactly the bodies that
+    ``jsonrpc.decode`` reads as a prompts/get request whose params ``Method.prepare`` would decode, with the same
+    id and params; anything else is left to the general path."""
+    endpoint = make_app(library).server.modern
+    call = endpoint.plain_call("prompts/get", body)
+    try:
+        req = jsonrpc.decode(body)
+    except ParseError:
+        req = None
+    expected = None
+    if isinstance(req, Request) and req.method == "prompts/get":
+        try:
+            expected = (req.id, msgspec.convert(req.params or {}, METHODS["prompts/get"].params))
+        except msgspec.ValidationError:
+            pass
+    assert (None if call is None else (call.id, call.params)) == expected
+    assert endpoint.plain_call("prompts/list", body) is None  # a method with no one-pass answer

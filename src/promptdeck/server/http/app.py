@@ -275,6 +275,12 @@ class StreamableHttpApp:
                                    options.body_seconds)
         except Disconnected:
             return
+        started = time.perf_counter()
+        plain = plain_get(self, scope, body, principal)
+        if plain is not None:  # the common 2026-07-28 get, in one pass: counted and audited as any answer
+            self.audit("prompts/get", {"name": plain[0]}, "ok", time.perf_counter() - started, principal)
+            await respond(send, 200, plain[1])
+            return
         try:
             decoded = jsonrpc.decode(body)
         except ParseError as exc:  # invalid UTF-8 included
@@ -283,13 +289,6 @@ class StreamableHttpApp:
             meta = modern_meta(decoded.params)
             if meta is not None or header(scope, b"mcp-protocol-version") in MODERN:
                 # 2026-07-28: routed by what the request carries; Mcp-Session-Id is ignored.
-                if meta is not None and decoded.method == "prompts/get" and type(decoded) is Request:
-                    started = time.perf_counter()
-                    data = plain_get(self, scope, decoded, meta, principal)
-                    if data is not None:  # the common get, in one pass: counted and audited as any answer
-                        self.audit("prompts/get", decoded.params, "ok", time.perf_counter() - started, principal)
-                        await respond(send, 200, data)
-                        return
                 await serve_modern(self, scope, receive, send, principal, decoded, meta)
                 return
         messages = decoded if isinstance(decoded, list) else [decoded]

@@ -162,17 +162,26 @@ async def _listen(app: ModernHost, message: Request, ctx: Any, receive: asgi.Rec
         app.table.subscriptions.pop(outcome, None)
 
 
-def plain_get(app: ModernHost, scope: asgi.Scope, message: Request, meta: dict[str, Any],
-              principal: Principal) -> bytes | None:
+def plain_get(app: ModernHost, scope: asgi.Scope, body: bytes, principal: Principal) -> tuple[str, bytes] | None:
     """``serve_modern``'s answer to the common ``prompts/get``, made in one pass (``ModernEndpoint.plain_get``)
-    once the headers say plainly what the body says; None when anything is out of the common case, and the
-    request is then served as any other (nothing here has an effect)."""
+    once the headers say plainly what the body says: (the prompt's name, the answer). The body is decoded once,
+    straight into the method's params struct (``ModernEndpoint.plain_call``). None when anything is out of the
+    common case, and the request is then served as any other (nothing here has an effect)."""
     headers = asgi.headers_of(scope)
-    name = (message.params or {}).get("name")
-    if not (_says(headers.get(b"mcp-protocol-version"), meta.get(META_VERSION))
-            and headers.get(b"mcp-method") == b"prompts/get" and _says(headers.get(b"mcp-name"), name)):
+    method = headers.get(b"mcp-method")
+    if method is None:
         return None
-    return app.server.modern.plain_get(message, meta, principal.scopes)
+    endpoint = app.server.modern
+    call = endpoint.plain_call(method.decode("latin-1"), body)
+    if call is None:
+        return None
+    meta, name = call.params.meta, call.params.name
+    if type(meta) is not dict or META_VERSION not in meta:  # a legacy request (``modern_meta``)
+        return None
+    if not (_says(headers.get(b"mcp-protocol-version"), meta[META_VERSION]) and _says(headers.get(b"mcp-name"), name)):
+        return None
+    data = endpoint.plain_get(call, meta, principal.scopes)
+    return None if data is None else (name, data)
 
 
 def _says(raw: bytes | None, expected: object) -> bool:
