@@ -125,16 +125,12 @@ def _review_lines(opened: Store, number: int, tests: bool) -> list[str]:
 
 def _tests_line(opened: Store, proposal: Proposal) -> str:
     """The prompt tests of what merging the proposal would serve, in one line (and a failure or five)."""
-    from ..sources.store.reviews import merged
-    from ..sources.store.testing import run_file_tests
+    from ..sources.store.testing import failures, run_merge_tests
 
-    now = opened.reads.position(proposal.label)
-    files = merged(opened.db, now.files if now is not None else {}, proposal.files)
-    data = {path: opened.reads.content(path, version) for path, version in files.items()}
-    report, problems = run_file_tests(data)
+    report, problems = run_merge_tests(opened.reads, proposal.label, proposal.files)
     if not report.prompts and not problems:
         return "tests: none of what the merge would serve has tests"
-    failing = [line for p in report.prompts if not p.passed for line in p.failures()][:5] + problems[:5]
+    failing = failures(report, problems)
     return f"tests of what the merge would serve: {report.summary()}" + "".join(
         f"\n  {shown(line)}" for line in failing)
 

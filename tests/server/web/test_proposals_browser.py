@@ -28,12 +28,16 @@ def test_open_proposals_are_reviewed_on_the_page(pages: Pages, tmp_path: Path) -
         expect(item.locator(".approvals")).to_have_text("0 of 1 approvals")
         item.locator("button.review").click()
         expect(item.locator("table.diff ins")).to_contain_text(["Hello there {{ who }}!"])
+        expect(item.locator(".proposal-tests")).to_contain_text("none of what the merge would serve has tests")
         item.locator("button.approve").click()  # rita wrote it: refused, in the server's words
         expect(item.locator(".error")).to_have_text(
             "rita wrote proposal 1: its authors cannot approve it; another reviewer must")
         reader = pages.open(served.base)
         sign_in(reader, BOB)  # may read greet, may not approve (no write scope)
         expect(reader.locator("#proposal-list .proposal")).to_have_count(1)
+        reader.locator("#proposal-list button.review").click()  # may see it, may not run its tests
+        expect(reader.locator("#proposal-list .proposal-tests")).to_contain_text(
+            "not run: running tests needs the scope store:write")
         writer = pages.open(served.base)
         sign_in(writer, ALICE)  # may write, lacks release, the review scope
         writer.locator("#proposal-list button.review").click()

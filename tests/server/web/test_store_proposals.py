@@ -56,3 +56,34 @@ def test_the_bodies_and_queries_are_bounded(tmp_path: Path) -> None:
             proposals.act(sight, "/proposal/comment", proposals.ProposalCall(id=1, message="x" * 4001), "bob")
         assert proposals.act(sight, "/proposal/comment", proposals.ProposalCall(id=1, message="ok"), "bob") == {
             "id": 1, "commented": True}
+
+
+GREET_TESTED = """---
+tests:
+  - assert:
+      - {type: contains, value: Hello}
+---
+TEXT
+"""
+
+
+def test_the_tests_of_what_a_merge_would_serve_are_run_only_when_asked_and_allowed(tmp_path: Path) -> None:
+    """``tests=1`` runs the tests of the label with the proposal merged in, as the principal would render it;
+    a caller that may not run tests is told why, and nothing runs; without it nothing runs at all."""
+    with Store(f"sqlite:///{tmp_path}/s.db", create=True) as store:
+        publish_texts(store, "production", {"greet.md": GREET_TESTED.replace("TEXT", "Hello\n"), "pay.md": PAY,
+                                            "bye.md": "Bye\n"})
+        publish_texts(store, None, {"greet.md": GREET_TESTED.replace("TEXT", "Goodbye\n"), "pay.md": PAY,
+                                    "bye.md": "Ciao\n"})
+        number = store.proposals.open("production", {"greet.md": 2}, author="ana").id
+        sight = _StoreView(store, frozenset())
+        assert "tests" not in proposals.shown(sight, {"id": str(number)})
+        refused = proposals.shown(sight, {"id": str(number), "tests": "1"}, "running tests needs the scope w")
+        assert refused["tests"] == {"notRun": "running tests needs the scope w"}
+        tests = proposals.shown(sight, {"id": str(number), "tests": "1"})["tests"]
+        assert tests["passed"] is False and tests["summary"] == "0 of 1 test case passed in 1 prompt; 1 failed"
+        assert len(tests["failures"]) == 1 and "greet" in tests["failures"][0] and "Hello" in tests["failures"][0]
+        store.proposals.withdraw(number, "ana")
+        other = store.proposals.open("production", {"bye.md": 2}, author="ana").id  # greet's test passes as served
+        passing = proposals.shown(sight, {"id": str(other), "tests": "1"})["tests"]
+        assert passing == {"summary": "1 of 1 test case passed in 1 prompt", "passed": True, "failures": []}

@@ -166,6 +166,9 @@ class StoreApi:
         if route == "/moves":
             before = _number(query, "before") if "before" in query else None
             return await self._run(principal, governance.audit, _label(_field(query, "label")), before)
+        if route == proposals.RUNS_TESTS:
+            refused = None if self._may_write(principal) else f"running tests needs the scope {self.write_scope}"
+            return await self._run(principal, proposals.shown, query, refused)
         if route in proposals.GETS:
             return await self._run(principal, proposals.GETS[route], query)
         if "skill" in query and "prompt" not in query:

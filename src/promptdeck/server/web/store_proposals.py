@@ -88,9 +88,11 @@ def listing(sight: _StoreView, query: dict[str, str]) -> dict[str, Any]:
     return {"proposals": [_summary(sight, p) for p in found if may_see(sight, p)]}
 
 
-def shown(sight: _StoreView, query: dict[str, str]) -> dict[str, Any]:
+def shown(sight: _StoreView, query: dict[str, str], tests_refused: str | None = None) -> dict[str, Any]:
     """``GET /api/store/proposal?id=N``: the proposal, each file's side-by-side diff against what its label
-    serves, and its audit (each approval marked ``current`` when it approved the versions held now)."""
+    serves, and its audit (each approval marked ``current`` when it approved the versions held now). With
+    ``tests=1``, the prompt tests of what a merge would serve, run as this principal would render them, unless
+    ``tests_refused`` says why not (running them takes a writer, as the page's other test runs do)."""
     number = query.get("id", "")
     if not number.isdigit() or len(number) > 15:
         raise HttpError(400, "the query needs id=N, a proposal's number")
@@ -112,7 +114,24 @@ def shown(sight: _StoreView, query: dict[str, str]) -> dict[str, Any]:
     current = digest_of(proposal.files)
     reviews = [{"kind": r.kind, "principal": r.principal, "message": r.message, "created": r.created,
                 "current": r.digest == current} for r in sight.store.proposals.reviews(proposal.id)]
-    return {**_summary(sight, proposal), "changes": files, "reviews": reviews}
+    answer = {**_summary(sight, proposal), "changes": files, "reviews": reviews}
+    if query.get("tests") == "1":
+        answer["tests"] = {"notRun": tests_refused} if tests_refused is not None else _merge_tests(sight, proposal)
+    return answer
+
+
+def _merge_tests(sight: _StoreView, proposal: Proposal) -> dict[str, Any]:
+    """The tests of what merging ``proposal`` would serve: a summary (None when nothing there has tests) and the
+    first failures."""
+    from ...sources.store.testing import failures, run_merge_tests
+    from .store_tests import PAGE_RUN_SECONDS
+
+    report, problems = run_merge_tests(sight.store.reads, proposal.label, proposal.files, held=sight.held,
+                                       seconds=PAGE_RUN_SECONDS)
+    if not report.prompts and not problems:
+        return {"summary": None, "failures": []}
+    return {"summary": report.summary(), "passed": report.passed and not problems,
+            "failures": failures(report, problems)}
 
 
 def _comment(sight: _StoreView, proposal: Proposal, call: ProposalCall, who: str) -> dict[str, Any]:
@@ -147,6 +166,8 @@ _ACTIONS: dict[str, Callable[[_StoreView, Proposal, ProposalCall, str], dict[str
 #: The routes, as ``store_api`` dispatches them.
 GETS: dict[str, Callable[[_StoreView, dict[str, str]], dict[str, Any]]] = {"/proposals": listing,
                                                                            "/proposal": shown}
+#: The GET that may run tests: ``store_api`` tells it whether this principal may (``shown``'s ``tests_refused``).
+RUNS_TESTS = "/proposal"
 POSTS = frozenset(_ACTIONS)
 
 

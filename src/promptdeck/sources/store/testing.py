@@ -49,4 +49,22 @@ def run_label_tests(store: Reads, label: str, names: Sequence[str] | None = None
     return run_file_tests(files, names, held=held, seconds=seconds)
 
 
-__all__ = ["run_file_tests", "run_label_tests"]
+def run_merge_tests(store: Reads, label: str, proposed: Mapping[str, int], *, held: frozenset[str] | None = None,
+                    seconds: float = RUN_SECONDS) -> tuple[Report, list[str]]:
+    """``run_file_tests`` of what ``label`` would serve once a proposal's versions ``proposed`` (path -> version;
+    a deletion's version removes its file) are merged into it: what a reviewer approves (``review``, the page)."""
+    from .reviews import merged
+
+    now = store.position(label)
+    files = merged(store.db, now.files if now is not None else {}, dict(proposed))
+    return run_file_tests({path: store.content(path, version) for path, version in files.items()}, held=held,
+                          seconds=seconds)
+
+
+def failures(report: Report, problems: list[str], limit: int = 5) -> list[str]:
+    """The first failures of a run, then the first problems of files that did not parse: what a summary shows."""
+    return [line for prompt in report.prompts if not prompt.passed for line in prompt.failures()][:limit] \
+        + problems[:limit]
+
+
+__all__ = ["failures", "run_file_tests", "run_label_tests", "run_merge_tests"]

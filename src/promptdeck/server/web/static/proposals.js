@@ -53,7 +53,7 @@ export class Proposals {
   async fill(id, details) {
     let p;
     try {
-      p = await this.api.get("/proposal", { id });
+      p = await this.api.get("/proposal", { id, tests: 1 });
     } catch (err) {
       details.replaceChildren(h("p", { className: "error", role: "alert" }, err.message));
       return;
@@ -66,6 +66,8 @@ export class Proposals {
       h("li", { "data-kind": String(r.kind) }, `${String(r.principal)} ${String(r.kind)}`,
         r.kind === "approve" && !r.current ? " (earlier versions)" : "",
         r.message ? `: ${String(r.message)}` : "", ` · ${when(r.created).text}`)));
+    const tests = h("div", { className: "proposal-tests" }, h("h3", {}, "Tests"),
+      testsOf(p.tests));
     const text = h("textarea", { className: "proposal-comment", rows: 2, "aria-label": `Comment on proposal ${id}` });
     const error = h("p", { className: "error", role: "alert", hidden: true });
     const act = (action) => async () => {
@@ -83,6 +85,16 @@ export class Proposals {
     const buttons = ["comment", "approve", "reject"].map((action) =>
       h("button", { type: "button", className: action, onclick: act(action) },
         action[0].toUpperCase() + action.slice(1)));
-    details.replaceChildren(...changes, h("h3", {}, "Reviews"), reviews, text, h("p", {}, buttons), error);
+    details.replaceChildren(...changes, tests, h("h3", {}, "Reviews"), reviews, text, h("p", {}, buttons), error);
   }
+}
+
+/** The server's word on the merge's tests: not run (and why), none, or a summary and the first failures. */
+function testsOf(tests) {
+  if (!tests) return h("p", { className: "muted" }, "not run");
+  if (tests.notRun) return h("p", { className: "muted" }, `not run: ${String(tests.notRun)}`);
+  if (tests.summary === null) return h("p", { className: "muted" }, "none of what the merge would serve has tests");
+  return h("div", {},
+    h("p", { className: tests.passed ? "passed" : "error" }, String(tests.summary)),
+    (tests.failures || []).length ? h("ul", {}, tests.failures.map((line) => h("li", {}, String(line)))) : null);
 }
