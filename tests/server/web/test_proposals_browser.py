@@ -8,7 +8,7 @@ from pathlib import Path
 
 from promptdeck.sources.store.database import Store
 from tests.support.browser import Pages, sign_in
-from tests.support.versions_page import ALICE, BOB, RITA, V1, promptdeck, versioned
+from tests.support.versions_page import ALICE, BOB, RITA, V1, V2, chips, open_greet, promptdeck, versioned
 
 
 def test_open_proposals_are_reviewed_on_the_page(pages: Pages, tmp_path: Path) -> None:
@@ -52,3 +52,27 @@ def test_open_proposals_are_reviewed_on_the_page(pages: Pages, tmp_path: Path) -
         expect(writer.locator("#proposal-list .error")).to_contain_text("needs the scope release")
     with Store(served.store) as store:  # the refused approvals left nothing behind
         assert [(r.kind, r.principal) for r in store.proposals.reviews(1)] == [("open", "rita"), ("comment", "alice")]
+
+
+def test_a_save_on_the_page_can_propose_its_version_rather_than_move_the_label(pages: Pages, tmp_path: Path) -> None:
+    """The editor's "propose" box: the save records the version and opens a proposal of it for the label, which
+    stays where it was until a merge; the proposal is then listed for review."""
+    from playwright.sync_api import expect
+
+    with versioned(tmp_path) as served:
+        page = open_greet(pages, served, ALICE)
+        page.click("#edit-open")
+        page.locator("#editor-text").fill(V2.replace("Line two.", "Line two, {{ who }}."))
+        page.fill("#editor-message", "name them twice")
+        page.fill("#editor-label", "production")
+        page.check("#editor-propose")
+        page.click("#editor-submit")
+        expect(page.locator("#editor-state")).to_have_text(
+            "Saved version 3 of greet.md; proposal 1 proposes it for production.")
+        assert chips(page, 2) == ["production"] and chips(page, 3) == []  # the label did not move
+        page.reload()
+        expect(page.locator("#proposal-list .proposal[data-proposal='1']")).to_contain_text(
+            "Proposal 1 for production by alice")
+    with Store(served.store) as store:
+        assert store.proposals.get(1).files == {"greet.md": 3}
+        assert store.reads.position("production").files["greet.md"] == 2  # type: ignore[union-attr]

@@ -59,6 +59,7 @@ export class Editor {
       this.error("");
       $("editor-message").value = "";
       $("editor-label").value = "";
+      $("editor-propose").checked = false;
       this.showTests(null);
       $("editor-skip-tests").checked = false;
       show($("editor-skip"), false);
@@ -170,10 +171,13 @@ export class Editor {
     try {
       const body = { prompt: this.prompt, text: $("editor-text").value, message, base: this.base };
       if (label) body.label = label;
+      if (label && $("editor-propose").checked) body.propose = true;
       if ($("editor-skip-tests").checked) body.skip_tests = true;
       const done = await this.api.post("/publish", body);
+      const where = !label ? "" : done.proposal ? `; proposal ${done.proposal} proposes it for ${label}` :
+        `; ${label} points at it`;
       const said = done.changed
-        ? `Saved version ${done.version} of ${done.path}${label ? `; ${label} points at it` : ""}.`
+        ? `Saved version ${done.version} of ${done.path}${where}.`
         : `Nothing saved: the text is the same as version ${done.version}.`;
       this.base = done.version;
       this.marks([]);
