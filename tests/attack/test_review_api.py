@@ -70,3 +70,48 @@ def test_reviews_through_the_store_api(tmp_path: Path) -> None:
         assert store.reads.position("production").files["salaries.md"] == 1  # type: ignore[union-attr]
         assert [(r.kind, r.principal) for r in store.proposals.reviews(2)] == [
             ("open", "ana"), ("comment", "bob"), ("approve", "bob"), ("merge", "ana")]
+
+
+def test_a_save_pushed_to_a_proposal_resets_its_approvals_and_a_hidden_or_closed_one_saves_nothing(
+        tmp_path: Path) -> None:
+    """A save with ``proposal: N`` pushes its version to open proposal N (its label does not move, its approvals
+    no longer count, and the pusher becomes one of its authors); one the principal may not see is a 404, one
+    closed or aimed at another label a 409, and none of those saves a version."""
+    url, library = f"sqlite:///{tmp_path}/store.db", tmp_path / "lib"
+    library.mkdir()
+    (library / "greet.md").write_text(GREET)
+    (library / "salaries.md").write_text(SECRET)
+    cli("publish", str(library), "--store", url, "--label", "production", "--author", "root")
+    (library / "greet.md").write_text(GREET.replace("Hello", "Hi"))
+    cli("publish", str(library), "--store", url, "--label", "production", "--propose", "--author", "ana")  # 1
+    (library / "salaries.md").write_text(SECRET.replace("private", "secret"))
+    cli("publish", str(library), "--store", url, "--label", "staging", "--propose", "--author", "hal")  # 2: hr only
+    (tmp_path / "tokens").write_text(TOKENS)
+    with http_server("", "--store", url, "--token-file", str(tmp_path / "tokens")) as endpoint:
+        base = endpoint.removesuffix("/mcp")
+        assert post(base, "/proposal/approve", BOB, {"id": 1}).status_code == 200
+
+        def save(who: dict[str, str], text: str, **more: object) -> tuple[int, dict[str, object]]:
+            answer = post(base, "/publish", who, {"prompt": "greet", "text": text, **more})
+            return answer.status_code, answer.json()
+
+        with Store(url) as store:
+            versions = store.reads.latest()["greet.md"].version
+        assert save(BOB, "Hidden\n", proposal=2) == (404, {"error": "no proposal 2"})  # bob may not see pay
+        refused = save(EVE, "Elsewhere\n", proposal=1, label="staging")
+        assert refused[0] == 409 and "aimed at 'production', not 'staging'" in str(refused[1]["error"])
+        with Store(url) as store:
+            assert store.reads.latest()["greet.md"].version == versions  # nothing saved
+        status, pushed = save(EVE, GREET.replace("Hello", "Hey"), proposal=1, message="friendlier")
+        assert status == 200 and pushed["proposal"] == 1, pushed
+        shown = get(base, "/proposal", ANA, id=1).json()
+        assert shown["approvals"]["by"] == [] and shown["changes"][0]["to"] == pushed["version"]
+        own = post(base, "/proposal/approve", EVE, {"id": 1})  # pushing made eve one of its authors
+        assert own.status_code == 409 and "eve" in own.json()["error"], own.text
+        assert post(base, "/proposal/reject", BOB, {"id": 1, "message": "no"}).status_code == 200
+        closed = save(EVE, "Late\n", proposal=1)
+        assert closed[0] == 409 and "proposal 1 is rejected; nothing saved" in str(closed[1]["error"])
+    with Store(url) as store:
+        assert store.reads.position("production").files["greet.md"] == 1  # type: ignore[union-attr]
+        assert store.reads.latest()["greet.md"].version == pushed["version"]
+        assert ("push", "eve") in [(r.kind, r.principal) for r in store.proposals.reviews(1)]

@@ -99,6 +99,8 @@ class _Edit(msgspec.Struct, forbid_unknown_fields=True):
     skip_tests: bool = False
     #: propose the saved version for ``label`` rather than move it (``store_proposals``)
     propose: bool = False
+    #: push the saved version to this open proposal instead (its label's; no label moves)
+    proposal: Version | None = None
 
 
 #: A version number as the API takes it: what the databases' integers hold, and no more.
@@ -279,7 +281,7 @@ class StoreApi:
             edit = _message(_decode(body, _Edit))
             prompt = self._visible(principal, edit.prompt)
             label = _label(edit.label) if edit.label is not None else None
-            if edit.propose and label is None:
+            if edit.propose and label is None and edit.proposal is None:
                 raise HttpError(400, "propose: a proposal is aimed at a label; give label")
             return await self._run(principal, self._publish, prompt, _text(edit), edit, label, principal.name)
         if route == "/label":
@@ -339,6 +341,7 @@ class StoreApi:
 
     def _publish(self, sight: _StoreView, prompt: Offered, data: bytes, edit: _Edit, label: str | None,
                  author: str) -> dict[str, Any]:
+        into = proposals.pushable(sight, edit.proposal, label) if edit.proposal is not None else None
         checked, problems = self._check(sight, prompt, data)
         if problems:
             raise HttpError(422, f"nothing saved: {len(problems)} problem{'s' * (len(problems) != 1)} in "
@@ -354,12 +357,14 @@ class StoreApi:
                                 problems=[], tests=store_tests.shown(checked, report))
         listed = listing_of(checked) if checked is not None else None
         path = prompt.source
+        proposing = edit.propose or into is not None
         version, publish = sight.store.publish_file(
-            path, data, listed, author=author, message=message, base=edit.base, label=None if edit.propose else label,
+            path, data, listed, author=author, message=message, base=edit.base, label=None if proposing else label,
             seen=lambda number: sight.version(path, number), allow=sight.allow_move, guard=governance.guard(sight.held))
         log.info("%s saved %s version %d%s", author, path, version, f" (label {label})" if label else "")
-        proposed = {"proposal": proposals.propose_saved(sight, label, path, version, author, message)} \
-            if edit.propose and label is not None else {}  # (checked before the save)
+        target = into.label if into is not None else label
+        proposed = {"proposal": proposals.propose_saved(sight, target, path, version, author, message, into)} \
+            if proposing and target is not None else {}  # (checked before the save)
         return {"prompt": prompt.name, "path": path, "version": version, "publish": publish,
                 "changed": publish is not None, **proposed}
 

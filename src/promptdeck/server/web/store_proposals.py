@@ -178,7 +178,23 @@ def act(sight: _StoreView, route: str, call: ProposalCall, who: str) -> dict[str
     return _ACTIONS[route](sight, _seen(sight, call.id), call, who)
 
 
-def propose_saved(sight: _StoreView, label: str, path: str, version: int, who: str, message: str) -> int:
-    """(A save with ``propose``.) Open a proposal of the saved version for ``label``: its number."""
+def pushable(sight: _StoreView, number: int, label: str | None) -> Proposal:
+    """(A save with ``proposal``, before anything is saved.) The open proposal ``number``, if the principal may see
+    it (else 404, as one that does not exist) and it is aimed at ``label`` when one is given (else 409)."""
+    found = _seen(sight, number)
+    if found.state != "open":
+        raise HttpError(409, f"proposal {number} is {found.state}; nothing saved")
+    if label is not None and label != found.label:
+        raise HttpError(409, f"proposal {number} is aimed at {found.label!r}, not {label!r}; nothing saved")
+    return found
+
+
+def propose_saved(sight: _StoreView, label: str, path: str, version: int, who: str, message: str,
+                  into: Proposal | None = None) -> int:
+    """(A save with ``propose`` or ``proposal``.) Open a proposal of the saved version for ``label``, or push it
+    to the open proposal ``into`` (whose approvals then no longer count, and whose authors ``who`` joins): its
+    number."""
+    if into is not None:
+        return sight.store.proposals.push(into.id, {path: version}, author=who, message=message).id
     return sight.store.proposals.open(label, {path: version}, author=who, message=message).id
 
