@@ -170,6 +170,11 @@ def prompts_private(server: Served) -> bool:
     return server.catalog.restricted
 
 
+def tools_private(server: Served) -> bool:
+    """The tools: the prompts' (prompt tools), and the write tools, shown only to writers."""
+    return server.catalog.restricted or server.write_tools is not None
+
+
 def resources_private(server: Served) -> bool:
     """The resources include the prompts' and the skills' files: private when either depends on who asks."""
     return server.catalog.restricted or (server.offers_skills and server.skills.restricted)
@@ -304,12 +309,17 @@ def _tools(t: Turn) -> PromptTools:
 
 
 def _list_tools(t: Turn, p: params.Page) -> bytes:
-    return _tools(t).of(t.catalog).page(t.revision, p.cursor, *t.page())
+    writes = t.server.write_tools
+    shown = writes.listed(t.scopes) if writes is not None else ()
+    return _tools(t).of(t.catalog, shown).page(t.revision, p.cursor, *t.page())
 
 
 def _call_tool(t: Turn, p: params.CallTool) -> Any:
     from . import tools
 
+    writes = t.server.write_tools
+    if writes is not None and p.name in writes.names:  # they hold the write scope to it themselves
+        return writes.call(p.name, p.arguments, t.principal, t.scopes, t.revision)
     catalog = t.catalog
     call = tools.prepare(catalog, _tools(t).of(catalog), p.name, p.arguments)
     if isinstance(call, dict):
@@ -404,8 +414,10 @@ METHODS: dict[str, Method] = {method.name: method for method in (
     Method("prompts/list", params.Page, _list_prompts, capability=PROMPTS_CAP, wrap=Wrap.PAGE),
     Method("prompts/get", params.GetPrompt, _get_prompt, capability=PROMPTS_CAP, asks=True, plain=plain_get),
     Method("completion/complete", params.Complete, _complete, capability=COMPLETIONS_CAP),
-    Method("tools/list", params.Page, _list_tools, capability=TOOLS_CAP, feature=TOOLS, wrap=Wrap.PAGE),
-    Method("tools/call", params.CallTool, _call_tool, capability=TOOLS_CAP, feature=TOOLS, asks=True),
+    Method("tools/list", params.Page, _list_tools, capability=TOOLS_CAP, feature=TOOLS, wrap=Wrap.PAGE,
+           private=tools_private),
+    Method("tools/call", params.CallTool, _call_tool, capability=TOOLS_CAP, feature=TOOLS, asks=True,
+           private=tools_private),
     Method("resources/list", params.Page, _list_resources, capability=RESOURCES_CAP, feature=RESOURCES,
            wrap=Wrap.PAGE, private=resources_private),
     Method("resources/read", params.ReadResource, _read_resource, capability=RESOURCES_CAP, feature=RESOURCES,
