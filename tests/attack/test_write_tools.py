@@ -18,7 +18,7 @@ import pytest
 
 from promptdeck.sources.files.source import MAX_PROMPT_FILE_BYTES
 from promptdeck.sources.store.database import Store
-from tests.support.http_rpc import messages_of, rpc, start_session
+from tests.support.http_rpc import messages_of, post_as, rpc, start_session
 from tests.support.http_server import http_server
 from tests.support.paths import REPO
 from tests.support.store_api import GREET_1, cli, make_store, post
@@ -118,6 +118,17 @@ def test_an_agent_proposes_nothing_moves_and_it_cannot_approve_its_own(tmp_path:
         with Store(url) as store:
             assert store.reads.position("production").files["greet.md"] == 1  # type: ignore[union-attr]
             assert [p.id for p in store.proposals.find()] == [number]
+
+
+def test_a_stateless_server_records_the_principal_as_the_author(tmp_path: Path) -> None:
+    with served(tmp_path, "--write-tools", "--stateless") as (endpoint, url, _):
+        answer = post_as(endpoint, "agent-token-0123456789", "tools/call", {"name": "propose_change", "arguments": {
+            "files": [{"prompt": "greet", "text": GREET_1.replace("Hello", "Hey")}]}})
+        [message] = messages_of(answer)
+        assert not message["result"].get("isError"), message
+        assert messages_of(post_as(endpoint, "bob-token-0123456789", "tools/list"))[0]["result"]["tools"] == []
+    with Store(url) as store:
+        assert [(p.author, p.files) for p in store.proposals.find()] == [("agent", {"greet.md": 3})]
 
 
 def test_a_restricted_prompt_is_invisible_through_the_write_tools(tmp_path: Path) -> None:
