@@ -20,7 +20,9 @@ from promptdeck.sources.files.source import MAX_PROMPT_FILE_BYTES
 from promptdeck.sources.store.database import Store
 from tests.support.http_rpc import messages_of, post_as, rpc, start_session
 from tests.support.http_server import http_server
+from tests.support.modern import HttpPeer, request
 from tests.support.paths import REPO
+from tests.support.publishing import GREET, greet_store
 from tests.support.store_api import GREET_1, cli, make_store, post
 
 #: agent writes (the MCP tools); rev reviews; bob only reads; hal writes and sees hr's prompts
@@ -129,6 +131,26 @@ def test_a_stateless_server_records_the_principal_as_the_author(tmp_path: Path) 
         assert messages_of(post_as(endpoint, "bob-token-0123456789", "tools/list"))[0]["result"]["tools"] == []
     with Store(url) as store:
         assert [(p.author, p.files) for p in store.proposals.find()] == [("agent", {"greet.md": 3})]
+
+
+def test_the_2026_era_keeps_the_write_tools_list_private_and_the_author_its_principal(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/store.db"
+    greet_store(tmp_path, url)  # no restricted prompt: the tools alone make the list depend on who asks
+    (tmp_path / "tokens").write_text(TOKENS)
+    with http_server("", "--store", url, "--token-file", str(tmp_path / "tokens"), "--write-tools") as endpoint:
+        peer = HttpPeer(endpoint)
+        try:
+            tokens = {who: f"Bearer {who}-token-0123456789" for who in ("agent", "bob")}
+            listed = peer.call(request(1, "tools/list"), authorization=tokens["agent"])["result"]
+            assert [t["name"] for t in listed["tools"]] == WRITE_TOOLS and listed["cacheScope"] == "private"
+            assert peer.call(request(2, "tools/list"), authorization=tokens["bob"])["result"]["tools"] == []
+            called = peer.call(request(3, "tools/call", {"name": "propose_change", "arguments": {"files": [
+                {"prompt": "greet", "text": GREET.format("Hey")}]}}), authorization=tokens["agent"])
+            assert called["result"]["structuredContent"]["author"] == "agent", called  # checked by the schema
+        finally:
+            peer.close()
+    with Store(url) as store:
+        assert [p.author for p in store.proposals.find()] == ["agent"]
 
 
 def test_a_restricted_prompt_is_invisible_through_the_write_tools(tmp_path: Path) -> None:
