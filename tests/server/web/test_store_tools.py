@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError as SdkError
 
 from promptdeck.server.web.store_tools import TOOLS
 from promptdeck.sources.store.database import Store
+from tests.support.cli import pd
 from tests.support.publishing import GREET, greet_store
 from tests.support.sdk_stdio import connect
 
@@ -68,3 +69,8 @@ def test_without_write_tools_a_store_server_offers_no_tools(tmp_path: Path) -> N
             assert refused.value.error.code == -32601
 
     asyncio.run(run())
+
+
+def test_write_tools_go_with_a_store(tmp_path: Path) -> None:
+    refused = pd("serve", str(tmp_path), "--write-tools", check=False)
+    assert refused.returncode == 2 and "--write-tools goes with --store" in refused.stderr, refused
