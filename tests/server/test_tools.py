@@ -19,6 +19,7 @@ from mcp.shared.exceptions import MCPError as SdkError
 
 from promptdeck.prompts.catalog import Catalog
 from promptdeck.prompts.spec import Prompt
+from promptdeck.protocol.errors import InvalidParams
 from promptdeck.server.tools import SCAN_LIMIT, ToolOptions, ToolSet
 from tests.support.http_server import http_server
 from tests.support.libraries import copy_examples
@@ -220,6 +221,22 @@ def test_names_clients_refuse_mean_two_tools() -> None:
         ToolOptions(list_name="same", get_name="same")
     with pytest.raises(ValueError, match="1-64 letters"):
         ToolOptions(get_name="get.prompt")
+
+
+def test_write_tools_join_a_tool_set_and_keep_their_names() -> None:
+    from promptdeck.server.tools import PromptTools
+
+    write = ({"name": "prompt_versions", "inputSchema": {"type": "object"}},)
+    options = ToolOptions(per_prompt_limit=10)
+    # A prompt whose tool would take a write tool's name: the two tools, never a guess between the two.
+    assert not ToolSet(_catalog("prompt_versions"), options, write).per_prompt
+    assert ToolSet(_catalog("prompt_versions"), options).per_prompt
+    alone = PromptTools(None)  # --write-tools without --tools: only theirs, and they never change
+    catalog = _catalog("a", "b")
+    assert json.loads(alone.of(catalog, write).signature()) == list(write)
+    assert json.loads(alone.of(catalog).signature()) == [] and not alone.changed(catalog, _catalog("c"))
+    with pytest.raises(InvalidParams, match="unknown tool 'a'"):
+        alone.of(catalog).target("a")
 
 
 def test_the_list_tool_examines_a_bounded_number_of_prompts_per_call() -> None:

@@ -53,6 +53,7 @@ class ServeOptions:
     tools_per_prompt: int
     tool_names: tuple[str, str]
     tool_prefix: str
+    write_tools: bool
     text_resources: bool
     elicit_timeout: float
     no_skills: bool
@@ -109,6 +110,9 @@ HTTP_ONLY = ("stateless", "json_response", "allow_host", "allow_origin", "token_
 @click.option("--no-watch", is_flag=True, help="Do not reload prompt files when they change.")
 @click.option("--tools", is_flag=True, help="Also offer the prompts as tools, for clients that call tools but "
               "show no prompts (docs/tools.md).")
+@click.option("--write-tools", is_flag=True, help="With --store: also offer agents tools to read a prompt's "
+              "versions and diffs, propose a change for review and comment on a proposal, to principals holding "
+              "the write scope (docs/store.md#agents). They never move a label.")
 @click.option("--tools-per-prompt", type=click.IntRange(0, 1000), default=16, show_default=True, metavar="N",
               help="With --tools: one tool per prompt while a client sees at most N prompts; past that, a list "
               "tool and a get tool (0: always those two).")
@@ -166,7 +170,8 @@ HTTP_ONLY = ("stateless", "json_response", "allow_host", "allow_origin", "token_
               "(docs/web.md).")
 @click.option("--write-scope", default="store:write", show_default=True, metavar="SCOPE",
               help="HTTP with --store: the scope a principal needs to save versions, move labels and roll back "
-              "from the web page (without authentication the page is read-only).")
+              "from the web page, and to see and use the --write-tools (without authentication the page is "
+              "read-only and the write tools are not offered).")
 @click.option("--max-body", type=click.IntRange(1024), default=4 * 1024 * 1024, show_default=True, metavar="BYTES",
               help="HTTP: the largest request body (413 past it).")
 def serve(**given: Any) -> None:
@@ -177,6 +182,8 @@ def serve(**given: Any) -> None:
         fail("serve needs a FOLDER or --store URL", 2)
     if options.labels and options.store is None:
         fail("--label goes with --store", 2)
+    if options.write_tools and options.store is None:
+        fail("--write-tools goes with --store: they read and propose the store's versions", 2)
     labels = tuple(valid_label(label) for label in options.labels) or ("production",)
     if len(set(labels)) != len(labels):
         fail(f"--label: a label is given twice ({', '.join(labels)})", 2)
@@ -196,7 +203,8 @@ def serve(**given: Any) -> None:
         sys.exit(serve_stdio_folders(list(options.folders), options.name, options.page_size, not options.no_watch,
                                      options.verbose, options.list_ttl, options.log_format, options.store, labels[0],
                                      tool_options, options.folder_format, options.text_resources,
-                                     options.elicit_timeout, skills=not options.no_skills))
+                                     options.elicit_timeout, skills=not options.no_skills,
+                                     write_tools=options.write_tools))
     _serve_http(options, options.http, labels, tool_options)
 
 
@@ -255,6 +263,10 @@ def _serve_http(o: ServeOptions, http: str, labels: tuple[str, ...], tool_option
                 server.add_folder(folder, format=o.folder_format)
             if o.store is not None:
                 server.add_store(o.store, label=label)
+            if o.write_tools:
+                from ..server.web.store_tools import offer
+
+                offer(server, o.write_scope)
     except PromptdeckError as exc:
         fail(str(exc))
     try:

@@ -15,7 +15,7 @@ def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bo
                         list_ttl_ms: int = 60_000, log_format: str = "text", store: str | None = None,
                         label: str = "production", tools: ToolOptions | None = None,
                         folder_format: str | None = None, text_resources: bool = False,
-                        elicit_seconds: float | None = None, skills: bool = True) -> int:
+                        elicit_seconds: float | None = None, skills: bool = True, write_tools: bool = False) -> int:
     """Serve FOLDERS (and the ``label`` of ``store``) on stdin/stdout; returns the exit code (1 when a
     folder or the store cannot be served)."""
     setup_logging(verbose, log_format)
@@ -31,6 +31,10 @@ def serve_stdio_folders(folders: list[str], name: str, page_size: int, watch: bo
             server.add_folder(folder, defer=True, format=folder_format)
         if store is not None:
             server.add_store(store, label=label)
+        if write_tools:  # a local client is trusted with everything: it holds the write scope
+            from ..server.web.store_tools import offer
+
+            offer(server)
     except PromptdeckError as exc:
         from .terminal import write
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .request_state import Ledger
     from .resources import Follows
     from .served import Listener
-    from .tools import PromptTools, ToolOptions
+    from .tools import PromptTools, ToolOptions, WriteTools
 
 log = logging.getLogger("promptdeck.server")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -64,6 +64,8 @@ class PromptServer:
             from .tools import PromptTools, ToolOptions
 
             self.tools = PromptTools(tools if isinstance(tools, ToolOptions) else ToolOptions())
+        #: the store's tools for agents, shown to writers only (``offer_write_tools``; ``serve --write-tools``)
+        self.write_tools: WriteTools | None = None
         #: how long a Python prompt may run before its request is answered with an error
         self.prompt_seconds = prompt_seconds
         #: send embedded text resources and links as text blocks, for clients that take only text (docs/protocol.md)
@@ -120,6 +122,15 @@ class PromptServer:
         self.pending.append((os.path.realpath(path), make))
         if not defer:
             self._load_pending()
+
+    def offer_write_tools(self, write_tools: WriteTools) -> None:
+        """Offer the store's write tools (``server.web.store_tools``) through ``tools/list`` and ``tools/call``,
+        without the prompt tools unless ``tools`` asked for them too."""
+        if self.tools is None:
+            from .tools import PromptTools
+
+            self.tools = PromptTools(None)
+        self.write_tools = write_tools
 
     def add_store(self, url: str, *, label: str = "production") -> None:
         """Serve the prompts ``label`` points at in the versioned store at ``url`` (``sqlite:///path.db``,

@@ -81,6 +81,7 @@ class LegacySession:
         self.in_flight: dict[RequestId, asyncio.Task[Any]] = {}
         #: the scopes of who is asking; None (stdio) sees every prompt
         self.scopes: frozenset[str] | None = None
+        #: who is asking (the author of what the write tools record): a transport sets its principal's name
         self.principal = "local"
         #: what keeps this session's renders on one version of a rollout when a request names no key: the
         #: authenticated principal, else the session (a transport sets it; None: no split without a key)

@@ -172,6 +172,11 @@ def prompts_private(server: Served) -> bool:
     return server.catalog.restricted
 
 
+def tools_private(server: Served) -> bool:
+    """The tools: the prompts' (prompt tools), and the write tools, shown only to writers."""
+    return server.catalog.restricted or server.write_tools is not None
+
+
 def resources_private(server: Served) -> bool:
     """The resources include the prompts' and the skills' files: private when either depends on who asks."""
     return server.catalog.restricted or (server.offers_skills and server.skills.restricted)
@@ -330,18 +335,24 @@ def _tools(t: Turn) -> PromptTools:
 
 
 def _list_tools(t: Turn, p: params.Page) -> bytes:
-    return _tools(t).of(t.catalog).page(t.revision, p.cursor, *t.page())
+    writes = t.server.write_tools
+    shown = writes.listed(t.scopes) if writes is not None else ()
+    return _tools(t).of(t.catalog, shown).page(t.revision, p.cursor, *t.page())
 
 
 def _find_tool(t: Turn, raw: dict[str, Any]) -> None:
     name = raw.get("name")
-    if type(name) is str:
+    writes = t.server.write_tools
+    if type(name) is str and (writes is None or name not in writes.names):  # a write tool: _call_tool's scope check
         _tools(t).of(t.catalog).target(name)
 
 
 def _call_tool(t: Turn, p: params.CallTool) -> Any:
     from . import tools
 
+    writes = t.server.write_tools
+    if writes is not None and p.name in writes.names:  # they hold the write scope to it themselves
+        return writes.call(p.name, p.arguments, t.principal, t.scopes, t.revision)
     catalog = t.catalog
     call = tools.prepare(catalog, _tools(t).of(catalog), p.name, p.arguments)
     if isinstance(call, dict):
@@ -441,9 +452,10 @@ METHODS: dict[str, Method] = {method.name: method for method in (
     Method("prompts/get", params.GetPrompt, _get_prompt, capability=PROMPTS_CAP, asks=True, plain=plain_get,
            find=_find_prompt),
     Method("completion/complete", params.Complete, _complete, capability=COMPLETIONS_CAP),
-    Method("tools/list", params.Page, _list_tools, capability=TOOLS_CAP, feature=TOOLS, wrap=Wrap.PAGE),
+    Method("tools/list", params.Page, _list_tools, capability=TOOLS_CAP, feature=TOOLS, wrap=Wrap.PAGE,
+           private=tools_private),
     Method("tools/call", params.CallTool, _call_tool, capability=TOOLS_CAP, feature=TOOLS, asks=True,
-           find=_find_tool),
+           private=tools_private, find=_find_tool),
     Method("resources/list", params.Page, _list_resources, capability=RESOURCES_CAP, feature=RESOURCES,
            wrap=Wrap.PAGE, private=resources_private),
     Method("resources/read", params.ReadResource, _read_resource, capability=RESOURCES_CAP, feature=RESOURCES,

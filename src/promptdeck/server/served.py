@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..prompts.spec import Completer, Offered
     from ..protocol.revisions import Revision
     from .resources import Follows
-    from .tools import PromptTools
+    from .tools import PromptTools, WriteTools
 
 
 class Listener(Protocol):
@@ -45,6 +45,8 @@ class Served(Protocol):
 
     #: the prompts offered as tools too, or None
     tools: PromptTools | None
+    #: the store's write tools (``serve --write-tools``), or None
+    write_tools: WriteTools | None
     instructions: str | None
     #: how long a Python prompt may run
     prompt_seconds: float

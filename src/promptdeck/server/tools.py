@@ -21,6 +21,10 @@ get tool) come back as ``isError`` results it can read; an unknown tool is a
 
 Tool sets are derived once per catalog snapshot (and per principal's view) and
 their pages encoded once per revision, like prompt pages.
+
+``serve --store URL --write-tools`` adds the store's write tools (``WriteTools``, made by
+``server.web.store_tools``): they are listed beside these, and only to a principal holding the write scope;
+``tools/call`` hands a call of one of them to it before anything here looks at the name.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..prompts.catalog import decode_cursor, encode_cursor
 from ..prompts.spec import META_ARGUMENTS, Offered
@@ -101,23 +105,45 @@ class ToolOptions:
             raise ValueError(f"tool prefix {self.prefix!r} must be 1-32 letters, digits, '_' or '-'")
 
 
+class WriteTools(Protocol):
+    """The store's tools for agents (``serve --write-tools``; ``server.web.store_tools`` makes them)."""
+
+    #: every write tool's name, whoever asks: a call of one of them is the write tools' to answer or refuse
+    names: frozenset[str]
+
+    def listed(self, scopes: frozenset[str] | None) -> tuple[dict[str, Any], ...]:
+        """The tools a principal holding ``scopes`` is shown: none without the write scope."""
+        ...
+
+    def call(self, name: str, arguments: dict[str, Any] | None, principal: str, scopes: frozenset[str] | None,
+             rev: Revision) -> Awaitable[dict[str, Any]]:
+        """The ``tools/call`` result; ``InvalidParams`` (-32602) for a principal without the write scope and
+        for arguments that are not what the tool takes, naming the scope or the field."""
+        ...
+
+
 class ToolSet:
-    """The tools one catalog (one principal's view of a snapshot) offers."""
+    """The tools one catalog (one principal's view of a snapshot) offers; ``extra``: the write tools it is shown
+    (``options`` None: only those, without ``--tools``)."""
 
     __slots__ = ("options", "per_prompt", "_tools", "_targets", "page_size", "_pages", "_signature")
 
-    def __init__(self, catalog: Catalog, options: ToolOptions) -> None:
+    def __init__(self, catalog: Catalog, options: ToolOptions | None,
+                 extra: tuple[dict[str, Any], ...] = ()) -> None:
         self.options = options
         self.page_size = catalog.page_size
         self._pages: dict[tuple[str, int, str], bytes] = {}
         self._signature: bytes | None = None
-        tools = _per_prompt(catalog, options)
-        self.per_prompt = tools is not None
-        if tools is None:
+        found = None if options is None else _per_prompt(catalog, options, frozenset(t["name"] for t in extra))
+        self.per_prompt = found is not None
+        tools: dict[str, dict[str, Any]] = {}
+        self._targets: dict[str, str | None] = {}
+        if found is not None:
+            tools, self._targets = found, {name: tool["_meta"][META_PROMPT] for name, tool in found.items()}
+        elif options is not None:
             tools = {options.list_name: _list_tool(options), options.get_name: _get_tool(options)}
-            self._targets: dict[str, str | None] = {options.list_name: None, options.get_name: None}
-        else:
-            self._targets = {name: tool["_meta"][META_PROMPT] for name, tool in tools.items()}
+            self._targets = {options.list_name: None, options.get_name: None}
+        tools.update({tool["name"]: tool for tool in extra})
         self._tools = [tools[name] for name in sorted(tools)]
 
     def __len__(self) -> int:
@@ -159,27 +185,33 @@ class PromptTools:
 
     MAX_SETS = 256
 
-    def __init__(self, options: ToolOptions) -> None:
+    def __init__(self, options: ToolOptions | None) -> None:
+        #: None: no prompt tools, only the write tools (``serve --write-tools`` without ``--tools``)
         self.options = options
-        # Keyed by the catalog's id, holding the catalog too, so an id reused after a swap never matches.
-        self._sets: dict[int, tuple[Catalog, ToolSet]] = {}
+        # Keyed by the catalog's id (and whether the write tools are shown), holding the catalog too, so an id
+        # reused after a swap never matches.
+        self._sets: dict[tuple[int, bool], tuple[Catalog, ToolSet]] = {}
 
-    def of(self, catalog: Catalog) -> ToolSet:
-        held = self._sets.get(id(catalog))
+    def of(self, catalog: Catalog, extra: tuple[dict[str, Any], ...] = ()) -> ToolSet:
+        """The tool set of ``catalog``, with ``extra`` (the write tools, the same tuple for every writer)."""
+        key = (id(catalog), bool(extra))
+        held = self._sets.get(key)
         if held is not None and held[0] is catalog:
             return held[1]
         if len(self._sets) >= self.MAX_SETS:
             self._sets.clear()
-        tools = ToolSet(catalog, self.options)
-        self._sets[id(catalog)] = (catalog, tools)
+        tools = ToolSet(catalog, self.options, extra)
+        self._sets[key] = (catalog, tools)
         return tools
 
     def changed(self, old: Catalog, new: Catalog) -> bool:
         """Might a client's tool list differ between two snapshots whose prompt lists differ?
 
-        The two fixed tools never change; per-prompt tools follow the prompts. A restricted catalog's
-        views may be per-prompt whatever the whole is, so they count as changed.
+        The two fixed tools never change, nor do the write tools; per-prompt tools follow the prompts. A
+        restricted catalog's views may be per-prompt whatever the whole is, so they count as changed.
         """
+        if self.options is None:
+            return False
         if old.restricted or new.restricted:
             return True
         return self.of(old).per_prompt or self.of(new).per_prompt
@@ -188,14 +220,17 @@ class PromptTools:
 # -- the tools ---------------------------------------------------------------------------------
 
 
-def _per_prompt(catalog: Catalog, options: ToolOptions) -> dict[str, dict[str, Any]] | None:
-    """One tool per prompt, by tool name; None when the catalog is too large or a name does not fit."""
+def _per_prompt(catalog: Catalog, options: ToolOptions,
+                reserved: frozenset[str] = frozenset()) -> dict[str, dict[str, Any]] | None:
+    """One tool per prompt, by tool name; None when the catalog is too large or a name does not fit (or is one
+    of the ``reserved`` write tools')."""
     if options.per_prompt_limit == 0 or len(catalog) > options.per_prompt_limit:
         return None
     tools: dict[str, dict[str, Any]] = {}
     for prompt in catalog:
         name = options.prefix + prompt.name.replace(".", "_")
-        if not TOOL_NAME_RE.match(name) or name in tools or name in (options.list_name, options.get_name):
+        if (not TOOL_NAME_RE.match(name) or name in tools or name in (options.list_name, options.get_name)
+                or name in reserved):
             return None
         tools[name] = _prompt_tool(name, prompt)
     return tools
@@ -307,7 +342,10 @@ def called(tools: ToolSet, name: str, arguments: dict[str, Any] | None) -> tuple
 def understand(catalog: Catalog, tools: ToolSet, tool: str, target: str | None, raw: dict[str, Any]) -> Call:
     """What a call to a known tool asks for. ``InvalidParams`` here is the caller's mistake, answered
     as a result the model reads (``fault``)."""
-    if target is None and tool == tools.options.list_name:
+    options = tools.options
+    if options is None:  # only write tools, which ``tools/call`` hands on before this: ``target`` knows none
+        raise InvalidParams(f"unknown tool {tool!r}", {"tool": tool})
+    if target is None and tool == options.list_name:
         return Call(tool, None, {}, raw)
     if target is None:
         unknown = [k for k in raw if k not in ("name", "arguments")]
@@ -315,7 +353,7 @@ def understand(catalog: Catalog, tools: ToolSet, tool: str, target: str | None, 
             raise InvalidParams(f"tool {tool!r} takes name and arguments, not {', '.join(map(repr, sorted(unknown)))}")
         target = raw.get("name")
         if not isinstance(target, str):
-            raise InvalidParams(f'tool {tool!r} needs "name", the name of a prompt (see {tools.options.list_name})')
+            raise InvalidParams(f'tool {tool!r} needs "name", the name of a prompt (see {options.list_name})')
         given = raw.get("arguments")
         if given is None:
             given = {}
@@ -326,7 +364,7 @@ def understand(catalog: Catalog, tools: ToolSet, tool: str, target: str | None, 
     try:
         prompt = catalog.require(target)
     except InvalidParams as exc:  # its "did you mean" kept: these names are the ones this caller sees
-        raise InvalidParams(f"{exc.message}; {tools.options.list_name} lists the prompts", exc.data) from None
+        raise InvalidParams(f"{exc.message}; {options.list_name} lists the prompts", exc.data) from None
     return Call(tool, prompt, {k: _wire(prompt.name, k, v) for k, v in given.items() if v is not None}, raw)
 
 

@@ -339,7 +339,7 @@ class StreamableHttpApp:
         answer carries (the new session's id)."""
         if self.options.stateless:
             legacy = LegacySession(self.server, lambda _message: None, announces=False)
-            legacy.scopes = principal.scopes
+            legacy.principal, legacy.scopes = principal.name, principal.scopes
             legacy.sticky = principal.rollout_key  # no session to keep a rollout's choice by
             if not initialize:
                 legacy.assume(revision or HTTP_DEFAULT)  # type: ignore[arg-type]
@@ -426,10 +426,10 @@ class StreamableHttpApp:
         elif method == "tools/call":
             params = params or {}
             arguments = params.get("arguments")
-            tools = self.server.tools
+            options = self.server.tools.options if self.server.tools is not None else None
             # The get tool names its prompt in its arguments; a per-prompt tool's name says it.
-            named = arguments.get("name") if isinstance(arguments, dict) and tools is not None \
-                and params.get("name") == tools.options.get_name else None
+            named = arguments.get("name") if isinstance(arguments, dict) and options is not None \
+                and params.get("name") == options.get_name else None
             log_call(principal.name, params.get("name"), named, outcome, seconds)
 
     # -- GET and DELETE ------------------------------------------------------------------------

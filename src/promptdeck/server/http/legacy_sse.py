@@ -64,7 +64,7 @@ class _SseSession:
         self.loop = asyncio.get_running_loop()
         self.push = asgi.from_any_thread(self._queue)
         self.legacy = LegacySession(server, self.push)
-        self.legacy.scopes = principal.scopes
+        self.legacy.principal, self.legacy.scopes = principal.name, principal.scopes
         self.legacy.sticky = principal.rollout_key or f"session:{self.id}"
         self.tasks: set[asyncio.Task[None]] = set()
 

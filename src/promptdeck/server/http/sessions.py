@@ -61,7 +61,7 @@ class HttpSession:
         self.loop = asyncio.get_running_loop()
         self.notify = from_any_thread(self._push)
         self.legacy = LegacySession(server, self.notify)
-        self.legacy.scopes = principal.scopes
+        self.legacy.principal, self.legacy.scopes = principal.name, principal.scopes
         self.legacy.sticky = principal.rollout_key or f"session:{session_id}"
         self.last_seen = time.monotonic()
         self.buffer: deque[tuple[int, bytes]] = deque(maxlen=REPLAY_EVENTS)

@@ -39,6 +39,14 @@ def missing_scopes(held: frozenset[str] | None, needed: Iterable[str]) -> tuple[
     return tuple(scope for scope in needed if not grants(held, scope))
 
 
+def may_write(held: frozenset[str] | None, write_scope: str) -> bool:
+    """The one rule of who writes to the store from a server (``/api/store``'s writes and the MCP write tools):
+    a principal holding ``write_scope``. Anonymous principals (no authentication) hold no scope, so they never
+    write; ``None`` (trusted with everything) is a local stdio client's, the user who started the server, which
+    never reaches HTTP."""
+    return held is None or not missing_scopes(held, (write_scope,))
+
+
 class Authenticator(Protocol):
     """Names the principal behind a request's ``Authorization`` header, or raises ``AuthError``."""
 

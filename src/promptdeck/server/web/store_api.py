@@ -63,7 +63,7 @@ from ...sources.store.seen import Seen
 from ...sources.store.source import StoreSource
 from ...sources.store.versions import TooLargeToDiff, argument_schema, is_text, schema_text, side_by_side, text_of
 from ..asgi import Disconnected, Receive, Scope, Send, headers_of, media_type, read_body, respond
-from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, missing_scopes
+from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, may_write
 from ..security.quotas import Quota
 from . import store_governance as governance
 from . import store_proposals as proposals
@@ -386,9 +386,7 @@ class StoreApi:
     # -- shared ----------------------------------------------------------------------------------
 
     def _may_write(self, principal: Principal) -> bool:
-        # Anonymous principals (no authentication) hold no scope, so they never write. ``None`` (trusted with
-        # everything) is the stdio client's, which never reaches HTTP.
-        return principal.scopes is not None and not missing_scopes(principal.scopes, (self.write_scope,))
+        return may_write(principal.scopes, self.write_scope)
 
     def _visible(self, principal: Principal, name: str) -> Offered:
         """The served prompt ``name`` from this label, if the principal may see it; else 404, the same answer
