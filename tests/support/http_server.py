@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -17,10 +18,55 @@ import httpx
 START_DEADLINE = 90
 
 
+#: Where ``free_port`` looks: below the kernel's ephemeral range (32768 and up), which ``bind(0)`` and every outgoing
+#: connection draw from. A port from there could be handed to another worker's server (or a second suite's) in
+#: the second before this one's binds it; the other's /healthz then answers for a server that never started
+#: (issue 39's CI). Each process walks this range from a random start, so two processes meet only by chance.
+PORTS = range(20000, 32000)
+_cursor = random.randrange(len(PORTS))
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A loopback port nothing listens on, never the same twice in a row from one process."""
+    global _cursor
+    for _ in range(len(PORTS)):
+        port = PORTS[_cursor % len(PORTS)]
+        _cursor += 1
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free loopback port in {PORTS}")
+
+
+def listens(pid: int, port: int) -> bool:
+    """Does process ``pid`` (or a child of it: a server's workers) hold the socket listening on ``port``?
+    Read from /proc, so that an answer from another process on that port is told apart from this one's."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    pids, seen = [pid], set()
+    while pids:
+        current = pids.pop()
+        seen.add(current)
+        try:
+            held = {os.readlink(f"/proc/{current}/fd/{fd}") for fd in os.listdir(f"/proc/{current}/fd")}
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:  # it exited, or an fd closed while being read
+            continue
+        if held & inodes:
+            return True
+        pids += [int(child) for child in children if int(child) not in seen]
+    return False
 
 
 def stop(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
@@ -75,7 +121,8 @@ def promptdeck_http(*arguments: str, log: Path | None = None, env: dict[str, str
         deadline = time.monotonic() + START_DEADLINE
         while True:
             try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                if (httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
+                        and listens(proc.pid, port)):
                     break
             except httpx.TransportError:
                 pass
