@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .support.http_server import PORTS, free_port, listens, promptdeck_http
+from .support.http_server import BLOCK, PORTS, free_port, listens, promptdeck_http
 from .support.remote_ui import library
 
 
@@ -22,6 +22,18 @@ def test_free_ports_are_bindable_outside_the_ephemeral_range_and_not_repeated() 
     assert len(set(ports)) == 20 and all(port in PORTS and port < low for port in ports)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", ports[-1]))
+
+
+def test_two_processes_never_hand_out_the_same_port() -> None:
+    """Each claims a block of its own for as long as it lives: a second suite beside this one, or another
+    worker, draws from elsewhere."""
+    mine = free_port()
+    code = "from tests.support.http_server import free_port; print(*(free_port() for _ in range(3)))"
+    root = Path(__file__).parent.parent
+    theirs = [int(port) for port in subprocess.run([sys.executable, "-c", code], cwd=root, check=True,
+                                                    capture_output=True, text=True).stdout.split()]
+    block = (mine - PORTS.start) // BLOCK
+    assert len(theirs) == 3 and all((port - PORTS.start) // BLOCK != block for port in theirs), (mine, theirs)
 
 
 def test_listens_tells_the_process_holding_a_port_from_any_other() -> None:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
-import random
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -19,26 +21,50 @@ START_DEADLINE = 90
 
 
 #: Where ``free_port`` looks: below the kernel's ephemeral range (32768 and up), which ``bind(0)`` and every outgoing
-#: connection draw from. A port from there could be handed to another worker's server (or a second suite's) in
-#: the second before this one's binds it; the other's /healthz then answers for a server that never started
-#: (issue 39's CI). Each process walks this range from a random start, so two processes meet only by chance.
+#: connection draw from. A port picked from there, or by chance by two processes, can be handed to another
+#: worker's server (or a second suite's) in the second before this one's binds it: issue 39's CI runs saw both
+#: another's /healthz answering for a server that never started and "the port is already in use". So each test
+#: process claims a block of this range for as long as it lives (a lock that ends with it, however it ends) and
+#: hands out only that block's ports, in turn: no two live processes share a port.
 PORTS = range(20000, 32000)
-_cursor = random.randrange(len(PORTS))
+BLOCK = 400
+_LOCKS = Path(tempfile.gettempdir()) / "promptdeck-test-ports"
+_claimed: list[tuple[range, IO[str]]] = []
+_cursor = 0
+
+
+def _block() -> range:
+    """This process's block of ports, claimed on first use."""
+    if not _claimed:
+        _LOCKS.mkdir(exist_ok=True)
+        for start in range(PORTS.start, PORTS.stop, BLOCK):
+            handle = (_LOCKS / str(start)).open("a")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.close()
+                continue
+            _claimed.append((range(start, start + BLOCK), handle))  # the handle holds the lock until exit
+            break
+        else:
+            raise RuntimeError(f"every block of ports in {PORTS} is claimed by another test process")
+    return _claimed[0][0]
 
 
 def free_port() -> int:
-    """A loopback port nothing listens on, never the same twice in a row from one process."""
+    """A loopback port nothing listens on, from this process's own block, never the same twice in a row."""
     global _cursor
-    for _ in range(len(PORTS)):
-        port = PORTS[_cursor % len(PORTS)]
+    ports = _block()
+    for _ in range(len(ports)):
+        port = ports[_cursor % len(ports)]
         _cursor += 1
         with socket.socket() as sock:
             try:
                 sock.bind(("127.0.0.1", port))
-            except OSError:
+            except OSError:  # a server of this process's still holds it
                 continue
             return port
-    raise RuntimeError(f"no free loopback port in {PORTS}")
+    raise RuntimeError(f"no free loopback port in {ports}")
 
 
 def listens(pid: int, port: int) -> bool:
