@@ -69,6 +69,9 @@ def test_authors_never_approve_and_a_push_resets_the_approvals(store_url: str) -
         store.proposals.approve(proposal.id, "bob")
         store.proposals.merge(proposal.id, author="ana")
         assert store.reads.position("production").files["greet.md"] == 3  # type: ignore[union-attr]
+        # The audit is append-only: the approval a push reset is still there, beside the one that counted.
+        assert [(r.kind, r.principal) for r in store.proposals.reviews(proposal.id)] == [
+            ("open", "ana"), ("approve", "bob"), ("push", "cy"), ("approve", "bob"), ("merge", "ana")]
 
 
 def test_a_rejected_or_withdrawn_proposal_is_closed(store_url: str) -> None:
