@@ -11,7 +11,21 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
-from . import client, govern, library, oauth, promote, prompt_tests, proposals, serve, skills, store, sync, webhooks
+from . import (
+    backup,
+    client,
+    govern,
+    library,
+    oauth,
+    promote,
+    prompt_tests,
+    proposals,
+    serve,
+    skills,
+    store,
+    sync,
+    webhooks,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,6 +39,8 @@ for command in (serve.serve, library.check, library.render, prompt_tests.test, c
                 *store.COMMANDS, *promote.COMMANDS, sync.pull, *govern.COMMANDS, *proposals.COMMANDS,
                 webhooks.webhook):
     main.add_command(command)
+for command in backup.COMMANDS:
+    store.store.add_command(command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,4 @@
-"""``promptdeck webhook``: a store's webhooks (add, list, remove, log, deliver).
+"""``promptdeck webhook``: a store's webhooks (add, list, pause, resume, remove, log, deliver).
 
 Part of the cli layer (``main`` registers the group). The store side is ``sources.store.webhooks`` (the
 registry), ``events`` (the outbox) and ``delivery`` (sending, which every ``serve --store`` does).
@@ -79,8 +79,38 @@ def list_command(url: str) -> None:
     for hook in found:
         extra = "".join([f"  scopes {' '.join(hook.scopes)}" if hook.scopes else "",
                          f"  allow {' '.join(hook.allow)}" if hook.allow else ""])
+        paused = f"  {hook.paused}: {command_line('webhook', 'resume', str(hook.id))}" if hook.paused else ""
         echo(f"{hook.id}  {hook.url}  events {' '.join(hook.kinds)}  timeout {hook.timeout:g}s{extra}  "
-             f"added {utc_time(hook.created)} by {shown(hook.author)}")
+             f"added {utc_time(hook.created)} by {shown(hook.author)}{paused}")
+
+
+@webhook.command()
+@click.argument("hook", type=int, metavar="ID")
+@STORE_OPTION
+def pause(hook: int, url: str) -> None:
+    """Send nothing to webhook ID until `webhook resume` (its deliveries wait)."""
+    _switch(hook, url, resume=False)
+    echo(f"webhook {hook} paused")
+
+
+@webhook.command()
+@click.argument("hook", type=int, metavar="ID")
+@STORE_OPTION
+def resume(hook: int, url: str) -> None:
+    """Let webhook ID deliver from this store, and from no copy of it: what waited is sent (a restored store's
+    webhooks are paused until this)."""
+    _switch(hook, url, resume=True)
+    echo(f"webhook {hook} delivers from this store")
+
+
+def _switch(hook: int, url: str, *, resume: bool) -> None:
+    from ..sources.store import copies
+
+    with open_store(url) as opened:
+        try:
+            (copies.resume if resume else copies.pause)(opened.db, hook)
+        except PromptdeckError as exc:
+            fail(str(exc))
 
 
 @webhook.command()

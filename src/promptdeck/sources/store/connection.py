@@ -134,6 +134,18 @@ class Connection:
             raise
         self.run("COMMIT")
 
+    def identity(self) -> str:
+        """Which database this is (``copies``): a SQLite file's inode number; a PostgreSQL cluster's system
+        identifier and the database's OID."""
+        if self.postgres:
+            system, oid = self.rows("SELECT (SELECT system_identifier FROM pg_control_system()), "
+                                    "(SELECT oid FROM pg_database WHERE datname = current_database())")[0]
+            return f"postgresql {system} {oid}"
+        try:
+            return f"sqlite {os.stat(sqlite_path(self.url)).st_ino}"
+        except OSError as exc:
+            raise StoreError(f"cannot read the store file {shown_url(self.url)!r}: {exc.strerror}") from None
+
     # -- schema ----------------------------------------------------------------------------------
 
     def _schema_version(self) -> int | None:
@@ -177,6 +189,8 @@ class Connection:
                     self.run(statement)
                 if version == 2:
                     self.run("INSERT INTO state_key (key) VALUES (?)", secrets.token_urlsafe(32))
+                if version == 10:  # the webhooks a store has were enabled where it is being upgraded
+                    self.run("UPDATE webhooks SET enabled_in = ?", self.identity())
             if found == 0:
                 self.run("INSERT INTO promptdeck_schema (version) VALUES (?)", SCHEMA_VERSION)
             elif found < SCHEMA_VERSION:

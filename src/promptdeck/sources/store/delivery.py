@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .connection import Connection
+from .copies import deliverable
 from .model import StoreError, first_line
 from .urls import shown_url, without_secrets
 from .webhooks import MAX_TIMEOUT, shown_target
@@ -93,20 +94,24 @@ class Deliveries:
         self.sender = sender
 
     def due(self, now: float) -> bool:
-        return bool(self.db.rows("SELECT 1 FROM deliveries WHERE status = 'pending' AND next_try <= ? AND "
-                                 "(lease_until IS NULL OR lease_until < ?) LIMIT 1", now, now))
+        enabled, here = deliverable(self.db)
+        return bool(self.db.rows("SELECT 1 FROM deliveries d JOIN webhooks w ON w.id = d.webhook WHERE "
+                                 "d.status = 'pending' AND d.next_try <= ? AND (d.lease_until IS NULL OR "
+                                 f"d.lease_until < ?) AND {enabled} LIMIT 1", now, now, here))
 
     def claim(self, now: float, limit: int = BATCH) -> list[Claimed]:
         """Take the lease of up to ``limit`` due deliveries (one statement: atomic in both databases)."""
         token = f"{self.sender} {secrets.token_hex(12)}"  # who holds it, for an operator (and a test) to see
-        skip = " FOR UPDATE SKIP LOCKED" if self.db.postgres else ""
+        skip = " FOR UPDATE OF d SKIP LOCKED" if self.db.postgres else ""
+        # Only a webhook enabled in this very database delivers: a restored copy's wait (``copies``).
+        enabled, here = deliverable(self.db)
         # The rows are picked once, in a materialized CTE: a subquery under IN may be run again by the planner,
         # and with LIMIT and SKIP LOCKED a second run could pick other rows.
-        self.db.run("WITH picked AS MATERIALIZED (SELECT id FROM deliveries WHERE status = 'pending' AND "
-                    "next_try <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_try, id "
-                    f"LIMIT ?{skip}) UPDATE deliveries SET lease = ?, lease_until = ? + 2 * (SELECT w.timeout "
-                    "FROM webhooks w WHERE w.id = deliveries.webhook) + 2 WHERE id IN (SELECT id FROM picked)",
-                    now, now, limit, token, now)
+        self.db.run("WITH picked AS MATERIALIZED (SELECT d.id FROM deliveries d JOIN webhooks w ON w.id = d.webhook "
+                    "WHERE d.status = 'pending' AND d.next_try <= ? AND (d.lease_until IS NULL OR d.lease_until < ?) "
+                    f"AND {enabled} ORDER BY d.next_try, d.id LIMIT ?{skip}) UPDATE deliveries SET lease = ?, "
+                    "lease_until = ? + 2 * (SELECT w.timeout FROM webhooks w WHERE w.id = deliveries.webhook) + 2 "
+                    "WHERE id IN (SELECT id FROM picked)", now, now, here, limit, token, now)
         rows = self.db.rows("SELECT d.id, d.event, d.webhook, d.body, d.attempts, w.url, w.secret, w.allow, "
                             "w.timeout, e.created, e.uid FROM deliveries d JOIN webhooks w ON w.id = d.webhook "
                             "JOIN events e ON e.id = d.event WHERE d.lease = ? ORDER BY d.id", token)

@@ -11,7 +11,7 @@ log = logging.getLogger("promptdeck.store")
 
 #: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
 #: ``promptdeck store upgrade``.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 #: The PostgreSQL channel a label move is announced on (its payload: the label's name).
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
@@ -136,6 +136,11 @@ _MIGRATIONS: dict[int, list[str]] = {
         "scope TEXT, created DOUBLE PRECISION NOT NULL)",
         "CREATE INDEX proposal_reviews_by_proposal ON proposal_reviews (proposal, id)",
         "ALTER TABLE protected_labels ADD COLUMN approvals INTEGER NOT NULL DEFAULT 0"],
+    # 10: copies (``copies``, docs/store.md#backup-and-restore). A webhook delivers only from the database it was
+    # last enabled in: ``enabled_in`` is that database's identity (NULL: paused by ``webhook pause``). A backup
+    # restored, a file copied or a database dumped and restored elsewhere has another identity, so its webhooks
+    # wait for ``webhook resume``. The upgrade records the identity of the database it upgrades (``upgrade``).
+    10: ["ALTER TABLE webhooks ADD COLUMN enabled_in TEXT"],
 }
 #: The statements of a schema version that differ between the databases, run after its ``_MIGRATIONS``.
 _DIALECT_MIGRATIONS: dict[tuple[int, bool], list[str]] = {

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from .copies import identity, paused_reason
 from .event_kinds import stored
 from .model import StoreError, StoreMissing
 
@@ -52,6 +53,8 @@ class Webhook:
     timeout: float
     author: str
     created: float
+    #: why it does not deliver from this database (``copies.paused_reason``); None: it does
+    paused: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,18 +178,19 @@ def add(store: Connection, url: str, secret: str, kinds: list[str], *, scopes: l
     if not 0 < timeout <= MAX_TIMEOUT:
         raise StoreError(f"a webhook's timeout is more than 0 and at most {MAX_TIMEOUT:g} seconds")
     with store.transaction():
-        return int(store.run("INSERT INTO webhooks (url, secret, kinds, scopes, allow, timeout, author, created) "
-                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", url, secret,
+        return int(store.run("INSERT INTO webhooks (url, secret, kinds, scopes, allow, timeout, author, created, "
+                             "enabled_in) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", url, secret,
                              asked, " ".join(sorted(set(scopes))),
-                             " ".join(sorted(set(allow))), timeout, author, time.time()).fetchone()[0])
+                             " ".join(sorted(set(allow))), timeout, author, time.time(), identity(store)).fetchone()[0])
 
 
 def listed(store: Connection) -> list[Webhook]:
-    """The webhooks not removed, oldest first (without their secrets)."""
+    """The webhooks not removed, oldest first (without their secrets), each with why it is paused."""
+    here = identity(store)
     return [Webhook(int(i), str(u), tuple(str(k).split()), tuple(str(s).split()), tuple(str(a).split()), float(t),
-                    str(w), float(c))
-            for i, u, k, s, a, t, w, c in store.rows(
-                "SELECT id, url, kinds, scopes, allow, timeout, author, created FROM webhooks "
+                    str(w), float(c), paused_reason(e, here))
+            for i, u, k, s, a, t, w, c, e in store.rows(
+                "SELECT id, url, kinds, scopes, allow, timeout, author, created, enabled_in FROM webhooks "
                 "WHERE removed IS NULL ORDER BY id")]
 
 
