@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from ...prompts.access import may_see
 from ...sources import Source
 from ...sources.store.delivery import deliverer
-from ...sources.store.operations import Histogram, Probe
+from ...sources.store.operations import Histogram, Probe, Reading
 from ...sources.store.source import StoreSource
 
 #: Prompts named per series, at most (rollouts are few; a store that holds more shows the first by name).
@@ -63,8 +63,9 @@ class StoreMetrics:
         for source in self.stores:
             label = labels(label=source.label)
             reading = self.probes[id(source)].read(source.position)
-            samples["promptdeck_store_reachable"].append(
-                f"promptdeck_store_reachable{label} {int(reading.reachable and not source.unreachable)}")
+            if source.unreachable:  # the follower lost the store since: what was read is not shown as current
+                reading = Reading(False)
+            samples["promptdeck_store_reachable"].append(f"promptdeck_store_reachable{label} {int(reading.reachable)}")
             if source.changed_at is not None:
                 samples["promptdeck_store_last_change_seen_timestamp_seconds"].append(
                     f"promptdeck_store_last_change_seen_timestamp_seconds{label} {source.changed_at:.3f}")
