@@ -62,9 +62,9 @@ class StoreMetrics:
         counted: set[str] = set()
         for source in self.stores:
             label = labels(label=source.label)
-            reading = self.probes[id(source)].read(source.position)
-            if source.unreachable:  # the follower lost the store since: what was read is not shown as current
-                reading = Reading(False)
+            # The follower lost the store: nothing read earlier is shown as current, and no scrape waits on a
+            # connection that would time out (the follower says when the store is back).
+            reading = Reading(False) if source.unreachable else self.probes[id(source)].read(source.position)
             samples["promptdeck_store_reachable"].append(f"promptdeck_store_reachable{label} {int(reading.reachable)}")
             if source.changed_at is not None:
                 samples["promptdeck_store_last_change_seen_timestamp_seconds"].append(
