@@ -90,6 +90,7 @@ from .sessions import HttpSession, SessionTable, count_listens
 
 if TYPE_CHECKING:
     from ..app import PromptServer
+    from ..security.store_metrics import StoreMetrics
     from ..web.signin import SignIn
     from ..web.store_api import StoreApi
 
@@ -116,6 +117,8 @@ class StreamableHttpApp:
         self.metadata = metadata
         self.limiter = RateLimiter(options.rate_limit) if options.rate_limit else None
         self.metrics = Metrics()
+        #: the store's series in /metrics (``security.store_metrics``), made at the first scrape
+        self.store_metrics: StoreMetrics | None = None
         #: sessions, subscriptions and open streams, shared by every route; ``streams`` is given when
         #: several endpoints share one port's stream quota (``endpoints``)
         self.table = SessionTable(options, streams)
@@ -195,6 +198,11 @@ class StreamableHttpApp:
         # The prompt count is what this asker may see: counting prompts hidden by scopes would tell
         # a principal that restricted prompts exist. The other series are aggregates that name no prompt.
         body = self.metrics.render(self.table.count(), len(self.server.catalog.view(principal.scopes)))
+        if self.store_metrics is None:
+            self.store_metrics = _store_metrics(self.server)
+        if self.store_metrics.stores:  # the store may be read (at most every few seconds): not on the loop
+            lines = await asyncio.to_thread(self.store_metrics.render, principal.scopes)
+            body += ("\n".join(lines) + "\n").encode()
         await respond(send, 200, body, b"text/plain; version=0.0.4")
 
     async def _mcp(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
@@ -526,6 +534,12 @@ def _store_api(server: PromptServer, write_scope: str) -> StoreApi | None:
 
     stored = [source for source in server.sources if isinstance(source, StoreSource)]
     return StoreApi(server, stored[0], write_scope) if stored else None
+
+
+def _store_metrics(server: PromptServer) -> StoreMetrics:
+    from ..security.store_metrics import StoreMetrics
+
+    return StoreMetrics(server.sources)
 
 
 def create_app(server: PromptServer, *, auth: Authenticator | None = None, metadata: tuple[str, bytes] | None = None,

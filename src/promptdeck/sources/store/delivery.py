@@ -31,7 +31,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 from .connection import Connection
 from .copies import deliverable
 from .model import StoreError, first_line
+from .operations import LATENCY_BUCKETS, Histogram
 from .urls import shown_url, without_secrets
 from .webhooks import MAX_TIMEOUT, shown_target
 
@@ -165,6 +166,8 @@ class Deliverer:
         self._pruned = 0.0
         #: requests sent and not yet recorded (what a stop waits for)
         self._in_flight = 0
+        #: how long this process's attempts took, answered or not (``/metrics``)
+        self.latency = Histogram(LATENCY_BUCKETS)
         #: the thread's loop and the event that wakes it early (to stop)
         self._wakeup: tuple[asyncio.AbstractEventLoop | None, asyncio.Event | None] = (None, None)
 
@@ -250,13 +253,20 @@ class Deliverer:
         claimed = deliveries.claim(now)
         self._in_flight = len(claimed)
         try:
-            outcomes = await asyncio.gather(*(send(c.url, c.uid, c.secret, c.body, allow=c.allow,
-                                                   timeout=c.timeout, now=time.time()) for c in claimed))
+            outcomes = await asyncio.gather(*(self._timed(send(c.url, c.uid, c.secret, c.body, allow=c.allow,
+                                                               timeout=c.timeout, now=time.time())) for c in claimed))
             for one, outcome in zip(claimed, outcomes, strict=True):
                 self._record(deliveries, one, outcome)
         finally:
             self._in_flight = 0
         return len(claimed)
+
+    async def _timed(self, attempt: Awaitable[Outcome]) -> Outcome:
+        started = time.monotonic()
+        try:
+            return await attempt
+        finally:
+            self.latency.observe(time.monotonic() - started)
 
     def _record(self, deliveries: Deliveries, claimed: Claimed, outcome: Outcome) -> None:
         status = deliveries.record(claimed, outcome.code, outcome.error, self.clock())
@@ -289,6 +299,12 @@ def delivering(url: str) -> Iterator[None]:
         yield
     finally:
         stopped(url)
+
+
+def deliverer(url: str) -> Deliverer | None:
+    """This process's deliverer of the store at ``url``, if it delivers that store's webhooks."""
+    running = _running.get(url)
+    return running[0] if running is not None else None
 
 
 def started(url: str) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -102,6 +103,8 @@ class StoreSource(Source):
         self.followers = Followers(self)
         #: the label's live rollouts (``splits``), followed as the label is
         self.splits = LiveRollouts(label)
+        #: when this process last saw the label (or its rollouts) change: loaded, moved (unix time; ``/metrics``)
+        self.changed_at: float | None = None
 
     @property
     def unreachable(self) -> bool:
@@ -142,6 +145,7 @@ class StoreSource(Source):
             else:
                 problems = [*self._load_all(store), *self._move_skills(store, position)]
             self.splits.follow(store, lambda: self._library)
+            self.changed_at = time.time()
             return problems
 
     def catalog(self, page_size: int) -> Catalog | None:
@@ -423,7 +427,10 @@ class StoreSource(Source):
         position = head[0] if head is not None else None
         skills_at = self._skills.position if self._skills is not None else position
         if position == self._position and position == skills_at:
-            return self.splits.follow(store, lambda: self.library)  # a rollout started, changed or ended
+            if not self.splits.follow(store, lambda: self.library):
+                return False
+            self.changed_at = time.time()  # a rollout started, changed or ended
+            return True
         if position != self._position:
             if self._listed and head is not None and head[1]:
                 self._move_listed(store, head[0])
@@ -435,6 +442,7 @@ class StoreSource(Source):
             log.error("%s (label %s)", problem, self.label)
         log.info("label %s moved to position %s", self.label, position)
         self.splits.follow(store, lambda: self.library)
+        self.changed_at = time.time()
         if self._changed is not None:
             self._changed()
         return True

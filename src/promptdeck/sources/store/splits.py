@@ -36,9 +36,19 @@ class LiveRollouts:
         self._seen: tuple[tuple[int, int, int], ...] = ()
         #: the prompts under rollout, kept as one set: every ``prompts/get`` asks
         self._names: frozenset[str] = frozenset()
+        #: renders per (prompt, arm) since start, for /metrics: "rollout" (its version) or "label" (the label's).
+        #: A plain dict increment on the render path (no lock: a lost count in a race is tolerable there); keys
+        #: are prompts that had a live rollout, so they are few and come from the store, never from a client.
+        self.renders: dict[tuple[str, str], int] = {}
+        #: the scopes of each prompt that had a rollout (who may see its series in /metrics)
+        self.scopes: dict[str, frozenset[str]] = {}
 
     def names(self) -> frozenset[str]:
         return self._names
+
+    def shares(self) -> list[tuple[str, int]]:
+        """(prompt, basis points) of each live rollout served, by prompt name."""
+        return sorted((name, rollout.basis_points) for name, (rollout, _) in self._held.items())
 
     def follow(self, store: Store, library: Callable[[], TemplateFolder | None]) -> bool:
         """Read the label's live rollouts again; whether they changed. A version not parsed yet is parsed now."""
@@ -57,6 +67,7 @@ class LiveRollouts:
             prompt = old.get(rollout.id) or self._parse(store, rollout, library(), unread)
             if prompt is not None:
                 held[rollout.prompt] = (rollout, prompt)
+                self.scopes[rollout.prompt] = prompt.scopes
         # A version the store could not give now (an outage) is asked for again on the next follow, as the
         # follower's after it reconnects: seen as settled, it would stay unserved here while other replicas serve it.
         self._held, self._seen, self._names = held, () if unread else seen, frozenset(held)
@@ -88,10 +99,13 @@ class LiveRollouts:
         """The rollout's version of ``prompt`` when ``key`` falls in its share; None: the label's version.
         Without a key no render is split (docs/store.md#rollouts)."""
         held = self._held.get(prompt.name)
-        if held is None or key is None:
+        if held is None:
             return None
         rollout, chosen = held
         if prompt.source != rollout.path or prompt.meta.get(META_LABEL) != self.label \
                 or prompt.meta.get(META_VERSION) != rollout.base or chosen.scopes != prompt.scopes:
             return None  # a folder's prompt of that name, a label that moved on, or a version seen by others
-        return chosen if bucket(rollout.id, key) < rollout.basis_points else None
+        arm = "rollout" if key is not None and bucket(rollout.id, key) < rollout.basis_points else "label"
+        counted = (prompt.name, arm)
+        self.renders[counted] = self.renders.get(counted, 0) + 1
+        return chosen if arm == "rollout" else None
