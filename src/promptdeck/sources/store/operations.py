@@ -72,18 +72,15 @@ class Probe:
         self._last: tuple[float, Reading] | None = None
 
     def read(self, served: int | None) -> Reading:
-        now = time.monotonic()
-        last = self._last
-        if last is not None and now - last[0] < self.cache_seconds:
-            return last[1]
-        if not self._lock.acquire(blocking=last is None):
-            return last[1] if last is not None else Reading(False)  # another scrape is reading now
-        try:
+        # One read at a time: scrapes that arrive during it wait for it (at most the probe's timeout) and
+        # share its answer, rather than each opening a connection.
+        with self._lock:
+            last = self._last
+            if last is not None and time.monotonic() - last[0] < self.cache_seconds:
+                return last[1]
             reading = self._read(served)
             self._last = (time.monotonic(), reading)
             return reading
-        finally:
-            self._lock.release()
 
     def _read(self, served: int | None) -> Reading:
         try:
