@@ -401,7 +401,8 @@ class StreamableHttpApp:
 
     def _stream_id(self, legacy: LegacySession, session: HttpSession | None) -> str | None:
         """The id of a POST's event stream, which is primed in revisions that prime streams; else None."""
-        return f"p{self._stream_number(session)}" if legacy.revision.sse_priming else None
+        epoch = session.epoch if session is not None else ""
+        return f"p{self._stream_number(session)}{epoch}" if legacy.revision.sse_priming else None
 
     def admission(self, principal: Principal) -> Callable[[Request], McpError | None] | None:
         """What decides, request by request, which of a batch's requests the rate limit lets through."""
@@ -469,12 +470,12 @@ class StreamableHttpApp:
     async def _stream(self, scope: Scope, receive: Receive, send: Send, session: HttpSession) -> None:
         queue: asyncio.Queue[tuple[int, bytes] | None] = asyncio.Queue()
         session.stream = queue
-        last = header(scope, b"last-event-id")
-        if last is not None:
+        last, epoch = header(scope, b"last-event-id"), session.epoch
+        if last is not None and not _elsewhere(last, epoch):
             # Resuming: what this stream sent after that event, still in the buffer.
-            after = _event_number(last)
+            after = _event_number(last, epoch)
             replay = [item for item in session.buffer if after is not None and item[0] > after]
-        else:
+        else:  # new, or resuming what another process sent (this one has none of it): what waits here
             replay = list(session.undelivered)
         session.undelivered.clear()
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
@@ -485,12 +486,12 @@ class StreamableHttpApp:
         if session.legacy.revision.sse_priming:
             # The id to resume from is unique: it names the position and this stream.
             position = replay[-1][0] if replay else session.next_event
-            opening = sse_priming(f"g{position}-{session.stream_id()}", retry)
-        opening += b"".join(sse_event(data, f"g{number}") for number, data in replay)
+            opening = sse_priming(f"g{position}{epoch}-{session.stream_id()}", retry)
+        opening += b"".join(sse_event(data, f"g{number}{epoch}") for number, data in replay)
         await send({"type": "http.response.body", "body": opening, "more_body": True})
         session.resumed()  # when taken up here: what it may have missed elsewhere is said again
         try:
-            await stream_queue(send, receive, queue, lambda item: sse_event(item[1], f"g{item[0]}"))
+            await stream_queue(send, receive, queue, lambda item: sse_event(item[1], f"g{item[0]}{epoch}"))
         except OSError:
             return
         finally:
@@ -525,12 +526,21 @@ def _unprocessable(messages: list[jsonrpc.Message]) -> bytes | None:
     return jsonrpc.encode_error(invalid[0].id if invalid else None, error)
 
 
-def _event_number(event_id: str) -> int | None:
-    """The GET-stream position an event id names (``g12`` or a priming ``g12-3``); None for others."""
+def _event_number(event_id: str, epoch: str = "") -> int | None:
+    """The GET-stream position an event id names (``g12`` or a priming ``g12-3``; ``g12.EPOCH`` in a session
+    taken up, see ``HttpSession.epoch``); None for others."""
     if event_id.startswith("p"):
         return None  # a POST stream's id: that stream was complete when sent, nothing to replay
-    number = event_id.removeprefix("g").split("-", 1)[0]
+    number = event_id.removeprefix("g").split("-", 1)[0].removesuffix(epoch)
     return int(number) if number.isdigit() else None
+
+
+def _elsewhere(event_id: str, epoch: str) -> bool:
+    """Whether ``event_id`` names a GET-stream event this session's process did not send: of another epoch."""
+    if not event_id.startswith("g"):
+        return False
+    number = event_id[1:].split("-", 1)[0]
+    return number.partition(".")[1:] != tuple(epoch.partition(".")[1:])
 
 
 def _store_api(server: PromptServer, write_scope: str) -> StoreApi | None:

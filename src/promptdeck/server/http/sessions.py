@@ -94,6 +94,10 @@ class HttpSession:
         #: taken up from its id rather than begun here: its first GET stream cannot replay what was sent
         #: before, so it is told what may have changed (``resumed``)
         self.taken_up = False
+        #: what its event ids end with: "" for a session begun here, ``.HEX`` (random) once taken up, so that
+        #: ids stay unique within the session (the spec's rule) though each process counts from 1, and a
+        #: ``Last-Event-ID`` another process sent is told from one of this process's (no replay of the wrong events)
+        self.epoch = ""
 
     def take_up(self, claims: Claims) -> None:
         """Become the session ``claims`` describe, initialized, without a handshake."""
@@ -101,6 +105,7 @@ class HttpSession:
         self.client = claims.client
         self.issued = claims.issued
         self.taken_up = True
+        self.epoch = "." + os.urandom(4).hex()
 
     def resumed(self) -> None:
         """A GET stream opens on a session taken up here. What was sent to its client before came from another
