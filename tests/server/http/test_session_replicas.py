@@ -1,5 +1,5 @@
 """2025-era Streamable HTTP sessions outlive the replica that began them (issue 41): real ``serve --store``
-processes on SQLite and PostgreSQL, the official SDK client, a replica restarted on its port, and two replicas
+processes on SQLite and PostgreSQL, the official SDK client, a replica restarted on its port, two replicas
 behind a round-robin proxy without stickiness."""
 
 from __future__ import annotations
@@ -124,8 +124,12 @@ def test_a_session_is_served_by_two_replicas_without_stickiness(store_url: str, 
             publish(store_url, 2)
             with anyio.fail_after(60):
                 await changed.wait()
-            for _ in range(4):
-                assert await greeting(session) == "Hello, version 2!"
+            # The replica that told the client has followed the move; the other may be a moment behind (a SQLite
+            # store is read four times a second): soon every answer, from both, is the new version.
+            with anyio.fail_after(30):
+                streak = 0
+                while streak < 4:
+                    streak = streak + 1 if await greeting(session) == "Hello, version 2!" else 0
 
     with http_server("", *options, log=tmp_path / "a.log") as a, \
             http_server("", *options, log=tmp_path / "b.log") as b, round_robin([a, b]) as proxy:
@@ -137,3 +141,4 @@ def test_a_session_is_served_by_two_replicas_without_stickiness(store_url: str, 
         assert "session refused" not in text and "Traceback" not in text, text
     # Each replica took up the session the other began (or both took it up from the first one's id).
     assert "session taken up from its id" in (tmp_path / "a.log").read_text() + (tmp_path / "b.log").read_text()
+
