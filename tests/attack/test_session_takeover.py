@@ -62,6 +62,7 @@ def test_another_principal_s_session_is_404_on_every_replica(tmp_path: Path) -> 
         assert client.get(b, headers={**alice, **auth("bob"), "accept": "text/event-stream"}).status_code == 404
         assert client.delete(b, headers={**alice, **auth("bob")}).status_code == 404
         assert "belongs to another principal" in log_b.read_text()
+        assert "sessions are answered by every replica that shares this key (the store's)" in log_b.read_text()
         # Bob's attempts took nothing: alice's session lives on both replicas.
         assert ping(client, b, alice) == 200 and ping(client, a, alice) == 200
 
@@ -122,5 +123,6 @@ def test_a_folder_server_takes_up_no_session_of_another_process(tmp_path: Path) 
         alice = start_session(client, a, headers=auth("alice"))
         assert ping(client, b, alice) == 404 and ping(client, a, alice) == 200
         assert "signature does not match" in log_b.read_text()
+        assert "answered by every replica" not in log_b.read_text()
         assert client.delete(a, headers=alice).status_code == 200
         assert ping(client, a, alice) == 404

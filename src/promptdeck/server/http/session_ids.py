@@ -163,4 +163,7 @@ def session_ids(server: PromptServer, lifetime: float) -> SessionIds:
                     log.warning("sessions will not survive this replica: the store's key cannot be read (%s)", exc)
                 break
     key, shared = session_key(explicit, store_key)
+    if shared:
+        log.info("sessions are answered by every replica that shares this key (%s)",
+                 f"${STATE_KEY_ENV}" if explicit is not None else "the store's")
     return SessionIds(key, shared=shared, lifetime=lifetime)
