@@ -23,18 +23,18 @@ def ids(key: bytes = KEY, lifetime: float = 3600) -> SessionIds:
 
 
 def test_an_id_says_what_its_initialize_negotiated() -> None:
-    minted = ids().for_initialize("alice", {"protocolVersion": "2025-06-18", "clientInfo": {"name": "Claude"},
-                                            "capabilities": {"elicitation": {}}})
+    minted, said = ids().for_initialize("alice", {"protocolVersion": "2025-06-18", "clientInfo": {"name": "Claude"},
+                                                  "capabilities": {"elicitation": {}}})
     claims = ids().check(minted, "alice")
-    assert isinstance(claims, Claims) and claims[:3] == ("2025-06-18", True, "Claude")
+    assert claims == said and claims[:3] == ("2025-06-18", True, "Claude")
     assert abs(claims.issued - time.time()) < 60
     # What the server would negotiate for a revision it does not know, no elicitation before 2025-06-18,
     # a client that gave no name: as the handshake itself makes of them.
-    odd = ids().for_initialize("alice", {"protocolVersion": "1999-01-01", "clientInfo": "x"})
+    odd, _ = ids().for_initialize("alice", {"protocolVersion": "1999-01-01", "clientInfo": "x"})
     claims = ids().check(odd, "alice")
     assert isinstance(claims, Claims) and claims.revision == "2025-11-25" and not claims.elicits and claims.client == ""
     old = ids().check(ids().for_initialize("alice", {"protocolVersion": "2025-03-26",
-                                                     "capabilities": {"elicitation": {}}}), "alice")
+                                                     "capabilities": {"elicitation": {}}})[0], "alice")
     assert isinstance(old, Claims) and not old.elicits
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from promptdeck.server.request_state import STATE_KEY_ENV
 from promptdeck.server.security.quotas import Quota, Refusal
-from tests.support.http_rpc import _Listener, make_server, serve, start_session
+from tests.support.http_rpc import CLIENT, _Listener, make_server, serve, start_session
 
 
 def test_a_quota_caps_each_principal_and_the_total_and_frees_on_exit() -> None:
@@ -43,8 +43,10 @@ def test_a_session_taken_up_numbers_its_events_apart_and_replays_none_of_another
     replays nothing of this one's."""
     monkeypatch.setenv(STATE_KEY_ENV, "k" * 40)
     server = make_server()
-    with serve(server) as (a, _), serve(server) as (b, app_b), httpx.Client(timeout=30) as client:
+    with serve(server) as (a, app_a), serve(server) as (b, app_b), httpx.Client(timeout=30) as client:
         headers = start_session(client, a)
+        begun = app_a.table.streamable[headers["mcp-session-id"]]
+        assert begun.client == CLIENT["name"] and begun.epoch == ""
         get = {**headers, "accept": "text/event-stream"}
         on_a = _Listener(client, a, get)
         server.prompt(name="fresh", description="added")(lambda: "hi")
@@ -56,6 +58,7 @@ def test_a_session_taken_up_numbers_its_events_apart_and_replays_none_of_another
         assert json.loads(again["data"])["method"] == "notifications/prompts/list_changed"
         session = app_b.table.streamable[headers["mcp-session-id"]]
         epoch = session.epoch
+        assert session.client == CLIENT["name"] and session.issued == begun.issued
         assert epoch and on_b.events[0]["id"] == f"g0{epoch}-1" and again["id"] == f"g1{epoch}" != told["id"]
         server.prompt(name="later", description="added")(lambda: "hi")
         assert [e["id"] for e in on_b.wait_for(2)] == [f"g1{epoch}", f"g2{epoch}"]

@@ -359,7 +359,7 @@ class StreamableHttpApp:
             refusal = self.table.session_refusal(principal.name)
             if refusal is not None:
                 raise refusal
-            session = HttpSession(self.server, self.table.new_id(principal, initialize.params), principal)
+            session = self.table.begin(principal, initialize.params)
             return session.legacy, session, [(b"mcp-session-id", session.id.encode())]
         session = self._session(scope, principal)
         session.last_seen = time.monotonic()

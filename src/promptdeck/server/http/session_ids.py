@@ -94,15 +94,17 @@ class SessionIds:
                               secrets.token_urlsafe(12), self._tag(principal)], separators=(",", ":")).encode()
         return f"{_b64(payload)}.{_b64(self._mac(payload))}"
 
-    def for_initialize(self, principal: str, params: object) -> str:
-        """The id of the session ``principal`` begins with an ``initialize`` of ``params``: what it says is
+    def for_initialize(self, principal: str, params: object) -> tuple[str, Claims]:
+        """The id of the session ``principal`` begins with an ``initialize`` of ``params``, and what it says:
         what ``legacy.LegacyTurn.begin`` makes of the same params (``negotiate``, ``elicits_forms``)."""
         given = params if isinstance(params, dict) else {}
         revision = negotiate(given.get("protocolVersion"))
         info = given.get("clientInfo")
-        client = info.get("name") if isinstance(info, dict) else None
-        return self.mint(principal, revision.version, revision.elicits_forms(given.get("capabilities")),
-                         client if isinstance(client, str) else "")
+        name = info.get("name") if isinstance(info, dict) else None
+        now = time.time()
+        claims = Claims(revision.version, revision.elicits_forms(given.get("capabilities")),
+                        name[:MAX_CLIENT_NAME] if isinstance(name, str) else "", float(int(now)))
+        return self.mint(principal, claims.revision, claims.elicits, claims.client, now), claims
 
     def check(self, session_id: str, principal: str, now: float | None = None) -> Claims | str:
         """What ``session_id`` says, when it is genuine, ``principal``'s, and not too old; else why not

@@ -161,9 +161,13 @@ class SessionTable:
         """Live sessions of both transports."""
         return len(self.streamable) + len(self.sse)
 
-    def new_id(self, principal: Principal, params: object) -> str:
-        """The id of a session ``principal`` begins with an ``initialize`` of ``params``."""
-        return self.ids.for_initialize(principal.name, params)
+    def begin(self, principal: Principal, params: object) -> HttpSession:
+        """The session ``principal`` begins with an ``initialize`` of ``params`` (not registered yet)."""
+        assert self.server is not None
+        session_id, claims = self.ids.for_initialize(principal.name, params)
+        session = HttpSession(self.server, session_id, principal)
+        session.client, session.issued = claims.client, claims.issued
+        return session
 
     def session_for(self, session_id: str | None, principal: Principal) -> HttpSession | Refusal:
         """The Streamable HTTP session ``session_id`` names, if it is ``principal``'s (taken up from its id if
