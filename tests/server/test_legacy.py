@@ -164,3 +164,22 @@ def test_unexpected_exception_is_a_generic_internal_error(caplog: pytest.LogCapt
     response = client.request("prompts/get", {"name": "broken"})
     assert response["error"] == {"code": -32603, "message": "Internal error"}
     assert "boom: details for the log" in caplog.text  # the details are in the server log, not on the wire
+
+
+def test_a_resumed_session_is_ready_as_its_handshake_made_it_and_told_of_changes() -> None:
+    """``resume`` (a Streamable HTTP session taken up on another replica): initialized without a handshake, eliciting
+    only where it announces, and listening for list changes like a session that began here."""
+    from promptdeck.protocol.revisions import REVISIONS
+
+    server = make_server()
+    told: list[bytes] = []
+    session = LegacySession(server, told.append)
+    session.resume(REVISIONS["2025-06-18"], elicits=True)
+    assert session.lifecycle.state is State.READY and session.revision.version == "2025-06-18" and session.elicits
+    assert session in server.listeners
+    server.prompt(name="fresh", description="new")(lambda: "hi")
+    assert [json.loads(m)["method"] for m in told] == ["notifications/prompts/list_changed"]
+    assert call(session, legacy(1, "ping"))["result"] == {}
+    quiet = LegacySession(server, told.append, announces=False)
+    quiet.resume(REVISIONS["2025-06-18"], elicits=True)
+    assert not quiet.elicits  # nothing it asks could reach its client

@@ -81,6 +81,8 @@ class ServeOptions:
     max_sessions: tuple[int, int]
     max_streams: tuple[int, int]
     session_idle: int
+    session_lifetime: int
+    stream_retry: float
     keep_alive: float
     max_body: int
     no_ui: bool
@@ -90,8 +92,8 @@ class ServeOptions:
 #: The options that mean something only with --http.
 HTTP_ONLY = ("stateless", "json_response", "allow_host", "allow_origin", "token_file", "rate_limit", "oauth_issuer",
              "oauth_jwks", "oauth_audience", "resource_url", "require_scope", "trusted_proxy", "tls_cert", "tls_key",
-             "workers", "max_connections", "max_sessions", "max_streams", "session_idle", "keep_alive", "max_body",
-             "no_ui", "write_scope")
+             "workers", "max_connections", "max_sessions", "max_streams", "session_idle",
+             "session_lifetime", "stream_retry", "keep_alive", "max_body", "no_ui", "write_scope")
 
 
 @click.command()
@@ -163,7 +165,12 @@ HTTP_ONLY = ("stateless", "json_response", "allow_host", "allow_origin", "token_
               metavar="TOTAL PER_PRINCIPAL", help="HTTP: open GET, /sse and subscriptions/listen streams in all and "
               "per principal.")
 @click.option("--session-idle", type=click.IntRange(1), default=1800, show_default=True, metavar="SECONDS",
-              help="HTTP: a session unused this long is closed.")
+              help="HTTP: a session unused this long is closed (with --store: dropped from this "
+              "replica's memory).")
+@click.option("--session-lifetime", type=click.IntRange(1), default=86400, show_default=True, metavar="SECONDS",
+              help="HTTP: with --store, how long after its initialize any replica takes up a session (docs/http.md).")
+@click.option("--stream-retry", type=click.FloatRange(0.1), default=3.0, show_default=True, metavar="SECONDS",
+              help="HTTP: how long a client waits to reconnect a dropped GET stream (outlast a restart).")
 @click.option("--keep-alive", type=click.FloatRange(0.1), default=5.0, show_default=True, metavar="SECONDS",
               help="HTTP: an idle connection is closed after this long.")
 @click.option("--no-ui", is_flag=True, help="HTTP: do not serve the web catalog and playground on / "
@@ -290,7 +297,8 @@ def _serve_http(o: ServeOptions, http: str, labels: tuple[str, ...], tool_option
             connection_limits={"limit_concurrency": o.max_connections, "timeout_keep_alive": o.keep_alive},
             max_sessions=o.max_sessions[0], max_sessions_per_principal=o.max_sessions[1],
             max_streams=o.max_streams[0], max_streams_per_principal=o.max_streams[1],
-            session_idle_seconds=o.session_idle, max_body_bytes=o.max_body, stateless=o.stateless,
+            session_idle_seconds=o.session_idle, session_lifetime_seconds=o.session_lifetime,
+            stream_retry_seconds=o.stream_retry, max_body_bytes=o.max_body, stateless=o.stateless,
             json_response=o.json_response, watch=not o.no_watch, allowed_hosts=o.allow_host,
             allowed_origins=o.allow_origin, auth=auth, rate_limit=o.rate_limit, metadata=metadata,
             ui=not o.no_ui, write_scope=o.write_scope)

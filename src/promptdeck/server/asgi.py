@@ -225,10 +225,10 @@ def sse_event(data: bytes, event_id: str | None = None) -> bytes:
     return head + b"event: message\ndata: " + data + b"\n\n"
 
 
-def sse_priming(event_id: str) -> bytes:
+def sse_priming(event_id: str, retry_ms: int = RETRY_MS) -> bytes:
     """The event a 2025-11-25 stream opens with: an id to resume from, how long to wait before
     reconnecting, and no data."""
-    return f"id: {event_id}\nretry: {RETRY_MS}\ndata: \n\n".encode()
+    return f"id: {event_id}\nretry: {retry_ms}\ndata: \n\n".encode()
 
 
 async def respond_messages(send: Send, related: list[bytes], final: bytes, *, status: int = 200,

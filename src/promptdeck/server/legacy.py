@@ -163,6 +163,13 @@ class LegacySession:
             return None
         raise AssertionError(msg)  # pragma: no cover
 
+    def resume(self, revision: Revision, elicits: bool) -> None:
+        """Become a session initialized with ``revision`` and ready, that elicits when ``elicits``: one taken
+        up on another HTTP replica from what its id says (``http.session_ids``), as ``begin`` made it."""
+        self.assume(revision)
+        self.elicits = self.announces and elicits
+        self.server.listeners.add(self)
+
     def assume(self, revision: Revision) -> None:
         """Act as an initialized session of ``revision`` without a handshake (stateless HTTP)."""
         self.lifecycle.initialize(revision)

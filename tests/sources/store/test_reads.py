@@ -133,3 +133,15 @@ def test_a_positions_listing_copies_to_a_local_sqlite_file(store_url: str, tmp_p
         assert copy.reads.listed(position, limit=10) == original
         assert copy.reads.head("production") == (position, True)
         assert copy.db.rows("SELECT count(*) FROM blobs") == [(0,)]  # a listing, no file contents
+
+
+def test_the_state_key_is_made_once_with_the_store_and_read_alike_by_every_connection(store_url: str) -> None:
+    """The key replicas sign session ids and requestState with: one per store, the same from every connection,
+    and another store's differs."""
+    with Store(store_url, create=True) as first, Store(store_url) as second:
+        key = first.reads.state_key()
+        assert key is not None and len(key) >= 32 and second.reads.state_key() == key
+    other = store_url.replace("prompts.db", "other.db") if store_url.startswith("sqlite") else None
+    if other is not None:
+        with Store(other, create=True) as elsewhere:
+            assert elsewhere.reads.state_key() not in (None, key)

@@ -9,7 +9,8 @@ Every method goes through the same ``LegacySession`` as stdio.
 The 2024-11-05 HTTP+SSE transport is served beside it on ``/sse`` and
 ``/messages`` (stateful mode only; see ``legacy_sse``).
 
-Stateful mode mints a random ``Mcp-Session-Id`` on initialize. Stateless mode
+Stateful mode mints a signed ``Mcp-Session-Id`` on initialize that says what the session negotiated
+(``session_ids``): replicas of one store take up each other's sessions from it. Stateless mode
 (``stateless=True``, for replicas behind a load balancer) keeps nothing: each
 POST gets a fresh session that assumes the revision in ``MCP-Protocol-Version``
 (2025-03-26 when absent), so any replica answers any request; GET and DELETE
@@ -40,7 +41,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -86,6 +86,7 @@ from .legacy_sse import LegacySseTransport
 from .modern import plain_get, serve_modern
 from .options import HttpOptions
 from .routes import AUTH, HOST, LIMIT, Checks, Errors, Route, Router
+from .session_ids import session_ids
 from .sessions import HttpSession, SessionTable, count_listens
 
 if TYPE_CHECKING:
@@ -121,7 +122,8 @@ class StreamableHttpApp:
         self.store_metrics: StoreMetrics | None = None
         #: sessions, subscriptions and open streams, shared by every route; ``streams`` is given when
         #: several endpoints share one port's stream quota (``endpoints``)
-        self.table = SessionTable(options, streams)
+        self.table = SessionTable(options, streams, None if options.stateless else
+                                  session_ids(server, options.session_lifetime_seconds), server)
         self.legacy_sse = LegacySseTransport(self) if options.legacy_sse and not options.stateless else None
         self._stateless_streams = 0
         self._tasks: list[asyncio.Task[None]] = []
@@ -308,14 +310,14 @@ class StreamableHttpApp:
 
     async def _post_legacy(self, scope: Scope, receive: Receive, send: Send, principal: Principal, body: bytes,
                            decoded: jsonrpc.Message | list[jsonrpc.Message], messages: list[jsonrpc.Message]) -> None:
-        initialize = any(isinstance(m, Request) and m.method == "initialize" for m in messages)
-        revision = self._admit(scope, principal, messages, initialize)
+        initialize = next((m for m in messages if isinstance(m, Request) and m.method == "initialize"), None)
+        revision = self._admit(scope, principal, messages, initialize is not None)
         legacy, session, extra = self._legacy_for(scope, principal, initialize, revision)
         if not any(isinstance(m, Request) for m in messages) and not isinstance(decoded, list):
             legacy.handle(decoded, lambda _message: None)
             await respond(send, 202, b"", None, extra)
             return
-        if session is not None and initialize:
+        if session is not None and initialize is not None:
             # Registered before answering: the client may send its next request the moment it reads this.
             self.table.streamable[session.id] = session
         try:
@@ -324,7 +326,7 @@ class StreamableHttpApp:
         finally:
             if self.options.stateless:
                 legacy.close()  # nothing outlives a stateless request
-            elif session is not None and initialize and legacy.lifecycle.revision is None:
+            elif session is not None and initialize is not None and legacy.lifecycle.revision is None:
                 self.table.streamable.pop(session.id, None)  # initialize failed: no session to keep
 
     def _admit(self, scope: Scope, principal: Principal, messages: list[jsonrpc.Message],
@@ -341,22 +343,23 @@ class StreamableHttpApp:
                                  f"supported: {', '.join(REVISIONS)}")
         return revision
 
-    def _legacy_for(self, scope: Scope, principal: Principal, initialize: bool, revision: Revision | None | bool,
+    def _legacy_for(self, scope: Scope, principal: Principal, initialize: Request | None,
+                    revision: Revision | None | bool,
                     ) -> tuple[LegacySession, HttpSession | None, list[tuple[bytes, bytes]]]:
         """The legacy session a POST goes to, its HTTP session (None when stateless), and the headers its
-        answer carries (the new session's id)."""
+        answer carries (the new session's id, which says what its ``initialize`` negotiates: ``session_ids``)."""
         if self.options.stateless:
             legacy = LegacySession(self.server, lambda _message: None, announces=False)
             legacy.principal, legacy.scopes = principal.name, principal.scopes
             legacy.sticky = principal.rollout_key  # no session to keep a rollout's choice by
-            if not initialize:
+            if initialize is None:
                 legacy.assume(revision or HTTP_DEFAULT)  # type: ignore[arg-type]
             return legacy, None, []
-        if initialize:
+        if initialize is not None:
             refusal = self.table.session_refusal(principal.name)
             if refusal is not None:
                 raise refusal
-            session = HttpSession(self.server, secrets.token_urlsafe(32), principal)
+            session = self.table.begin(principal, initialize.params)
             return session.legacy, session, [(b"mcp-session-id", session.id.encode())]
         session = self._session(scope, principal)
         session.last_seen = time.monotonic()
@@ -398,7 +401,8 @@ class StreamableHttpApp:
 
     def _stream_id(self, legacy: LegacySession, session: HttpSession | None) -> str | None:
         """The id of a POST's event stream, which is primed in revisions that prime streams; else None."""
-        return f"p{self._stream_number(session)}" if legacy.revision.sse_priming else None
+        epoch = session.epoch if session is not None else ""
+        return f"p{self._stream_number(session)}{epoch}" if legacy.revision.sse_priming else None
 
     def admission(self, principal: Principal) -> Callable[[Request], McpError | None] | None:
         """What decides, request by request, which of a batch's requests the rate limit lets through."""
@@ -466,24 +470,28 @@ class StreamableHttpApp:
     async def _stream(self, scope: Scope, receive: Receive, send: Send, session: HttpSession) -> None:
         queue: asyncio.Queue[tuple[int, bytes] | None] = asyncio.Queue()
         session.stream = queue
-        last = header(scope, b"last-event-id")
-        if last is not None:
+        last, epoch = header(scope, b"last-event-id"), session.epoch
+        if last is not None and not _elsewhere(last, epoch):
             # Resuming: what this stream sent after that event, still in the buffer.
-            after = _event_number(last)
+            after = _event_number(last, epoch)
             replay = [item for item in session.buffer if after is not None and item[0] > after]
-        else:
+        else:  # new, or resuming what another process sent (this one has none of it): what waits here
             replay = list(session.undelivered)
         session.undelivered.clear()
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-        opening = b""
+        # Every revision is told when to reconnect: a client that gives up after a few tries (the SDK's, twice)
+        # then outlasts a replica's restart (``stream_retry_seconds``).
+        retry = round(self.options.stream_retry_seconds * 1000)
+        opening = b"retry: %d\n\n" % retry
         if session.legacy.revision.sse_priming:
             # The id to resume from is unique: it names the position and this stream.
             position = replay[-1][0] if replay else session.next_event
-            opening = sse_priming(f"g{position}-{session.stream_id()}")
-        opening += b"".join(sse_event(data, f"g{number}") for number, data in replay)
-        await send({"type": "http.response.body", "body": opening or b": stream open\n\n", "more_body": True})
+            opening = sse_priming(f"g{position}{epoch}-{session.stream_id()}", retry)
+        opening += b"".join(sse_event(data, f"g{number}{epoch}") for number, data in replay)
+        await send({"type": "http.response.body", "body": opening, "more_body": True})
+        session.resumed()  # when taken up here: what it may have missed elsewhere is said again
         try:
-            await stream_queue(send, receive, queue, lambda item: sse_event(item[1], f"g{item[0]}"))
+            await stream_queue(send, receive, queue, lambda item: sse_event(item[1], f"g{item[0]}{epoch}"))
         except OSError:
             return
         finally:
@@ -492,9 +500,7 @@ class StreamableHttpApp:
             session.last_seen = time.monotonic()
 
     async def _delete(self, scope: Scope, send: Send, principal: Principal) -> None:
-        session = self._session(scope, principal)
-        session.close()
-        self.table.streamable.pop(session.id, None)
+        self.table.end_session(self._session(scope, principal))
         await respond(send, 200, b"", None)
 
 
@@ -520,12 +526,21 @@ def _unprocessable(messages: list[jsonrpc.Message]) -> bytes | None:
     return jsonrpc.encode_error(invalid[0].id if invalid else None, error)
 
 
-def _event_number(event_id: str) -> int | None:
-    """The GET-stream position an event id names (``g12`` or a priming ``g12-3``); None for others."""
+def _event_number(event_id: str, epoch: str = "") -> int | None:
+    """The GET-stream position an event id names (``g12`` or a priming ``g12-3``; ``g12.EPOCH`` in a session
+    taken up, see ``HttpSession.epoch``); None for others."""
     if event_id.startswith("p"):
         return None  # a POST stream's id: that stream was complete when sent, nothing to replay
-    number = event_id.removeprefix("g").split("-", 1)[0]
+    number = event_id.removeprefix("g").split("-", 1)[0].removesuffix(epoch)
     return int(number) if number.isdigit() else None
+
+
+def _elsewhere(event_id: str, epoch: str) -> bool:
+    """Whether ``event_id`` names a GET-stream event this session's process did not send: of another epoch."""
+    if not event_id.startswith("g"):
+        return False
+    number = event_id[1:].split("-", 1)[0]
+    return number.partition(".")[1:] != tuple(epoch.partition(".")[1:])
 
 
 def _store_api(server: PromptServer, write_scope: str) -> StoreApi | None:

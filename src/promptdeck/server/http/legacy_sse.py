@@ -4,7 +4,10 @@ A client opens ``GET /sse``; the stream's first event (``endpoint``) names
 the URL to POST messages to, carrying a random session id. Each POST is
 answered ``202 Accepted`` at once and its JSON-RPC response travels on the
 stream, as do list_changed and log notifications. The session lives exactly
-as long as its stream: when the client goes away, the session ends.
+as long as its stream: when the client goes away, the session ends. So it
+cannot outlive its replica, nor be answered by another (Streamable HTTP
+sessions can: ``session_ids``): the stream ends with the process, and the
+client opens a new one, a new session.
 
 Host/Origin checks, authentication and rate limits run before either handler
 (in ``StreamableHttpApp``); a session belongs to the principal that opened it.

@@ -22,8 +22,13 @@ class HttpOptions:
     #: Host and Origin values accepted besides loopback (DNS rebinding)
     allowed_hosts: frozenset[str] = field(default_factory=frozenset)
     allowed_origins: frozenset[str] = field(default_factory=frozenset)
-    #: how long a session may stay idle before it ends
+    #: how long a session may stay idle before it ends (before it leaves this replica's memory, when
+    #: replicas share the key session ids are signed with: ``session_ids``)
     session_idle_seconds: float = 1800
+    #: how long after its initialize a session may be taken up by a replica that does not hold it
+    session_lifetime_seconds: float = 86400
+    #: how long a client is told to wait before it reconnects a dropped GET stream (SSE ``retry``)
+    stream_retry_seconds: float = 3.0
     #: sessions of both transports, in all and per principal
     max_sessions: int = 1000
     max_sessions_per_principal: int = 100

@@ -55,6 +55,12 @@ class Reads:
         files = dict(self.db.rows("SELECT path, version FROM position_files WHERE position = ?", position_id))
         return Position(int(position_id), label, reason, author, float(created), files)
 
+    def state_key(self) -> bytes | None:
+        """The key every replica of this store signs with (2026-07-28 requestState, 2025-era session ids);
+        None for a store made before schema 2 had one."""
+        rows = self.db.rows("SELECT key FROM state_key LIMIT 1")
+        return str(rows[0][0]).encode() if rows else None
+
     def position_id(self, label: str) -> int | None:
         rows = self.db.rows("SELECT MAX(id) FROM positions WHERE label = ?", label)
         return None if not rows or rows[0][0] is None else int(rows[0][0])
