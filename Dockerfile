@@ -2,7 +2,9 @@
 #   docker build -t promptdeck .
 #   docker run --rm -p 8000:8000 promptdeck                       # http://localhost:8000/mcp
 #   docker run --rm -p 8000:8000 -v "$PWD/prompts:/srv/prompts:ro" promptdeck
-# tests/test_docker.py lints this file with hadolint and runs its ENTRYPOINT, CMD and HEALTHCHECK as written.
+#   docker run --rm -p 8000:8000 -e PGPASSWORD promptdeck \
+#       serve --store postgresql://promptdeck@db.internal/prompts --label production --http 0.0.0.0:8000
+# tests/packaging/test_docker.py lints this file with hadolint and runs its ENTRYPOINT, CMD and HEALTHCHECK as written.
 FROM python:3.12-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -13,10 +15,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /opt/promptdeck
 COPY pyproject.toml README.md ./
 COPY src ./src
-# The http extra brings uvicorn (with httptools and uvloop) and aiohttp. What is installed is this source
+# Every extra the server's code imports (tests/packaging/test_docker.py derives them): http (uvicorn with
+# httptools and uvloop), store (psycopg, PostgreSQL), webhooks (their signer), oauth (token validation) and
+# dotprompt (*.prompt files), so one image serves a folder or a store. What is installed is this source
 # tree, whose dependencies pyproject.toml bounds: hadolint's DL3013 asks for pins that do not apply to it.
 # hadolint ignore=DL3013
-RUN pip install --no-cache-dir ".[http]" \
+RUN pip install --no-cache-dir ".[http,store,webhooks,oauth,dotprompt]" \
     && rm -rf /opt/promptdeck/src /opt/promptdeck/build \
     && useradd --system --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin promptdeck
 
