@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from promptdeck.protocol.errors import LibraryError
@@ -26,22 +25,7 @@ from promptdeck.server.security import token_file
 from promptdeck.server.security.principals import Principal
 from promptdeck.server.security.token_file import MAX_BYTES, TokenFile
 from tests.support.http_server import listens, promptdeck_http
-
-OLD = "old-token-0123456789abcdef"
-NEW = "new-token-0123456789abcdef"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0  # every look is a second after the last: the file is stat'ed each time
-        return self.now
-
-
-def who(tokens: TokenFile, token: str) -> Principal | None:
-    return tokens.principal(f"Bearer {token}")
+from tests.support.token_files import NEW, OLD, Clock, status, who
 
 
 def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -54,7 +38,7 @@ def test_a_symlink_swapped_elsewhere_is_followed_and_a_fifo_or_device_is_refused
     (tmp_path / "v2").write_text(f"ops:{NEW}\n")
     link = tmp_path / "tokens"
     link.symlink_to(tmp_path / "v1")
-    tokens = TokenFile(str(link), clock=Clock())
+    tokens = TokenFile(str(link), clock=Clock(step=1.0))
 
     def repoint(target: Path | str) -> None:
         beside = tmp_path / "tokens.new"
@@ -78,7 +62,7 @@ def test_a_huge_token_file_is_refused_without_reading_it(tmp_path: Path, caplog:
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "tokens"
     path.write_text(f"ci:{OLD}\n")
-    tokens = TokenFile(str(path), clock=Clock())
+    tokens = TokenFile(str(path), clock=Clock(step=1.0))
     with path.open("r+b") as fh:
         fh.truncate(8 << 30)  # 8 GiB, sparse: reading it whole would take the server's memory
     asked: list[int] = []
@@ -109,7 +93,7 @@ def test_a_huge_token_file_is_refused_without_reading_it(tmp_path: Path, caplog:
 def test_a_bad_file_mid_rotation_keeps_the_whole_old_set(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "tokens"
     path.write_text(f"ci:{OLD} prompts\n")
-    tokens = TokenFile(str(path), clock=Clock())
+    tokens = TokenFile(str(path), clock=Clock(step=1.0))
     with path.open("a") as fh:  # an editor writing in place, caught after the new token's first bytes
         fh.write(f"ci:{NEW[:20]}")
         fh.flush()
@@ -126,19 +110,8 @@ def test_a_bad_file_mid_rotation_keeps_the_whole_old_set(tmp_path: Path, caplog:
     assert who(tokens, OLD) is None and who(tokens, NEW) is not None
 
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "workers", "version": "1"}}}
-
-
 def statuses(endpoint: str, token: str, count: int) -> set[int]:
-    """Each request on a connection of its own, so that the kernel spreads them over the workers."""
-    answers = set()
-    for _ in range(count):
-        with httpx.Client(timeout=30) as client:
-            answers.add(client.post(endpoint, json=INITIALIZE, headers={
-                "authorization": f"Bearer {token}", "accept": "application/json, text/event-stream"}).status_code)
-    return answers
+    return {status(endpoint, token) for _ in range(count)}
 
 
 def test_every_worker_reads_the_file_again(tmp_path: Path) -> None:

@@ -9,16 +9,11 @@ import subprocess
 import time
 from pathlib import Path
 
-import httpx
-
 from tests.support.http_server import listens, promptdeck_http
 from tests.support.paths import REPO
+from tests.support.token_files import OLD, status
 
 SECTION = (REPO / "docs" / "http.md").read_text().split("\n### Rotating a bearer token\n", 1)[1].split("\n## ", 1)[0]
-OLD = "old-ci-token-0123456789abcdef"
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "rotation", "version": "1"}}}
 
 
 def bash(script: str, cwd: Path, env: dict[str, str]) -> str:
@@ -26,12 +21,6 @@ def bash(script: str, cwd: Path, env: dict[str, str]) -> str:
                           timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
-
-
-def status(endpoint: str, token: str) -> int:
-    return httpx.post(endpoint, json=INITIALIZE, timeout=30,
-                      headers={"authorization": f"Bearer {token}",
-                               "accept": "application/json, text/event-stream"}).status_code
 
 
 def until(endpoint: str, wanted: dict[str, int]) -> None:

@@ -14,17 +14,7 @@ import pytest
 from promptdeck.protocol.errors import AuthError, LibraryError
 from promptdeck.server.security.principals import Principal
 from promptdeck.server.security.token_file import TokenFile
-
-OLD = "old-token-0123456789abcdef"
-NEW = "new-token-0123456789abcdef"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.token_files import NEW, OLD, Clock, who
 
 
 def write(path: Path, text: str) -> None:
@@ -34,22 +24,18 @@ def write(path: Path, text: str) -> None:
     os.replace(beside, path)
 
 
-def allowed(tokens: TokenFile, token: str) -> Principal | None:
-    return tokens.principal(f"Bearer {token}")
-
-
 def test_a_changed_file_is_read_at_the_next_check_and_not_before(tmp_path: Path) -> None:
     path, clock = tmp_path / "tokens", Clock()
     write(path, f"ci:{OLD} prompts\n")
     tokens = TokenFile(str(path), clock=clock)
-    assert allowed(tokens, OLD) == Principal("ci", frozenset({"prompts"}))
+    assert who(tokens, OLD) == Principal("ci", frozenset({"prompts"}))
     write(path, f"ci:{OLD} prompts\nci:{NEW} prompts\n")
-    assert allowed(tokens, NEW) is None  # within the second since the last look: not yet
+    assert who(tokens, NEW) is None  # within the second since the last look: not yet
     clock.now += 1.0
-    assert allowed(tokens, NEW) == allowed(tokens, OLD) == Principal("ci", frozenset({"prompts"}))
+    assert who(tokens, NEW) == who(tokens, OLD) == Principal("ci", frozenset({"prompts"}))
     write(path, f"ci:{NEW} prompts\n")
     clock.now += 1.0
-    assert allowed(tokens, OLD) is None and allowed(tokens, NEW) is not None
+    assert who(tokens, OLD) is None and who(tokens, NEW) is not None
     with pytest.raises(AuthError) as refused:
         asyncio.run(tokens.authenticate(f"Bearer {OLD}"))
     assert refused.value.status == 401
@@ -60,9 +46,9 @@ def test_reload_soon_reads_at_the_next_request_whatever_the_clock(tmp_path: Path
     write(path, f"ci:{OLD}\n")
     tokens = TokenFile(str(path), clock=Clock())
     write(path, f"ci:{NEW}\n")
-    assert allowed(tokens, NEW) is None
+    assert who(tokens, NEW) is None
     tokens.reload_soon()
-    assert allowed(tokens, NEW) is not None and allowed(tokens, OLD) is None
+    assert who(tokens, NEW) is not None and who(tokens, OLD) is None
 
 
 def test_an_unchanged_file_is_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,20 +83,20 @@ def test_a_bad_file_keeps_the_tokens_and_is_reported_once(tmp_path: Path, caplog
     caplog.set_level(logging.INFO, logger="promptdeck.tokens")
     for _ in range(3):
         clock.now += 1.0
-        assert allowed(tokens, OLD) == Principal("ci")
-        assert allowed(tokens, NEW) is None
+        assert who(tokens, OLD) == Principal("ci")
+        assert who(tokens, NEW) is None
     tokens.reload_soon()
-    assert allowed(tokens, OLD) == Principal("ci")
+    assert who(tokens, OLD) == Principal("ci")
     lines = [record.getMessage() for record in caplog.records]
     assert len(lines) == 1, lines
     assert repr(str(path)) in lines[0] and fault in lines[0] and "still using the 1 tokens" in lines[0]
     assert NEW not in lines[0] and NEW[:10] not in lines[0]
     write(path, f"ci:{NEW}\n")  # fixed: read, and a later bad file is reported again
     clock.now += 1.0
-    assert allowed(tokens, NEW) == Principal("ci")
+    assert who(tokens, NEW) == Principal("ci")
     write(path, "garbage\n")
     clock.now += 1.0
-    assert allowed(tokens, NEW) == Principal("ci")
+    assert who(tokens, NEW) == Principal("ci")
     assert len([r for r in caplog.records if r.levelno == logging.WARNING]) == 2
 
 
@@ -122,7 +108,7 @@ def test_a_removed_file_keeps_the_tokens_and_is_an_error_at_startup(tmp_path: Pa
     path.unlink()
     for _ in range(2):
         clock.now += 1.0
-        assert allowed(tokens, OLD) == Principal("ci")
+        assert who(tokens, OLD) == Principal("ci")
     assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
         f"cannot read token file {str(path)!r}: No such file or directory; still using the 1 tokens read before"]
     with pytest.raises(LibraryError, match="cannot read token file"):
