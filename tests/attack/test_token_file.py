@@ -6,6 +6,8 @@
 - A huge file (even a sparse one of gigabytes) is refused after reading at most ``MAX_BYTES`` + 1 of it.
 - A file caught mid-rotation (half-written, or wrong) keeps the whole old set; one log line, no token in it.
 - With ``--workers``, every worker reads the file again: a removed token is a 401 on every connection.
+- A session a removed token opened refuses that token at its next request; it is its name's, so it goes on with
+  the name's new token. A stream already open stays open until it ends (docs/http.md says so).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from promptdeck.protocol.errors import LibraryError
@@ -25,7 +28,7 @@ from promptdeck.server.security import token_file
 from promptdeck.server.security.principals import Principal
 from promptdeck.server.security.token_file import MAX_BYTES, TokenFile
 from tests.support.http_server import listens, promptdeck_http
-from tests.support.token_files import NEW, OLD, Clock, status, who
+from tests.support.token_files import INITIALIZE, NEW, OLD, Clock, status, who
 
 
 def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -137,3 +140,33 @@ def test_every_worker_reads_the_file_again(tmp_path: Path) -> None:
         assert statuses(endpoint, NEW, 5) == {200}
         port = int(endpoint.rsplit(":", 1)[1].split("/", 1)[0])
         assert server.poll() is None and listens(server.pid, port)
+
+
+def test_a_session_opened_with_a_removed_token_refuses_it_and_goes_on_with_the_new_one(tmp_path: Path) -> None:
+    """What a removed token opened: its next request with that token is a 401; the session is its name's, so a
+    client that switched to the new token keeps it (that is what lets a rotation lose nothing)."""
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "hello.md").write_text("Hello.\n")
+    path = tmp_path / "tokens"
+    path.write_text(f"ci:{OLD}\nci:{NEW}\n")
+    started: list[subprocess.Popen[bytes]] = []
+    with promptdeck_http("serve", str(tmp_path / "prompts"), "--http", "{host}:{port}", "--no-watch",
+                         "--token-file", str(path), started=started) as endpoint, httpx.Client(timeout=30) as client:
+        accept = {"accept": "application/json, text/event-stream"}
+        opened = client.post(endpoint, json=INITIALIZE, headers={**accept, "authorization": f"Bearer {OLD}"})
+        assert opened.status_code == 200
+        session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+
+        def ping(token: str) -> int:
+            return client.post(endpoint, json={"jsonrpc": "2.0", "id": 2, "method": "ping"},
+                               headers={**session, "authorization": f"Bearer {token}"}).status_code
+
+        assert ping(OLD) == 200
+        (tmp_path / "tokens.new").write_text(f"ci:{NEW}\n")
+        os.replace(tmp_path / "tokens.new", path)
+        os.kill(started[0].pid, signal.SIGHUP)
+        deadline = time.monotonic() + 60
+        while ping(OLD) != 401:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert ping(NEW) == 200
