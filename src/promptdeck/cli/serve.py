@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -263,8 +264,14 @@ def _serve_http(o: ServeOptions, http: str, labels: tuple[str, ...], tool_option
                                   jwks_url=o.oauth_jwks, audience=o.oauth_audience, required_scopes=o.require_scope,
                                   name=o.name)
             auth, metadata = oauth, (oauth.metadata_path, oauth.metadata())
+        elif o.token_file is not None:
+            from ..server.security.token_file import TokenFile
+
+            watched = TokenFile(o.token_file)  # re-read when it changes, and on SIGHUP (docs/http.md#rotation)
+            signal.signal(signal.SIGHUP, lambda _signum, _frame: watched.reload_soon())
+            auth = watched
         else:
-            auth = BearerTokens.load(o.token_file)
+            auth = BearerTokens.load(None)
         for server, label in zip(servers.values(), labels, strict=True):
             for folder in o.folders:
                 server.add_folder(folder, format=o.folder_format)

@@ -79,3 +79,13 @@ def test_a_challenge_says_the_error_and_the_scopes_needed() -> None:
 def test_no_tokens_at_all_is_refused() -> None:
     with pytest.raises(LibraryError, match="no bearer tokens given"):
         BearerTokens([])
+
+
+def test_a_token_given_twice_is_refused_naming_both_lines(tmp_path: Path) -> None:
+    path = tmp_path / "tokens"
+    path.write_text("alice:0123456789abcdef0123\n# rotation\nbob:0123456789abcdef0123\n")
+    with pytest.raises(LibraryError, match=r"tokens:3: the same token as line 1") as caught:
+        BearerTokens.load(str(path))
+    assert "0123456789abcdef0123" not in str(caught.value)
+    path.write_text("alice:0123456789abcdef0123\nalice:fedcba9876543210fedc\n")  # two tokens for one name: fine
+    assert len(BearerTokens.load(str(path)) or ()) == 2

@@ -214,13 +214,18 @@ def run_workers(make_app: Any, host: str, port: int, workers: int, **extra: Any)
                 os._exit(code)
         children.append(pid)
 
-    def stop(signum: int, _frame: Any) -> None:
+    def forward(signum: int, _frame: Any) -> None:
         for child in children:
             with contextlib.suppress(ProcessLookupError):
-                os.kill(child, signal.SIGTERM)
+                os.kill(child, signum)
+
+    def stop(_signum: int, frame: Any) -> None:
+        forward(signal.SIGTERM, frame)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    if callable(signal.getsignal(signal.SIGHUP)):  # the workers re-read their token file: tell each of them
+        signal.signal(signal.SIGHUP, forward)
     for child in children:
         while True:
             try:

@@ -32,6 +32,7 @@ class BearerTokens:
     @classmethod
     def parse(cls, text: str, where: str) -> BearerTokens:
         entries: list[tuple[str, str, list[str]]] = []
+        lines: dict[str, int] = {}
         for number, raw in enumerate(text.replace(",", "\n").splitlines(), 1):
             line = raw.strip()
             if not line or line.startswith("#"):
@@ -40,8 +41,14 @@ class BearerTokens:
             words = rest.split()
             if not sep or not name.strip() or not words:
                 raise LibraryError(f"{where}:{number}: expected name:token [scope ...]")
+            if words[0] in lines:  # which name would it be? Refused rather than guessed
+                raise LibraryError(f"{where}:{number}: the same token as line {lines[words[0]]}")
+            lines[words[0]] = number
             entries.append((name.strip(), words[0], words[1:]))
-        return cls(entries)
+        try:
+            return cls(entries)
+        except LibraryError as exc:  # none at all, or one too short: still say which file
+            raise LibraryError(f"{where}: {exc}") from None
 
     @classmethod
     def load(cls, path: str | None) -> BearerTokens | None:
@@ -54,6 +61,9 @@ class BearerTokens:
                 raise LibraryError(f"cannot read token file {path!r}: {exc.strerror}") from None
         value = os.environ.get(TOKENS_ENV)
         return cls.parse(value, f"${TOKENS_ENV}") if value else None
+
+    def __len__(self) -> int:
+        return len(self._tokens)
 
     def principal(self, authorization: str | None) -> Principal | None:
         """The principal whose token is in an ``Authorization: Bearer`` header, or None."""
