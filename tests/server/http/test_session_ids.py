@@ -69,3 +69,15 @@ def test_the_key_is_the_environment_s_else_the_store_s_else_this_process_s() -> 
     assert session_key(None, b"s" * 32) == (b"s" * 32, True)
     own, shared = session_key(None, None)
     assert len(own) == 32 and not shared and session_key(None, None)[0] != own
+
+
+def test_an_id_issued_for_one_label_is_not_genuine_for_another() -> None:
+    """``/mcp`` (production) and ``/mcp/staging`` of one store share its key, yet neither takes up the other's
+    sessions; replicas serving the same label do."""
+    key = b"k" * 32
+    production = SessionIds(key, shared=True, lifetime=3600, serves="production")
+    staging = SessionIds(key, shared=True, lifetime=3600, serves="staging")
+    replica = SessionIds(key, shared=True, lifetime=3600, serves="production")
+    issued = production.mint("alice", "2025-06-18", False, "cli")
+    assert isinstance(replica.check(issued, "alice"), Claims)
+    assert staging.check(issued, "alice") == "its signature does not match (forged, or signed with another key)"

@@ -76,8 +76,11 @@ class SessionIds:
     may be taken up, in seconds.
     """
 
-    def __init__(self, key: bytes, *, shared: bool, lifetime: float) -> None:
-        self._key = hmac.new(key, _PURPOSE, hashlib.sha256).digest()
+    def __init__(self, key: bytes, *, shared: bool, lifetime: float, serves: str = "") -> None:
+        # ``serves`` (the labels the endpoint serves) is part of the key: an id an endpoint issued is not
+        # genuine at another endpoint of the same store (``/mcp/staging`` beside ``/mcp``), in this process
+        # or another, while every replica serving the same label takes it up.
+        self._key = hmac.new(key, _PURPOSE + b"\0" + serves.encode(), hashlib.sha256).digest()
         self.shared = shared
         self.lifetime = lifetime
 
@@ -153,9 +156,11 @@ def session_ids(server: PromptServer, lifetime: float) -> SessionIds:
     # A shorter one is refused where requestState reads it; here it is only not taken as shared.
     explicit = env.encode() if env is not None and len(env) >= 32 else None
     store_key = None
+    from ...sources.store.source import StoreSource
+
+    serves = "\0".join(sorted(source.label for source in server.sources if isinstance(source, StoreSource)))
     if explicit is None:
         from ...sources.store.model import StoreError
-        from ...sources.store.source import StoreSource
 
         for source in server.sources:
             if isinstance(source, StoreSource):
@@ -168,4 +173,4 @@ def session_ids(server: PromptServer, lifetime: float) -> SessionIds:
     if shared:
         log.info("sessions are answered by every replica that shares this key (%s)",
                  f"${STATE_KEY_ENV}" if explicit is not None else "the store's")
-    return SessionIds(key, shared=shared, lifetime=lifetime)
+    return SessionIds(key, shared=shared, lifetime=lifetime, serves=serves)
