@@ -25,7 +25,7 @@ def test_audit_line_names_who_and_what_but_no_values(caplog: pytest.LogCaptureFi
     caplog.set_level("INFO", logger="promptdeck.audit")
     log_get("alice", "code-review", "ok", 0.0031)
     [record] = caplog.records
-    assert record.getMessage() == "prompts/get principal=alice prompt='code-review' outcome=ok duration_ms=3.10"
+    assert record.getMessage() == "prompts/get principal=alice prompt='code-review' version=- label=- outcome=ok duration_ms=3.10"
 
 
 def test_a_tool_call_is_audited_with_its_prompt(caplog: pytest.LogCaptureFixture) -> None:
