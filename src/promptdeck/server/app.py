@@ -163,6 +163,9 @@ class PromptServer:
         _log_problems(source.load())
         source.attach(self.refresh)
         self.sources.append(source)
+        take_usage = getattr(source, "take_usage", None)
+        if take_usage is not None:  # a store keeps the renders counted (``sources.store.usage``)
+            take_usage(self.usage)
         if type(source).rolling_out is not Source.rolling_out:
             self._splitting.append(source)
 

@@ -35,6 +35,7 @@ from typing import TypeVar
 from ...prompts.catalog import Catalog
 from ...prompts.skills import Skill
 from ...prompts.spec import Offered, Prompt
+from ...prompts.usage import Usage
 from ...protocol.errors import INTERNAL_ERROR, InternalError, McpError, PromptdeckError, PromptFileError
 from .. import Source
 from ..files.library import TemplateFolder
@@ -49,6 +50,7 @@ from .private_files import PrivateFiles
 from .skills import StoredSkills
 from .splits import LiveRollouts
 from .urls import sqlite_path
+from .usage import UsageWriter
 
 log = logging.getLogger("promptdeck.store")
 
@@ -78,6 +80,8 @@ class StoreSource(Source):
         self._skills: StoredSkills | None = None
         #: the label's files in the private folder, and the local copies of its listing
         self.files = PrivateFiles(label)
+        #: writes the renders counted into the store (``take_usage``)
+        self._usage: UsageWriter | None = None
         self._library: TemplateFolder | None = None
         self._position: int | None = None
         #: served from the database's listing (``StoredCatalog``), rather than loaded
@@ -198,8 +202,16 @@ class StoreSource(Source):
         self._changed = changed
         self.followers.start()
 
+    def take_usage(self, usage: Usage) -> None:
+        """Write the renders ``usage`` counts into the store, in batches from a thread of its own."""
+        if self._usage is None:
+            self._usage = UsageWriter(self.url, usage)
+            self._usage.start()
+
     def close(self) -> None:
-        """Stop following the label and remove the private folder."""
+        """Write the usage counted, stop following the label and remove the private folder."""
+        if self._usage is not None:
+            self._usage.stop()
         self.followers.stop()
         with self._reading, self._mirroring:
             for reader in (self._reader, self._mirror):
