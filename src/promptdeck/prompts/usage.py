@@ -127,3 +127,20 @@ def _kept(seen: set[str], client: str) -> str:
         return OTHER
     seen.add(client)
     return client
+
+
+_UNITS = {"h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def since_seconds(text: str, now: float) -> float:
+    """When ``--since``/``since=`` starts: ``7d``, ``24h``, ``2w`` back from ``now``, or epoch seconds. A
+    ValueError names what is accepted."""
+    text = text.strip()
+    try:
+        if text[-1:] in _UNITS and text[:-1].isdigit() and len(text) <= 8:
+            return now - int(text[:-1]) * _UNITS[text[-1]]
+        if text.isdigit() and len(text) <= 12:
+            return float(text)
+    except ValueError:
+        pass
+    raise ValueError(f"since {text[:40]!r}: give hours, days or weeks back (24h, 7d, 2w) or epoch seconds")
