@@ -88,6 +88,29 @@ class LocalLibrary:
         """The renders counted here (drained into the store by a store source, else kept in memory)."""
         return self._server.usage
 
+    def usage_shown(self, since: str) -> dict[str, Any]:
+        """The counts kept in memory since ``since``, as ``/api/store/usage`` shows a store's."""
+        import time
+
+        from ..prompts.usage import since_seconds
+        from ..server.web.store_usage import shown
+
+        try:
+            start = since_seconds(since, time.time())
+        except ValueError as exc:
+            raise LibraryError(str(exc)) from None
+        if self.store:  # its writer drains them into the store, where they are read
+            raise LibraryError(f"the usage of {self.shown} is in the store: .venv/bin/promptdeck usage --store URL")
+        usage = self._server.usage
+        with self._lock:
+            usage.drain()
+            hours = dict(usage.hours)
+        last: dict[str, int] = {}
+        for key in hours:
+            last[key.prompt] = max(last.get(key.prompt, 0), key.hour)
+        rows = sorted(((key, n) for key, n in hours.items() if key.hour >= start), key=lambda row: row[0])
+        return shown(rows, last, start, lambda _: True)
+
     @property
     def unreachable(self) -> bool:
         """A store that cannot be reached now: its renders come from the last good copy (stale)."""

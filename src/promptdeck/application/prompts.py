@@ -253,6 +253,14 @@ class Prompts:
         if self._closed:
             raise LibraryError(f"{self!r} is closed")
 
+    def usage(self, since: str = "30d") -> dict[str, Any]:
+        """The renders counted here since ``since`` (``24h``, ``7d``, epoch seconds), in ``/api/store/usage``'s
+        shape (docs/usage.md): a folder's, kept in this process's memory. A store's are written to the store
+        (read them with ``promptdeck usage``); a server's, on the server: both are a LibraryError here."""
+        if self._local is None:
+            raise LibraryError("usage is counted where the prompts live: ask the server (promptdeck usage --server)")
+        return self._local.usage_shown(since)
+
     def close(self) -> None:
         """Stop following the source and end any connection."""
         self._closed = True
