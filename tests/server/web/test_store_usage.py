@@ -8,10 +8,11 @@ from pathlib import Path
 
 import httpx
 
+from tests.support import modern
 from tests.support.http_rpc import CLIENT, POST_HEADERS, rpc, start_session, succeeded
 from tests.support.http_server import http_server
 from tests.support.store_api import BOB, CAROL, HR, READER, WRITER, make_store
-from tests.support.usage import render_as, totals, usage, wait_for_usage
+from tests.support.usage import CLIENT_INFO_KEY, render_as, totals, usage, wait_for_usage
 
 
 def test_renders_are_counted_by_version_label_and_client_and_shown_by_scope(tmp_path: Path,
@@ -47,3 +48,21 @@ def test_renders_are_counted_by_version_label_and_client_and_shown_by_scope(tmp_
     audit = [line for line in log.read_text().splitlines() if "prompts/get principal=" in line]
     assert any("principal=bob prompt='greet' version=1 label=production outcome=ok" in line for line in audit), audit
     assert any("principal=carol prompt='salaries' version=1 label=production" in line for line in audit), audit
+
+
+def test_a_prompt_used_as_a_tool_is_counted_as_its_render(tmp_path: Path) -> None:
+    url = make_store(tmp_path)
+    tokens = tmp_path / "tokens"
+    tokens.write_text("\n".join((WRITER, READER, HR)) + "\n")
+    with http_server("", "--store", url, "--label", "production", "--token-file", str(tokens),
+                     "--tools") as endpoint:
+        base = endpoint.removesuffix("/mcp")
+        message = modern.request(1, "tools/call", {"name": "greet", "arguments": {"who": "Ann"}},
+                                 meta={CLIENT_INFO_KEY: {"name": "tool-user", "version": "1"}})
+        with httpx.Client(timeout=30, headers=BOB) as http:
+            answered = http.post(endpoint, json=message, headers=modern.headers_for(message))
+        assert "Hello Ann!" in answered.text, answered.text
+        shown = wait_for_usage(base, BOB, lambda s: totals(s) == {"greet": 1})
+        [greet] = shown["prompts"]
+        assert [(r["version"], r["label"], r["client"], r["renders"]) for r in greet["hours"]] == \
+            [(1, "production", "tool-user", 1)]
