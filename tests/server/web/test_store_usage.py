@@ -66,3 +66,16 @@ def test_a_prompt_used_as_a_tool_is_counted_as_its_render(tmp_path: Path) -> Non
         [greet] = shown["prompts"]
         assert [(r["version"], r["label"], r["client"], r["renders"]) for r in greet["hours"]] == \
             [(1, "production", "tool-user", 1)]
+
+
+def test_what_was_counted_is_written_when_the_server_stops(tmp_path: Path) -> None:
+    from promptdeck.sources.store.connection import Connection
+    from promptdeck.sources.store.usage import read
+
+    url = make_store(tmp_path)
+    tokens = tmp_path / "tokens"
+    tokens.write_text("\n".join((WRITER, READER, HR)) + "\n")
+    with http_server("", "--store", url, "--label", "production", "--token-file", str(tokens)) as endpoint:
+        assert "Hello Ann!" in str(render_as(endpoint.removesuffix("/mcp"), BOB, "greet", "quick", {"who": "Ann"}))
+    with Connection(url) as db:  # stopped well within the writer's first 10 seconds
+        assert [(key.client, n) for key, n in read(db, 0)] == [("quick", 1)]

@@ -24,6 +24,7 @@ first need.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import threading
@@ -207,6 +208,9 @@ class StoreSource(Source):
         if self._usage is None:
             self._usage = UsageWriter(self.url, usage)
             self._usage.start()
+            # ``serve`` ends with the process, not ``close``: what was counted since the last write is written
+            # as it exits (a SIGTERM too; a SIGKILL loses it, docs/usage.md)
+            atexit.register(self._usage.stop)
 
     def close(self) -> None:
         """Write the usage counted, stop following the label and remove the private folder."""
