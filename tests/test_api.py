@@ -149,6 +149,9 @@ STDIO_HANDSHAKE_PROMPTDECK = {
     "promptdeck.server.methods", "promptdeck.server.params",
     "promptdeck.server.outcome", "promptdeck.server.stdio", "promptdeck.server.watch", "promptdeck.sources",
     "promptdeck.sources.python",
+    # every render is counted (``handlers.report``): the server holds its ``Usage`` from the start; the module
+    # imports contextvars, time and typing only
+    "promptdeck.prompts.usage",
 }
 #: The other packages it may import beyond the bare interpreter's own (C accelerators, ``_name``, aside):
 #: msgspec and what msgspec imports (typing_extensions, inspect, datetime, decimal, uuid...), logging, signal.

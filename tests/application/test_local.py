@@ -214,3 +214,35 @@ def test_every_example_renders_in_process(tmp_path: Path) -> None:
     with Prompts(str(EXAMPLES)) as prompts:
         for name, arguments in EXAMPLE_ARGS.items():
             assert prompts.render(name, **arguments).messages
+
+
+def test_a_folders_renders_are_counted_in_memory_under_the_applications_name(library: Path) -> None:
+    with Prompts(str(library), app="billing\nforged", watch=False) as prompts:
+        for _ in range(3):
+            prompts.render("greet", who="Ann")
+        shown = prompts.usage()
+        [greet] = shown["prompts"]
+        assert (greet["prompt"], greet["renders"]) == ("greet", 3)
+        [row] = greet["hours"]
+        assert (row["version"], row["label"], row["arm"], row["client"]) == (0, "", "", "billingforged")
+        assert greet["last"] == row["hour"] and row["hour"] % 3600 == 0
+        prompts.render("greet", who="Bo")
+        assert prompts.usage()["prompts"][0]["renders"] == 4  # drained again, added up
+        with pytest.raises(LibraryError, match="give hours, days or weeks"):
+            prompts.usage(since="tomorrow")
+
+
+def test_a_stores_renders_are_written_to_the_store_under_the_applications_name(library: Path,
+                                                                              tmp_path: Path) -> None:
+    from promptdeck.sources.store.connection import Connection
+    from promptdeck.sources.store.usage import read
+
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    publish(library, url)
+    with Prompts(url, app="billing") as prompts:
+        prompts.render("greet", who="Ann")
+        with pytest.raises(LibraryError, match="is in the store"):
+            prompts.usage()
+    with Connection(url) as db:  # closing wrote what was counted
+        [(key, n)] = read(db, 0)
+    assert (key.prompt, key.version, key.label, key.client, n) == ("greet", 1, "production", "billing", 1)

@@ -86,7 +86,7 @@ def test_a_subject_cannot_forge_an_audit_line(issuer: Issuer, library: Path, tmp
     assert len(audit) == 1, text
     # One line, and the forged entry is inside the quoted principal, before the real prompt and outcome.
     assert re.fullmatch(r'promptdeck INFO prompts/get principal="alice\\[^"]*principal=root[^"]*" '
-                        r"prompt='hello' outcome=ok duration_ms=[0-9.]+", audit[0]), audit[0]
+                        r"prompt='hello' version=- label=- outcome=ok duration_ms=[0-9.]+", audit[0]), audit[0]
     assert not any(line.startswith(FORGED_AUDIT) for line in text.splitlines())
 
 

@@ -232,3 +232,28 @@ def test_the_constants() -> None:
     assert json.loads(handlers.PROMPTS_LIST_CHANGED) == {"jsonrpc": "2.0",
                                                          "method": "notifications/prompts/list_changed"}
     assert handlers.LOG_LEVELS == ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+def test_report_counts_the_version_label_and_rollout_arm_rendered() -> None:
+    from types import SimpleNamespace
+    from typing import cast
+
+    from promptdeck.prompts.spec import Offered
+    from promptdeck.prompts.usage import LAST, Rendered, Usage
+
+    class Server:
+        usage = Usage()
+
+        def rolling_out(self) -> frozenset[str]:
+            return frozenset({"greet"})
+
+    server = Server()
+    stored = {"promptdeck.dev/version": 3, "promptdeck.dev/label": "production"}
+    chosen = {**stored, "promptdeck.dev/version": 4, "promptdeck.dev/rollout": 7}
+    for name, meta in (("greet", stored), ("greet", chosen), ("other", stored), ("folder", {})):
+        handlers.report(server, cast(Offered, SimpleNamespace(name=name, meta=meta)), "app")
+    assert LAST.get() == Rendered("folder", 0, "", "")
+    assert server.usage.window == {(Rendered("greet", 3, "production", "label"), "app"): 1,
+                                   (Rendered("greet", 4, "production", "rollout"), "app"): 1,
+                                   (Rendered("other", 3, "production", ""), "app"): 1,
+                                   (Rendered("folder", 0, "", ""), "app"): 1}

@@ -11,10 +11,12 @@ from typing import Any
 from promptdeck.sources.store.schema import migration
 from promptdeck.sources.store.urls import is_postgres_url, sqlite_path
 
-#: What schemas 9 (reviews: ``sources.store.proposals``), 8 (git provenance and bases: ``sources.store.sync``),
-#: 7 (kinds of event in code: ``sources.store.event_kinds``), 6 (governance: ``sources.store.governance``) and 5
-#: (webhooks: ``sources.store.events``) added, undone in the opposite order; each statement runs on its own.
-UNDO_AFTER_4 = ("DROP TABLE proposal_reviews", "DROP TABLE proposal_files", "DROP TABLE proposals",
+#: What schemas 11 (usage: ``sources.store.usage``), 9 (reviews: ``sources.store.proposals``), 8 (git
+#: provenance and bases: ``sources.store.sync``), 7 (kinds of event in code: ``sources.store.event_kinds``),
+#: 6 (governance: ``sources.store.governance``) and 5 (webhooks: ``sources.store.events``) added, undone in
+#: the opposite order; each statement runs on its own.
+UNDO_AFTER_4 = ("DROP TABLE prompt_usage",
+                "DROP TABLE proposal_reviews", "DROP TABLE proposal_files", "DROP TABLE proposals",
                 "DROP TABLE label_bases", "ALTER TABLE publishes DROP COLUMN git_commit",
                 "ALTER TABLE publishes DROP COLUMN git_branch", "ALTER TABLE publishes DROP COLUMN git_dirty",
                 "DROP TABLE rollout_events", "DROP TABLE rollouts", "DROP TABLE protected_labels",

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
+from ..prompts.usage import Usage, client_name
 from ..protocol.errors import LibraryError
 from ..protocol.revisions import LATEST
 from ..server import handlers
@@ -47,8 +48,11 @@ def is_store_url(source: str) -> bool:
 class LocalLibrary:
     """The prompts of a folder or of a store's label, rendered in-process."""
 
-    def __init__(self, source: str, *, label: str = "production", watch: bool = True) -> None:
+    def __init__(self, source: str, *, label: str = "production", watch: bool = True,
+                 app: str | None = None) -> None:
         self.source = source
+        #: the application's name as usage counts its renders (``Prompts(app=...)``)
+        self.client = client_name(app)
         self.store = is_store_url(source)
         self.label: str | None = label if self.store else None
         #: the source as renders name it (in traces too): a store URL without its password
@@ -80,6 +84,34 @@ class LocalLibrary:
                 self._watcher.start()
 
     @property
+    def usage(self) -> Usage:
+        """The renders counted here (drained into the store by a store source, else kept in memory)."""
+        return self._server.usage
+
+    def usage_shown(self, since: str) -> dict[str, Any]:
+        """The counts kept in memory since ``since``, as ``/api/store/usage`` shows a store's."""
+        import time
+
+        from ..prompts.usage import since_seconds
+        from ..server.web.store_usage import shown
+
+        try:
+            start = since_seconds(since, time.time())
+        except ValueError as exc:
+            raise LibraryError(str(exc)) from None
+        if self.store:  # its writer drains them into the store, where they are read
+            raise LibraryError(f"the usage of {self.shown} is in the store: .venv/bin/promptdeck usage --store URL")
+        usage = self._server.usage
+        with self._lock:
+            usage.drain()
+            hours = dict(usage.hours)
+        last: dict[str, int] = {}
+        for key in hours:
+            last[key.prompt] = max(last.get(key.prompt, 0), key.hour)
+        rows = sorted(((key, n) for key, n in hours.items() if key.hour >= start), key=lambda row: row[0])
+        return shown(rows, last, start, lambda _: True)
+
+    @property
     def unreachable(self) -> bool:
         """A store that cannot be reached now: its renders come from the last good copy (stale)."""
         return self._stored is not None and self._stored.unreachable
@@ -95,6 +127,7 @@ class LocalLibrary:
     def render(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """The ``prompts/get`` result for ``prompt``: inline for templates (bounded by ``run_bounded``), on a
         private event loop for a render that must be awaited (a Python prompt's)."""
+        handlers.report(self._server, prompt, self.client)
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if isinstance(result, dict):
             return result
@@ -103,6 +136,7 @@ class LocalLibrary:
     async def arender(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """``render`` from a coroutine: blocking work (a template, a first parse) runs in the render threads,
         as it does for a server on an event loop."""
+        handlers.report(self._server, prompt, self.client)
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if inspect.isawaitable(result):
             return await result

@@ -49,7 +49,7 @@ class Prompts:
     def __init__(self, source: str, *, label: str = "production", token: str | None = None,
                  tokens: str | None = None, auth: Any = None, fallback: str | None = None, cache: str | None = None,
                  timeout: float = TIMEOUT, retries: int = 2, watch: bool = True, trace: bool | None = None,
-                 span: bool = False) -> None:
+                 span: bool = False, app: str | None = None) -> None:
         """``label``: a store's label to follow. ``token``: who asks (see the module); ``auth``, for a server,
         what supplies its bearer token instead (an ``OAuth()``, docs/client.md). ``fallback``: a folder
         rendered when the source cannot be reached (refused now if ``promptdeck check`` would find a problem
@@ -58,7 +58,8 @@ class Prompts:
         when read). ``timeout``: each request to a server, tried ``retries`` more times when it
         cannot reach it. ``watch``: a folder follows its file changes. ``trace``: put renders on
         OpenTelemetry spans (None: when the application has imported ``opentelemetry``); ``span``: open a
-        span per render rather than annotate the current one."""
+        span per render rather than annotate the current one. ``app``: the application's name, which its
+        renders are counted under in usage (``promptdeck usage``), as an MCP client's ``clientInfo.name`` is."""
         self.source = source
         self.label = label
         self._trace = trace
@@ -80,7 +81,7 @@ class Prompts:
                 raise LibraryError(f"the fallback folder {fallback!r} has {len(problems)} problem"
                                    f"{'s' * (len(problems) != 1)} (promptdeck check {fallback}):\n"
                                    + "\n".join(problems))
-            self._fallback = LocalLibrary(fallback, watch=False)
+            self._fallback = LocalLibrary(fallback, watch=False, app=app)
         try:
             if self.remote:
                 from ..client.library import RemoteLibrary
@@ -93,7 +94,7 @@ class Prompts:
             else:
                 self._scopes = _scopes_of(token, tokens)
                 try:
-                    self._local = LocalLibrary(source, label=label, watch=watch)
+                    self._local = LocalLibrary(source, label=label, watch=watch, app=app)
                 except StoreError as exc:
                     if self._fallback is None:
                         raise
@@ -251,6 +252,14 @@ class Prompts:
     def _check_open(self) -> None:
         if self._closed:
             raise LibraryError(f"{self!r} is closed")
+
+    def usage(self, since: str = "30d") -> dict[str, Any]:
+        """The renders counted here since ``since`` (``24h``, ``7d``, epoch seconds), in ``/api/store/usage``'s
+        shape (docs/usage.md): a folder's, kept in this process's memory. A store's are written to the store
+        (read them with ``promptdeck usage``); a server's, on the server: both are a LibraryError here."""
+        if self._local is None:
+            raise LibraryError("usage is counted where the prompts live: ask the server (promptdeck usage --server)")
+        return self._local.usage_shown(since)
 
     def close(self) -> None:
         """Stop following the source and end any connection."""

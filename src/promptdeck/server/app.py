@@ -17,6 +17,7 @@ from .._version import __version__
 from ..prompts.catalog import DEFAULT_PAGE_SIZE, Catalog
 from ..prompts.execution import CODE_SECONDS
 from ..prompts.spec import Completer, Offered, Prompt
+from ..prompts.usage import Usage
 from ..protocol.errors import LibraryError, PromptdeckError
 from ..protocol.revisions import Revision
 from ..sources import Source
@@ -85,6 +86,9 @@ class PromptServer:
         self.python = PythonSource()
         #: open legacy sessions and 2026-07-28 subscriptions (stdio and HTTP), told when the list changes
         self.listeners: set[Listener] = set()
+        #: renders counted by prompt, version, label, arm and client (``handlers.report``); a store source
+        #: drains it into the store (``sources.store.usage``), else it keeps every hour in memory
+        self.usage = Usage()
         self._modern: ModernEndpoint | None = None
         #: where used requestStates are kept when replicas share them (a PostgreSQL store); None: in memory
         self.ledger: Ledger | None = None
@@ -159,6 +163,9 @@ class PromptServer:
         _log_problems(source.load())
         source.attach(self.refresh)
         self.sources.append(source)
+        take_usage = getattr(source, "take_usage", None)
+        if take_usage is not None:  # a store keeps the renders counted (``sources.store.usage``)
+            take_usage(self.usage)
         if type(source).rolling_out is not Source.rolling_out:
             self._splitting.append(source)
 

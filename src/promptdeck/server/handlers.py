@@ -20,10 +20,11 @@ from ..prompts.arguments import bind
 from ..prompts.completion import complete as complete_argument
 from ..prompts.execution import run_render, when_ready
 from ..prompts.spec import Offered, Prompt, RenderContext
+from ..prompts.usage import NO_ARM, Rendered, Usage, client_name
 from ..protocol import jsonrpc
 from ..protocol.content import META_TEXT_RESOURCES, as_text, messages_to_wire
 from ..protocol.errors import InvalidParams
-from ..protocol.revisions import Revision
+from ..protocol.revisions import PREFIX, Revision
 from .params import LOG_LEVELS as LOG_LEVELS
 
 if TYPE_CHECKING:
@@ -69,6 +70,37 @@ SERVED_META = ("promptdeck.dev/version", "promptdeck.dev/label", "promptdeck.dev
 META_ROLLOUT_KEY = "promptdeck.dev/rollout-key"
 MAX_ROLLOUT_KEY_CHARS = 256
 MISSING = object()
+
+
+#: Where a 2026-07-28 request's ``_meta`` names its client (a legacy session's ``initialize`` says it once).
+META_CLIENT_INFO = PREFIX + "clientInfo"
+
+
+class Counts(Protocol):
+    """What ``report`` reads of the server: where renders are counted, and which prompts are under rollout."""
+
+    usage: Usage
+
+    def rolling_out(self) -> frozenset[str]: ...
+
+
+def meta_client(meta: object) -> str:
+    """The client a 2026-07-28 request names in its ``_meta`` (``clientInfo.name``), made safe to count."""
+    info = meta.get(META_CLIENT_INFO) if isinstance(meta, dict) else None
+    return client_name(info.get("name") if isinstance(info, dict) else None)
+
+
+def report(server: Counts, prompt: Offered, client: str) -> None:
+    """The one hook every render path calls with the version it chose (after ``split``): counted for usage
+    (``prompts.usage``) and read back by the request's audit line (``usage.LAST``)."""
+    meta = prompt.meta
+    if meta:
+        version, label = meta.get(SERVED_META[0], 0), meta.get(SERVED_META[1], "")
+        arm = "rollout" if SERVED_META[2] in meta else "label" if prompt.name in server.rolling_out() else NO_ARM
+        server.usage.count(Rendered(prompt.name, version if type(version) is int else 0,
+                                    label if type(label) is str else "", arm), client)
+    else:
+        server.usage.count(Rendered(prompt.name, 0, "", NO_ARM), client)
 
 
 def served_meta(prompt: Offered) -> dict[str, Any]:

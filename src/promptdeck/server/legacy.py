@@ -27,6 +27,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..prompts.usage import UNKNOWN, client_name
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest, McpError, MethodNotFound
 from ..protocol.jsonrpc import Invalid, Notification, Request, RequestId, Response
@@ -87,6 +88,8 @@ class LegacySession:
         #: authenticated principal, else the session (a transport sets it; None: no split without a key)
         # os.urandom, not secrets: secrets would bring hashlib and random onto the stdio handshake (tests/test_api.py)
         self.sticky: str | None = f"session:{os.urandom(12).hex()}"
+        #: its ``clientInfo.name`` as usage counts it (``prompts.usage.client_name``)
+        self.client = UNKNOWN
         #: open 2026-07-28 subscriptions on this connection, by listen request id
         self.subscriptions: dict[RequestId, Subscription] = {}
         #: what it follows of the resources: the list once it has read it, the URIs it subscribed to
@@ -311,6 +314,9 @@ class LegacyTurn:
     def announces(self) -> bool:
         return self.session.announces
 
+    def client(self, meta: object) -> str:
+        return self.session.client
+
     @property
     def catalog(self) -> Catalog:
         return self.session.catalog
@@ -334,6 +340,8 @@ class LegacyTurn:
         rev = negotiate(p.protocol_version)
         session.lifecycle.initialize(rev)
         session.elicits = session.announces and rev.elicits_forms(p.capabilities)
+        info = p.client_info
+        session.client = client_name(info.get("name") if isinstance(info, dict) else None)
         self.server.listeners.add(session)
         return rev
 

@@ -66,6 +66,10 @@ class Turn(Protocol):
     @property
     def sticky(self) -> str | None: ...
 
+    def client(self, meta: object) -> str:
+        """Who renders, as usage counts it: the session's ``clientInfo.name`` (legacy), the request's (2026)."""
+        ...
+
     @property
     def catalog(self) -> Catalog:
         """The prompts the asker may see."""
@@ -282,7 +286,9 @@ def _list_prompts(t: Turn, p: params.Page) -> bytes:
 
 
 def _get_prompt(t: Turn, p: params.GetPrompt) -> Any:
-    return t.get(handlers.split(t.server, t.catalog.require(p.name), p.meta, t.sticky), p)
+    prompt = handlers.split(t.server, t.catalog.require(p.name), p.meta, t.sticky)
+    handlers.report(t.server, prompt, t.client(p.meta))
+    return t.get(prompt, p)
 
 
 def _find_prompt(t: Turn, raw: dict[str, Any]) -> None:
@@ -316,6 +322,7 @@ def plain_get(server: Served, scopes: frozenset[str] | None, p: params.GetPrompt
                 messages.append({"role": role, "content": {"type": "text", "text": text}})
     except Exception:
         return None  # an argument refused, a render fault, a store that failed: the general path says which
+    handlers.report(server, prompt, handlers.meta_client(p.meta))
     result: dict[str, Any] = {} if prompt.description is None else {"description": prompt.description}
     result["messages"] = messages
     served = handlers.served_meta(prompt)
@@ -359,6 +366,7 @@ def _call_tool(t: Turn, p: params.CallTool) -> Any:
         return call
     if call.prompt is not None:  # a render, as prompts/get's: a rollout's version for its key
         call.prompt = handlers.split(t.server, call.prompt, p.meta, t.sticky)
+        handlers.report(t.server, call.prompt, t.client(p.meta))
     return t.call(call, catalog, p)
 
 

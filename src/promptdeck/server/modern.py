@@ -367,6 +367,9 @@ class ModernTurn:
     def sticky(self) -> str | None:
         return self.ctx.sticky
 
+    def client(self, meta: object) -> str:
+        return handlers.meta_client(meta)
+
     @property
     def catalog(self) -> Catalog:
         return self.server.catalog.view(self.ctx.scopes)

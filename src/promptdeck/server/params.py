@@ -91,6 +91,7 @@ class Page(Params, frozen=True, kw_only=True, gc=False):
 class Initialize(Params, frozen=True, kw_only=True, gc=False):
     protocol_version: Any = msgspec.field(default=None, name="protocolVersion")
     capabilities: Any = None
+    client_info: Any = msgspec.field(default=None, name="clientInfo")
 
 
 class Asking(Params, frozen=True, kw_only=True, gc=False):

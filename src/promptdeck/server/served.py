@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..prompts.resources import ResourceCatalog
     from ..prompts.skill_catalog import SkillCatalog
     from ..prompts.spec import Completer, Offered
+    from ..prompts.usage import Usage
     from ..protocol.revisions import Revision
     from .resources import Follows
     from .tools import PromptTools, WriteTools
@@ -54,6 +55,8 @@ class Served(Protocol):
     text_resources: bool
     #: open legacy sessions and 2026-07-28 subscriptions, told of list changes
     listeners: set[Listener]
+    #: renders counted (``handlers.report``)
+    usage: Usage
 
     @property
     def resources(self) -> ResourceCatalog: ...

@@ -18,6 +18,7 @@ from promptdeck.sources.store import copies, delivery, webhooks
 from promptdeck.sources.store.backup import backup_sqlite, postgres_commands, restore_sqlite
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.delivery import Deliverer
+from promptdeck.sources.store.schema import SCHEMA_VERSION
 from tests.support.paths import REPO
 from tests.support.postgres import new_database
 from tests.support.publishing import publish
@@ -166,7 +167,7 @@ def test_the_upgrade_to_schema_10_keeps_a_stores_webhooks_delivering_where_it_is
                 f"VALUES ('https://example.com/', {mark}, '*', '', '', 1, 'ops', 0)", (SECRET,))
     old.close()
     code, out, err = promptdeck_in_process("store", "upgrade", store_url)
-    assert code == 0 and "from schema 9 to 10" in out, err
+    assert code == 0 and f"from schema 9 to {SCHEMA_VERSION}" in out, err
     with Store(store_url) as store:
         assert [hook.paused for hook in webhooks.listed(store.db)] == [None]
         assert store.db.rows("SELECT enabled_in FROM webhooks") == [(copies.identity(store.db),)]

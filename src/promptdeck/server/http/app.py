@@ -46,6 +46,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...prompts.read_budget import answering
+from ...prompts.usage import LAST
 from ...protocol import jsonrpc
 from ...protocol.errors import HttpError, InvalidRequest, McpError, ParseError
 from ...protocol.jsonrpc import Invalid, Notification, Request
@@ -434,7 +435,8 @@ class StreamableHttpApp:
         ``observe`` for every answer, and the one-pass prompts/get directly (it has no ``Answer`` to look at)."""
         self.metrics.observe(method if method in METRIC_METHODS else "other", outcome, seconds)
         if method == "prompts/get":
-            log_get(principal.name, (params or {}).get("name"), outcome, seconds)
+            log_get(principal.name, (params or {}).get("name"), outcome, seconds, LAST.get())
+            LAST.set(None)
         elif method == "tools/call":
             params = params or {}
             arguments = params.get("arguments")

@@ -11,6 +11,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from ...logs import field as log_field
+from ...prompts.usage import Rendered
 
 audit = logging.getLogger("promptdeck.audit")
 
@@ -54,14 +55,19 @@ class Metrics:
         return ("\n".join(lines) + "\n").encode()
 
 
-def log_get(principal: str, prompt: object, outcome: str, seconds: float) -> None:
-    """One audit line per prompts/get: who, which prompt, outcome, duration. Never argument values."""
+def log_get(principal: str, prompt: object, outcome: str, seconds: float, rendered: Rendered | None = None) -> None:
+    """One audit line per prompts/get: who, which prompt, the version and label rendered (``rendered``: the
+    render path's report, ``prompts.usage``; version 0 and no label for a folder's prompt or a render that
+    never started), outcome, duration. Never argument values."""
     if not audit.isEnabledFor(logging.INFO):
         return  # below -v: not even the line's fields are made (every HTTP get comes here; issue 29)
     name = prompt if isinstance(prompt, str) else None
-    audit.info("prompts/get principal=%s prompt=%r outcome=%s duration_ms=%.2f", log_field(principal), name, outcome,
-               seconds * 1000, extra={"principal": principal, "prompt": name, "outcome": outcome,
-                                      "duration_ms": round(seconds * 1000, 2)})
+    version, label = (rendered.version, rendered.label) if rendered is not None and rendered.prompt == name else (0, "")
+    # "-": a folder's prompt (no versions), or a render that never started (an unknown prompt)
+    audit.info("prompts/get principal=%s prompt=%r version=%s label=%s outcome=%s duration_ms=%.2f",
+               log_field(principal), name, version or "-", log_field(label or "-"), outcome, seconds * 1000,
+               extra={"principal": principal, "prompt": name, "version": version, "label": label,
+                      "outcome": outcome, "duration_ms": round(seconds * 1000, 2)})
 
 
 def log_call(principal: str, tool: object, prompt: object, outcome: str, seconds: float) -> None:

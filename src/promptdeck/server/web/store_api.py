@@ -67,7 +67,7 @@ from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, may_write
 from ..security.quotas import Quota
 from . import store_governance as governance
 from . import store_proposals as proposals
-from . import store_tests
+from . import store_tests, store_usage
 from .store_runs import Runs, current_stop
 
 if TYPE_CHECKING:
@@ -82,6 +82,7 @@ PREFIX = "/api/store"
 MAX_BODY_BYTES = 2 * MAX_PROMPT_FILE_BYTES + 64 * 1024
 MAX_MESSAGE_CHARS = 2000
 _GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET", "/tests": "GET", "/moves": "GET",
+         store_usage.ROUTE: "GET",
          **dict.fromkeys(proposals.GETS, "GET")}
 _POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST", "/rollout": "POST",
           "/promote": "POST",
@@ -173,6 +174,8 @@ class StoreApi:
             return await self._run(principal, proposals.shown, query, refused)
         if route in proposals.GETS:
             return await self._run(principal, proposals.GETS[route], query)
+        if route == store_usage.ROUTE:
+            return await store_usage.get(self, query, principal)
         if "skill" in query and "prompt" not in query:
             uri = _field(query, "skill")
             path = self._visible_skill_file(principal, uri)

@@ -11,7 +11,7 @@ log = logging.getLogger("promptdeck.store")
 
 #: The schema this promptdeck writes; a store with a newer one is refused, an older one needs
 #: ``promptdeck store upgrade``.
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 #: The PostgreSQL channel a label move is announced on (its payload: the label's name).
 CHANNEL = "promptdeck_labels"
 #: The largest file a library may hold (prompt files have their own, smaller limit when parsed).
@@ -141,6 +141,12 @@ _MIGRATIONS: dict[int, list[str]] = {
     # restored, a file copied or a database dumped and restored elsewhere has another identity, so its webhooks
     # wait for ``webhook resume``. The upgrade records the identity of the database it upgrades (``upgrade``).
     10: ["ALTER TABLE webhooks ADD COLUMN enabled_in TEXT"],
+    # 11: usage (``usage``, docs/usage.md). Renders per prompt and hour (epoch seconds at its start), by version
+    # rendered (0: none), label, rollout arm and client; ``renders`` is added to by every replica's upsert.
+    11: ["CREATE TABLE prompt_usage (prompt TEXT{bytewise} NOT NULL, hour BIGINT NOT NULL, version INTEGER NOT NULL, "
+         "label TEXT NOT NULL, arm TEXT NOT NULL, client TEXT NOT NULL, renders BIGINT NOT NULL, "
+         "PRIMARY KEY (prompt, hour, version, label, arm, client))",
+         "CREATE INDEX prompt_usage_by_hour ON prompt_usage (hour)"],
 }
 #: The statements of a schema version that differ between the databases, run after its ``_MIGRATIONS``.
 _DIALECT_MIGRATIONS: dict[tuple[int, bool], list[str]] = {

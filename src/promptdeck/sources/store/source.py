@@ -24,6 +24,7 @@ first need.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import threading
@@ -35,6 +36,7 @@ from typing import TypeVar
 from ...prompts.catalog import Catalog
 from ...prompts.skills import Skill
 from ...prompts.spec import Offered, Prompt
+from ...prompts.usage import Usage
 from ...protocol.errors import INTERNAL_ERROR, InternalError, McpError, PromptdeckError, PromptFileError
 from .. import Source
 from ..files.library import TemplateFolder
@@ -49,6 +51,7 @@ from .private_files import PrivateFiles
 from .skills import StoredSkills
 from .splits import LiveRollouts
 from .urls import sqlite_path
+from .usage import UsageWriter
 
 log = logging.getLogger("promptdeck.store")
 
@@ -78,6 +81,8 @@ class StoreSource(Source):
         self._skills: StoredSkills | None = None
         #: the label's files in the private folder, and the local copies of its listing
         self.files = PrivateFiles(label)
+        #: writes the renders counted into the store (``take_usage``)
+        self._usage: UsageWriter | None = None
         self._library: TemplateFolder | None = None
         self._position: int | None = None
         #: served from the database's listing (``StoredCatalog``), rather than loaded
@@ -198,8 +203,19 @@ class StoreSource(Source):
         self._changed = changed
         self.followers.start()
 
+    def take_usage(self, usage: Usage) -> None:
+        """Write the renders ``usage`` counts into the store, in batches from a thread of its own."""
+        if self._usage is None:
+            self._usage = UsageWriter(self.url, usage)
+            self._usage.start()
+            # ``serve`` ends with the process, not ``close``: what was counted since the last write is written
+            # as it exits (a SIGTERM too; a SIGKILL loses it, docs/usage.md)
+            atexit.register(self._usage.stop)
+
     def close(self) -> None:
-        """Stop following the label and remove the private folder."""
+        """Write the usage counted, stop following the label and remove the private folder."""
+        if self._usage is not None:
+            self._usage.stop()
         self.followers.stop()
         with self._reading, self._mirroring:
             for reader in (self._reader, self._mirror):

@@ -5,6 +5,9 @@
 export const VERSION = "2026-07-28";
 const META_VERSION = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+// The page's renders count as this client in usage (docs/usage.md).
+const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+const CLIENT_INFO = { name: "promptdeck-web", version: "1" };
 const TOKEN_KEY = "promptdeck.token";
 /** Methods whose Mcp-Name header repeats a member of their params. */
 const NAMED = { "prompts/get": "name", "resources/read": "uri" };
@@ -57,7 +60,7 @@ export class Client {
   request(id, method, params) {
     const body = {
       jsonrpc: "2.0", id, method,
-      params: { ...params, _meta: { [META_VERSION]: VERSION, [META_CAPABILITIES]: {} } },
+      params: { ...params, _meta: { [META_VERSION]: VERSION, [META_CAPABILITIES]: {}, [META_CLIENT_INFO]: CLIENT_INFO } },
     };
     const headers = {
       "Content-Type": "application/json",

@@ -1,0 +1,92 @@
+"""``promptdeck usage [NAME]``: renders per prompt, from the store (``--store``: every prompt, as the store's
+administrator) or from a running server (``--server``: ``/api/store/usage``, as the token's principal, so
+only the prompts it may read). ``--since`` (default 30d) and ``--json`` (the API's answer, as is)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import click
+
+from .common import fail, open_store, utc_time
+from .terminal import echo
+
+
+@click.command()
+@click.argument("prompt", required=False, metavar="[NAME]")
+@click.option("--store", "url", default=None, envvar="PROMPTDECK_STORE", metavar="URL",
+              help="Read the store at URL (default: $PROMPTDECK_STORE).")
+@click.option("--server", default=None, metavar="URL", help="Ask a running server (its /api/store/usage) instead.")
+@click.option("--token", envvar="PROMPTDECK_TOKEN", metavar="TOKEN", default=None,
+              help="The bearer token for --server (default: $PROMPTDECK_TOKEN).")
+@click.option("--since", default="30d", show_default=True, metavar="WHEN",
+              help="From when: 24h, 7d, 2w back, or epoch seconds.")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
+def usage(prompt: str | None, url: str | None, server: str | None, token: str | None, since: str,
+          as_json: bool) -> None:
+    """Renders per prompt, by version, label and client, counted hour by hour."""
+    if (url is None) == (server is None):
+        fail("usage reads --store URL or --server URL (one of them)", 2)
+    if server is not None:
+        shown = _from_server(server, token, prompt, since)
+    else:
+        assert url is not None
+        shown = _from_store(url, prompt, since)
+    if as_json:
+        echo(json.dumps(shown, indent=2))
+        return
+    if not shown["prompts"]:
+        echo(f"no renders counted since {utc_time(shown['since'])}")
+    for entry in shown["prompts"]:
+        last = "never" if entry["last"] is None else utc_time(entry["last"])
+        echo(f"{entry['prompt']}: {entry['renders']} renders since {utc_time(shown['since'])} (last: {last})")
+        by: dict[tuple[int, str, str], int] = {}
+        for row in entry["hours"]:
+            key = (row["version"], row["label"], row["client"])
+            by[key] = by.get(key, 0) + row["renders"]
+        for (version, label, client), n in sorted(by.items(), key=lambda item: -item[1]):
+            echo(f"  version {version or '-'} {label or '-'} {client}: {n}")
+
+
+def _from_store(url: str, prompt: str | None, since: str) -> dict[str, Any]:
+    from ..prompts.usage import since_seconds
+    from ..protocol.errors import PromptdeckError
+    from ..server.web.store_usage import answer
+
+    try:
+        start = since_seconds(since, time.time())
+    except ValueError as exc:
+        fail(str(exc), 2)
+    with open_store(url) as opened:
+        try:
+            return answer(opened, start, lambda _: True, prompt)
+        except PromptdeckError as exc:
+            fail(str(exc))
+
+
+def _from_server(server: str, token: str | None, prompt: str | None, since: str) -> dict[str, Any]:
+    # The standard library's client: one GET needs no extra installed (the http extra's is asyncio's).
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    base = server.removesuffix("/").removesuffix("/mcp")
+    if not base.startswith(("http://", "https://")):
+        fail(f"--server {server[:200]!r} is no http:// or https:// URL", 2)
+    query = urllib.parse.urlencode({"since": since, **({"prompt": prompt} if prompt is not None else {})})
+    request = urllib.request.Request(f"{base}/api/store/usage?{query}",
+                                     headers={"authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:  # the scheme is checked above
+            shown: dict[str, Any] = json.loads(response.read())
+            return shown
+    except urllib.error.HTTPError as exc:
+        try:
+            why = json.loads(exc.read()).get("error", exc.reason)
+        except ValueError:
+            why = exc.reason
+        fail(f"{base} answered {exc.code}: {str(why)[:300]}")
+    except (urllib.error.URLError, OSError) as exc:
+        fail(f"cannot reach {base}: {exc}")

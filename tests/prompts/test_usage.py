@@ -1,0 +1,62 @@
+"""Usage counted in memory (prompts/usage.py): client names made safe, every bound held, drains that add up."""
+
+from __future__ import annotations
+
+from promptdeck.prompts.usage import (
+    MAX_CLIENT_CHARS,
+    MAX_CLIENTS,
+    MAX_KEYS,
+    OTHER,
+    UNKNOWN,
+    Key,
+    Rendered,
+    Usage,
+    client_name,
+    fold,
+)
+
+HOUR = 1_800_000_000 // 3600 * 3600
+R = Rendered("greet", 3, "production", "")
+
+
+def test_a_client_name_is_printable_one_line_and_bounded() -> None:
+    assert client_name("claude-code") == "claude-code"
+    assert client_name("x" * 100_000) == "x" * MAX_CLIENT_CHARS
+    forged = client_name("evil\nprompts/get principal=root\r\x1b[2J\u2028")
+    assert forged == "evilprompts/get principal=root[2J" and forged.isprintable()
+    assert client_name(None) == client_name(42) == client_name(" \n\t ") == UNKNOWN
+
+
+def test_counts_drain_into_the_hour_and_the_window_starts_again() -> None:
+    usage = Usage()
+    for _ in range(3):
+        usage.count(R, "a")
+    usage.count(R._replace(arm="rollout", version=4), "b")
+    rows = usage.drain(now=HOUR + 59)
+    assert rows == {Key("greet", HOUR, 3, "production", "", "a"): 3,
+                    Key("greet", HOUR, 4, "production", "rollout", "b"): 1}
+    assert usage.window == {}
+    usage.count(R, "a")
+    usage.drain(now=HOUR + 3599)
+    assert usage.hours[Key("greet", HOUR, 3, "production", "", "a")] == 4  # kept in memory, added up
+
+
+def test_ten_thousand_client_names_keep_the_rows_bounded() -> None:
+    usage = Usage()
+    for i in range(10_000):
+        usage.count(R, f"client-{i}")
+    assert len(usage.window) == MAX_KEYS + 1  # the window too: new keys past the cap count as OTHER
+    rows = usage.drain(now=HOUR)
+    assert len(rows) == MAX_CLIENTS + 1 and sum(rows.values()) == 10_000
+    assert rows[Key("greet", HOUR, 3, "production", "", OTHER)] == 10_000 - MAX_CLIENTS
+    for i in range(10_000):  # a second window of other names: the hour still holds MAX_CLIENTS names
+        usage.count(R, f"later-{i}")
+    usage.drain(now=HOUR + 10)
+    assert len({key.client for key in usage.hours}) == MAX_CLIENTS + 1
+    assert sum(usage.hours.values()) == 20_000
+
+
+def test_fold_adds_rows_that_name_the_same_key() -> None:
+    into: dict[Key, int] = {Key("greet", HOUR, 1, "", "", "a"): 2}
+    fold(into, {Key("greet", HOUR, 1, "", "", "a"): 5, Key("greet", HOUR + 3600, 1, "", "", "a"): 1})
+    assert into == {Key("greet", HOUR, 1, "", "", "a"): 7, Key("greet", HOUR + 3600, 1, "", "", "a"): 1}
