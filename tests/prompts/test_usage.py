@@ -9,14 +9,16 @@ from promptdeck.prompts.usage import (
     OTHER,
     UNKNOWN,
     Key,
-    Rendered,
     Usage,
     client_name,
     fold,
 )
+from tests.support.usage import Served
 
 HOUR = 1_800_000_000 // 3600 * 3600
-R = Rendered("greet", 3, "production", "")
+
+
+R, R4 = Served("greet", 3, "production"), Served("greet", 4, "production")
 
 
 def test_a_client_name_is_printable_one_line_and_bounded() -> None:
@@ -30,13 +32,13 @@ def test_a_client_name_is_printable_one_line_and_bounded() -> None:
 def test_counts_drain_into_the_hour_and_the_window_starts_again() -> None:
     usage = Usage()
     for _ in range(3):
-        usage.count(R, "a")
-    usage.count(R._replace(arm="rollout", version=4), "b")
+        usage.count(R, "", "a")
+    usage.count(R4, "rollout", "b")
     rows = usage.drain(now=HOUR + 59)
     assert rows == {Key("greet", HOUR, 3, "production", "", "a"): 3,
                     Key("greet", HOUR, 4, "production", "rollout", "b"): 1}
     assert usage.window == {}
-    usage.count(R, "a")
+    usage.count(R, "", "a")
     usage.drain(now=HOUR + 3599)
     assert usage.hours[Key("greet", HOUR, 3, "production", "", "a")] == 4  # kept in memory, added up
 
@@ -44,13 +46,13 @@ def test_counts_drain_into_the_hour_and_the_window_starts_again() -> None:
 def test_ten_thousand_client_names_keep_the_rows_bounded() -> None:
     usage = Usage()
     for i in range(10_000):
-        usage.count(R, f"client-{i}")
+        usage.count(R, "", f"client-{i}")
     assert len(usage.window) == MAX_KEYS + 1  # the window too: new keys past the cap count as OTHER
     rows = usage.drain(now=HOUR)
     assert len(rows) == MAX_CLIENTS + 1 and sum(rows.values()) == 10_000
     assert rows[Key("greet", HOUR, 3, "production", "", OTHER)] == 10_000 - MAX_CLIENTS
     for i in range(10_000):  # a second window of other names: the hour still holds MAX_CLIENTS names
-        usage.count(R, f"later-{i}")
+        usage.count(R, "", f"later-{i}")
     usage.drain(now=HOUR + 10)
     assert len({key.client for key in usage.hours}) == MAX_CLIENTS + 1
     assert sum(usage.hours.values()) == 20_000
@@ -60,3 +62,25 @@ def test_fold_adds_rows_that_name_the_same_key() -> None:
     into: dict[Key, int] = {Key("greet", HOUR, 1, "", "", "a"): 2}
     fold(into, {Key("greet", HOUR, 1, "", "", "a"): 5, Key("greet", HOUR + 3600, 1, "", "", "a"): 1})
     assert into == {Key("greet", HOUR, 1, "", "", "a"): 7, Key("greet", HOUR + 3600, 1, "", "", "a"): 1}
+
+
+def test_the_window_is_keyed_by_the_prompt_served_and_the_name_as_given() -> None:
+    usage = Usage()
+    copy = Served("greet", 3, "production")  # the same version served by another catalog (after a reload): one row
+    for prompt in (R, R, copy):
+        usage.count(prompt, "", "a")
+    usage.count(R, "", None)
+    usage.count(R, "", None)
+    assert len(usage.window) == 3 and usage.window[(R, "", None)] == 2  # no name given: one key, not a miss each
+    assert usage.drain(now=HOUR) == {Key("greet", HOUR, 3, "production", "", "a"): 3,
+                                     Key("greet", HOUR, 3, "production", "", UNKNOWN): 2}
+
+
+def test_a_name_that_is_not_clean_is_never_a_key() -> None:
+    usage = Usage()
+    huge = "x" * 1_000_000
+    for _ in range(3):
+        usage.count(R, "", huge)
+        usage.count(R, "", "evil\nline")
+    assert usage.window == {(R, "", "x" * MAX_CLIENT_CHARS): 3, (R, "", "evilline"): 3}
+    assert client_name("claude-code") is not None and client_name(s := "ok-name") is s  # clean: itself

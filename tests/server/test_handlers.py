@@ -235,11 +235,14 @@ def test_the_constants() -> None:
 
 
 def test_report_counts_the_version_label_and_rollout_arm_rendered() -> None:
-    from types import SimpleNamespace
     from typing import cast
 
     from promptdeck.prompts.spec import Offered
-    from promptdeck.prompts.usage import LAST, Rendered, Usage
+    from promptdeck.prompts.usage import Key, Usage
+
+    class Served:  # hashed by identity, as a catalog's prompts are
+        def __init__(self, name: str, meta: dict[str, Any]) -> None:
+            self.name, self.meta = name, meta
 
     class Server:
         usage = Usage()
@@ -251,9 +254,16 @@ def test_report_counts_the_version_label_and_rollout_arm_rendered() -> None:
     stored = {"promptdeck.dev/version": 3, "promptdeck.dev/label": "production"}
     chosen = {**stored, "promptdeck.dev/version": 4, "promptdeck.dev/rollout": 7}
     for name, meta in (("greet", stored), ("greet", chosen), ("other", stored), ("folder", {})):
-        handlers.report(server, cast(Offered, SimpleNamespace(name=name, meta=meta)), "app")
-    assert LAST.get() == Rendered("folder", 0, "", "")
-    assert server.usage.window == {(Rendered("greet", 3, "production", "label"), "app"): 1,
-                                   (Rendered("greet", 4, "production", "rollout"), "app"): 1,
-                                   (Rendered("other", 3, "production", ""), "app"): 1,
-                                   (Rendered("folder", 0, "", ""), "app"): 1}
+        handlers.report(server, cast(Offered, Served(name, meta)), "app")
+    hour = 1_800_000_000 // 3600 * 3600
+    assert server.usage.drain(now=hour) == {Key("greet", hour, 3, "production", "label", "app"): 1,
+                                            Key("greet", hour, 4, "production", "rollout", "app"): 1,
+                                            Key("other", hour, 3, "production", "", "app"): 1,
+                                            Key("folder", hour, 0, "", "", "app"): 1}
+
+
+def test_meta_client_is_the_name_as_given() -> None:
+    info = {handlers.META_CLIENT_INFO: {"name": "claude-code\n", "version": "1"}}
+    assert handlers.meta_client(info) == "claude-code\n"  # cleaned by the counter, off the request's path
+    assert handlers.meta_client({handlers.META_CLIENT_INFO: "x"}) is None
+    assert handlers.meta_client(None) is None and handlers.meta_client({}) is None

@@ -44,3 +44,12 @@ def wait_for_usage(base: str, headers: dict[str, str], done: Callable[[dict[str,
 
 def totals(shown: dict[str, Any]) -> dict[str, int]:
     return {entry["prompt"]: entry["renders"] for entry in shown["prompts"]}
+
+
+class Served:
+    """A prompt as a catalog serves it, as far as usage reads it (``usage.Counted``): hashed by identity."""
+
+    def __init__(self, name: str, version: int = 0, label: str = "") -> None:
+        self.name = name
+        self.meta: dict[str, Any] = \
+            {"promptdeck.dev/version": version, "promptdeck.dev/label": label} if version else {}

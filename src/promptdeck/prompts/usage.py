@@ -1,9 +1,10 @@
 """Usage: which prompt, version, label and rollout arm was rendered, for which client, counted in memory.
 
-The render path makes one report (``Rendered``) and hands it to ``Usage.count`` (a dict increment, nothing
-else) and to ``LAST``, where the audit line of the same request reads it. A store source drains the window in
+Every render path hands ``Usage.count`` the prompt it rendered (the version a rollout chose), the arm and the
+client: a dict increment keyed by objects it already holds, nothing else. A store source drains the window in
 batches from its own thread (``sources/store/usage.py``); a folder-served library keeps the drained counts in
-memory (``Usage.hours``), so both answer the same questions.
+memory (``Usage.hours``), so both answer the same questions. (The audit line names the version and label from
+the answer's own ``_meta``, ``server/security/audit.py``.)
 
 Bounds: a client name is what the client says (``clientInfo.name``), so it is cut to ``MAX_CLIENT_CHARS``
 printable characters (no control character or newline reaches a log line or a row), and a window holds at most
@@ -14,8 +15,8 @@ hour keeps at most ``MAX_CLIENTS`` client names, the rest folded into ``OTHER`` 
 from __future__ import annotations
 
 import time
-from contextvars import ContextVar
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple, Protocol
 
 #: how many characters of a client's name are kept
 MAX_CLIENT_CHARS = 64
@@ -28,6 +29,8 @@ OTHER = "other"
 UNKNOWN = "unknown"
 #: a render of a prompt under no rollout
 NO_ARM = ""
+#: where a served prompt's ``meta`` names its version and label (``server.handlers.SERVED_META``)
+VERSION, LABEL = "promptdeck.dev/version", "promptdeck.dev/label"
 
 
 class Rendered(NamedTuple):
@@ -51,15 +54,14 @@ class Key(NamedTuple):
     client: str
 
 
-#: The report of the render this request made, read by its audit line (``server/http/app.py``).
-LAST: ContextVar[Rendered | None] = ContextVar("promptdeck_rendered", default=None)
-
-
 def client_name(raw: object) -> str:
     """A client's self-given name made safe to count and log: printable, no newline, at most
-    ``MAX_CLIENT_CHARS`` characters; ``UNKNOWN`` when it is no string or nothing is left."""
-    if not isinstance(raw, str):
+    ``MAX_CLIENT_CHARS`` characters; ``UNKNOWN`` when it is no string or nothing is left. A name already safe
+    is returned itself (``Usage._first`` tells by identity)."""
+    if type(raw) is not str or not raw:
         return UNKNOWN
+    if len(raw) <= MAX_CLIENT_CHARS and raw.isprintable() and not raw[0].isspace() and not raw[-1].isspace():
+        return raw  # the common case, checked in C
     kept = "".join(c for c in raw[:MAX_CLIENT_CHARS * 4] if c.isprintable())[:MAX_CLIENT_CHARS].strip()
     return kept or UNKNOWN
 
@@ -68,38 +70,79 @@ def hour_of(seconds: float) -> int:
     return int(seconds) // 3600 * 3600
 
 
+class Counted(Protocol):
+    """What a window counts a render under: the prompt (version) rendered, as the catalog offers it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def meta(self) -> Mapping[str, Any]: ...
+
+
+def rendered(prompt: Counted, arm: str) -> Rendered:
+    """What rendering ``prompt`` renders: its version and label from its ``meta`` (0 and "" for a folder's)."""
+    meta = prompt.meta
+    if not meta:
+        return Rendered(prompt.name, 0, "", arm)
+    version, label = meta.get(VERSION, 0), meta.get(LABEL, "")
+    return Rendered(prompt.name, version if type(version) is int else 0, label if type(label) is str else "", arm)
+
+
 class Usage:
     """The renders counted since the last drain (``window``), and, for a library with no store, every
-    drained hour (``hours``)."""
+    drained hour (``hours``).
+
+    The window is keyed by what the render path already holds: the prompt object the catalog served (hashed
+    and compared by identity), the arm, and the client's name as the request gave it. Nothing is looked up,
+    decoded or cleaned per render; ``drain``, off the request's path, turns keys into rows (version and label
+    from the prompt's ``meta``, the name through ``client_name``). A name that is not clean is never a key:
+    ``_first`` counts it under its cleaned form, so the window holds at most ``MAX_KEYS`` keys of bounded
+    size whatever the clients send."""
 
     def __init__(self, keep: bool = True) -> None:
-        self.window: dict[tuple[Rendered, str], int] = {}
+        self.window: dict[tuple[Counted, str, object], int] = {}
         #: kept here when no store takes the drained counts (a folder-served library)
         self.keep = keep
         self.hours: dict[Key, int] = {}
 
-    def count(self, rendered: Rendered, client: str) -> None:
-        """One render: on the request's path, so a dict increment and no more. Unlocked: a count lost to a
-        race between threads is tolerable; a key is never lost."""
-        LAST.set(rendered)
+    def count(self, prompt: Counted, arm: str, client: object) -> None:
+        """One render of ``prompt`` (the version chosen) for ``client`` (``clientInfo.name`` as given, or an
+        application's name). On the request's path, so a dict increment and no more; unlocked: a count lost
+        to a race with a drain is tolerable, a key is never lost."""
+        key = (prompt, arm, client)
         window = self.window
-        key = (rendered, client)
         n = window.get(key)
-        if n is None and len(window) >= MAX_KEYS:
-            key = (rendered, OTHER)
-            n = window.get(key)
-        window[key] = (n or 0) + 1
+        if n is None:
+            self._first(key)
+        else:
+            window[key] = n + 1
+
+    def _first(self, key: tuple[Counted, str, object]) -> None:
+        """A key the window does not hold: its client made safe (``client_name``) and, past ``MAX_KEYS``,
+        ``OTHER``."""
+        prompt, arm, raw = key
+        if raw is not None:  # None (no name given) stays a key: such renders must not all come here
+            client = client_name(raw)
+            if client is not raw:
+                key = (prompt, arm, client)
+        window = self.window
+        if key not in window and len(window) >= MAX_KEYS:
+            key = (prompt, arm, OTHER)
+        window[key] = window.get(key, 0) + 1
 
     def drain(self, now: float | None = None) -> dict[Key, int]:
         """The window's counts as rows of the hour of ``now``, clients past ``MAX_CLIENTS`` a prompt folded
-        into ``OTHER``; the window starts again empty. Kept in ``hours`` when ``keep``."""
+        into ``OTHER``, busiest clients kept first; the window starts again empty. Kept in ``hours`` when
+        ``keep``."""
         window, self.window = self.window, {}
         hour = hour_of(time.time() if now is None else now)
         rows: dict[Key, int] = {}
         clients: dict[str, set[str]] = {}
-        for (r, client), n in sorted(window.items(), key=lambda item: -item[1]):
-            client = _kept(clients.setdefault(r.prompt, set()), client)
-            key = Key(r.prompt, hour, r.version, r.label, r.arm, client)
+        for (prompt, arm, client), n in sorted(window.items(), key=lambda item: -item[1]):
+            r = rendered(prompt, arm)
+            key = Key(r.prompt, hour, r.version, r.label, r.arm, _kept(clients.setdefault(r.prompt, set()),
+                                                                          client_name(client)))
             rows[key] = rows.get(key, 0) + n
         if self.keep:
             fold(self.hours, rows)

@@ -20,7 +20,7 @@ from ..prompts.arguments import bind
 from ..prompts.completion import complete as complete_argument
 from ..prompts.execution import run_render, when_ready
 from ..prompts.spec import Offered, Prompt, RenderContext
-from ..prompts.usage import NO_ARM, Rendered, Usage, client_name
+from ..prompts.usage import NO_ARM, Usage
 from ..protocol import jsonrpc
 from ..protocol.content import META_TEXT_RESOURCES, as_text, messages_to_wire
 from ..protocol.errors import InvalidParams
@@ -84,23 +84,23 @@ class Counts(Protocol):
     def rolling_out(self) -> frozenset[str]: ...
 
 
-def meta_client(meta: object) -> str:
-    """The client a 2026-07-28 request names in its ``_meta`` (``clientInfo.name``), made safe to count."""
-    info = meta.get(META_CLIENT_INFO) if isinstance(meta, dict) else None
-    return client_name(info.get("name") if isinstance(info, dict) else None)
+def meta_client(meta: object) -> object:
+    """The client a 2026-07-28 request names in its ``_meta`` (``clientInfo.name``), as given: the counter
+    cleans it once, off the request's path (``usage.client_name``)."""
+    info = meta.get(META_CLIENT_INFO) if type(meta) is dict else None
+    return info.get("name") if type(info) is dict else None
 
 
-def report(server: Counts, prompt: Offered, client: str) -> None:
-    """The one hook every render path calls with the version it chose (after ``split``): counted for usage
-    (``prompts.usage``) and read back by the request's audit line (``usage.LAST``)."""
+def report(server: Counts, prompt: Offered, client: object) -> None:
+    """The one hook every render path calls with the version it chose (after ``split``), counted for usage
+    (``prompts.usage``): the arm is "rollout" for a rollout's version, "label" for the label's version of a
+    prompt under rollout."""
     meta = prompt.meta
-    if meta:
-        version, label = meta.get(SERVED_META[0], 0), meta.get(SERVED_META[1], "")
-        arm = "rollout" if SERVED_META[2] in meta else "label" if prompt.name in server.rolling_out() else NO_ARM
-        server.usage.count(Rendered(prompt.name, version if type(version) is int else 0,
-                                    label if type(label) is str else "", arm), client)
+    if meta and SERVED_META[2] in meta:
+        arm = "rollout"
     else:
-        server.usage.count(Rendered(prompt.name, 0, "", NO_ARM), client)
+        arm = "label" if prompt.name in server.rolling_out() else NO_ARM
+    server.usage.count(prompt, arm, client)
 
 
 def served_meta(prompt: Offered) -> dict[str, Any]:

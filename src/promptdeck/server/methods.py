@@ -31,10 +31,11 @@ import msgspec
 
 from ..prompts.arguments import bind
 from ..prompts.execution import off_loop
+from ..prompts.usage import NO_ARM
 from ..protocol.errors import InvalidParams, MethodNotFound
 from ..protocol.revisions import NEWEST_MODERN, SUPPORTED, Revision
 from . import handlers, params
-from .handlers import SKILLS_EXTENSION, Send
+from .handlers import META_CLIENT_INFO, SKILLS_EXTENSION, Send
 
 if TYPE_CHECKING:
     from ..prompts.catalog import Catalog
@@ -66,7 +67,7 @@ class Turn(Protocol):
     @property
     def sticky(self) -> str | None: ...
 
-    def client(self, meta: object) -> str:
+    def client(self, meta: object) -> object:
         """Who renders, as usage counts it: the session's ``clientInfo.name`` (legacy), the request's (2026)."""
         ...
 
@@ -322,7 +323,18 @@ def plain_get(server: Served, scopes: frozenset[str] | None, p: params.GetPrompt
                 messages.append({"role": role, "content": {"type": "text", "text": text}})
     except Exception:
         return None  # an argument refused, a render fault, a store that failed: the general path says which
-    handlers.report(server, prompt, handlers.meta_client(p.meta))
+    # Counted as ``handlers.report`` and ``Usage.count`` would, written out (the arm is known: a prompt under
+    # rollout never comes here): every 2026-07-28 get over HTTP comes this way, and the calls cost more than
+    # the count.
+    meta = p.meta
+    info = meta.get(META_CLIENT_INFO) if type(meta) is dict else None
+    key = (prompt, NO_ARM, info.get("name") if type(info) is dict else None)
+    window = server.usage.window
+    n = window.get(key)
+    if n is None:
+        server.usage.count(*key)
+    else:
+        window[key] = n + 1
     result: dict[str, Any] = {} if prompt.description is None else {"description": prompt.description}
     result["messages"] = messages
     served = handlers.served_meta(prompt)

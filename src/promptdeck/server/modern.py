@@ -367,7 +367,7 @@ class ModernTurn:
     def sticky(self) -> str | None:
         return self.ctx.sticky
 
-    def client(self, meta: object) -> str:
+    def client(self, meta: object) -> object:
         return handlers.meta_client(meta)
 
     @property

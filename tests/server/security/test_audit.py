@@ -7,8 +7,7 @@ import logging
 
 import pytest
 
-from promptdeck.prompts.usage import Rendered
-from promptdeck.server.security.audit import Metrics, log_call, log_get
+from promptdeck.server.security.audit import Metrics, log_call, log_get, served
 
 
 def test_metrics_render_prometheus_text() -> None:
@@ -26,18 +25,25 @@ def test_audit_line_names_who_and_what_but_no_values(caplog: pytest.LogCaptureFi
     caplog.set_level("INFO", logger="promptdeck.audit")
     log_get("alice", "code-review", "ok", 0.0031)
     [record] = caplog.records
-    assert record.getMessage() == ("prompts/get principal=alice prompt='code-review' version=- label=- outcome=ok "
-                                   "duration_ms=3.10")
+    assert record.getMessage() == \
+        "prompts/get principal=alice prompt='code-review' version=- label=- outcome=ok duration_ms=3.10"
 
 
-def test_the_audit_line_names_the_version_and_label_rendered(caplog: pytest.LogCaptureFixture) -> None:
+def test_audit_line_names_the_version_and_label_rendered(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level("INFO", logger="promptdeck.audit")
-    log_get("alice", "code-review", "ok", 0.001, Rendered("code-review", 7, "production", "rollout"))
-    log_get("alice", "other", "ok", 0.001, Rendered("code-review", 7, "production", ""))  # not this request's
-    first, second = caplog.records
-    assert " prompt='code-review' version=7 label=production outcome=ok " in first.getMessage()
-    assert (first.__dict__["version"], first.__dict__["label"]) == (7, "production")
-    assert " prompt='other' version=- label=- outcome=ok " in second.getMessage()
+    answer = (b'{"jsonrpc":"2.0","id":1,"result":{"messages":[],'
+              b'"_meta":{"promptdeck.dev/version":7,"promptdeck.dev/label":"prod\\nprompts/get x"}}}')
+    log_get("alice", "code-review", "ok", 0.001, answer)
+    [record] = caplog.records
+    assert record.getMessage() == ('prompts/get principal=alice prompt=\'code-review\' version=7 '
+                                   'label="prod\\nprompts/get x" outcome=ok duration_ms=1.00')
+    assert (record.version, record.label) == (7, "prod\nprompts/get x")  # type: ignore[attr-defined]
+
+
+def test_an_answer_that_is_no_result_names_no_version() -> None:
+    assert served(b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}') == (None, None)
+    assert served(b"not json") == (None, None)
+    assert served(b'{"result":{"_meta":{"promptdeck.dev/version":"7"}}}') == (None, None)
 
 
 def test_a_tool_call_is_audited_with_its_prompt(caplog: pytest.LogCaptureFixture) -> None:

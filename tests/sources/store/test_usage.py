@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from promptdeck.prompts.usage import MAX_CLIENTS, OTHER, Key, Rendered, Usage
+from promptdeck.prompts.usage import MAX_CLIENTS, OTHER, Key, Usage
 from promptdeck.sources.store.connection import Connection
 from promptdeck.sources.store.database import Store
 from promptdeck.sources.store.model import StoreError
 from promptdeck.sources.store.schema import SCHEMA_VERSION
 from promptdeck.sources.store.usage import UsageWriter, add, last_rendered, read
 from tests.support.store_schema import at_schema, promptdeck_in_process
+from tests.support.usage import Served
+
+GREET = Served("greet", 1, "production")
 
 HOUR = 1_800_000_000 // 3600 * 3600
 
@@ -55,7 +58,7 @@ def test_the_writer_drains_in_batches_and_flushes_on_stop(store_url: str) -> Non
     writer.start()
     assert usage.keep is False  # the store keeps them, not memory
     for _ in range(5):
-        usage.count(Rendered("greet", 1, "production", ""), "app")
+        usage.count(GREET, "", "app")
     writer.stop()
     assert not writer.is_alive()
     with Connection(store_url) as db:

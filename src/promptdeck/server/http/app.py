@@ -46,7 +46,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...prompts.read_budget import answering
-from ...prompts.usage import LAST
 from ...protocol import jsonrpc
 from ...protocol.errors import HttpError, InvalidRequest, McpError, ParseError
 from ...protocol.jsonrpc import Invalid, Notification, Request
@@ -289,7 +288,7 @@ class StreamableHttpApp:
         started = time.perf_counter()
         plain = plain_get(self, scope, body, principal)
         if plain is not None:  # the common 2026-07-28 get, in one pass: counted and audited as any answer
-            self.audit("prompts/get", {"name": plain[0]}, "ok", time.perf_counter() - started, principal)
+            self.audit("prompts/get", {"name": plain[0]}, "ok", time.perf_counter() - started, principal, plain[1])
             await respond(send, 200, plain[1])
             return
         try:
@@ -427,16 +426,16 @@ class StreamableHttpApp:
         # space, and a string value holding the same text would have its quotes escaped.
         if request.method == "tools/call" and outcome == "ok" and b'"isError":true' in response.data:
             outcome = "error"
-        self.audit(request.method, request.params, outcome, seconds, principal)
+        self.audit(request.method, request.params, outcome, seconds, principal, response.data)
 
     def audit(self, method: str, params: dict[str, Any] | None, outcome: str, seconds: float,
-              principal: Principal) -> None:
+              principal: Principal, answer: bytes | None = None) -> None:
         """The one place an answer is counted in /metrics and a prompts/get or tools/call gets its audit line:
-        ``observe`` for every answer, and the one-pass prompts/get directly (it has no ``Answer`` to look at)."""
+        ``observe`` for every answer, and the one-pass prompts/get directly (it has no ``Answer`` to look at).
+        ``answer``: the encoded response, whose ``_meta`` names the version and label rendered."""
         self.metrics.observe(method if method in METRIC_METHODS else "other", outcome, seconds)
         if method == "prompts/get":
-            log_get(principal.name, (params or {}).get("name"), outcome, seconds, LAST.get())
-            LAST.set(None)
+            log_get(principal.name, (params or {}).get("name"), outcome, seconds, answer)
         elif method == "tools/call":
             params = params or {}
             arguments = params.get("arguments")

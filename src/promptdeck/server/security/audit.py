@@ -9,9 +9,11 @@ from __future__ import annotations
 import logging
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
 
 from ...logs import field as log_field
-from ...prompts.usage import Rendered
 
 audit = logging.getLogger("promptdeck.audit")
 
@@ -55,17 +57,41 @@ class Metrics:
         return ("\n".join(lines) + "\n").encode()
 
 
-def log_get(principal: str, prompt: object, outcome: str, seconds: float, rendered: Rendered | None = None) -> None:
-    """One audit line per prompts/get: who, which prompt, the version and label rendered (``rendered``: the
-    render path's report, ``prompts.usage``; version 0 and no label for a folder's prompt or a render that
-    never started), outcome, duration. Never argument values."""
+class _Result(msgspec.Struct):
+    meta: dict[str, Any] = msgspec.field(default_factory=dict, name="_meta")
+
+
+class _Answer(msgspec.Struct):
+    result: _Result | None = None
+
+
+_answer = msgspec.json.Decoder(_Answer)
+
+
+def served(answer: bytes | None) -> tuple[int | None, str | None]:
+    """The version and label a ``prompts/get`` answer says it rendered (its result's ``_meta``); (None, None)
+    for a folder's prompt, an error, or an answer that is not one JSON object. Read only when the line is
+    written: the render path keeps nothing for it."""
+    if not answer:
+        return None, None
+    try:
+        meta = (_answer.decode(answer).result or _Result()).meta
+    except msgspec.DecodeError:
+        return None, None
+    version, label = meta.get("promptdeck.dev/version"), meta.get("promptdeck.dev/label")
+    return (version if type(version) is int else None), (label if type(label) is str else None)
+
+
+def log_get(principal: str, prompt: object, outcome: str, seconds: float, answer: bytes | None = None) -> None:
+    """One audit line per prompts/get: who, which prompt, the version and label rendered (``answer``: the
+    encoded response; "-" for a folder's prompt or an error), outcome, duration. Never argument values."""
     if not audit.isEnabledFor(logging.INFO):
         return  # below -v: not even the line's fields are made (every HTTP get comes here; issue 29)
     name = prompt if isinstance(prompt, str) else None
-    version, label = (rendered.version, rendered.label) if rendered is not None and rendered.prompt == name else (0, "")
-    # "-": a folder's prompt (no versions), or a render that never started (an unknown prompt)
+    version, label = served(answer)
     audit.info("prompts/get principal=%s prompt=%r version=%s label=%s outcome=%s duration_ms=%.2f",
-               log_field(principal), name, version or "-", log_field(label or "-"), outcome, seconds * 1000,
+               log_field(principal), name, "-" if version is None else version,
+               "-" if label is None else log_field(label), outcome, seconds * 1000,
                extra={"principal": principal, "prompt": name, "version": version, "label": label,
                       "outcome": outcome, "duration_ms": round(seconds * 1000, 2)})
 
