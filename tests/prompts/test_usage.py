@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
+import pytest
+
+import promptdeck.prompts.usage as usage_module
 from promptdeck.prompts.usage import (
     MAX_CLIENT_CHARS,
     MAX_CLIENTS,
@@ -84,3 +90,46 @@ def test_a_name_that_is_not_clean_is_never_a_key() -> None:
         usage.count(R, "", "evil\nline")
     assert usage.window == {(R, "", "x" * MAX_CLIENT_CHARS): 3, (R, "", "evilline"): 3}
     assert client_name("claude-code") is not None and client_name(s := "ok-name") is s  # clean: itself
+
+
+def test_what_is_kept_is_bounded_in_rows_and_age(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(usage_module, "MAX_KEPT_ROWS", 100)
+    usage = Usage()
+    for hour in range(300):  # one prompt a day rendered by one client: three rows an hour
+        for client in ("a", "b", "c"):
+            usage.count(Served(f"p{hour}"), "", client)
+        usage.drain(now=HOUR + hour * 3600)
+    assert len(usage.hours) == 100  # the oldest rows dropped first
+    assert min(key.hour for key in usage.hours) == HOUR + 266 * 3600
+    usage.count(R, "", "a")
+    usage.drain(now=HOUR + (300 + usage_module.KEEP_SECONDS // 3600) * 3600)  # 90 days on: the rest is too old
+    assert list(usage.hours.values()) == [1]
+
+
+def test_kept_shows_the_hours_since_and_each_prompts_last_hour() -> None:
+    now = usage_module.hour_of(time.time())
+    usage = Usage()
+    usage.count(R, "", "a")
+    usage.drain(now=now - 7200)
+    usage.count(Served("other"), "", "a")
+    usage.drain(now=now - 3600)
+    usage.count(R, "", "b")  # still in the window: kept drains it, into the hour it is
+    rows, last = usage.kept(now - 3600)
+    assert [(key.prompt, key.hour, key.client) for key, _ in rows] == [("other", now - 3600, "a"),
+                                                                      ("greet", now, "b")]
+    assert last == {"greet": now, "other": now - 3600}
+
+
+def test_keep_hours_drains_from_a_thread_and_starts_once() -> None:
+    usage = Usage()
+    usage.keep_hours(0.01)
+    usage.keep_hours(0.01)
+    usage.count(R, "", "a")
+    deadline = time.monotonic() + 30
+    while usage.window and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert usage.window == {} and sum(usage.hours.values()) == 1
+    assert sum(t.name == "promptdeck-usage" for t in threading.enumerate()) >= 1
+    stored = Usage(keep=False)  # a store's writer drains it: no thread of its own
+    stored.keep_hours(0.01)
+    assert stored._ticking is None

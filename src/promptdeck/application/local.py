@@ -101,14 +101,7 @@ class LocalLibrary:
             raise LibraryError(str(exc)) from None
         if self.store:  # its writer drains them into the store, where they are read
             raise LibraryError(f"the usage of {self.shown} is in the store: .venv/bin/promptdeck usage --store URL")
-        usage = self._server.usage
-        with self._lock:
-            usage.drain()
-            hours = dict(usage.hours)
-        last: dict[str, int] = {}
-        for key in hours:
-            last[key.prompt] = max(last.get(key.prompt, 0), key.hour)
-        rows = sorted(((key, n) for key, n in hours.items() if key.hour >= start), key=lambda row: row[0])
+        rows, last = self._server.usage.kept(start)
         return shown(rows, last, start, lambda _: True)
 
     @property

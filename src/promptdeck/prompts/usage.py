@@ -14,6 +14,7 @@ hour keeps at most ``MAX_CLIENTS`` client names, the rest folded into ``OTHER`` 
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any, NamedTuple, Protocol
@@ -24,6 +25,11 @@ MAX_CLIENT_CHARS = 64
 MAX_CLIENTS = 16
 #: distinct keys one window holds before new ones fold into ``OTHER``
 MAX_KEYS = 4096
+#: how often a library with no store moves its counts into ``Usage.hours`` (``keep_hours``)
+DRAIN_SECONDS = 10.0
+#: the rows a library with no store keeps in memory (``Usage.hours``), and for how long
+MAX_KEPT_ROWS = 50_000
+KEEP_SECONDS = 90 * 86400
 #: the client of renders past the caps, and of a client that gave no usable name
 OTHER = "other"
 UNKNOWN = "unknown"
@@ -105,6 +111,9 @@ class Usage:
         #: kept here when no store takes the drained counts (a folder-served library)
         self.keep = keep
         self.hours: dict[Key, int] = {}
+        # between drains (a thread's, a reader's); never taken on the render path
+        self._lock = threading.Lock()
+        self._ticking: threading.Event | None = None
 
     def count(self, prompt: Counted, arm: str, client: object) -> None:
         """One render of ``prompt`` (the version chosen) for ``client`` (``clientInfo.name`` as given, or an
@@ -135,6 +144,10 @@ class Usage:
         """The window's counts as rows of the hour of ``now``, clients past ``MAX_CLIENTS`` a prompt folded
         into ``OTHER``, busiest clients kept first; the window starts again empty. Kept in ``hours`` when
         ``keep``."""
+        with self._lock:
+            return self._drain(now)
+
+    def _drain(self, now: float | None) -> dict[Key, int]:
         window, self.window = self.window, {}
         hour = hour_of(time.time() if now is None else now)
         rows: dict[Key, int] = {}
@@ -148,11 +161,44 @@ class Usage:
             fold(self.hours, rows)
         return rows
 
+    def kept(self, since: float) -> tuple[list[tuple[Key, int]], dict[str, int]]:
+        """What a library with no store shows (``/api/usage``, ``Prompts.usage``): the rows of the hours from
+        ``since`` on, oldest first, the window drained first; and the last hour each prompt was rendered in."""
+        with self._lock:
+            self._drain(None)
+            hours = list(self.hours.items())
+        last: dict[str, int] = {}
+        for key, _ in hours:
+            last[key.prompt] = max(last.get(key.prompt, 0), key.hour)
+        start = hour_of(since)
+        return sorted((row for row in hours if row[0].hour >= start), key=lambda row: (row[0].hour, row[0])), last
+
+    def keep_hours(self, seconds: float = DRAIN_SECONDS) -> None:
+        """Drain every ``seconds`` from a daemon thread, so that a library with no store keeps each render under
+        its own hour, not the hour it is next read in (``serve --http`` over a folder; once)."""
+        if self._ticking is not None or not self.keep:
+            return
+        ticking = self._ticking = threading.Event()
+
+        def tick() -> None:
+            while not ticking.wait(seconds):
+                self.drain()
+
+        threading.Thread(target=tick, name="promptdeck-usage", daemon=True).start()
+
 
 def fold(into: dict[Key, int], rows: dict[Key, int]) -> None:
-    """Add ``rows`` to ``into``, keeping at most ``MAX_CLIENTS`` client names per prompt and hour."""
+    """Add ``rows`` to ``into``, keeping at most ``MAX_CLIENTS`` client names per prompt and hour, and in all at
+    most ``MAX_KEPT_ROWS`` rows of the last ``KEEP_SECONDS`` (the oldest hours dropped first)."""
+    if not rows:
+        return
+    first = min(key.hour for key in rows)
     clients: dict[tuple[str, int], set[str]] = {}
-    for key in into:
+    # ``into`` is filled hour after hour (a drain's rows are of the hour it is), so the rows of the hours
+    # ``rows`` adds to are at its end: read back to them only, not the whole history
+    for key in reversed(into):
+        if key.hour < first:
+            break
         if key.client != OTHER:
             clients.setdefault((key.prompt, key.hour), set()).add(key.client)
     for key, n in rows.items():
@@ -160,6 +206,12 @@ def fold(into: dict[Key, int], rows: dict[Key, int]) -> None:
         if client != key.client:
             key = key._replace(client=client)
         into[key] = into.get(key, 0) + n
+    oldest = first - KEEP_SECONDS
+    while into:
+        key = next(iter(into))
+        if len(into) <= MAX_KEPT_ROWS and key.hour >= oldest:
+            break
+        del into[key]
 
 
 def _kept(seen: set[str], client: str) -> str:

@@ -132,6 +132,8 @@ class StreamableHttpApp:
         self.ui = WebUi(options.path) if options.ui else None
         #: the page's window on the store label the server serves (see ``store_api``), when it serves one
         self.store_api = _store_api(server, options.write_scope) if options.ui else None
+        # a folder's counts are shown here (docs/usage.md): kept hour by hour (a store's writer does it for a store)
+        server.usage.keep_hours()
         #: the page's view of the composition graph (``/api/graph``, see ``graph_api``)
         self.graph_api = GraphApi(server) if options.ui else None
         #: ``promptdeck ui``'s exchange of a one-time code for a token (``POST /signin``, see ``signin``)
