@@ -101,11 +101,11 @@ def child(kind: str, count: int) -> None:
     uvloop.run(main())
 
 
-def instructions(kind: str, count: int, src: Path, out: Path) -> int:
-    """Instructions of one run of ``child`` under callgrind."""
+def instructions(kind: str, count: int, src: Path, out: Path, script: str = __file__) -> int:
+    """Instructions of one run of ``script --child KIND COUNT`` (this one's ``child``) under callgrind."""
     path = out / f"{kind}-{count}.callgrind"
     env = {**os.environ, "PYTHONPATH": str(src)}
-    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={path}", sys.executable, __file__,
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={path}", sys.executable, script,
                     "--child", kind, str(count)], env=env, check=True, capture_output=True)
     for line in path.read_text(errors="replace").splitlines():
         if line.startswith(("summary:", "totals:")):
@@ -113,17 +113,23 @@ def instructions(kind: str, count: int, src: Path, out: Path) -> int:
     raise RuntimeError(f"no total in {path}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="Instructions per 2026-07-28 prompts/get (callgrind, in-process).")
-    p.add_argument("--requests", type=int, default=2000, help="requests counted (default 2000)")
+def arguments(description: str, requests: int, argv: list[str] | None) -> argparse.Namespace:
+    """The options of a counting script (this one, count_stdio.py); ``--child`` is how it runs itself."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--requests", type=int, default=requests, help=f"requests counted (default {requests})")
     p.add_argument("--baseline", type=Path, metavar="SRC", help="also count promptdeck from this src folder")
     p.add_argument("--child", nargs=2, metavar=("KIND", "N"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if not args.child and shutil.which("valgrind") is None:
+        p.error("valgrind is not installed")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments("Instructions per 2026-07-28 prompts/get (callgrind, in-process).", 2000, argv)
     if args.child:
         child(args.child[0], int(args.child[1]))
         return 0
-    if shutil.which("valgrind") is None:
-        p.error("valgrind is not installed")
     src = HERE.parent / "src"
     runs = [(ESSENTIAL, "essential floor", src), (PROMPTDECK, "promptdeck", src)]
     if args.baseline:

@@ -149,7 +149,7 @@ STDIO_HANDSHAKE_PROMPTDECK = {
     "promptdeck.server.methods", "promptdeck.server.params",
     "promptdeck.server.outcome", "promptdeck.server.stdio", "promptdeck.server.watch", "promptdeck.sources",
     "promptdeck.sources.python",
-    # every render is counted (``handlers.report``): the server holds its ``Usage`` from the start; the module
+    # every render is counted (``handlers.chosen``): the server holds its ``Usage`` from the start; the module
     # imports contextvars, time and typing only
     "promptdeck.prompts.usage",
 }

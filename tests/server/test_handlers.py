@@ -234,7 +234,7 @@ def test_the_constants() -> None:
     assert handlers.LOG_LEVELS == ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
-def test_report_counts_the_version_label_and_rollout_arm_rendered() -> None:
+def test_chosen_counts_the_version_label_and_rollout_arm_rendered() -> None:
     from typing import cast
 
     from promptdeck.prompts.spec import Offered
@@ -250,11 +250,18 @@ def test_report_counts_the_version_label_and_rollout_arm_rendered() -> None:
         def rolling_out(self) -> frozenset[str]:
             return frozenset({"greet"})
 
+        def split(self, prompt: Offered, key: str | None) -> Offered:
+            return rolled if key == "key:in" else prompt
+
     server = Server()
     stored = {"promptdeck.dev/version": 3, "promptdeck.dev/label": "production"}
     chosen = {**stored, "promptdeck.dev/version": 4, "promptdeck.dev/rollout": 7}
-    for name, meta in (("greet", stored), ("greet", chosen), ("other", stored), ("folder", {})):
-        handlers.report(server, cast(Offered, Served(name, meta)), "app")
+    greet = cast(Offered, Served("greet", stored))
+    rolled = cast(Offered, Served("greet", chosen))
+    assert handlers.chosen(server, greet, {"promptdeck.dev/rollout-key": "in"}, None, "app") is rolled
+    assert handlers.chosen(server, greet, None, "out", "app") is greet
+    for name, meta in (("other", stored), ("folder", {})):
+        assert handlers.chosen(server, cast(Offered, Served(name, meta)), None, None, "app").name == name
     hour = 1_800_000_000 // 3600 * 3600
     assert server.usage.drain(now=hour) == {Key("greet", hour, 3, "production", "label", "app"): 1,
                                             Key("greet", hour, 4, "production", "rollout", "app"): 1,

@@ -120,7 +120,7 @@ class LocalLibrary:
     def render(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """The ``prompts/get`` result for ``prompt``: inline for templates (bounded by ``run_bounded``), on a
         private event loop for a render that must be awaited (a Python prompt's)."""
-        handlers.report(self._server, prompt, self.client)
+        prompt = handlers.chosen(self._server, prompt, None, None, self.client)
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if isinstance(result, dict):
             return result
@@ -129,7 +129,7 @@ class LocalLibrary:
     async def arender(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """``render`` from a coroutine: blocking work (a template, a first parse) runs in the render threads,
         as it does for a server on an event loop."""
-        handlers.report(self._server, prompt, self.client)
+        prompt = handlers.chosen(self._server, prompt, None, None, self.client)
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if inspect.isawaitable(result):
             return await result

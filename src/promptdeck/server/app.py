@@ -86,7 +86,7 @@ class PromptServer:
         self.python = PythonSource()
         #: open legacy sessions and 2026-07-28 subscriptions (stdio and HTTP), told when the list changes
         self.listeners: set[Listener] = set()
-        #: renders counted by prompt, version, label, arm and client (``handlers.report``); a store source
+        #: renders counted by prompt, version, label, arm and client (``handlers.chosen``); a store source
         #: drains it into the store (``sources.store.usage``), else it keeps every hour in memory
         self.usage = Usage()
         self._modern: ModernEndpoint | None = None
@@ -301,7 +301,7 @@ class PromptServer:
         return names
 
     def split(self, prompt: Offered, key: str | None) -> Offered:
-        """The version of ``prompt`` a rollout gives ``key`` (``handlers.split``), or ``prompt``."""
+        """The version of ``prompt`` a rollout gives ``key`` (``handlers.chosen``), or ``prompt``."""
         for source in self._splitting:
             chosen = source.split(prompt, key)
             if chosen is not None:

@@ -56,7 +56,10 @@ class Renders(Protocol):
 
 
 class Splits(Protocol):
-    """What ``split`` reads of the server: its sources' rollouts (``PromptServer`` has it)."""
+    """What ``chosen`` reads of the server: its sources' rollouts and its usage counter (``PromptServer`` has
+    them)."""
+
+    usage: Usage
 
     def rolling_out(self) -> frozenset[str]: ...
 
@@ -76,31 +79,11 @@ MISSING = object()
 META_CLIENT_INFO = PREFIX + "clientInfo"
 
 
-class Counts(Protocol):
-    """What ``report`` reads of the server: where renders are counted, and which prompts are under rollout."""
-
-    usage: Usage
-
-    def rolling_out(self) -> frozenset[str]: ...
-
-
 def meta_client(meta: object) -> object:
     """The client a 2026-07-28 request names in its ``_meta`` (``clientInfo.name``), as given: the counter
     cleans it once, off the request's path (``usage.client_name``)."""
     info = meta.get(META_CLIENT_INFO) if type(meta) is dict else None
     return info.get("name") if type(info) is dict else None
-
-
-def report(server: Counts, prompt: Offered, client: object) -> None:
-    """The one hook every render path calls with the version it chose (after ``split``), counted for usage
-    (``prompts.usage``): the arm is "rollout" for a rollout's version, "label" for the label's version of a
-    prompt under rollout."""
-    meta = prompt.meta
-    if meta and SERVED_META[2] in meta:
-        arm = "rollout"
-    else:
-        arm = "label" if prompt.name in server.rolling_out() else NO_ARM
-    server.usage.count(prompt, arm, client)
 
 
 def served_meta(prompt: Offered) -> dict[str, Any]:
@@ -109,11 +92,28 @@ def served_meta(prompt: Offered) -> dict[str, Any]:
     return {key: meta[key] for key in SERVED_META if key in meta} if meta else {}
 
 
-def split(server: Splits, prompt: Offered, meta: object, sticky: str | None) -> Offered:
-    """The version of ``prompt`` to render for this request: a rollout's, when its key falls in the rollout's
-    share (the key: the request's ``_meta["promptdeck.dev/rollout-key"]``, else ``sticky``); else ``prompt``."""
-    if prompt.name not in server.rolling_out():
-        return prompt
+def chosen(server: Splits, prompt: Offered, meta: object, sticky: str | None, client: object) -> Offered:
+    """The version of ``prompt`` to render for this request, counted for usage (``prompts.usage``) under
+    ``client``: the one hook every render path calls. A rollout's version when the request's key falls in
+    its share (the key: the request's ``_meta["promptdeck.dev/rollout-key"]``, else ``sticky``), counted on
+    arm "rollout"; else ``prompt``, on arm "label" when the prompt is under a rollout, none otherwise."""
+    if prompt.name in server.rolling_out():
+        prompt = _split(server, prompt, meta, sticky)
+        arm = "rollout" if SERVED_META[2] in prompt.meta else "label"
+    else:
+        arm = NO_ARM
+    # ``Usage.count`` written out: every get comes here, and the call cost more than the count
+    key = (prompt, arm, client)
+    window = server.usage.window
+    n = window.get(key)
+    if n is None:
+        server.usage.count(prompt, arm, client)
+    else:
+        window[key] = n + 1
+    return prompt
+
+
+def _split(server: Splits, prompt: Offered, meta: object, sticky: str | None) -> Offered:
     given = meta.get(META_ROLLOUT_KEY, MISSING) if isinstance(meta, dict) else MISSING
     if given is MISSING:
         return server.split(prompt, sticky)

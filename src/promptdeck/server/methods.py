@@ -287,9 +287,7 @@ def _list_prompts(t: Turn, p: params.Page) -> bytes:
 
 
 def _get_prompt(t: Turn, p: params.GetPrompt) -> Any:
-    prompt = handlers.split(t.server, t.catalog.require(p.name), p.meta, t.sticky)
-    handlers.report(t.server, prompt, t.client(p.meta))
-    return t.get(prompt, p)
+    return t.get(handlers.chosen(t.server, t.catalog.require(p.name), p.meta, t.sticky, t.client(p.meta)), p)
 
 
 def _find_prompt(t: Turn, raw: dict[str, Any]) -> None:
@@ -323,9 +321,8 @@ def plain_get(server: Served, scopes: frozenset[str] | None, p: params.GetPrompt
                 messages.append({"role": role, "content": {"type": "text", "text": text}})
     except Exception:
         return None  # an argument refused, a render fault, a store that failed: the general path says which
-    # Counted as ``handlers.report`` and ``Usage.count`` would, written out (the arm is known: a prompt under
-    # rollout never comes here): every 2026-07-28 get over HTTP comes this way, and the calls cost more than
-    # the count.
+    # Counted as ``handlers.chosen`` counts, written out (the arm is known: a prompt under rollout never comes
+    # here): every one-pass get comes this way, and the calls cost more than the count.
     meta = p.meta
     info = meta.get(META_CLIENT_INFO) if type(meta) is dict else None
     key = (prompt, NO_ARM, info.get("name") if type(info) is dict else None)
@@ -377,8 +374,7 @@ def _call_tool(t: Turn, p: params.CallTool) -> Any:
     if isinstance(call, dict):
         return call
     if call.prompt is not None:  # a render, as prompts/get's: a rollout's version for its key
-        call.prompt = handlers.split(t.server, call.prompt, p.meta, t.sticky)
-        handlers.report(t.server, call.prompt, t.client(p.meta))
+        call.prompt = handlers.chosen(t.server, call.prompt, p.meta, t.sticky, t.client(p.meta))
     return t.call(call, catalog, p)
 
 

@@ -55,7 +55,7 @@ class Served(Protocol):
     text_resources: bool
     #: open legacy sessions and 2026-07-28 subscriptions, told of list changes
     listeners: set[Listener]
-    #: renders counted (``handlers.report``)
+    #: renders counted (``handlers.chosen``)
     usage: Usage
 
     @property
