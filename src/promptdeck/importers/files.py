@@ -52,11 +52,6 @@ def file_text(version: Version) -> str:
     if version.arguments:
         front["arguments"] = version.arguments
     head = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) if front else ""
-    body: list[str] = []
-    for index, message in enumerate(version.messages):
-        if index or message.role != "user":
-            body.append(f"{message.role}:")
-        body.append(message.text.strip("\n") + "\n")
-        if index + 1 < len(version.messages):
-            body.append("")
-    return "---\n" + head + "---\n" + "\n".join(body)
+    body = [("" if index == 0 and message.role == "user" else f"{message.role}:\n") + message.text.strip("\n")
+            for index, message in enumerate(version.messages)]
+    return "---\n" + head + "---\n" + "\n\n".join(body) + "\n"
