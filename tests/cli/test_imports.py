@@ -105,7 +105,7 @@ def test_each_source_kind_imports_its_input(tmp_path: Path) -> None:
               "humanloop": tmp_path / "hl.prompt"}
     for kind, path in inputs.items():
         done = pd("import", kind, str(path), "--to", str(tmp_path / "lib"))
-        assert f"imported 1 prompt from {kind}: 1 files written" in done.stdout
+        assert f"imported 1 prompt from {kind}: 1 file written" in done.stdout
     assert json.loads(json.dumps(sorted(p.name for p in (tmp_path / "lib").iterdir()))) == \
         ["hl.md", "summarize.md", "welcome-email.md"]
     pd("check", str(tmp_path / "lib"))

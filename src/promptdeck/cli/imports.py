@@ -75,8 +75,9 @@ def import_command(kind: str, source: str | None, folder: str | None, url: str |
         fail(str(exc))
     for warning in report.warnings:
         echo(f"warning: {warning}", err=True)
-    what = "files written" if folder is not None else "versions published"
-    echo(f"imported {report.prompts} prompt{'s' * (report.prompts != 1)} from {kind}: {report.versions} {what}, "
+    what = ("file", "written") if folder is not None else ("version", "published")
+    echo(f"imported {report.prompts} prompt{'s' * (report.prompts != 1)} from {kind}: {report.versions} "
+         f"{what[0]}{'s' * (report.versions != 1)} {what[1]}, "
          f"{report.unchanged} already there, {report.labels} label{'s' * (report.labels != 1)} moved, "
          f"{len(report.warnings)} warning{'s' * (len(report.warnings) != 1)}")
 

@@ -68,20 +68,22 @@ def _references(text: str, out: Translated) -> None:
 def from_mustache(text: str) -> Translated:
     out = Translated("")
     parts: list[str] = []
+    kept = ""  # text kept as written since the last hole, escaped as one piece
     end = 0
     for match in _MUSTACHE.finditer(text):
         inner = (match.group(1) if match.group(1) is not None else match.group(2)).strip()
         if inner.startswith("&"):  # Mustache's other unescaped form
             inner = inner[1:].strip()
-        parts.append(literal(text[end:match.start()]))
+        kept += text[end:match.start()]
         end = match.end()
         if _NAME.match(inner):
             out.add(inner)
-            parts.append(hole(inner))
+            parts += [literal(kept), hole(inner)]
+            kept = ""
         else:
-            parts.append(literal(match.group(0)))
+            kept += match.group(0)
             out.untranslated.append(match.group(0) + _why_mustache(inner))
-    parts.append(literal(text[end:]))
+    parts.append(literal(kept + text[end:]))
     out.text = no_role_lines("".join(parts))
     _references(text, out)
     return out
@@ -108,18 +110,21 @@ def from_fstring(text: str) -> Translated:
         out.untranslated.append(f"the whole text ({exc})")
         return out
     parts: list[str] = []
+    kept = ""  # text kept as written since the last hole ("{{" is "{" by now), escaped as one piece
     for text_part, name, spec, conversion in fields:
-        parts.append(literal(text_part))
+        kept += text_part
         if name is None:
             continue
         if _NAME.match(name) and not spec and conversion is None:
             out.add(name)
-            parts.append(hole(name))
+            parts += [literal(kept), hole(name)]
+            kept = ""
             continue
         written = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
-        parts.append(literal(written))
+        kept += written
         out.untranslated.append(written + (" (a format spec or conversion)" if spec or conversion else
                                            " (an index or attribute)" if name else " (a positional field)"))
+    parts.append(literal(kept))
     out.text = no_role_lines("".join(parts))
     _references(text, out)
     return out
