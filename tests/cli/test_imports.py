@@ -4,7 +4,6 @@ the round trips render with promptdeck what the tool's own library renders from 
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -96,7 +95,9 @@ def test_url_fetches_with_keys_from_the_environment_that_never_appear_in_output_
     assert missing.returncode == 2 and "LANGFUSE_SECRET_KEY" in missing.stderr
 
 
-def test_each_source_kind_imports_its_input(tmp_path: Path) -> None:
+def test_each_source_kinds_round_trip_through_export_keeps_text_and_arguments(tmp_path: Path) -> None:
+    """OpenAI's objects (its SDK's message types), PromptLayer's and Humanloop's documented examples: imported,
+    exported as prompty, and rendered by promptdeck from the prompty files as the tool fills its template."""
     from tests.support.imports import HUMANLOOP_PROMPT, openai_prompt_objects, promptlayer_versions
 
     (tmp_path / "hl.prompt").write_text(HUMANLOOP_PROMPT)
@@ -106,6 +107,11 @@ def test_each_source_kind_imports_its_input(tmp_path: Path) -> None:
     for kind, path in inputs.items():
         done = pd("import", kind, str(path), "--to", str(tmp_path / "lib"))
         assert f"imported 1 prompt from {kind}: 1 file written" in done.stdout
-    assert json.loads(json.dumps(sorted(p.name for p in (tmp_path / "lib").iterdir()))) == \
-        ["hl.md", "summarize.md", "welcome-email.md"]
-    pd("check", str(tmp_path / "lib"))
+    assert sorted(p.name for p in (tmp_path / "lib").iterdir()) == ["hl.md", "summarize.md", "welcome-email.md"]
+    pd("export", str(tmp_path / "lib"), str(tmp_path / "out"), "--to", "prompty")
+    assert rendered(tmp_path / "out", "summarize", city="Oslo", days="2") == \
+        ("You plan trips.\n\nA 2-day trip to Oslo.", ["days", "city"])
+    assert rendered(tmp_path / "out", "welcome-email", customer="Ann") == \
+        ("You write emails.\n\nWelcome aboard, Ann!", ["customer"])
+    assert rendered(tmp_path / "out", "hl", company="Acme", question="Why?") == \
+        ("You are a friendly assistant for Acme.\n\nWhy?", ["company", "question"])

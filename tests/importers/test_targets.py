@@ -104,3 +104,13 @@ def test_two_names_on_one_path_and_a_translation_that_does_not_check(tmp_path: P
     (prepared,) = prepare(prompts, "lf.json", report)
     assert b'{{ "{" }}{ name | nosuchfilter }}' in prepared.files[0][1]
     assert "the whole text, kept literal (" in report.warnings[0]
+
+
+def test_a_store_file_with_versions_of_its_own_is_said_and_kept_below_the_imported_ones(tmp_path: Path) -> None:
+    report = Report()
+    with Store(str(tmp_path / "s.db"), create=True) as store:
+        store.publish_file("greet.md", b"mine\n", None, author="me", message="mine")
+        into_store(prepare(langfuse_prompts(), "lf.json", report), store, "importer", report)
+        assert [v.message for v in store.reads.history("greet.md")] == ["warmer", "import of version 1", "mine"]
+    assert "prompt 'greet': the store's greet.md has versions that are not this source's; the imported ones come " \
+           "after them" in report.warnings

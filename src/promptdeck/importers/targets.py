@@ -133,6 +133,9 @@ def into_store(prepared: list[Prepared], store: Store, author: str, report: Repo
     history = _digests(store)
     for item in prepared:
         stored = history.setdefault(item.path, {})
+        if stored and not {hashlib.sha256(data).hexdigest() for _, data, _ in item.files} & set(stored.values()):
+            report.warnings.append(f"prompt {item.prompt.name!r}: the store's {item.path} has versions that are not "
+                                   "this source's; the imported ones come after them")
         versions: dict[int, int] = {}  # the source's version (index) -> the store's
         for index, (version, data, listed) in enumerate(item.files):
             digest = hashlib.sha256(data).hexdigest()
