@@ -43,3 +43,18 @@ def test_a_url_with_credentials_or_another_scheme_is_refused() -> None:
         checked_url("https://pk:sk@cloud.langfuse.com")
     with pytest.raises(ImportRefused, match="http\\(s\\) URL"):
         checked_url("file:///etc/passwd")
+
+
+def test_a_redirect_to_another_origin_does_not_take_the_keys_along() -> None:
+    with fake_langfuse(langfuse_records()) as (elsewhere, seen_there):
+        with fake_langfuse([], redirect=elsewhere.replace("127.0.0.1", "localhost")) as (url, seen_here):
+            with pytest.raises(ImportRefused, match="answered 401"):
+                asyncio.run(fetch(url, PUBLIC_KEY, SECRET_KEY))
+    assert seen_here and seen_here[0].startswith("Basic ") and seen_there == [""]
+
+
+def test_the_whole_fetch_is_bounded_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("promptdeck.importers.fetch.MAX_SECONDS", 0.0)
+    with fake_langfuse(langfuse_records()) as (url, _):
+        with pytest.raises(ImportRefused, match="the fetch took longer than 0 s"):
+            asyncio.run(fetch(url, PUBLIC_KEY, SECRET_KEY))

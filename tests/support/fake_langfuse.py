@@ -17,10 +17,11 @@ SECRET_KEY = "sk-lf-very-secret-5678"
 
 
 @contextmanager
-def fake_langfuse(records: list[dict[str, Any]], *, page_size: int = 1, body: bytes | None = None
-                  ) -> Iterator[tuple[str, list[str]]]:
+def fake_langfuse(records: list[dict[str, Any]], *, page_size: int = 1, body: bytes | None = None,
+                  redirect: str | None = None) -> Iterator[tuple[str, list[str]]]:
     """(the server's URL, the Authorization headers it was sent). ``page_size``: prompts per list page (one, so
-    the paging is used); ``body``: every answer's bytes instead (a hostile server)."""
+    the paging is used); ``body``: every answer's bytes instead (a hostile server); ``redirect``: a URL every
+    request is sent on to (302)."""
     names = list(dict.fromkeys(r["name"] for r in records))
     seen: list[str] = []
     expected = "Basic " + base64.b64encode(f"{PUBLIC_KEY}:{SECRET_KEY}".encode()).decode()
@@ -39,6 +40,12 @@ def fake_langfuse(records: list[dict[str, Any]], *, page_size: int = 1, body: by
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             seen.append(self.headers.get("authorization", ""))
+            if redirect is not None:
+                self.send_response(302)
+                self.send_header("location", redirect + self.path)
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return None
             if self.headers.get("authorization") != expected:
                 return self.answer(401, {"message": "Invalid credentials"})
             url = urlsplit(self.path)

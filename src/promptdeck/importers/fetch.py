@@ -9,6 +9,7 @@ size (together at most ``MAX_INPUT_BYTES``) and time, and the pages and versions
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from typing import Any
@@ -22,6 +23,9 @@ PUBLIC_KEY_ENV = "LANGFUSE_PUBLIC_KEY"
 SECRET_KEY_ENV = "LANGFUSE_SECRET_KEY"
 PAGE_SIZE = 100
 MAX_PAGES = MAX_PROMPTS // PAGE_SIZE
+#: The most versions one fetch asks for, and how long the whole fetch may take (each answer: ``timeout``).
+MAX_FETCHES = 20_000
+MAX_SECONDS = 900.0
 
 
 def checked_url(url: str) -> str:
@@ -36,10 +40,18 @@ def checked_url(url: str) -> str:
 
 
 async def fetch(url: str, public_key: str, secret_key: str, *, timeout: float = 30.0) -> list[Imported]:
+    base = checked_url(url)
+    try:
+        async with asyncio.timeout(MAX_SECONDS):
+            return await _fetch(base, public_key, secret_key, timeout)
+    except TimeoutError:
+        raise ImportRefused(f"{base}: the fetch took longer than {MAX_SECONDS:g} s") from None
+
+
+async def _fetch(base: str, public_key: str, secret_key: str, timeout: float) -> list[Imported]:
     from ..client.fetch import HttpClient, TransportError
     from . import langfuse
 
-    base = checked_url(url)
     token = base64.b64encode(f"{public_key}:{secret_key}".encode()).decode("ascii")
     budget = [MAX_INPUT_BYTES]
 
@@ -78,6 +90,8 @@ async def fetch(url: str, public_key: str, secret_key: str, *, timeout: float = 
                 break
             if page > MAX_PAGES:
                 raise ImportRefused(f"{base}: more than {MAX_PROMPTS} prompts")
+        if sum(len(versions) for _, versions in names) > MAX_FETCHES:
+            raise ImportRefused(f"{base}: more than {MAX_FETCHES} versions in all")
         for name, versions in names:
             for version in versions:
                 records.append(await get(client, f"/api/public/v2/prompts/{quote(name, safe='')}?version={version}"))
