@@ -28,6 +28,7 @@ LAYERS = (
     "promptdeck.server.web",      # the web page, its store API and sign-in
     "promptdeck.server",          # the MCP core: app, handlers, both eras, outcome, tools, stdio, watch
     "promptdeck.server.security",  # principals, tokens, OAuth, rate limits, quotas, audit
+    "promptdeck.importers",       # other tools' prompts into a folder or a store (a Langfuse fetch: the client)
     "promptdeck.client",
     "promptdeck.export",
     "promptdeck.sources.store",

@@ -15,6 +15,7 @@ from . import (
     backup,
     client,
     govern,
+    imports,
     library,
     oauth,
     promote,
@@ -38,7 +39,7 @@ def main() -> None:
 for command in (serve.serve, library.check, library.render, prompt_tests.test, client.ls, client.get,
                 client.complete, client.watch, client.pick, client.ui, oauth.logout, skills.skills, skills.skill,
                 *store.COMMANDS, *promote.COMMANDS, sync.pull, *govern.COMMANDS, *proposals.COMMANDS,
-                webhooks.webhook, usage.usage):
+                webhooks.webhook, usage.usage, imports.import_command):
     main.add_command(command)
 for command in backup.COMMANDS:
     store.store.add_command(command)
