@@ -4,9 +4,15 @@ model settings, testData as promptdeck tests, evaluators kept and named, and eve
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
+import anyio
+import mcp_types as types
 import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from promptdeck.prompts.limits import MAX_OUTPUT_CHARS
 from promptdeck.prompts.testcases import MAX_CASES
@@ -16,7 +22,7 @@ from promptdeck.protocol.errors import InternalError, InvalidParams, LineError
 from promptdeck.sources.files.native import META_FORMAT, META_MODEL
 from promptdeck.sources.files.native.github_models import cases_of, read, warnings
 from promptdeck.sources.files.paths import prompt_format
-from tests.support.files import load, prompts
+from tests.support.files import load, prompts, write
 from tests.support.github_models import EVAL_HELP, SUMMARIZER, WITH_SIMILARITY
 from tests.support.native import build, messages, problem, text
 
@@ -184,3 +190,63 @@ def test_a_broken_reload_keeps_the_last_good_version(tmp_path: Path) -> None:
 def test_build_reads_it_as_a_folder_load_does(tmp_path: Path) -> None:
     prompt, found = build(tmp_path, "s.prompt.yml", SUMMARIZER)
     assert prompt is not None and not found and prompt.tests is not None
+
+
+# -- served end to end: a real ``promptdeck serve`` over stdio, to the official SDK client ----------------
+
+
+def test_serve_gives_githubs_example_to_the_sdk_client_and_follows_its_edits(tmp_path: Path) -> None:
+    """GitHub's documented example served beside a promptdeck file: listed with its title and required
+    argument, rendered, and reloaded as it changes; a broken edit leaves the last good version served."""
+    root = tmp_path / "lib"
+    write(root, {"summarize.prompt.yml": SUMMARIZER, "hello.md": "Hello.\n"})
+    changes = anyio.Event()
+    seen: list[types.PromptListChangedNotification] = []
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, types.PromptListChangedNotification):
+            seen.append(message)
+            changes.set()
+
+    async def changed() -> None:
+        nonlocal changes
+        with anyio.fail_after(20):
+            await changes.wait()
+        changes = anyio.Event()
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "promptdeck", "serve", str(root)],
+                                   env=dict(os.environ))
+
+    async def run() -> None:
+        async with stdio_client(params) as (read_, write_), \
+                ClientSession(read_, write_, message_handler=on_message) as session:
+            await session.initialize()
+            listed = {p.name: p for p in (await session.list_prompts()).prompts}
+            assert set(listed) == {"summarize", "hello"}
+            summarize = listed["summarize"]
+            assert summarize.title == "Text Summarizer" and summarize.description == "Summarizes input text concisely"
+            assert [(a.name, a.required) for a in summarize.arguments or []] == [("input", True)]
+            assert summarize.meta is not None and summarize.meta["promptdeck.dev/format"] == "github-models"
+            got = await session.get_prompt("summarize", {"input": "A fox {{input}}."})
+            assert [(m.role, m.content.text) for m in got.messages if isinstance(m.content, types.TextContent)] \
+                == [("user", "You are a text summarizer. Your only job is to summarize text given to you."),
+                    ("user", 'Summarize the given text, beginning with "Summary -":\n<text>\nA fox {{input}}.\n'
+                             '</text>\n')]
+            await anyio.sleep(0.3)  # let the watcher settle before the edit
+            edited = SUMMARIZER.replace("Summarize the given", "Shorten the given")
+            write(root, {"summarize.prompt.yml": edited.replace("input text concisely", "text")})
+            await changed()
+            listed = {p.name: p for p in (await session.list_prompts()).prompts}
+            assert listed["summarize"].description == "Summarizes text"
+            got = await session.get_prompt("summarize", {"input": "x"})
+            assert got.messages[1].content.text.startswith("Shorten the given")  # type: ignore[union-attr]
+            # A broken edit: the server goes on serving the last good version (and says nothing changed).
+            write(root, {"summarize.prompt.yml": SUMMARIZER.replace("role: user", "role: robot"),
+                         "second.prompt.yml": "messages: [{role: user, content: 'Second {{x}}'}]\n"})
+            await changed()
+            listed = {p.name: p for p in (await session.list_prompts()).prompts}
+            assert set(listed) == {"summarize", "hello", "second"}
+            got = await session.get_prompt("summarize", {"input": "x"})
+            assert got.messages[1].content.text.startswith("Shorten the given")  # type: ignore[union-attr]
+
+    anyio.run(run)
