@@ -20,6 +20,7 @@ from tests.support.cli import pd
 from tests.support.files import load, prompts, write
 from tests.support.github_models import EVAL_HELP, WITH_SIMILARITY
 from tests.support.native import messages
+from tests.support.paths import REPO
 
 
 def _texts(found: list[Message]) -> list[tuple[str, str]]:
@@ -104,5 +105,8 @@ def test_exported_files_are_served_and_check_names_the_evaluators(tmp_path: Path
     assert "summarize.prompt.yml: warning: evaluator 'Similarity' (uses github/similarity) judges the model's " \
            "answer" in done.stdout
     assert "2 prompts ok" in done.stdout + done.stderr
+    # docs/native-formats.md shows check's warning for GitHub's example as check prints it
+    shown = (REPO / "docs" / "native-formats.md").read_text().split("```console\n")[-1].split("\n```")[0]
+    assert shown.startswith("summarize.prompt.yml: warning: evaluator") and shown in done.stdout.splitlines()
     tested = pd("test", str(tmp_path / "out"))
     assert "1 of 1 test case passed" in tested.stdout + tested.stderr

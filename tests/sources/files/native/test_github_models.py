@@ -70,9 +70,9 @@ def test_every_evaluator_and_every_row_that_is_no_test_is_named_in_a_warning() -
     said = warnings(prompt)
     assert said == [
         "evaluator \"Output should start with 'Summary -'\" (string startsWith 'Summary -') judges the model's "
-        "answer, not the rendered prompt: kept for gh models eval, not run by promptdeck test",
+        "answer, not the rendered prompt: kept for gh models eval, not run by promptdeck's tests",
         "evaluator 'Similarity' (uses github/similarity) judges the model's answer, not the rendered prompt: "
-        "kept for gh models eval, not run by promptdeck test"]
+        "kept for gh models eval, not run by promptdeck's tests"]
     rows = SUMMARIZER.split("testData:\n")[0] + "testData:\n  - expected: only\n  - input: ''\n  - input: ok\n"
     prompt = read("s.prompt.yml", rows)
     assert warnings(prompt) == ["testData row 1 is not a test: it gives no value for 'input'",
@@ -239,14 +239,14 @@ def test_serve_gives_githubs_example_to_the_sdk_client_and_follows_its_edits(tmp
             listed = {p.name: p for p in (await session.list_prompts()).prompts}
             assert listed["summarize"].description == "Summarizes text"
             got = await session.get_prompt("summarize", {"input": "x"})
-            assert got.messages[1].content.text.startswith("Shorten the given")  # type: ignore[union-attr]
-            # A broken edit: the server goes on serving the last good version (and says nothing changed).
+            assert got.messages[1].content.text.startswith("Shorten the given")
+            # A broken edit beside a new file: the new one is listed, the broken one stays its last good version.
             write(root, {"summarize.prompt.yml": SUMMARIZER.replace("role: user", "role: robot"),
                          "second.prompt.yml": "messages: [{role: user, content: 'Second {{x}}'}]\n"})
             await changed()
             listed = {p.name: p for p in (await session.list_prompts()).prompts}
             assert set(listed) == {"summarize", "hello", "second"}
             got = await session.get_prompt("summarize", {"input": "x"})
-            assert got.messages[1].content.text.startswith("Shorten the given")  # type: ignore[union-attr]
+            assert got.messages[1].content.text.startswith("Shorten the given")
 
     anyio.run(run)

@@ -219,7 +219,7 @@ def warnings(prompt: Prompt) -> list[str]:
         kind = ("string " + " ".join(f"{k} {v!r}" for k, v in item["string"].items()) if item.get("string")
                 else f"uses {item['uses']}" if item.get("uses") else "llm")
         out.append(f"evaluator {item['name']!r} ({kind}) judges the model's answer, not the rendered prompt: "
-                   f"kept for gh models eval, not run by promptdeck test")
+                   f"kept for gh models eval, not run by promptdeck's tests")
     return out
 
 
