@@ -110,3 +110,15 @@ def test_exported_files_are_served_and_check_names_the_evaluators(tmp_path: Path
     assert shown.startswith("summarize.prompt.yml: warning: evaluator") and shown in done.stdout.splitlines()
     tested = pd("test", str(tmp_path / "out"))
     assert "1 of 1 test case passed" in tested.stdout + tested.stderr
+
+
+def test_a_store_label_keeps_the_file_and_its_tests(tmp_path: Path) -> None:
+    """Published (its testData case run and passed first), then exported from the label: the same file."""
+    library = write(tmp_path / "lib", {"summarize.prompt.yml": WITH_SIMILARITY})
+    url = f"sqlite:///{tmp_path}/s.db"
+    pd("publish", str(library), "--store", url, "--label", "production")
+    tested = pd("test", "--store", url, "--label", "production")
+    assert "1 of 1 test case passed" in tested.stdout + tested.stderr
+    pd("export", str(tmp_path / "out"), "--store", url, "--label", "production", "--to", "github-models")
+    written = (tmp_path / "out" / "summarize.prompt.yml").read_text()
+    assert yaml.safe_load(written) == yaml.safe_load(WITH_SIMILARITY)
