@@ -37,6 +37,7 @@ GIT_COMMIT = {
     "prompty": "git.commit.prompty",
     "dotprompt": "git.commit.prompt",
     "promptfoo": "prompts/git.commit.json",
+    "github-models": "git.commit.prompt.yml",
 }
 
 
@@ -79,12 +80,14 @@ def test_export_writes_every_example_prompt(target: str, tmp_path: Path) -> None
         assert "Write a git commit message" in parsed["prompt"]
     elif target == "promptfoo":
         assert json.loads(text)[0]["content"].startswith("Write a git commit message")
+    elif target == "github-models":
+        assert yaml.safe_load(text)["messages"][0]["content"].startswith("Write a git commit message")
     elif target != "cursor":
         front = yaml.safe_load(text.split("---\n")[1])
         assert isinstance(front, dict) and front
     assert {"claude-code": "$", "copilot": "${input:diff:", "codex": "$DIFF", "gemini": "Write",
             "prompty": "{{diff}}", "dotprompt": "{{diff}}", "cursor": "Write",
-            "promptfoo": "{{ diff }}"}[target] in text
+            "promptfoo": "{{ diff }}", "github-models": "{{diff}}"}[target] in text
 
 
 REVIEW = """---
@@ -266,7 +269,7 @@ def _argument_name(target: str, hole: str, holes: list[Argument]) -> str:
 
 
 #: The targets promptdeck also reads (docs/native-formats.md): all of them.
-READ_BACK = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty", "dotprompt")
+READ_BACK = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty", "dotprompt", "github-models")
 
 
 @pytest.mark.parametrize("target", READ_BACK)
@@ -308,7 +311,7 @@ def test_a_round_trip_keeps_every_rendering_the_format_can_express(target: str, 
             mine = render(prompt, values)
             theirs_prompt = read[name]
             theirs = render(theirs_prompt, bind(theirs_prompt.arguments, given, name))
-            if target in ("prompty", "dotprompt"):  # the formats here with roles: message by message
+            if target in ("prompty", "dotprompt", "github-models"):  # the formats with roles: message by message
                 assert _texts(theirs) == _texts(mine), (target, name, variant)
                 continue
             assert [m.role for m in theirs] == ["user"], name

@@ -58,9 +58,14 @@ def check(folders: tuple[str, ...], folder_format: str | None, graph: bool, as_j
 
         for problem in problems:
             echo(problem)
+        from ..sources.files.native.github_models import warnings as github_models_warnings
+
         for source in sources:  # warnings: the library is served as it is
             for warning in read_gate_warnings(source.library.root, prompts.values()):
                 echo(warning)
+        for prompt in prompts.values():  # what a format's file says that promptdeck keeps but does not run
+            for said in github_models_warnings(prompt):
+                echo(f"{prompt.source}: warning: {said}")
         if graph:
             from .graph_text import graph_lines
 

@@ -20,6 +20,7 @@ The formats, and where their files go (relative to the output folder):
 | prompty | `NAME.prompty` | `{{NAME}}` in a jinja2 template, typed `inputs` |
 | dotprompt | `NAME.prompt` | `{{NAME}}` in Handlebars, a Picoschema input |
 | promptfoo | `prompts/NAME.txt` (or `.json`, a chat), `promptfooconfig.yaml` (tests) | `{{ NAME }}` in Nunjucks |
+| github-models | `NAME.prompt.yml` | `{{NAME}}` in each message's content |
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from ..protocol.content import Role
 from . import promptfoo
 from .shapes import LEFT_OUT, Hole, Part, Shape, fixed_value, sample_values, shape_of, shown_value
 
-TARGETS = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty", "dotprompt", "promptfoo")
+TARGETS = ("claude-code", "copilot", "cursor", "codex", "gemini", "prompty", "dotprompt", "promptfoo", "github-models")
 
 
 @dataclass
@@ -378,6 +379,68 @@ def _dotprompt(shape: Shape) -> Written:
     return Written(shape.prompt.name, f"{shape.prompt.name}.prompt", front + "\n\n".join(blocks) + "\n", warnings)
 
 
+#: promptdeck's model settings (``model: {name: ..., temperature: ...}``) that GitHub Models' modelParameters name
+_GITHUB_PARAMETERS = {"temperature": "temperature", "top_p": "topP", "topP": "topP", "max_tokens": "maxTokens",
+                      "maxTokens": "maxTokens"}
+
+
+def _github_models(shape: Shape) -> Written:
+    warnings: list[str] = []
+    prompt = shape.prompt
+    _clashes(shape, r"\{\{[A-Za-z_][A-Za-z0-9_]*\}\}", "GitHub Models", warnings)
+    _typed_as_text(shape, warnings)
+    _defaults_lost(shape, warnings)
+    for arg in shape.holes:
+        if not arg.required and arg.default is MISSING:
+            warnings.append(f"argument {arg.name!r} must be given: GitHub Models leaves {{{{{arg.name}}}}} as "
+                            f"written when its test data has no value for it")
+    described = [a.name for a in shape.holes if a.description and a.description != f"fills {{{{{a.name}}}}}"]
+    if described:
+        warnings.append(f"the descriptions of {', '.join(map(repr, described))} are left out: the format has no "
+                        f"place for them")
+    own = _model(prompt, (), "github-models")  # every setting a prompt read from such a file had
+    roles = own.pop("roles", None)
+    if not own:
+        settings = prompt.meta.get("promptdeck.dev/model")
+        own = _model(prompt, ("model", "modelParameters"))
+        parameters = {_GITHUB_PARAMETERS[k]: v for k, v in (settings or {}).items() if k in _GITHUB_PARAMETERS}
+        if parameters and "modelParameters" not in own:
+            own["modelParameters"] = parameters
+        lost = sorted(k for k in settings or {} if k not in (*_GITHUB_PARAMETERS, "name", "model", "modelParameters"))
+        if lost:
+            warnings.append(f"model settings {', '.join(map(repr, lost))} are left out: the format has no place "
+                            f"for them")
+        if prompt.tests is not None:
+            warnings.append(f"its {len(prompt.tests.cases)} test cases are left out: they check the rendered "
+                            f"prompt, GitHub Models' evaluators the model's answer")
+    fill = {a.name: "{{" + a.name + "}}" for a in shape.holes}
+    spoken = [role for role, _ in shape.messages]
+    if isinstance(roles, list) and len(roles) == len(spoken) and all(
+            (r == "assistant") == (s == "assistant") for r, s in zip(roles, spoken, strict=True)):
+        spoken = roles  # the system messages the file had, which MCP sent as the user's
+    messages = [{"role": role, "content": shape.message_text(parts, fill)}
+                for role, (_, parts) in zip(spoken, shape.messages, strict=True)]
+    head = {"name": prompt.title or prompt.name, "description": prompt.description,
+            "model": own.pop("model", None), "modelParameters": own.pop("modelParameters", None)}
+    document = {**{k: v for k, v in head.items() if v not in (None, "", {})}, "messages": messages, **own}
+    return Written(prompt.name, f"{prompt.name}.prompt.yml", _yaml_document(document), warnings)
+
+
+def _yaml_document(fields: dict[str, Any]) -> str:
+    """YAML as people write these files: text of several lines as a literal block (``|``), where YAML allows
+    one (PyYAML quotes the text otherwise: trailing blanks, control characters)."""
+    import yaml  # not at import time: the CLI imports this module for its list of targets
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+    Dumper.add_representer(str, text)
+    return yaml.dump(fields, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=1000)
+
+
 def _promptfoo(shape: Shape) -> Written:
     path, text, warnings = promptfoo.prompt_file(shape)
     return Written(shape.prompt.name, path, text, warnings)
@@ -422,4 +485,5 @@ _WRITERS: dict[str, Callable[[Shape], Written]] = {
     "prompty": _prompty,
     "dotprompt": _dotprompt,
     "promptfoo": _promptfoo,
+    "github-models": _github_models,
 }

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptdeck.protocol.errors import LineError
-from promptdeck.sources.files.frontmatter import fast_load, key_line, read_json_front_matter
+from promptdeck.sources.files.frontmatter import fast_load, key_line, load_yaml_file, read_json_front_matter
 
 # Scalars chosen to hit YAML 1.1's corners: booleans, nulls, octal-looking and sexagesimal numbers,
 # dates, floats without a dot, indicators, quotes and colons.
@@ -181,3 +181,16 @@ def test_key_line_finds_top_level_and_nested_keys() -> None:
     assert key_line(front, "metadata.missing") == 3  # the mapping's own line
     assert key_line(front, "missing") is None and key_line(front, None) is None
     assert key_line("metadata: {promptdeck-scopes: hr}\n", "metadata.promptdeck-scopes") == 2
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ("a: 1\nb: c: d\n", 2, "tests file is not valid YAML"),
+    ("a: &x [1]\nb: *x\n", 2, "tests file: YAML aliases (*x) are not allowed"),
+    ("a:\n  b: 1\nc: " + "[" * 40 + "]" * 40 + "\n", 3, "nested deeper than"),
+])
+def test_a_whole_yaml_file_is_refused_at_its_own_lines(text: str, line: int, message: str) -> None:
+    """A file of YAML counts its lines from its first; a front matter from the line after its fence."""
+    with pytest.raises(LineError) as refused:
+        load_yaml_file(text, "tests file")
+    assert refused.value.line == line and message in str(refused.value)
+    assert load_yaml_file("a: [1, 2]\n", "tests file") == {"a": [1, 2]}

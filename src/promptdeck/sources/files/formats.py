@@ -29,6 +29,8 @@ class Format:
     nested: bool = False
     #: whether its files are also read by their ending anywhere promptdeck's own files may be
     in_library: bool = False
+    #: other endings its files may have (GitHub Models reads ``.prompt.yaml`` as ``.prompt.yml``)
+    other_endings: tuple[str, ...] = ()
     #: (module in ``sources/files/native/``, function) reading a file of it; None: promptdeck's own, read by
     #: ``source.stage_file`` and ``build_prompt``. Imported when a file of the format is first read.
     reader: tuple[str, str] | None = None
@@ -58,6 +60,9 @@ FORMATS: tuple[Format, ...] = (
     Format("prompty", ".prompty", in_library=True, reader=("prompty", "read"), templated=True),
     # its partials ({{> name}}) are the library's files, read through the same loader as includes
     Format("dotprompt", ".prompt", in_library=True, reader=("dotprompt", "read"), templated=True),
+    # one YAML document; its ending is longer than the rest, so it is told apart before any of them
+    Format("github-models", ".prompt.yml", in_library=True, other_endings=(".prompt.yaml",),
+           reader=("github_models", "read")),
     Format(OWN, ".md", in_library=True, option=True),
 )
 
@@ -77,7 +82,7 @@ def in_folders(formats: Iterable[Format]) -> tuple[tuple[str, str, str, str, boo
 
 def in_library(formats: Iterable[Format]) -> tuple[tuple[str, str], ...]:
     """(ending, name) of each format read anywhere promptdeck's own files may be, the longest ending first."""
-    found = [(fmt.ending, fmt.name) for fmt in formats if fmt.in_library]
+    found = [(ending, fmt.name) for fmt in formats if fmt.in_library for ending in (fmt.ending, *fmt.other_endings)]
     return tuple(sorted(found, key=lambda pair: -len(pair[0])))
 
 
@@ -90,7 +95,7 @@ def folder_formats(formats: Iterable[Format]) -> dict[str, str]:
 def prompt_endings(formats: Iterable[Format]) -> tuple[str, ...]:
     """Every ending (from its first ``.``) a prompt file's name may have, without repeats, the longest first:
     ``/SKILL.md`` ends in ``.md``."""
-    return tuple(sorted({fmt.ending[fmt.ending.index("."):] for fmt in formats},
+    return tuple(sorted({ending[ending.index("."):] for fmt in formats for ending in (fmt.ending, *fmt.other_endings)},
                         key=lambda ending: (-len(ending), ending)))
 
 

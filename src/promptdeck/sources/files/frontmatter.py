@@ -174,6 +174,16 @@ def load_yaml(front: str, load: Callable[[str], Any]) -> Any:
         raise LineError(f"{what}: {problem}", mark.line + 2 if mark else 2) from None
 
 
+def load_yaml_file(text: str, what: str) -> Any:
+    """A whole file of YAML (``what`` names it in messages: "tests file"), loaded as ``load_yaml`` loads a
+    front matter (aliases and deep nesting refused), its problems as ``LineError`` at the file's own line."""
+    try:
+        return load_yaml(text, safe_yaml)
+    except LineError as exc:  # ``load_yaml`` counts from a front matter's first line, one below the fence
+        raise LineError(str(exc).replace("front matter", what, 1),
+                        None if exc.line is None else exc.line - 1) from None
+
+
 def read_json_front_matter(front: str) -> dict[str, Any]:
     """The mapping a front matter holds, as JSON carries it and as the author wrote it (a skill's
     ``frontmatter``, served verbatim): ``LineError`` at its line for what JSON cannot carry

@@ -13,7 +13,7 @@ from typing import Any
 from ...prompts.arguments import Argument
 from ...prompts.testcases import PromptTests, Where, parse_tests
 from ...protocol.errors import InvalidParams, LineError, PromptFileError
-from .frontmatter import line_of_key, load_yaml, safe_yaml
+from .frontmatter import line_of_key, load_yaml_file
 
 SIDECAR_SUFFIX = ".tests.yaml"
 #: Largest sidecar file read.
@@ -43,15 +43,20 @@ def sidecar_tests(text: str, arguments: tuple[Argument, ...], path: str) \
         -> tuple[PromptTests | None, list[PromptFileError]]:
     """The tests of the sidecar file ``path`` holding ``text`` (a YAML list of cases)."""
     try:
-        raw = load_yaml(text, safe_yaml) if text.strip() else []
-    except LineError as exc:  # its line counts from the front matter's: one less in a file of its own
-        return None, [PromptFileError(path, str(exc).replace("front matter", "tests file", 1),
-                                      None if exc.line is None else exc.line - 1)]
+        raw = load_yaml_file(text, "tests file") if text.strip() else []
+    except LineError as exc:
+        return None, [PromptFileError(path, str(exc), exc.line)]
     tests, problems = parse_tests(raw, arguments, origin=path)
     if not problems:
         return tests, []
     lines = _lines(text, [where for _, where in problems], 1, 1, top=True)
     return None, [PromptFileError(path, message, line) for (message, _), line in zip(problems, lines, strict=True)]
+
+
+def lines_in(text: str, wheres: list[Where], fallback: int | None = None) -> list[int | None]:
+    """The line of the node at each of ``wheres`` (a path of keys and indexes) in ``text``, a file that is one
+    YAML document: the deepest node found on the way, else ``fallback``."""
+    return _lines(text, wheres, 1, fallback, top=True)
 
 
 def _lines(text: str, wheres: list[Where], first: int, fallback: int | None, *, top: bool = False) \

@@ -72,6 +72,8 @@ def arg_names(prompt: Prompt) -> list[str]:
     (".gemini/commands/git/a.toml", "gemini"),
     ("a.prompty", "prompty"), ("qa/a.prompty", "prompty"), (".x/a.prompty", None), ("_m/a.prompty", None),
     ("a.prompt", "dotprompt"), ("docs/a.prompt", "dotprompt"), (".x/a.prompt", None), ("_m/a.prompt", None),
+    ("a.prompt.yml", "github-models"), ("docs/a.prompt.yaml", "github-models"), (".x/a.prompt.yml", None),
+    ("_m/a.prompt.yml", None), ("a.yml", None), (".github/workflows/ci.yml", None),
     # not prompts: other hidden files, material, a skill's other files, other folders' files
     (".env", None), (".git/x.md", None), ("x/.claude/commands/a.md", None), ("_m/a.md", None),
     (".claude/a.md", None), (".claude/commands/_m/a.md", None), (".claude/commands/.h/a.md", None),
