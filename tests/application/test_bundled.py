@@ -147,6 +147,26 @@ def test_a_token_renders_from_its_cut_bundle_what_it_sees_over_the_store(tmp_pat
         assert (prompts.bundle.cut.principal, prompts.bundle.cut.scopes) == ("bob", [])
 
 
+def test_a_bundle_cut_to_a_token_lists_what_that_token_lists_over_mcp(tmp_path: Path) -> None:
+    """Against a real ``serve --http --token-file``: the server's ``prompts/list`` for the token is the bundle's."""
+    url = f"sqlite:///{tmp_path / 'prompts.db'}"
+    folder = library(tmp_path)
+    (folder / "it.md").write_text("---\ndescription: IT\nscopes: [prompts:it]\n---\nIT desk.\n")
+    publish(folder, url)
+    tokens = tmp_path / "tokens"
+    tokens.write_text("ann:ann-token-0123456789 prompts:hr\nbob:bob-token-0123456789 prompts:it\n")
+    for who, token, sees in (("ann", "ann-token-0123456789", ["greet", "payroll"]),
+                             ("bob", "bob-token-0123456789", ["greet", "it"])):
+        bundle = bundled(url, tmp_path / f"{who}.bundle", "--token", token, "--token-file", str(tokens), "--for",
+                         "http://127.0.0.1:1/mcp")
+        with http_server("", "--store", url, "--no-watch", "--token-file", str(tokens)) as endpoint, \
+                Prompts(endpoint, token=token) as served, \
+                Prompts("http://127.0.0.1:1/mcp", bundle=str(bundle), refresh=3600, retries=0) as offline:
+            assert offline.names() == served.names() == sees, who
+            assert offline.bundle is not None and offline.bundle.cut is not None
+            assert offline.bundle.cut.principal == who
+
+
 @pytest.mark.parametrize(("options", "says"), [
     ({"refresh": 0}, "refresh= is seconds between tries of the source, from 0.05 to 3600.0; not 0"),
     ({"refresh": 86_400}, "from 0.05 to 3600.0; not 86400"),

@@ -67,6 +67,8 @@ def test_a_token_cuts_the_bundle_to_its_principal(tmp_path: Path) -> None:
     (("FOLDER", "--for", "s", "--token", "t"), "--token needs the tokens to look it up in"),
     (("FOLDER", "--for", "s", "--token", "nobody-0123456789", "--token-file", "TOKENS"), "the token is not one of "),
     (("--store", "sqlite:///MISSING.db"), "no store at"),
+    (("--store", "http://127.0.0.1:1/mcp"), "is an MCP server, which gives rendered prompts, not their files: "
+                                            "bundle the store or folder it serves, with --for http://127.0.0.1:1/mcp"),
 ])
 def test_what_bundle_refuses(tmp_path: Path, arguments: tuple[str, ...], says: str,
                              monkeypatch: pytest.MonkeyPatch) -> None:

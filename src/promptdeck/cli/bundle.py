@@ -43,6 +43,10 @@ def bundle(folder: str | None, url: str | None, label: str, output: str, for_sou
     valid_label(label)
     if (folder is None) == (url is None):
         fail("give either --store URL or a FOLDER to bundle", 2)
+    if url is not None and url.startswith(("http://", "https://")):
+        # MCP gives a client rendered prompts, never their files: a server's library cannot be read back from it.
+        fail(f"{url} is an MCP server, which gives rendered prompts, not their files: bundle the store or folder "
+             f"it serves, with --for {url}", 2)
     if folder is not None and for_source is None:
         fail("a bundle of a FOLDER needs --for URL: the store or server the application opens", 2)
     cut = _principal(token, tokens)
