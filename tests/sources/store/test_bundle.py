@@ -54,13 +54,22 @@ def test_a_bundle_reads_back_what_it_was_made_of(tmp_path: Path) -> None:
 
 def test_the_cut_keeps_what_the_scopes_may_see_by_the_access_rule() -> None:
     everyone = bundle.visible(encoded(), frozenset())
-    # A partial is no prompt file: it has no scopes of its own, and the read gate lets every reader have it.
-    assert sorted(everyone) == ["_material/facts.txt", "_parts/hello.md", "_parts/hr.md", "greet.md",
-                                "skills/open/SKILL.md", "skills/open/notes.md"]
+    # _parts/hr.md has no scopes of its own, but only the hidden payroll.md pulls it in: left out too.
+    assert sorted(everyone) == ["_material/facts.txt", "_parts/hello.md", "greet.md", "skills/open/SKILL.md",
+                                "skills/open/notes.md"]
     assert bundle.visible(encoded(), frozenset({"prompts"})) == encoded()  # scopes nest on ':'
     assert bundle.visible(encoded(), None) == encoded()  # trusted
     unreadable = {"odd.md": b"---\nscopes: 3\n---\nx"}
     assert bundle.visible(unreadable, None) == {}  # scopes that cannot be read: left out, as the gate refuses it
+
+
+def test_parts_only_hidden_prompts_use_stay_when_a_visible_prompt_may_name_any_file() -> None:
+    """A visible prompt naming a partial by an expression could include _parts/hr.md over MCP: it is kept."""
+    dynamic = {**encoded(), "pick.md": b"---\ndescription: Picks\narguments: [{name: part}]\n---\n"
+                                       b"{% include part %}\n"}
+    assert "_parts/hr.md" in bundle.visible(dynamic, frozenset())
+    shared = {**encoded(), "greet.md": encoded()["greet.md"] + b"{% include '_parts/hr.md' %}\n"}
+    assert "_parts/hr.md" in bundle.visible(shared, frozenset())  # a visible prompt pulls it in as well
 
 
 def test_a_cut_bundle_says_whom_it_was_cut_to(tmp_path: Path) -> None:

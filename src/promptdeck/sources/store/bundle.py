@@ -14,8 +14,12 @@ Made with a principal (``promptdeck bundle --token``), a bundle holds only what 
 file is kept or left out by ``visible``, which decides by the one access rule (``prompts.access.may_see``) on
 the scopes the file itself carries (``files.library.file_scopes``: a prompt file's front matter; a skill's
 files, its ``SKILL.md``'s), as the catalog and the read gate do. A visible prompt may read only parts everyone
-who sees it may see (``access.covers``), so nothing it renders is cut. The bundle records the principal it was
-cut to (``Bundle.cut``).
+who sees it may see (``access.covers``), so nothing it renders is cut. Files without scopes of their own
+(partials, material) are everyone's by that rule, but one that only hidden prompts pull in (by the
+composition graph, ``prompts.graph``, and the files their role lines send) is left out too, unless a prompt
+the principal sees may name files at render time (a target named by an expression, a ``path`` argument), as
+over MCP it could then reach any of them (``_hidden_parts``). The bundle records the principal it was cut to
+(``Bundle.cut``).
 
 Reading (``read``) trusts nothing in the file: one regular file, opened without following a link, at most
 ``MAX_BUNDLE_BYTES``; strict decoding (an unknown field is refused); every path a library path
@@ -115,7 +119,38 @@ def visible(files: Mapping[str, bytes], held: frozenset[str] | None) -> dict[str
             scopes = file_scopes(path, data)
         if scopes is not None and may_see(held, scopes):
             out[path] = data
+    if held is not None and len(out) < len(files):
+        for path in _hidden_parts(files, held):
+            out.pop(path, None)
     return out
+
+
+def _hidden_parts(files: Mapping[str, bytes], held: frozenset[str]) -> set[str]:
+    """The files that only prompts hidden from ``held`` pull in or send, when no prompt it sees may name a file
+    at render time: the library compiled in a private folder, and its composition graph read."""
+    from ...prompts.graph import Graph
+    from ..files.source import FileSource
+    from .pull import apply, plan
+
+    with tempfile.TemporaryDirectory(prefix="promptdeck-bundle-") as folder:
+        apply(folder, plan(folder, dict(files), {}))
+        source = FileSource(folder, skills=False)
+        source.load(compile_all=True)
+        prompts = source.prompts()
+        graph = Graph(prompts)
+        needed: set[str] = set()
+        hidden: set[str] = set()
+        for prompt in prompts:
+            parsed = prompt.parsed()
+            reach = parsed.reach
+            reached = set(graph.parts(prompt.name)[0]) | (set(reach.files) if reach is not None else set())
+            if not may_see(held, prompt.scopes):
+                hidden |= reached
+            elif parsed.uses.dynamic or (reach is not None and reach.paths):
+                return set()  # it may name any file at render time: every file of no scopes is its reader's
+            else:
+                needed |= reached
+    return hidden - needed
 
 
 def label_files(reads: Reads, label: str) -> tuple[int, dict[str, int], dict[str, bytes]]:
