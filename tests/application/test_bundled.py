@@ -116,7 +116,9 @@ def test_a_callable_fallback_renders_when_the_store_is_away(tmp_path: Path) -> N
         assert rendered.text() == "offline Ed" and rendered.stale and calls == [("greet", {"who": "Ed"})]
         with pytest.raises(LibraryError, match="a callable fallback lists no prompts"):
             prompts.names()
-    made = Rendered("greet", [], stale=True)
+    with Prompts("http://127.0.0.1:1/mcp", fallback=fallback, timeout=2, retries=0) as remote:
+        assert remote.render("greet", who="Flo").text() == "offline Flo"  # a server away: the callable too
+        made = Rendered("greet", [], stale=True)
     with Prompts(f"sqlite:///{tmp_path / 'none.db'}", fallback=lambda name, arguments: made, watch=False) as prompts:
         assert prompts.render("greet") is made
 
