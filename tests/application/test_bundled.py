@@ -13,6 +13,7 @@ import pytest
 
 from promptdeck import Prompts, Rendered
 from promptdeck.application.bundled import REFRESH_BOUNDS, Revalidation, refresh_seconds
+from promptdeck.client.library import BREAKER_SECONDS
 from promptdeck.protocol.errors import LibraryError
 from promptdeck.sources.store.bundle import BundleError
 from tests.support.application import MODELLED, SCOPED, publish, wait_for
@@ -96,7 +97,8 @@ def test_a_remote_server_down_at_start_is_served_from_a_bundle_made_for_it(tmp_p
         assert rendered.text() == "Hello, Di!" and rendered.stale and rendered.source == str(bundle)
         publish(library(tmp_path, "Welcome"), url)
         with http_server("", "--store", url, "--no-watch", port=port):
-            wait_for(lambda: not prompts.stale, "the server to answer")
+            # Tried every refresh (0.1 s), not held back by the breaker the failed tries would open for 30 s.
+            wait_for(lambda: not prompts.stale, "the server to answer", seconds=BREAKER_SECONDS * 2 / 3)
             rendered = prompts.render("greet", who="Di")
             assert rendered.text() == "Welcome, Di!" and not rendered.stale and rendered.source == endpoint
         # The server gone again: the bundle serves once more, rather than an error.

@@ -146,10 +146,13 @@ class Prompts:
     def _try_source(self, watch: bool) -> bool:
         """Reach the source once; True when it answered (and, for a store, is now what renders)."""
         if self._remote is not None:
-            self._remote.call(self._remote.entries())
-            # Its listing answered: the failures of the tries before (a listing kept by its watch is not asked
-            # again) must not keep the breaker open against the renders that follow.
-            self._remote.breaker.succeeded("prompts/list")
+            try:
+                self._remote.call(self._remote.entries())
+            finally:
+                # These tries are not renders: their failures must neither open the breaker (which would hold
+                # the next try back for its 30 s rather than ``refresh``) nor keep it open against the renders
+                # once the server answers.
+                self._remote.breaker.succeeded("prompts/list")
             return True
         library = LocalLibrary(self.source, label=self.label, watch=watch)
         with self._swap:
