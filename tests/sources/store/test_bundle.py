@@ -27,6 +27,8 @@ FILES = {
     "skills/open/notes.md": "open notes",
     "skills/hr/SKILL.md": "---\nname: hr\ndescription: HR only. Use for pay.\nscopes: [prompts:hr]\n---\nHR.\n",
     "skills/hr/salaries.md": "secret salaries",
+    "payroll.tests.yaml": "- vars: {}\n  assert: [{type: contains, value: secret salary band}]\n",
+    "greet.tests.yaml": "- vars: {}\n  assert: [{type: contains, value: Hello}]\n",
 }
 
 
@@ -55,8 +57,8 @@ def test_a_bundle_reads_back_what_it_was_made_of(tmp_path: Path) -> None:
 def test_the_cut_keeps_what_the_scopes_may_see_by_the_access_rule() -> None:
     everyone = bundle.visible(encoded(), frozenset())
     # _parts/hr.md has no scopes of its own, but only the hidden payroll.md pulls it in: left out too.
-    assert sorted(everyone) == ["_material/facts.txt", "_parts/hello.md", "greet.md", "skills/open/SKILL.md",
-                                "skills/open/notes.md"]
+    assert sorted(everyone) == ["_material/facts.txt", "_parts/hello.md", "greet.md", "greet.tests.yaml",
+                                "skills/open/SKILL.md", "skills/open/notes.md"]  # payroll's tests are payroll's
     assert bundle.visible(encoded(), frozenset({"prompts"})) == encoded()  # scopes nest on ':'
     assert bundle.visible(encoded(), None) == encoded()  # trusted
     unreadable = {"odd.md": b"---\nscopes: 3\n---\nx"}

@@ -13,8 +13,9 @@ PyJWT[crypto] brings (the ``oauth`` extra), and is imported only when a key is g
 Made with a principal (``promptdeck bundle --token``), a bundle holds only what that principal may see: each
 file is kept or left out by ``visible``, which decides by the one access rule (``prompts.access.may_see``) on
 the scopes the file itself carries (``files.library.file_scopes``: a prompt file's front matter; a skill's
-files, its ``SKILL.md``'s), as the catalog and the read gate do. A visible prompt may read only parts everyone
-who sees it may see (``access.covers``), so nothing it renders is cut. Files without scopes of their own
+files, its ``SKILL.md``'s; a prompt's tests file, its prompt's), as the catalog and the read gate do. A
+visible prompt may read only parts everyone who sees it may see (``access.covers``), so nothing it renders
+is cut. Files without scopes of their own
 (partials, material) are everyone's by that rule, but one that only hidden prompts pull in (by the
 composition graph, ``prompts.graph``, and the files their role lines send) is left out too, unless a prompt
 the principal sees may name files at render time (a target named by an expression, a ``path`` argument), as
@@ -46,7 +47,8 @@ import msgspec
 from ...prompts.access import may_see
 from ...protocol.errors import LibraryError
 from ..files.library import file_scopes
-from ..files.paths import skill_folder_of
+from ..files.paths import is_prompt_path, skill_folder_of
+from ..files.tests import sidecar_of
 from .model import is_safe_path
 from .reads import Reads
 from .schema import MAX_FILE_BYTES
@@ -110,11 +112,13 @@ def visible(files: Mapping[str, bytes], held: frozenset[str] | None) -> dict[str
     rule on each file's own scopes; a file of a skill by its ``SKILL.md``'s. A file whose scopes cannot be read
     is left out, as the read gate refuses it."""
     out: dict[str, bytes] = {}
+    # A prompt's tests beside it (``NAME.tests.yaml``) are its own, seen as it is.
+    beside = {sidecar_of(path): path for path in files if is_prompt_path(path)}
     for path, data in files.items():
         skill = skill_folder_of(path)
-        marker = f"{skill[0]}{skill[1]}/SKILL.md" if skill is not None else None
-        if marker is not None and marker in files:
-            scopes = file_scopes(marker, files[marker])
+        owner = f"{skill[0]}{skill[1]}/SKILL.md" if skill is not None else beside.get(path)
+        if owner is not None and owner in files:
+            scopes = file_scopes(owner, files[owner])
         else:
             scopes = file_scopes(path, data)
         if scopes is not None and may_see(held, scopes):
