@@ -187,7 +187,9 @@ class Prompts:
 
     @property
     def stale(self) -> bool:
-        """Whether renders come from a copy now (a bundle, a fallback, a store's last good copy), not the source."""
+        """Whether renders come from a copy now, not the source: a bundle the source has not replaced yet, a
+        store's last good copy, the fallback of a store that could not be opened. (A server away once it
+        answered shows on each render's ``stale``: whether it answers is known only by asking.)"""
         if self._local is not None:
             return self._local.unreachable
         return self._remote is None or self._on_bundle() is not None
