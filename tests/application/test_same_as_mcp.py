@@ -1,6 +1,7 @@
 """``Prompts.render`` gives exactly the messages ``prompts/get`` gives, for every example prompt and every kind
-of source: a folder, a SQLite store, a PostgreSQL store (each rendered in-process) and a remote server
-(rendered through it). The other side of each comparison is the official MCP SDK's client asking a real
+of source: a folder, a SQLite store, a PostgreSQL store (each rendered in-process), a remote server
+(rendered through it) and a bundle of the store's label (``promptdeck bundle``, rendered in-process while its
+store cannot be reached). The other side of each comparison is the official MCP SDK's client asking a real
 ``promptdeck serve --http`` process on the same source."""
 
 from __future__ import annotations
@@ -54,21 +55,31 @@ def sources(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
         yield {"folder": str(EXAMPLES), "sqlite": sqlite, "postgresql": postgresql}
 
 
-@pytest.mark.parametrize("kind", ["folder", "sqlite", "postgresql", "remote"])
-def test_every_example_renders_as_prompts_get_gives_it(kind: str, sources: dict[str, str]) -> None:
-    served = sources["folder" if kind == "remote" else kind]
+@pytest.mark.parametrize("kind", ["folder", "sqlite", "postgresql", "remote", "bundle"])
+def test_every_example_renders_as_prompts_get_gives_it(kind: str, sources: dict[str, str], tmp_path: Path) -> None:
+    served = sources[{"remote": "folder", "bundle": "sqlite"}.get(kind, kind)]
     options = () if kind in ("folder", "remote") else ("--store", served)
+    given: dict[str, Any] = {}
+    if kind == "bundle":
+        # The bundle stands for a store that is not there: every render comes from the bundle.
+        away = f"sqlite:///{tmp_path / 'away.db'}"
+        given["bundle"] = str(tmp_path / "prompts.bundle")
+        done = subprocess.run([sys.executable, "-m", "promptdeck", "bundle", "--store", served, "--for", away,
+                               "--label", "production", "-o", given["bundle"]], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
     with http_server(served if kind in ("folder", "remote") else "", "--no-watch", *options) as url:
         expected = asyncio.run(sdk_renders(url))
-        with Prompts(url if kind == "remote" else served) as prompts:
+        with Prompts(url if kind == "remote" else away if kind == "bundle" else served, **given) as prompts:
             assert prompts.names() == sorted(EXAMPLE_ARGS)
             for name, arguments in EXAMPLE_ARGS.items():
                 rendered = prompts.render(name, **arguments)
                 assert rendered.messages == expected[name]["messages"], (kind, name)
                 assert rendered.description == expected[name].get("description"), (kind, name)
-                assert not rendered.stale
-                if kind in ("sqlite", "postgresql"):
+                assert rendered.stale == (kind == "bundle")
+                if kind in ("sqlite", "postgresql", "bundle"):
                     assert isinstance(rendered.version, int) and rendered.label == "production"
+                    assert rendered.version == expected[name]["_meta"]["promptdeck.dev/version"], (kind, name)
 
 
 #: The prompts of tests/client/servers/sdk_server.py, with arguments that render each.

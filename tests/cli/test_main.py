@@ -9,7 +9,7 @@ from promptdeck.cli.main import main
 
 COMMANDS = {"serve", "check", "render", "test", "ls", "get", "complete", "watch", "pick", "ui", "logout", "skills",
             "skill", "webhook", "publish", "history", "label", "rollback", "diff", "protect", "unprotect",
-            "rollout"}
+            "rollout", "bundle"}
 
 
 def test_every_command_is_registered_by_its_name() -> None:

@@ -46,6 +46,7 @@ def test_every_example_of_the_page_runs_as_written(tmp_path: Path) -> None:
     assert "Write a short, warm greeting for Ada. False" in shown  # the server's render, not stale
     assert "1 production" in shown
     assert "payroll" in shown  # the hidden prompt's InvalidParams
+    assert "bundle of position 1 with" in shown and "(greet is offline) True" in shown
 
 
 def run(code: str, cwd: Path) -> str:

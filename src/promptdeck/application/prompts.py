@@ -6,6 +6,11 @@ server's own render path, no network per render); a server renders through ``pro
 (``client.library.RemoteLibrary``), and when it cannot be reached the cache of an earlier sync
 (``cache=``) or a folder (``fallback=``) renders instead, and the result says ``stale``.
 
+A bundle (``bundle=``, ``sources.store.bundle``: a label's files in one file, made by ``promptdeck bundle``)
+serves from the start without reaching the source, stale, while a thread (``bundled.Revalidation``) tries the
+source every ``refresh`` seconds; once it answers, it replaces the bundle for good. A ``fallback=`` may also be
+a callable, called with the prompt's name and arguments when nothing else can render.
+
 Who is asking: with no ``token``, a local source renders as a trusted local client does (``serve`` over
 stdio, the CLI): every prompt. With ``token``, a local source looks it up in the tokens ``serve
 --token-file`` reads (``tokens=`` a file, else ``$PROMPTDECK_TOKENS``) and sees what that principal sees
@@ -23,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..protocol.errors import ConnectionFailed, LibraryError
 from ..sources.store.model import StoreError
 from . import tracing
+from .bundled import Bundled, Revalidation, refresh_seconds
 from .local import LocalLibrary, folder_problems, is_store_url
 from .rendered import PromptListing, Rendered
 
@@ -30,6 +36,10 @@ if TYPE_CHECKING:
     from ..client.cache import RenderCache
     from ..client.library import RemoteLibrary
     from ..prompts.spec import Offered
+    from ..sources.store.bundle import Bundle
+
+#: A ``fallback=`` that is code: (name, arguments) -> a ``Rendered`` or a ``prompts/get`` result.
+Fallback = Callable[[str, dict[str, Any]], "Rendered | Mapping[str, Any]"]
 
 log = logging.getLogger("promptdeck.application")
 #: How long a request to a remote server may take (each try), unless ``timeout=`` says otherwise.
@@ -47,9 +57,11 @@ class Prompts:
     """
 
     def __init__(self, source: str, *, label: str = "production", token: str | None = None,
-                 tokens: str | None = None, auth: Any = None, fallback: str | None = None, cache: str | None = None,
-                 timeout: float = TIMEOUT, retries: int = 2, watch: bool = True, trace: bool | None = None,
-                 span: bool = False, app: str | None = None) -> None:
+                 tokens: str | None = None, auth: Any = None, fallback: str | Fallback | None = None,
+                 cache: str | None = None, timeout: float = TIMEOUT, retries: int = 2, watch: bool = True,
+                 trace: bool | None = None, span: bool = False, bundle: str | None = None,
+                 bundle_key: str | bytes | None = None, refresh: float = 30.0,
+                 app: str | None = None) -> None:
         """``label``: a store's label to follow. ``token``: who asks (see the module); ``auth``, for a server,
         what supplies its bearer token instead (an ``OAuth()``, docs/client.md). ``fallback``: a folder
         rendered when the source cannot be reached (refused now if ``promptdeck check`` would find a problem
@@ -58,24 +70,36 @@ class Prompts:
         when read). ``timeout``: each request to a server, tried ``retries`` more times when it
         cannot reach it. ``watch``: a folder follows its file changes. ``trace``: put renders on
         OpenTelemetry spans (None: when the application has imported ``opentelemetry``); ``span``: open a
-        span per render rather than annotate the current one. ``app``: the application's name, which its
-        renders are counted under in usage (``promptdeck usage``), as an MCP client's ``clientInfo.name`` is."""
+        span per render rather than annotate the current one. ``fallback`` may also be a callable, given the
+        name and arguments, returning a ``Rendered`` or a ``prompts/get`` result. ``bundle``: a file made by
+        ``promptdeck bundle`` for this source and label, served (stale) until the source answers, tried every
+        ``refresh`` seconds; ``bundle_key``: the PEM Ed25519 public key (or a file holding it) its signature
+        must match. ``app``: the application's name, which its renders are counted under in usage
+        (``promptdeck usage``), as an MCP client's ``clientInfo.name`` is."""
         self.source = source
         self.label = label
+        self._app = app
         self._trace = trace
         self._span = span
         self._local: LocalLibrary | None = None
         self._remote: RemoteLibrary | None = None
         self._cache: RenderCache | None = None
         self._fallback: LocalLibrary | None = None
+        self._fallback_call: Fallback | None = None
+        self._bundled: Bundled | None = None
+        self._revalidation: Revalidation | None = None
+        self._swap = threading.Lock()
         self._listings: dict[int, tuple[Offered, PromptListing]] = {}
         self._listings_lock = threading.Lock()
         self._cached_listing: object = None
         self._scopes: frozenset[str] | None = None
         self.remote = source.startswith(("http://", "https://"))
         self._closed = False
-        _check_options(source, self.remote, tokens=tokens, auth=auth, fallback=fallback, cache=cache)
-        if fallback is not None:
+        _check_options(source, self.remote, tokens=tokens, auth=auth, fallback=fallback, cache=cache, bundle=bundle)
+        refresh = refresh_seconds(refresh)
+        if callable(fallback):
+            self._fallback_call = fallback
+        elif fallback is not None:
             problems = folder_problems(fallback)
             if problems:
                 raise LibraryError(f"the fallback folder {fallback!r} has {len(problems)} problem"
@@ -91,19 +115,87 @@ class Prompts:
                     from ..client.cache import RenderCache
 
                     self._cache = RenderCache(cache, source, token)
+                if bundle is not None:
+                    self._start_from(bundle, bundle_key, refresh, watch)
             else:
                 self._scopes = _scopes_of(token, tokens)
+                if bundle is not None:
+                    self._start_from(bundle, bundle_key, refresh, watch)
+                    return
                 try:
                     self._local = LocalLibrary(source, label=label, watch=watch, app=app)
                 except StoreError as exc:
-                    if self._fallback is None:
+                    if self._fallback is None and self._fallback_call is None:
                         raise
                     # A store away when the application starts: the fallback serves, stale, for this Prompts'
                     # life (once open, a label keeps its own last good copy through an outage).
-                    log.error("%s; rendering from the fallback folder %s", exc, fallback)
+                    log.error("%s; rendering from the fallback %s", exc,
+                              f"folder {fallback}" if self._fallback is not None else "callable")
         except BaseException:
             self.close()
             raise
+
+    # -- a bundle, then the source ----------------------------------------------------------------
+
+    def _start_from(self, bundle: str, key: str | bytes | None, refresh: float, watch: bool) -> None:
+        """Serve ``bundle`` now, and try the source in the background until it answers."""
+        from ..sources.store.urls import shown_url
+
+        shown = self.source if self.remote else shown_url(self.source)
+        self._bundled = Bundled(bundle, source=shown, label=self.label, key=_key_bytes(key))
+        self._revalidation = Revalidation(lambda: self._try_source(watch), refresh, shown)
+        self._revalidation.start()
+
+    def _try_source(self, watch: bool) -> bool:
+        """Reach the source once; True when it answered (and, for a store, is now what renders)."""
+        if self._remote is not None:
+            try:
+                self._remote.call(self._remote.entries())
+            finally:
+                # These tries are not renders: their failures must neither open the breaker (which would hold
+                # the next try back for its 30 s rather than ``refresh``) nor keep it open against the renders
+                # once the server answers.
+                self._remote.breaker.succeeded("prompts/list")
+            return True
+        library = LocalLibrary(self.source, label=self.label, watch=watch, app=self._app)
+        with self._swap:
+            if self._closed:
+                library.close()
+            else:
+                self._local = library  # one assignment: a render reads either library whole
+        log.info("%s answered; rendering from it rather than the bundle %s", library.shown,
+                 self._bundled.path if self._bundled is not None else "")
+        return True
+
+    def _on_bundle(self) -> Bundled | None:
+        """The bundle, while it is what renders: the source has not answered yet."""
+        bundled = self._bundled
+        if bundled is None or self._local is not None:
+            return None
+        revalidation = self._revalidation
+        if self._remote is not None and revalidation is not None and revalidation.answered.is_set():
+            return None
+        return bundled
+
+    def _from_bundle(self, bundled: Bundled, name: str, arguments: dict[str, Any]) -> Rendered:
+        prompt = bundled.library.find(name, arguments, self._scopes)
+        result = bundled.library.render(prompt, arguments)
+        return Rendered.of_result(prompt.name, result, bundled.listing(prompt, self._listing_of(prompt)), True,
+                                  bundled.path, bundled.bundle.label)
+
+    @property
+    def bundle(self) -> Bundle | None:
+        """The bundle given (its source, label, position, and the principal it was cut to), or None."""
+        return self._bundled.bundle if self._bundled is not None else None
+
+    @property
+    def stale(self) -> bool:
+        """Whether renders come from a copy now, not the source: a bundle the source has not replaced yet, a
+        store's last good copy, the fallback of a store that could not be opened. (A server away once it
+        answered shows on each render's ``stale``: whether it answers is known only by asking.)"""
+        if self._local is not None:
+            return self._local.unreachable
+        return self._remote is None or self._on_bundle() is not None
 
     # -- rendering ------------------------------------------------------------------------------
 
@@ -135,6 +227,9 @@ class Prompts:
         self._check_open()
         if self._local is not None:
             return self._rendered_locally(self._local, name, arguments, self._scopes, False)
+        bundled = self._on_bundle()
+        if bundled is not None:
+            return self._from_bundle(bundled, name, arguments)
         if self._remote is None:  # a store that could not be opened
             return self._from_fallback(name, arguments)
         try:
@@ -149,6 +244,9 @@ class Prompts:
             prompt = self._local.find(name, arguments, self._scopes)
             result = await self._local.arender(prompt, arguments)
             return self._made(self._local, prompt, result, False)
+        bundled = self._on_bundle()
+        if bundled is not None:
+            return self._from_bundle(bundled, name, arguments)
         if self._remote is None:
             return self._from_fallback(name, arguments)
         try:
@@ -184,12 +282,19 @@ class Prompts:
                 entry = next((e for e in self._cache.listing() or () if e.get("name") == name), None)
                 listing = PromptListing.from_wire(entry) if entry is not None else PromptListing(name)
                 return Rendered.of_result(name, result, listing, True, str(self._cache.path))
-        if self._fallback is not None:
+        if self._bundled is not None:
+            return self._from_bundle(self._bundled, name, arguments)
+        if self._fallback is not None or self._fallback_call is not None:
             return self._from_fallback(name, arguments)
         tried = "; the cache holds no render of it with these arguments" if self._cache is not None else ""
         raise ConnectionFailed(f"{failure}{tried}") from failure
 
     def _from_fallback(self, name: str, arguments: dict[str, Any]) -> Rendered:
+        if self._fallback_call is not None:
+            given = self._fallback_call(name, dict(arguments))
+            if isinstance(given, Rendered):
+                return given
+            return Rendered.of_result(name, given, PromptListing(name), True, "fallback")
         assert self._fallback is not None
         return self._rendered_locally(self._fallback, name, arguments, self._scopes, True)
 
@@ -212,21 +317,35 @@ class Prompts:
         self._check_open()
         if self._local is not None:
             return {p.name: self._listing_of(p) for p in self._local.catalog(self._scopes)}
+        bundled = self._on_bundle()
+        if bundled is not None:
+            return self._bundle_entries(bundled)
         if self._remote is None:
-            assert self._fallback is not None
-            return {p.name: self._listing_of(p) for p in self._fallback.catalog(self._scopes)}
+            return self._fallback_entries(None)
         try:
             entries = self._remote.call(self._remote.entries())
         except ConnectionFailed as exc:
             cached = self._cache.listing() if self._cache is not None else None
             if cached is not None:
                 return {e["name"]: PromptListing.from_wire(e) for e in cached}
-            if self._fallback is not None:
-                return {p.name: self._listing_of(p) for p in self._fallback.catalog(self._scopes)}
-            raise ConnectionFailed(str(exc)) from exc
+            if self._bundled is not None:
+                return self._bundle_entries(self._bundled)
+            return self._fallback_entries(exc)
         if self._cache is not None:
             self._keep_listing()
         return {name: PromptListing.from_wire(entry) for name, entry in entries.items()}
+
+    def _bundle_entries(self, bundled: Bundled) -> dict[str, PromptListing]:
+        return {p.name: bundled.listing(p, self._listing_of(p)) for p in bundled.library.catalog(self._scopes)}
+
+    def _fallback_entries(self, failure: ConnectionFailed | None) -> dict[str, PromptListing]:
+        """The fallback folder's listing; a callable fallback lists nothing, so the failure stands."""
+        if self._fallback is not None:
+            return {p.name: self._listing_of(p) for p in self._fallback.catalog(self._scopes)}
+        if failure is not None:
+            raise ConnectionFailed(str(failure)) from failure
+        raise LibraryError(f"{self.source} could not be reached when {self!r} was made, and a callable fallback "
+                           "lists no prompts")
 
     def _keep_listing(self) -> None:
         """Write the remote's listing to the cache when it is not the one written last."""
@@ -263,11 +382,14 @@ class Prompts:
 
     def close(self) -> None:
         """Stop following the source and end any connection."""
-        self._closed = True
-        for part in (self._local, self._remote, self._fallback):
+        with self._swap:
+            self._closed = True
+        if self._revalidation is not None:
+            self._revalidation.stop()
+        for part in (self._local, self._remote, self._fallback, self._bundled):
             if part is not None:
                 part.close()
-        self._local = self._fallback = None
+        self._local = self._fallback = self._bundled = None
 
     def __enter__(self) -> Prompts:
         return self
@@ -279,8 +401,8 @@ class Prompts:
         return f"Prompts({self.source!r})"
 
 
-def _check_options(source: str, remote: bool, *, tokens: str | None, auth: Any, fallback: str | None,
-                   cache: str | None) -> None:
+def _check_options(source: str, remote: bool, *, tokens: str | None, auth: Any, fallback: str | Fallback | None,
+                   cache: str | None, bundle: str | None) -> None:
     """Refuse options that do not fit the kind of source, before anything is opened."""
     if remote and tokens is not None:
         raise ValueError("tokens= is for a folder or a store; a server checks the token itself")
@@ -290,6 +412,21 @@ def _check_options(source: str, remote: bool, *, tokens: str | None, auth: Any, 
         raise ValueError("cache= is for an MCP server; a folder or a store is its own copy")
     if not remote and fallback is not None and not is_store_url(source):
         raise ValueError("fallback= is for a store or an MCP server; a folder is read from disk")
+    if not remote and bundle is not None and not is_store_url(source):
+        raise ValueError("bundle= is for a store or an MCP server; a folder is read from disk")
+
+
+def _key_bytes(key: str | bytes | None) -> bytes | None:
+    """A PEM public key given as its bytes or text, or as the path of a file holding it."""
+    if key is None or isinstance(key, bytes):
+        return key
+    if key.lstrip().startswith("-----BEGIN"):
+        return key.encode()
+    try:
+        with open(key, "rb") as opened:
+            return opened.read(64 * 1024)
+    except OSError as exc:
+        raise LibraryError(f"the bundle key {key}: {exc.strerror}") from None
 
 
 def _scopes_of(token: str | None, tokens: str | None) -> frozenset[str] | None:

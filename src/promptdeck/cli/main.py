@@ -13,6 +13,7 @@ import click
 from .._version import __version__
 from . import (
     backup,
+    bundle,
     client,
     govern,
     imports,
@@ -39,7 +40,7 @@ def main() -> None:
 for command in (serve.serve, library.check, library.render, prompt_tests.test, client.ls, client.get,
                 client.complete, client.watch, client.pick, client.ui, oauth.logout, skills.skills, skills.skill,
                 *store.COMMANDS, *promote.COMMANDS, sync.pull, *govern.COMMANDS, *proposals.COMMANDS,
-                webhooks.webhook, usage.usage, imports.import_command):
+                webhooks.webhook, usage.usage, imports.import_command, bundle.bundle):
     main.add_command(command)
 for command in backup.COMMANDS:
     store.store.add_command(command)

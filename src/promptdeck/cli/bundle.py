@@ -1,0 +1,115 @@
+"""``promptdeck bundle``: a label's files in one file, for an application to start from (docs/application.md#bundles).
+
+The bundle's format, its checks and the scope cut are ``sources.store.bundle``'s; this module reads the label
+(from a store, or from the folder it is published from), finds the principal a ``--token`` names, and writes.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..protocol.errors import PromptdeckError
+from .common import fail, open_store, valid_label
+from .terminal import echo, shown
+
+
+@click.command("bundle")
+@click.argument("folder", required=False, type=click.Path(file_okay=False))
+@click.option("--store", "url", default=None, metavar="URL", help="The store to read LABEL from (sqlite:///path.db, "
+              "postgresql://…); without it, FOLDER is read as `publish` reads it.")
+@click.option("--label", required=True, metavar="LABEL", help="The label the bundle holds.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="The bundle file to write (replaced whole).")
+@click.option("--for", "for_source", default=None, metavar="URL", help="The source the application opens, when "
+              "it is not --store's URL: the MCP server serving the label, or (with FOLDER) the store it is "
+              "published to. A bundle is taken only for the source and label it names.")
+@click.option("--token", default=None, help="Cut the bundle to what this token's principal may see, as it would "
+              "over MCP (looked up in --token-file).")
+@click.option("--token-file", "tokens", default=None, type=click.Path(dir_okay=False),
+              help="The tokens `serve --token-file` reads (default: $PROMPTDECK_TOKENS).")
+@click.option("--key", default=None, type=click.Path(dir_okay=False, exists=True), metavar="PEM",
+              help="An Ed25519 private key (PEM) to sign the bundle with.")
+def bundle(folder: str | None, url: str | None, label: str, output: str, for_source: str | None, token: str | None,
+           tokens: str | None, key: str | None) -> None:
+    """Write LABEL's prompts, their parts and skills into one file an application starts from.
+
+    From --store, the label's files at its position, with each file's version; from FOLDER, the files
+    `publish` would send (no position). With --token, only what that principal may see, and the bundle
+    says so. With --key, signed: `Prompts(source, bundle=FILE, bundle_key=PUBLIC_PEM)` refuses a bundle
+    whose signature does not match.
+    """
+    from ..sources.store import bundle as bundles
+
+    valid_label(label)
+    if (folder is None) == (url is None):
+        fail("give either --store URL or a FOLDER to bundle", 2)
+    if url is not None and url.startswith(("http://", "https://")):
+        # MCP gives a client rendered prompts, never their files: a server's library cannot be read back from it.
+        fail(f"{url} is an MCP server, which gives rendered prompts, not their files: bundle the store or folder "
+             f"it serves, with --for {url}", 2)
+    if folder is not None and for_source is None:
+        fail("a bundle of a FOLDER needs --for URL: the store or server the application opens", 2)
+    cut = _principal(token, tokens)
+    signing = _key(key)
+    try:
+        if url is not None:
+            with open_store(url) as opened:
+                position, versions, files = bundles.label_files(opened.reads, label)
+            source = for_source or url
+        else:
+            from ..sources.files.paths import folder_prefix
+            from ..sources.store.folder import read_library
+
+            assert folder is not None and for_source is not None
+            position, versions = None, {}
+            files = read_library(folder, folder_prefix(folder, None))
+            source = for_source
+        data = bundles.make(files, source=_shown_source(source), label=label, position=position,
+                            versions=versions, cut=cut, key=signing)
+        bundles.write(output, data)
+    except PromptdeckError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}")
+    made = bundles.read(output, source=_shown_source(source), label=label)
+    at = f" (position {position})" if position is not None else ""
+    echo(f"bundled label {label}{at} of {shown(made.source)}: {len(made.files)} files, {len(data)} bytes, in "
+         f"{shown(output)}" + (", signed" if signing is not None else "")
+         + (f", cut to {shown(cut[0])}" if cut is not None else ""))
+
+
+def _shown_source(source: str) -> str:
+    """A store URL as bundles name it (``urls.shown_url``: no password); a server's URL as it is."""
+    from ..application.local import is_store_url
+    from ..sources.store.urls import shown_url
+
+    return shown_url(source) if is_store_url(source) else source
+
+
+def _principal(token: str | None, tokens: str | None) -> tuple[str, frozenset[str]] | None:
+    if token is None:
+        if tokens is not None:
+            fail("--token-file names who may ask; give the --token that asks too", 2)
+        return None
+    from ..server.security.tokens import BearerTokens
+
+    try:
+        known = BearerTokens.load(tokens)
+    except PromptdeckError as exc:
+        fail(str(exc))
+    if known is None:
+        fail("--token needs the tokens to look it up in: --token-file FILE, or $PROMPTDECK_TOKENS", 2)
+    principal = known.principal(f"Bearer {token}")
+    if principal is None:
+        fail(f"the token is not one of those in {tokens or '$PROMPTDECK_TOKENS'}", 2)
+    return principal.name, principal.scopes or frozenset()
+
+
+def _key(path: str | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as opened:
+            return opened.read(64 * 1024)
+    except OSError as exc:
+        fail(f"cannot read the key {path}: {exc.strerror}")
