@@ -4,8 +4,15 @@ exactly what its ``/api/store/usage`` does (issue 41)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 
+import pytest
+
+from promptdeck.server.app import PromptServer
+from promptdeck.server.web import usage_api
+from promptdeck.server.web.usage_api import UsageApi
 from tests.support.store_api import BOB, CAROL, make_store, serving
 from tests.support.usage import ALICE_AUTH, BOB_AUTH, folder_server, render_as, totals, usage, wait_for_usage
 
@@ -65,3 +72,29 @@ def test_a_store_server_answers_what_its_store_usage_answers(tmp_path: Path) -> 
         hidden, store = usage(base, BOB, API, prompt="salaries"), usage(base, BOB, prompt="salaries")
         assert hidden.status_code == store.status_code == 404 and hidden.json() == store.json()
         assert usage(base, CAROL, API, since="soon").status_code == 400
+
+
+def test_a_folder_servers_renders_are_kept_in_the_hour_they_were_made(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drained every ``DRAIN_SECONDS``, not only when asked: a drain counts the window in the hour it runs, so
+    renders left in the window until someone asks would be shown in that later hour."""
+    monkeypatch.setattr(usage_api, "DRAIN_SECONDS", 0.01)
+    (tmp_path / "greet.md").write_text("Hello!\n")
+    server = PromptServer()
+    server.add_folder(str(tmp_path))
+    served = server.catalog.get("greet")
+    assert served is not None
+    server.usage.count(served, "", "billing")
+    api = UsageApi(server, None)
+
+    async def drained() -> None:
+        task = asyncio.ensure_future(api.drain_every())
+        async with asyncio.timeout(30):
+            while server.usage.window:
+                await asyncio.sleep(0.01)
+        task.cancel()
+
+    asyncio.run(drained())
+    [(key, renders)] = server.usage.hours.items()
+    assert (key.prompt, key.client, renders) == ("greet", "billing", 1)
+    assert key.hour == int(time.time()) // 3600 * 3600 or key.hour == int(time.time()) // 3600 * 3600 - 3600

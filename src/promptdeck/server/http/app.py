@@ -246,6 +246,8 @@ class StreamableHttpApp:
         if self.options.watch:
             self._tasks.append(asyncio.ensure_future(watch_folders(self.server, self._stop)))
         self._tasks.append(asyncio.ensure_future(self._expire_loop()))
+        if self.usage_api is not None:  # a folder's counts, shown in the hour they were made
+            self._tasks.append(asyncio.ensure_future(self.usage_api.drain_every()))
 
     async def shutdown(self) -> None:
         self.end_streams()

@@ -9,6 +9,10 @@ Served beside ``/mcp`` when the page is on, behind the same Host/Origin checks, 
 memory (``PromptServer.usage``, ``store_usage.kept``), each prompt shown only when the principal's
 ``Catalog.view`` holds it (``UsageApi._kept``). Either way a prompt hidden from the principal is a 404 as an unknown
 one is, and its name is in no answer.
+
+A drain counts the window's renders in the hour it runs, so a folder server drains every ``DRAIN_SECONDS``
+(``UsageApi.drain_every``) as a store server's writer does: its renders are shown in the hour they were made,
+and its window (``MAX_KEYS`` keys) starts again empty before new clients would fold into ``other``.
 """
 
 from __future__ import annotations
@@ -27,6 +31,11 @@ if TYPE_CHECKING:
     from .store_api import StoreApi
 
 PATH = "/api/usage"
+#: how often a folder server moves its window into the hours it keeps (``sources.store.usage.FLUSH_SECONDS``)
+DRAIN_SECONDS = 10.0
+#: one drain of a server's counts at a time, whichever endpoint's app asks (``Usage.drain`` folds into a
+#: dict it shares, and endpoints share their server)
+_DRAINING = threading.Lock()
 
 
 class UsageApi:
@@ -35,8 +44,6 @@ class UsageApi:
     def __init__(self, server: PromptServer, store_api: StoreApi | None) -> None:
         self.server = server
         self.store_api = store_api
-        #: one drain of the in-memory counts at a time (``Usage.drain`` folds into a dict it shares)
-        self._draining = threading.Lock()
 
     @staticmethod
     def serves(path: str) -> bool:
@@ -64,8 +71,24 @@ class UsageApi:
         since = since_of(query)
 
         def answer() -> dict[str, Any]:
-            with self._draining:
+            with _DRAINING:
                 return kept(self.server.usage, since, lambda prompt: seen.get(prompt) is not None, name)
 
         # A drain folds the window into every hour kept, and a long-running server keeps many: off the loop.
         return await asyncio.to_thread(answer)
+
+    async def drain_every(self) -> None:
+        """A folder server's window drained into its hours every ``DRAIN_SECONDS``, off the loop, until
+        cancelled (a server serving a store leaves it to its store's writer)."""
+        if self.store_api is not None:
+            return
+        usage = self.server.usage
+
+        def drain() -> None:
+            with _DRAINING:
+                usage.drain()
+
+        while True:
+            await asyncio.sleep(DRAIN_SECONDS)
+            if usage.window:
+                await asyncio.to_thread(drain)
