@@ -1,5 +1,5 @@
-"""``promptdeck usage`` (cli/usage.py): from a store as its administrator, and from a running server as a
-token's principal (only the prompts it may read), as text and as JSON."""
+"""``promptdeck usage`` (cli/usage.py): from a store as its administrator, and from a running server (a store's
+or a folder's) as a token's principal (only the prompts it may read), as text and as JSON."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from promptdeck.sources.store.usage import add
 from tests.support.cli import pd
 from tests.support.http_server import http_server
 from tests.support.store_api import HR, READER, WRITER, make_store
+from tests.support.usage import ALICE_AUTH, ALICE_TOKEN, BOB_AUTH, BOB_TOKEN, folder_server, render_as
 
 
 def _counted(url: str) -> int:
@@ -56,3 +57,19 @@ def test_usage_from_a_server_shows_only_what_the_token_may_read(tmp_path: Path) 
         assert hidden.returncode == 1 and "answered 404" in hidden.stderr
         nobody = pd("usage", "--server", endpoint, check=False)
         assert nobody.returncode == 1 and "answered 401" in nobody.stderr
+
+
+def test_usage_from_a_folder_server_is_what_it_counted_in_memory(tmp_path: Path) -> None:
+    """``--server`` reads ``/api/usage``, so a folder-served library's counts are read the same way."""
+    with folder_server(tmp_path) as base:
+        for client in ("billing", "billing", "claude-code"):
+            assert "result" in render_as(base, BOB_AUTH, "greet", client, {"who": "x"})
+        render_as(base, ALICE_AUTH, "payroll", "hr-app")
+        bob = json.loads(pd("usage", "--server", base, "--token", BOB_TOKEN, "--json").stdout)
+        assert [(e["prompt"], e["renders"]) for e in bob["prompts"]] == [("greet", 3)]
+        assert sorted((h["client"], h["renders"]) for h in bob["prompts"][0]["hours"]) == [("billing", 2),
+                                                                                          ("claude-code", 1)]
+        alice = pd("usage", "--server", f"{base}/mcp", "--token", ALICE_TOKEN).stdout
+        assert "payroll: 1 render" in alice and "greet: 3 renders" in alice
+        hidden = pd("usage", "payroll", "--server", base, "--token", BOB_TOKEN, check=False)
+        assert hidden.returncode == 1 and "answered 404" in hidden.stderr and "payroll" not in hidden.stdout

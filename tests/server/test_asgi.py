@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from promptdeck.protocol.errors import HttpError
 from promptdeck.protocol.jsonrpc import Request
-from promptdeck.server.asgi import PostStream
+from promptdeck.server.asgi import PostStream, get_query
 from promptdeck.server.outcome import Answer, Pending
 
 
@@ -141,3 +142,16 @@ def test_cancelling_the_response_cancels_the_work_too() -> None:
         assert await asyncio.wait_for(settling, 5) is None
 
     asyncio.run(run())
+
+
+def test_a_get_query_is_read_and_anything_else_refused() -> None:
+    assert get_query({"method": "GET", "query_string": b"prompt=a%20b&since="}, "/api/x") == \
+        {"prompt": "a b", "since": ""}
+    assert get_query({"method": "GET"}, "/api/x") == {}
+    with pytest.raises(HttpError) as refused:
+        get_query({"method": "POST", "query_string": b""}, "/api/x")
+    assert refused.value.status == 405 and refused.value.headers == [(b"allow", b"GET")]
+    for bad in (b"a=\xff", b"a=1&b=2&c=3&d=4&e=5"):
+        with pytest.raises(HttpError) as refused:
+            get_query({"method": "GET", "query_string": bad}, "/api/x")
+        assert refused.value.status == 400, bad

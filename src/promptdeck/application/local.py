@@ -93,7 +93,7 @@ class LocalLibrary:
         import time
 
         from ..prompts.usage import since_seconds
-        from ..server.web.store_usage import shown
+        from ..server.web.store_usage import kept
 
         try:
             start = since_seconds(since, time.time())
@@ -101,8 +101,7 @@ class LocalLibrary:
             raise LibraryError(str(exc)) from None
         if self.store:  # its writer drains them into the store, where they are read
             raise LibraryError(f"the usage of {self.shown} is in the store: .venv/bin/promptdeck usage --store URL")
-        rows, last = self._server.usage.kept(start)
-        return shown(rows, last, start, lambda _: True)
+        return kept(self._server.usage, start, lambda _: True, None)
 
     @property
     def unreachable(self) -> bool:

@@ -1,6 +1,6 @@
 """``promptdeck usage [NAME]``: renders per prompt, from the store (``--store``: every prompt, as the store's
-administrator) or from a running server (``--server``: ``/api/store/usage``, as the token's principal, so
-only the prompts it may read). ``--since`` (default 30d) and ``--json`` (the API's answer, as is)."""
+administrator) or from a running server (``--server``: ``/api/usage``, a store's or a folder's counts, as the
+token's principal, so only the prompts it may read). ``--since`` (default 30d) and ``--json`` (the API's answer, as is)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .terminal import echo
 @click.argument("prompt", required=False, metavar="[NAME]")
 @click.option("--store", "url", default=None, envvar="PROMPTDECK_STORE", metavar="URL",
               help="Read the store at URL (default: $PROMPTDECK_STORE).")
-@click.option("--server", default=None, metavar="URL", help="Ask a running server (its /api/store/usage) instead.")
+@click.option("--server", default=None, metavar="URL", help="Ask a running serve --http (its /api/usage) instead.")
 @click.option("--token", envvar="PROMPTDECK_TOKEN", metavar="TOKEN", default=None,
               help="The bearer token for --server (default: $PROMPTDECK_TOKEN).")
 @click.option("--since", default="30d", show_default=True, metavar="WHEN",
@@ -76,7 +76,7 @@ def _from_server(server: str, token: str | None, prompt: str | None, since: str)
     if not base.startswith(("http://", "https://")):
         fail(f"--server {server[:200]!r} is no http:// or https:// URL", 2)
     query = urllib.parse.urlencode({"since": since, **({"prompt": prompt} if prompt is not None else {})})
-    request = urllib.request.Request(f"{base}/api/store/usage?{query}",
+    request = urllib.request.Request(f"{base}/api/usage?{query}",
                                      headers={"authorization": f"Bearer {token}"} if token else {})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:  # the scheme is checked above

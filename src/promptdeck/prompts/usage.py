@@ -173,15 +173,16 @@ class Usage:
         start = hour_of(since)
         return sorted((row for row in hours if row[0].hour >= start), key=lambda row: (row[0].hour, row[0])), last
 
-    def keep_hours(self, seconds: float = DRAIN_SECONDS) -> None:
+    def keep_hours(self, seconds: float | None = None) -> None:
         """Drain every ``seconds`` from a daemon thread, so that a library with no store keeps each render under
         its own hour, not the hour it is next read in (``serve --http`` over a folder; once)."""
         if self._ticking is not None or not self.keep:
             return
         ticking = self._ticking = threading.Event()
+        every = DRAIN_SECONDS if seconds is None else seconds
 
         def tick() -> None:
-            while not ticking.wait(seconds):
+            while not ticking.wait(every):
                 self.drain()
 
         threading.Thread(target=tick, name="promptdeck-usage", daemon=True).start()

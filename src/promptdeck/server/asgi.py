@@ -86,6 +86,20 @@ def header(scope: Scope, name: bytes) -> str | None:
     return None if value is None else value.decode("latin-1")
 
 
+def get_query(scope: Scope, path: str, max_fields: int = 4) -> dict[str, str]:
+    """The query of a GET to ``path`` (the web page's JSON APIs): 405 for another method, 400 for a query
+    that is not valid UTF-8 or has more than ``max_fields`` fields."""
+    from urllib.parse import parse_qsl
+
+    if scope["method"] != "GET":
+        raise HttpError(405, f"{path} takes GET", headers=[(b"allow", b"GET")])
+    try:
+        return dict(parse_qsl(scope.get("query_string", b"").decode("utf-8"), keep_blank_values=True,
+                              max_num_fields=max_fields))
+    except (UnicodeDecodeError, ValueError):
+        raise HttpError(400, "the query string is not valid") from None
+
+
 async def read_body(receive: Receive, limit: int, declared: bytes | None, seconds: float = BODY_SECONDS) -> bytes:
     """The whole request body, refusing more than ``limit`` bytes (before reading, when declared) and a
     body that has not all arrived within ``seconds`` (``BodyTooSlow``): a client trickling its upload

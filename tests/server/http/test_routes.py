@@ -31,6 +31,7 @@ EXPECTED: dict[str, set[Guard]] = {
     "oauth metadata": PUBLIC,  # how a client learns where to get a token
     "store api": LIMITED,
     "graph api": LIMITED,
+    "usage api": LIMITED,
     "metrics": GUARDED,  # the prompt count is the asker's; a scraper is not rate-limited
     "mcp": LIMITED,
     "sse": LIMITED,
@@ -58,7 +59,8 @@ def test_every_route_declares_its_guards(stateless: bool) -> None:
     assert declared == {name: guards for name, guards in EXPECTED.items()
                         if not (stateless and name in ("sse", "messages"))}
     assert len(declared) == len(routes), "two routes with one name"
-    assert {route.name for route in routes if route.errors is Errors.JSON} == {"signin", "store api", "graph api"}
+    assert {route.name for route in routes if route.errors is Errors.JSON} == {"signin", "store api", "graph api",
+                                                                                     "usage api"}
 
 
 async def _nothing(scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:

@@ -50,7 +50,9 @@ def test_the_catalog_lists_every_prompt_and_search_narrows_it(pages: Pages, exam
     assert page.inner_text("#count") == f"{len(expected)} prompts"
     review = page.locator(".result", has=page.locator(".result-name", has_text="code-review"))
     assert review.locator(".result-title").inner_text() == "Code review"
-    assert review.locator(".result-meta").inner_text().split() == ["5", "arguments", "code", "review"]
+    expect(page.locator("#usage-filters")).to_be_visible()  # each row then says how much it was used
+    assert review.locator(".result-meta").inner_text().split() == \
+        ["5", "arguments", "Not", "rendered", "in", "30", "days", "code", "review"]
     page.fill("#search", "commit")
     expect(page.locator("#results .result-name")).to_have_text(["git.commit"])
     assert page.inner_text("#count") == f"1 of {len(expected)} prompts"
@@ -451,7 +453,10 @@ def test_keyboard_only_search_then_open_then_back(pages: Pages, examples: str) -
     assert page.evaluate("document.activeElement.id") == "search"
     page.keyboard.type("summ")
     expect(page.locator("#results .result-name")).to_have_text(["summarize"])
+    expect(page.locator("#usage-filters")).to_be_visible()
     page.keyboard.press("Tab")  # the tag filter
+    page.keyboard.press("Tab")  # the order
+    page.keyboard.press("Tab")  # the usage filter
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Summarizesummarize"
     page.keyboard.press("Enter")

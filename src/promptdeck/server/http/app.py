@@ -82,6 +82,8 @@ from ..web.graph_api import GraphApi
 from ..web.page import PREFIX as UI_PREFIX
 from ..web.page import WebUi
 from ..web.signin import PATH as SIGNIN_PATH
+from ..web.usage_api import PATH as USAGE_PATH
+from ..web.usage_api import UsageApi
 from .legacy_sse import LegacySseTransport
 from .modern import plain_get, serve_modern
 from .options import HttpOptions
@@ -136,6 +138,8 @@ class StreamableHttpApp:
         server.usage.keep_hours()
         #: the page's view of the composition graph (``/api/graph``, see ``graph_api``)
         self.graph_api = GraphApi(server) if options.ui else None
+        #: the page's view of the renders counted (``/api/usage``, see ``usage_api``), a store's or in memory
+        self.usage_api = UsageApi(server, self.store_api) if options.ui else None
         #: ``promptdeck ui``'s exchange of a one-time code for a token (``POST /signin``, see ``signin``)
         self.signin = signin
         #: what the routes' guards check against (see ``routes``)
@@ -164,6 +168,8 @@ class StreamableHttpApp:
                                errors=Errors.JSON))
         if self.graph_api is not None:
             table.append(Route("graph api", self.graph_api, limited, paths=(GRAPH_PATH,), errors=Errors.JSON))
+        if self.usage_api is not None:
+            table.append(Route("usage api", self.usage_api, limited, paths=(USAGE_PATH,), errors=Errors.JSON))
         # The prompt count in /metrics is what its asker may see, so it authenticates; it is not rate-limited.
         table.append(Route("metrics", self._metrics, guarded, paths=("/metrics",)))
         # Stateless, the endpoint takes POST only (2026-07-28 has no GET stream either); stateful, ``_mcp``

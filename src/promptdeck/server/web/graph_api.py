@@ -14,12 +14,11 @@ from __future__ import annotations
 import asyncio
 import threading
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl
 
 from ...prompts.graph import Graph
 from ...protocol.errors import HttpError
 from ...protocol.jsonrpc import encode_json
-from ..asgi import Receive, Scope, Send, respond
+from ..asgi import Receive, Scope, Send, get_query, respond
 
 if TYPE_CHECKING:
     from ...prompts.catalog import Catalog
@@ -49,13 +48,7 @@ class GraphApi:
         return path == PATH
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
-        if scope["method"] != "GET":
-            raise HttpError(405, f"{PATH} takes GET", headers=[(b"allow", b"GET")])
-        try:
-            query = dict(parse_qsl(scope.get("query_string", b"").decode("utf-8"), keep_blank_values=True,
-                                   max_num_fields=4))
-        except (UnicodeDecodeError, ValueError):
-            raise HttpError(400, "the query string is not valid") from None
+        query = get_query(scope, PATH)
         name = query.get("prompt")
         if not name:
             raise HttpError(400, "the query needs prompt=…")

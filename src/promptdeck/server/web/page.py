@@ -43,6 +43,7 @@ ASSETS = {
     "skills.js": b"text/javascript; charset=utf-8",
     "graph.js": b"text/javascript; charset=utf-8",
     "proposals.js": b"text/javascript; charset=utf-8",
+    "usage.js": b"text/javascript; charset=utf-8",
     # markdown-it 14.3.3 (MIT), vendored as published on npm: dist/markdown-it.min.js, sha256 494ba53d…25cfb0.
     "markdown-it.min.js": b"text/javascript; charset=utf-8",
     "markdown-it.LICENSE.txt": b"text/plain; charset=utf-8",

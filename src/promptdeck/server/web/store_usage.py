@@ -1,6 +1,7 @@
 """``/api/store/usage``: the renders counted in the store (``sources.store.usage``), of the prompts the asker
 may read only: each prompt named passes the store API's read gate (``StoreApi._visible``) before any of its
 rows is shown; the rows of a prompt it may not read, or no longer served, are left out as if never counted.
+``/api/usage`` (``usage_api``) answers the same for every server with the page, a folder's from ``kept``.
 
 Query: ``prompt`` (one prompt; 404 as for any hidden one), ``since`` (``usage.since_seconds``: ``7d``, ``24h``
 or epoch seconds; default 30 days). The answer: each prompt's renders since then, hour by hour by version,
@@ -13,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...prompts.usage import Key, since_seconds
+from ...prompts.usage import Key, Usage, since_seconds
 from ...protocol.errors import HttpError
 from ...sources.store.database import Store
 from ...sources.store.usage import last_rendered, read
@@ -65,6 +66,16 @@ def answer(store: Store, since: float, may_read: Callable[[str], bool], prompt: 
     rows = read(store.db, since, None if prompt is None else [prompt])
     last = last_rendered(store.db)
     if prompt is not None:
+        last = {prompt: last[prompt]} if prompt in last else {}
+    return shown(rows, last, since, may_read)
+
+
+def kept(usage: Usage, since: float, may_read: Callable[[str], bool], prompt: str | None) -> dict[str, Any]:
+    """What ``answer`` gives of a store, of the counts ``usage`` keeps in memory (a folder's: ``Usage.kept``,
+    its window drained first)."""
+    rows, last = usage.kept(since)
+    if prompt is not None:
+        rows = [row for row in rows if row[0].prompt == prompt]
         last = {prompt: last[prompt]} if prompt in last else {}
     return shown(rows, last, since, may_read)
 

@@ -10,6 +10,7 @@ import { Client, HttpError, McpError, setToken, token } from "./mcp.js";
 import { conversationText, copy, renderMessages } from "./messages.js";
 import { Skills, openSkill, renderSkillList } from "./skills.js";
 import { StoreApi, StoreError } from "./store.js";
+import { CatalogUsage, UsagePanel } from "./usage.js";
 import { renderSnippets, snippets } from "./useit.js";
 import { Versions } from "./versions.js";
 
@@ -42,6 +43,8 @@ function failed(err) {
 
 const storeApi = new StoreApi();
 const parts = new Parts();
+const usage = new UsagePanel();
+const catalogUsage = new CatalogUsage();
 const proposals = new Proposals(storeApi);
 
 // The open prompt's versions, when the server serves a store label. A 401 from the store API is the same
@@ -82,7 +85,7 @@ function start() {
   stopFollowing?.();
   catalog = new Catalog(client);
   if (view) view.swap(catalog);
-  else view = new CatalogView(catalog);
+  else view = new CatalogView(catalog, catalogUsage);
   let first = true;
   catalog.load(() => {
     view.refresh();
@@ -94,6 +97,7 @@ function start() {
     }
   }).then(() => {
     stopFollowing = client.listen(changed);
+    view.readUsage();  // each prompt's renders, for the sort and filter by use
     return loadSkills();
   }).catch((err) => {
     if (first) first = false;
@@ -174,6 +178,7 @@ async function route() {
     show($("catalog"));
     document.title = "Prompts · promptdeck";
     if (current) {
+      view.readUsage();  // renders made since it was read
       // Back from a prompt: to its row in the list, so keyboard users keep their place.
       const hash = `#/p/${encodeURIComponent(current.prompt.name)}`;
       const link = [...$("results").querySelectorAll("a")].find((a) => a.hash === hash);
@@ -228,6 +233,7 @@ function openPrompt(entry) {
   updateSnippets();
   versions.open(prompt.name);
   parts.open(prompt.name);
+  usage.open(prompt.name);
   show($("prompt"));
   $("prompt-title").tabIndex = -1;
   $("prompt-title").focus();
@@ -252,6 +258,7 @@ $("prompt-form").addEventListener("submit", async (event) => {
     renderMessages(current.messages, $("messages"));
     show($("output"));
     announce(`Rendered ${current.messages.length} message${current.messages.length === 1 ? "" : "s"}`);
+    usage.refresh();  // this render counted (a store's counts show once its writer has written them)
   } catch (err) {
     if (err instanceof McpError && err.code === -32602 && form.showError(err)) return;
     if (err instanceof HttpError && (err.status === 401 || err.status === 403)) {

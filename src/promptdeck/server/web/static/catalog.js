@@ -1,6 +1,8 @@
 // The catalog: every prompt, paged in from prompts/list, searched and filtered in memory.
 // Search never touches the network; the list shows at most PAGE rows more per "Show more", so a
-// library of 10,000 prompts costs one string scan per keystroke and a few hundred DOM nodes.
+// library of 10,000 prompts costs one string scan per keystroke and a few hundred DOM nodes. Sorting by use and
+// the "not rendered in N days" filter read each prompt's usage (usage.js, CatalogUsage), asked for again when
+// either is chosen.
 
 import { $, h, show } from "./dom.js";
 
@@ -60,20 +62,27 @@ export class Catalog {
     return this.byName.get(name) || null;
   }
 
-  filter(query, tag) {
+  /** keep(entry): a further test a row must pass; order(a, b): the rows' order (else the listing's). */
+  filter(query, tag, keep = null, order = null) {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
     this.matches = this.prompts.filter((entry) =>
-      (!tag || entry.tags.includes(tag)) && words.every((word) => entry.haystack.includes(word)));
+      (!tag || entry.tags.includes(tag)) && words.every((word) => entry.haystack.includes(word)) &&
+      (!keep || keep(entry)));
+    if (order) this.matches.sort(order);  // stable: equally used prompts keep the listing's order
     this.shown = PAGE;
   }
 }
 
-/** The catalog's view: search box, tag select, result list and count. */
+/** The catalog's view: search box, tag select, sort and usage filter, result list and count. */
 export class CatalogView {
-  constructor(catalog) {
+  /** usage: a CatalogUsage, read now and whenever the sort or the usage filter is chosen. */
+  constructor(catalog, usage) {
     this.catalog = catalog;
+    this.usage = usage;
     this.search = $("search");
     this.tag = $("tag");
+    this.sort = $("sort");
+    this.idle = $("idle");
     this.results = $("results");
     this.more = $("more");
     this.knownTags = 0;
@@ -90,6 +99,8 @@ export class CatalogView {
     };
     this.search.addEventListener("input", refresh);
     this.tag.addEventListener("change", () => this.update());
+    this.sort.addEventListener("change", () => this.readUsage());
+    this.idle.addEventListener("change", () => this.readUsage());
     this.more.addEventListener("click", () => {
       const first = this.catalog.shown;
       this.catalog.shown += PAGE;
@@ -105,8 +116,21 @@ export class CatalogView {
     this.rendered = null;
   }
 
+  /** Each prompt's usage read again, the rows shown with it (the sort and filter by use offered only then). */
+  async readUsage() {
+    const known = await this.usage.load();
+    show($("usage-filters"), known);
+    this.rendered = null;  // each row says how much it was used
+    this.update();
+  }
+
   update() {
-    this.catalog.filter(this.search.value, this.tag.value);
+    const usage = this.usage;
+    const days = usage.loaded ? Number(this.idle.value) : 0;
+    const keep = days ? (entry) => usage.idle(entry.prompt.name, days) : null;
+    const order = usage.loaded && this.sort.value === "use"
+      ? (a, b) => usage.renders(b.prompt.name) - usage.renders(a.prompt.name) : null;
+    this.catalog.filter(this.search.value, this.tag.value, keep, order);
     this.render();
   }
 
@@ -128,7 +152,10 @@ export class CatalogView {
     const visible = matches.slice(0, shown);
     // While pages arrive the first rows rarely change: the DOM is rebuilt only when they do.
     if (visible.length !== this.rendered?.length || visible.some((entry, i) => entry !== this.rendered[i])) {
-      this.results.replaceChildren(...visible.map(row));
+      // The row that had the focus keeps it, rebuilt (usage read again as one comes back from a prompt).
+      const focused = this.results.contains(document.activeElement) ? document.activeElement.hash : null;
+      this.results.replaceChildren(...visible.map((entry) => row(entry, this.usage)));
+      if (focused) [...this.results.querySelectorAll("a")].find((a) => a.hash === focused)?.focus();
       this.rendered = visible;
     }
     show(this.more, matches.length > shown);
@@ -139,7 +166,15 @@ export class CatalogView {
   }
 }
 
-function row(entry) {
+/** How much a row's prompt was used, once the usage is read: its renders in 30 days, or that it had none. */
+function used(usage, name) {
+  if (!usage.loaded) return null;
+  const renders = usage.renders(name);
+  if (renders) return h("span", { className: "used" }, `${renders} render${renders === 1 ? "" : "s"} in 30 days`);
+  return h("span", { className: "chip idle" }, "Not rendered in 30 days");
+}
+
+function row(entry, usage) {
   const { prompt, tags } = entry;
   const args = Array.isArray(prompt.arguments) ? prompt.arguments.length : 0;
   return h("li", { className: "result" },
@@ -149,5 +184,6 @@ function row(entry) {
     prompt.description ? h("p", { className: "result-description" }, prompt.description) : null,
     h("p", { className: "result-meta" },
       h("span", {}, `${args} argument${args === 1 ? "" : "s"}`),
+      used(usage, prompt.name),
       tags.map((tag) => h("span", { className: "tag" }, tag))));
 }

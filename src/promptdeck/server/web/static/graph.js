@@ -15,7 +15,7 @@ function row(label, items) {
 }
 
 export class Parts {
-  constructor(api = new StoreApi("api/graph")) {
+  constructor(api = new StoreApi("api/graph", { queued: false })) {
     this.api = api;
     this.asked = 0;  // a late answer for a prompt no longer open is dropped
   }

@@ -13,10 +13,35 @@ export class StoreError extends Error {
   }
 }
 
+// The server runs at most this many store calls at once for a principal (StoreApi.calls in
+// server/web/store_api.py; /api/usage's on a store server among them) and refuses one more (429). The page's
+// panels ask at the same time (versions, proposals, usage), so their calls wait their turn here instead.
+const STORE_CALLS = 2;
+let running = 0;
+const waiting = [];
+
+async function turn() {
+  if (running < STORE_CALLS) {
+    running++;
+    return;
+  }
+  await new Promise((resolve) => waiting.push(resolve));  // the finished call hands its turn over
+}
+
+function done() {
+  const next = waiting.shift();
+  if (next) next();
+  else running--;
+}
+
 export class StoreApi {
-  /** base: the API's URL, resolved against the page (relative, so the app still works under a prefix). */
-  constructor(base = "api/store") {
+  /**
+   * base: the API's URL, resolved against the page (relative, so the app still works under a prefix).
+   * queued: its calls take a turn among the store's (false for an API that reads no store, such as the graph).
+   */
+  constructor(base = "api/store", { queued = true } = {}) {
     this.base = new URL(base, document.baseURI).href;
+    this.queued = queued;
   }
 
   get(path, query = {}) {
@@ -34,6 +59,16 @@ export class StoreApi {
   }
 
   async send(url, init) {
+    if (!this.queued) return this.fetch(url, init);
+    await turn();
+    try {
+      return await this.fetch(url, init);
+    } finally {
+      done();
+    }
+  }
+
+  async fetch(url, init) {
     const headers = { Accept: "application/json", ...(init.headers || {}) };
     const bearer = token();
     if (bearer) headers["Authorization"] = `Bearer ${bearer}`;
