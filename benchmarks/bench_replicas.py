@@ -35,13 +35,14 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from procfs import cpu_seconds, processes, tree
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))  # tests.support: the PostgreSQL cluster and the HTTP server helpers
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
 REVISION = "2025-06-18"
 ACCEPT = "application/json, text/event-stream"
-TICKS = os.sysconf("SC_CLK_TCK")
 #: Caps high enough that the benchmark, one client address holding every session, is not refused.
 CAPS = ("--max-sessions", "100000", "100000", "--max-streams", "100000", "100000", "--max-connections", "100000")
 
@@ -61,42 +62,6 @@ def publish(folder: Path, url: str, round_number: int) -> None:
                            "production"], env=ENV, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"publish failed:\n{done.stderr}")
-
-
-def processes() -> dict[int, tuple[int, str]]:
-    """{pid: (parent pid, command name)} of every process."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            name, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
-            found[int(entry.name)] = (int(rest[1]), name)
-    return found
-
-
-def tree(root: int) -> list[int]:
-    """``root`` and its descendants."""
-    table = processes()
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo += [child for child, (parent, _) in table.items() if parent == pid]
-    return found
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / TICKS
 
 
 def rss_bytes(pids: list[int]) -> int:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from bench_http import MODES, PD, ServerProc, run_load
 from libgen import DEFAULT_TONE, TONES
+from procfs import children, cpu_ticks
 
 HERE = Path(__file__).resolve().parent
 #: Empty loop iterations in each prompt: about a millisecond of rendering on this machine.
@@ -52,24 +53,6 @@ def library() -> tuple[Path, list[str]]:
     return folder, names
 
 
-def _cpu_ticks(pid: int) -> int:
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return int(fields[11]) + int(fields[12])
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 async def measure(folder: Path, names: list[str], workers: int, args: argparse.Namespace,
                   log_dir: Path) -> tuple[float, list[int]]:
     """(requests a second, CPU ticks each worker spent) for one server run."""
@@ -81,13 +64,13 @@ async def measure(folder: Path, names: list[str], workers: int, args: argparse.N
         pids = [server.pid]
         if workers > 1:
             for _ in range(100):
-                pids = _children(server.pid)
+                pids = children(server.pid)
                 if len(pids) == workers:
                     break
                 await asyncio.sleep(0.1)
-        before = [_cpu_ticks(pid) for pid in pids]
+        before = [cpu_ticks(pid) for pid in pids]
         result = await run_load(server.port, mode, names, args.concurrency, args.warmup, args.duration, server.pid)
-        spent = [_cpu_ticks(pid) - b for pid, b in zip(pids, before, strict=True)]
+        spent = [cpu_ticks(pid) - b for pid, b in zip(pids, before, strict=True)]
     finally:
         server.stop()
     if result.errors:
