@@ -1,6 +1,7 @@
 """``promptdeck usage [NAME]``: renders per prompt, from the store (``--store``: every prompt, as the store's
 administrator) or from a running server (``--server``: ``/api/usage``, a store's or a folder's counts, as the
-token's principal, so only the prompts it may read). ``--since`` (default 30d) and ``--json`` (the API's answer, as is)."""
+token's principal, so only the prompts it may read). ``--since`` (default 30d) and ``--json`` (the API's
+answer, as is)."""
 
 from __future__ import annotations
 
