@@ -19,10 +19,11 @@ CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 
 
 def render_as(base: str, headers: dict[str, str], name: str, client: object,
-              arguments: dict[str, str] | None = None) -> dict[str, Any]:
-    """A 2026-07-28 ``prompts/get`` whose ``_meta`` names ``client`` as its ``clientInfo.name``."""
+              arguments: dict[str, str] | None = None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A 2026-07-28 ``prompts/get`` whose ``_meta`` names ``client`` as its ``clientInfo.name`` (and holds
+    ``meta``: a rollout key, say)."""
     message = modern.request(1, "prompts/get", {"name": name, **({"arguments": arguments} if arguments else {})},
-                             meta={CLIENT_INFO_KEY: {"name": client, "version": "1"}})
+                             meta={CLIENT_INFO_KEY: {"name": client, "version": "1"}, **(meta or {})})
     with httpx.Client(timeout=30, headers=headers) as http:
         response = http.post(f"{base}/mcp", json=message, headers=modern.headers_for(message))
     answer: dict[str, Any] = modern.answers(response)[-1]

@@ -4,14 +4,19 @@ label rendered, and the read gate on every prompt shown."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
+from promptdeck.sources.store.database import Store
+from promptdeck.sources.store.governance import bucket
 from tests.support import modern
+from tests.support.cli import pd
 from tests.support.http_rpc import CLIENT, POST_HEADERS, rpc, start_session, succeeded
 from tests.support.http_server import http_server
-from tests.support.store_api import BOB, CAROL, HR, READER, WRITER, make_store
+from tests.support.store_api import BOB, CAROL, GREET_1, HR, READER, WRITER, make_store, serving
 from tests.support.usage import CLIENT_INFO_KEY, render_as, totals, usage, wait_for_usage
 
 
@@ -48,6 +53,37 @@ def test_renders_are_counted_by_version_label_and_client_and_shown_by_scope(tmp_
     audit = [line for line in log.read_text().splitlines() if "prompts/get principal=" in line]
     assert any("principal=bob prompt='greet' version=1 label=production outcome=ok" in line for line in audit), audit
     assert any("principal=carol prompt='salaries' version=1 label=production" in line for line in audit), audit
+
+
+def test_a_rollouts_renders_are_counted_by_arm_and_version(tmp_path: Path, store_url: str) -> None:
+    """During a rollout of version 3 to half the keys, the renders of a key inside it count on arm "rollout"
+    and version 3, those of a key outside on arm "label" and the label's version 1: the usage of a rollout."""
+    url = make_store(tmp_path, store_url)
+    (tmp_path / "lib" / "greet.md").write_text(GREET_1.replace("Hello", "Howdy"))  # a rollout keeps the arguments
+    pd("publish", str(tmp_path / "lib"), "--store", url, "-m", "howdy", "--author", "root")
+    with serving(tmp_path, url) as (base, _):
+        with Store(url) as opened:
+            rollout = opened.governance.start_rollout("production", "greet", 3, 5000, author="t")
+        inside = next(f"k{n}" for n in range(10_000) if bucket(rollout.id, f"key:k{n}") < 5000)
+        outside = next(f"k{n}" for n in range(10_000) if bucket(rollout.id, f"key:k{n}") >= 5000)
+        key = "promptdeck.dev/rollout-key"
+        # the replica follows the store: a probe (counted apart) renders until the rollout is seen
+        deadline = time.monotonic() + 60
+        while "Howdy Ann" not in str(render_as(base, BOB, "greet", "probe", {"who": "Ann"}, {key: inside})):
+            assert time.monotonic() < deadline, "the rollout was never served"
+            time.sleep(0.2)
+        for _ in range(3):
+            assert "Howdy Ann" in str(render_as(base, BOB, "greet", "app", {"who": "Ann"}, {key: inside}))
+        for _ in range(2):
+            assert "Hello Ann" in str(render_as(base, BOB, "greet", "app", {"who": "Ann"}, {key: outside}))
+
+        def by_app(shown: dict[str, Any]) -> dict[tuple[int, str, str], int]:
+            rows = [row for entry in shown["prompts"] for row in entry["hours"] if row["client"] == "app"]
+            return {(row["version"], row["label"], row["arm"]): row["renders"] for row in rows}
+
+        expected = {(3, "production", "rollout"): 3, (1, "production", "label"): 2}
+        shown = wait_for_usage(base, CAROL, lambda s: by_app(s) == expected)
+        assert by_app(shown) == expected, shown
 
 
 def test_a_prompt_used_as_a_tool_is_counted_as_its_render(tmp_path: Path) -> None:
