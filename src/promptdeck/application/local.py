@@ -88,9 +88,16 @@ class LocalLibrary:
         """What a principal holding ``scopes`` (None: trusted, as a local stdio client is) may see now."""
         return self._server.catalog.view(scopes)
 
-    def find(self, name: str, arguments: dict[str, Any], scopes: frozenset[str] | None) -> Offered:
-        p = decode(GetPrompt, {"name": name, "arguments": arguments})  # refused as a prompts/get's would be
-        return self.catalog(scopes).require(p.name)
+    def find(self, name: str, arguments: dict[str, Any], scopes: frozenset[str] | None, key: str | None = None,
+             sticky: str | None = None) -> Offered:
+        """The prompt a ``prompts/get`` of ``name`` renders for this principal: during a store's rollout, the
+        version its rollout key gives (``key``, sent as the request's ``_meta`` key, else ``sticky``: the
+        principal's), chosen by the server's own ``handlers.split``."""
+        asked: dict[str, Any] = {"name": name, "arguments": arguments}
+        if key is not None:
+            asked["_meta"] = {handlers.META_ROLLOUT_KEY: key}
+        p = decode(GetPrompt, asked)  # refused as a prompts/get's would be
+        return handlers.split(self._server, self.catalog(scopes).require(p.name), p.meta, sticky)
 
     def render(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """The ``prompts/get`` result for ``prompt``: inline for templates (bounded by ``run_bounded``), on a

@@ -49,6 +49,8 @@ BREAKER_SECONDS = 30.0
 RETRY_PAUSE = 0.05
 #: The revision rendered messages are shaped for (``application.local.REVISION`` too).
 REVISION = LATEST
+#: Where a request names its rollout key (``server.handlers.META_ROLLOUT_KEY``, which the server reads).
+META_ROLLOUT_KEY = "promptdeck.dev/rollout-key"
 _to_builtins = msgspec.to_builtins
 
 
@@ -192,16 +194,18 @@ class RemoteLibrary:
         """The listing ``entries`` gave last (replaced whole, never changed, when the listing changes)."""
         return self._entries
 
-    async def render(self, name: str, arguments: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    async def render(self, name: str, arguments: dict[str, str],
+                     key: str | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The ``prompts/get`` result (description, messages as JSON values, its ``_meta``), and the prompt's
-        listing entry."""
+        listing entry. ``key``: the rollout key, sent in the request's ``_meta`` (``META_ROLLOUT_KEY``)."""
         entries = await self.entries()
-        for key, value in arguments.items():
+        for argument, value in arguments.items():
             if not isinstance(value, str):
                 # In the words a promptdeck server uses (prompts.arguments.bind): MCP arguments are strings.
-                raise InvalidParams(f"prompt {name!r}: argument {key!r} must be a string on the wire, got "
-                                    f"{type(value).__name__}", {"argument": key})
-        got = await self._guarded(lambda: self._get(name, arguments), "prompts/get")
+                raise InvalidParams(f"prompt {name!r}: argument {argument!r} must be a string on the wire, got "
+                                    f"{type(value).__name__}", {"argument": argument})
+        meta = {META_ROLLOUT_KEY: key} if key is not None else None
+        got = await self._guarded(lambda: self._get(name, arguments, meta), "prompts/get")
         result: dict[str, Any] = {}
         if got.description is not None:
             result["description"] = got.description
@@ -251,8 +255,8 @@ class RemoteLibrary:
     async def _list(self) -> tuple[PromptInfo, ...]:
         return await (await self._connected()).list_prompts()
 
-    async def _get(self, name: str, arguments: dict[str, str]) -> RenderedPrompt:
-        return await (await self._connected()).get_prompt(name, **arguments)
+    async def _get(self, name: str, arguments: dict[str, str], meta: dict[str, str] | None) -> RenderedPrompt:
+        return await (await self._connected()).get_prompt_with(name, arguments, meta=meta)
 
     async def _connected(self) -> Client:
         if self._connecting is None:
