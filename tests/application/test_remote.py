@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,6 +66,46 @@ def test_remote_renders_from_many_threads_and_coroutines(server: str) -> None:
             return [r.text() for r in await asyncio.gather(*(prompts.arender("greet", who=str(i)) for i in range(20)))]
 
         assert asyncio.run(many()) == [f"Hello, {i}!" for i in range(20)]
+
+
+def test_a_coroutine_renders_on_its_own_loop_over_one_connection(server: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``arender`` runs on the caller's event loop (no thread is started, nothing is handed over), over one
+    connection for every render on that loop, which ends with the loop; sync renders share another one."""
+    from promptdeck.client import session
+
+    connected: list[str] = []
+    start = session._start
+
+    async def counted(client: session.Client, *args: Any) -> None:
+        connected.append(threading.current_thread().name)
+        await start(client, *args)
+
+    monkeypatch.setattr(session, "_start", counted)
+    with Prompts(server) as prompts:
+        async def renders() -> set[str]:
+            loop = asyncio.get_running_loop()
+            threads = set()
+            for turn in range(10):
+                rendered = await prompts.arender("greet", who=str(turn))
+                assert rendered.text() == f"Hello, {turn}!" and asyncio.get_running_loop() is loop
+                threads.add(threading.current_thread().name)
+            done = await asyncio.gather(*(prompts.arender("greet", who=str(i)) for i in range(20)))
+            assert [r.text() for r in done] == [f"Hello, {i}!" for i in range(20)]
+            return threads
+
+        assert asyncio.run(renders()) == {"MainThread"}
+        assert "promptdeck-prompts" not in {thread.name for thread in threading.enumerate()}
+        assert connected == ["MainThread"]
+        assert asyncio.run(renders()) == {"MainThread"}  # a new loop: its own connection, the last one closed
+        assert connected == ["MainThread"] * 2
+
+        def sync(index: int) -> None:
+            for turn in range(5):
+                assert prompts.render("greet", who=f"{index}.{turn}").text() == f"Hello, {index}.{turn}!"
+
+        in_threads(4, sync)
+        assert connected == ["MainThread"] * 2 + ["promptdeck-prompts"]
 
 
 def test_the_listing_is_not_fetched_per_render(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
