@@ -4,6 +4,7 @@ for when it cannot be reached, bounded whatever the server does (real server pro
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import stat
 import threading
@@ -16,6 +17,7 @@ import pytest
 
 from promptdeck import ConnectionFailed, InvalidParams, LibraryError, Prompts, connect
 from promptdeck.client.library import BREAKER_FAILURES
+from promptdeck.server.http.runner import KEEP_ALIVE_SECONDS
 from tests.support.application import MODELLED, SCOPED, in_threads, wait_for
 from tests.support.client_servers import http_peer, script
 from tests.support.http_server import free_port, http_server
@@ -71,7 +73,8 @@ def test_remote_renders_from_many_threads_and_coroutines(server: str) -> None:
 def test_a_coroutine_renders_on_its_own_loop_over_one_connection(server: str,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """``arender`` runs on the caller's event loop (no thread is started, nothing is handed over), over one
-    connection for every render on that loop, which ends with the loop; sync renders share another one."""
+    connection for every render on that loop, which ends with the loop; sync renders, from any thread, share
+    another one, on a loop the calling threads run themselves (no thread is started for them either)."""
     from promptdeck.client import session
 
     connected: list[str] = []
@@ -105,7 +108,21 @@ def test_a_coroutine_renders_on_its_own_loop_over_one_connection(server: str,
                 assert prompts.render("greet", who=f"{index}.{turn}").text() == f"Hello, {index}.{turn}!"
 
         in_threads(4, sync)
-        assert connected == ["MainThread"] * 2 + ["promptdeck-prompts"]
+        sync(4)
+        assert len(connected) == 3 and connected[:2] == ["MainThread"] * 2
+        assert "promptdeck-prompts" not in {thread.name for thread in threading.enumerate()}
+
+
+def test_a_render_after_the_server_closed_an_idle_connection_goes_out_on_a_new_one(
+        folder: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Between sync renders nobody reads the connection; the server closes it after its keep-alive (5 s). The
+    next render must see that before it sends, not fail on the dead connection and be tried again."""
+    with http_server(str(folder), "--no-watch") as url, Prompts(url, retries=0) as prompts:
+        assert prompts.render("greet", who="first").text() == "Hello, first!"
+        time.sleep(KEEP_ALIVE_SECONDS + 1.5)
+        with caplog.at_level(logging.INFO, "promptdeck.client"):
+            assert prompts.render("greet", who="later").text() == "Hello, later!"
+        assert not [r for r in caplog.records if "failed" in r.getMessage()], caplog.text
 
 
 def test_the_listing_is_not_fetched_per_render(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,8 +140,10 @@ def test_the_listing_is_not_fetched_per_render(folder: Path, monkeypatch: pytest
     monkeypatch.setattr(session.Client, "_call", counted)
     with http_server(str(folder), "--no-watch") as url, Prompts(url) as prompts:
         assert prompts.render("greet", who="first").model is not None
-        # The first listing, then the subscription's own (it lists once it is acknowledged).
-        wait_for(lambda: sent.count("prompts/list") == 2 and "subscriptions/listen" in sent, "the subscription")
+        # The first listing, then the subscription's own (it lists once it is acknowledged). It goes on while the
+        # library's loop runs, which for sync callers is while one of their calls waits: here, names().
+        wait_for(lambda: prompts.names() == ["greet"] and sent.count("prompts/list") == 2
+                 and "subscriptions/listen" in sent, "the subscription")
         for who in range(20):
             assert prompts.render("greet", who=str(who)).model is not None
         assert prompts.names() == ["greet"]

@@ -68,7 +68,8 @@ class Prompts:
         self._remote: RemoteLibrary | None = None
         self._cache: RenderCache | None = None
         self._fallback: LocalLibrary | None = None
-        self._listings: dict[int, tuple[Offered, PromptListing]] = {}
+        #: id of a prompt (or of a server's listing entry) -> (it, its listing): made once, not per render
+        self._listings: dict[int, tuple[object, PromptListing]] = {}
         self._listings_lock = threading.Lock()
         self._cached_listing: object = None
         self._scopes: frozenset[str] | None = None
@@ -183,7 +184,7 @@ class Prompts:
 
     def _rendered_remotely(self, name: str, arguments: dict[str, Any], result: dict[str, Any],
                            entry: Mapping[str, Any] | None) -> Rendered:
-        listing = PromptListing.from_wire(entry) if entry is not None else PromptListing(name)
+        listing = self._listing_of(entry) if entry is not None else PromptListing(name)
         if self._cache is not None:
             self._cache.put_render(name, arguments, result)
             self._keep_listing()
@@ -250,15 +251,17 @@ class Prompts:
             self._cached_listing = entries
             self._cache.put_listing(list(entries.values()))
 
-    def _listing_of(self, prompt: Offered) -> PromptListing:
-        held = self._listings.get(id(prompt))
-        if held is not None and held[0] is prompt:
+    def _listing_of(self, listed: Offered | Mapping[str, Any]) -> PromptListing:
+        """The listing of a prompt, or of a server's ``prompts/list`` entry (replaced, never changed, when the
+        server's listing changes)."""
+        held = self._listings.get(id(listed))
+        if held is not None and held[0] is listed:
             return held[1]
-        listing = PromptListing.from_wire(prompt.listing())
+        listing = PromptListing.from_wire(listed if isinstance(listed, Mapping) else listed.listing())
         with self._listings_lock:
             if len(self._listings) >= _MAX_LISTINGS:
                 self._listings.clear()
-            self._listings[id(prompt)] = (prompt, listing)
+            self._listings[id(listed)] = (listed, listing)
         return listing
 
     # -- ending ---------------------------------------------------------------------------------

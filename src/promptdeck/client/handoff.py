@@ -1,85 +1,94 @@
-"""An event loop on a thread of its own, run for callers that have no loop: the cheapest hand-off measured.
+"""An event loop for callers that have none, run by the threads that wait on it: no thread hop per call.
 
 ``RemoteLibrary`` keeps its connection on an event loop; code that is not on one (a sync ``Prompts.render``)
-hands its work to this loop and waits. Measured per render of ``benchmarks/bench_app.py`` (client CPU,
-docs/performance.md): ``asyncio.run_coroutine_threadsafe(...).result()`` cost ~45 µs more than running on the
-caller's own loop (a concurrent ``Future``, a ``Condition`` and a chained callback each way); this hand-off
-(``call_soon_threadsafe`` to start a task, one plain lock released by it) ~20 µs. Cheaper still is no thread
-at all, the caller running the loop itself while it waits; it was measured and left: between renders nobody
-would read the connection, so a keep-alive connection the server closed meanwhile, or a subscription's
-notice, would be seen only by the next render, after its own request had gone out on the dead connection.
-Here the loop runs all the time, as the connection's reader.
+must get its work run there. Measured per remote render (client CPU, medians of 5 alternating rounds on the 2
+loaded cores of docs/performance.md): handing the work to a loop on a thread of its own cost 215 µs more than
+running it on the caller's own loop with ``run_coroutine_threadsafe`` (a concurrent ``Future``, a ``Condition``,
+a chained callback each way), and still 140 µs with ``call_soon_threadsafe`` and one lock: two thread wake-ups
+per render, each a context switch. Here the calling thread runs the loop itself (``run_until_complete``) while
+it waits: 30 µs. A thread that finds another running the loop hands its work over and waits; when that one's
+own work is done it stops, and a waiter whose work is not done takes the loop over. A caller whose thread is
+already running another loop cannot run this one: a thread is started to run it for that call.
+
+Between calls nobody runs the loop, so what arrived meanwhile is taken in by the next call: a list_changed
+notice then, and a keep-alive connection the server closed meanwhile is found closed when that call writes its
+request, which goes again on a new connection (``fetch.HttpClient._exchange``;
+tests/application/test_remote.py::test_a_render_after_the_server_closed_an_idle_connection_goes_out_on_a_new_one).
 """
 
 from __future__ import annotations
 
-import _thread
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Coroutine
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
-class _Handoff(Generic[T]):
-    """One piece of work handed over: what it gave or raised, and the lock released when it has."""
-
-    __slots__ = ("done", "error", "result", "task")
+class DrivenLoop:
+    """An event loop run, while they wait, by the threads that hand it work."""
 
     def __init__(self) -> None:
-        self.done = _thread.allocate_lock()
-        self.done.acquire()
-        self.result: T | None = None
-        self.error: BaseException | None = None
-        self.task: asyncio.Task[None] | None = None
-
-
-class LoopThread:
-    """An event loop running on a daemon thread named ``name`` until ``close``."""
-
-    def __init__(self, name: str) -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
-        self._thread.start()
+        self._state = threading.Condition(threading.Lock())
+        self._driven = False  # a thread is running the loop
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
-        """Run ``work`` on the loop and wait for its result (or its exception, raised here). From any thread but
-        the loop's own. Interrupted while waiting (KeyboardInterrupt), the work is cancelled."""
-        handoff: _Handoff[T] = _Handoff()
-        self.loop.call_soon_threadsafe(self._start, work, handoff)
+        """Run ``work`` on the loop and give its result (or raise its error), from any thread."""
+        if asyncio._get_running_loop() is None:
+            with self._state:
+                mine = not self._driven
+                self._driven = True
+            if mine:
+                task = self.loop.create_task(work)
+                try:
+                    return self.loop.run_until_complete(task)
+                finally:
+                    if not task.done():  # interrupted (KeyboardInterrupt): nobody waits for it any more
+                        task.cancel()
+                    self._hand_over()
+        return self._wait(work)
+
+    def _wait(self, work: Coroutine[Any, Any, T]) -> T:
+        """Hand ``work`` to the thread running the loop; run the loop in its place if it stops first."""
+        future = asyncio.run_coroutine_threadsafe(work, self.loop)
+        future.add_done_callback(self._wake)
+        able = asyncio._get_running_loop() is None
+        while True:
+            with self._state:
+                while self._driven and not future.done():
+                    self._state.wait()
+                if future.done():
+                    return future.result()
+                self._driven = True
+            if able:
+                self._drive_until(future)
+            else:  # this thread runs a loop of its own already: another runs this one meanwhile
+                threading.Thread(target=self._drive_until, args=(future,), name="promptdeck-prompts",
+                                 daemon=True).start()
+
+    def _drive_until(self, future: concurrent.futures.Future[T]) -> None:
         try:
-            handoff.done.acquire()
-        except BaseException:
-            self.loop.call_soon_threadsafe(self._cancel, handoff)
-            raise
-        if handoff.error is not None:
-            error, handoff.error = handoff.error, None  # no cycle through the traceback
-            raise error
-        return handoff.result  # type: ignore[return-value]
+            self.loop.run_until_complete(asyncio.wrap_future(future, loop=self.loop))
+        except BaseException:  # noqa: BLE001 - the work's own error is the future's, raised by its waiter
+            pass
+        finally:
+            self._hand_over()
 
-    def _start(self, work: Coroutine[Any, Any, T], handoff: _Handoff[T]) -> None:
-        handoff.task = self.loop.create_task(_finish(work, handoff))
+    def _wake(self, _: object) -> None:
+        with self._state:
+            self._state.notify_all()
 
-    @staticmethod
-    def _cancel(handoff: _Handoff[Any]) -> None:
-        if handoff.task is not None:
-            handoff.task.cancel()
+    def _hand_over(self) -> None:
+        with self._state:
+            self._driven = False
+            self._state.notify_all()
 
-    def close(self, timeout: float) -> None:
-        """Stop the loop (what runs on it should have ended) and wait up to ``timeout`` for its thread."""
-        if self.loop.is_closed():
-            return
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout)
-        if not self._thread.is_alive():
-            self.loop.close()
+    def close(self) -> None:
+        """Close the loop (what ran on it should have ended: ``run`` a coroutine that ends it first)."""
+        with self._state:
+            if not self._driven and not self.loop.is_closed():
+                self.loop.close()
 
-
-async def _finish(work: Coroutine[Any, Any, T], handoff: _Handoff[T]) -> None:
-    try:
-        handoff.result = await work
-    except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller, which raises it
-        handoff.error = exc
-    finally:
-        handoff.done.release()

@@ -2,8 +2,9 @@
 
 ``RemoteLibrary`` renders through the server (``prompts/get``) from any thread or event loop. Its connection
 is held per event loop (``_Link``): a coroutine renders on its own loop, with no thread in between (an
-application on asyncio has one connection, on its loop); code with no loop hands its work to the library's own
-loop thread (``handoff.LoopThread``, started on the first such call), whose connection every thread shares.
+application on asyncio has one connection, on its loop); code with no loop renders on the library's own loop
+(``handoff.DrivenLoop``, run by the calling threads themselves while they wait), whose connection every
+thread shares.
 A link ends with its loop: ``asyncio.run`` cancels the task that keeps it, which closes the connection. What it
 adds to the ``Client``:
 
@@ -39,7 +40,7 @@ import msgspec
 from ..protocol.content import messages_to_wire
 from ..protocol.errors import ClientError, ConnectionFailed, InvalidParams, McpError, ProtocolViolation, RequestTimeout
 from ..protocol.revisions import LATEST
-from .handoff import LoopThread
+from .handoff import DrivenLoop
 from .session import Client, connect
 from .types import PromptInfo, RenderedPrompt
 
@@ -147,24 +148,24 @@ class RemoteLibrary:
         self.breaker = breaker or Breaker()
         self._links: dict[asyncio.AbstractEventLoop, _Link] = {}
         self._entries: dict[str, dict[str, Any]] = {}
-        self._thread: LoopThread | None = None
+        self._driven: DrivenLoop | None = None
         self._lock = threading.Lock()
         self._closed = False
 
     # -- from any thread ------------------------------------------------------------------------
 
     def call(self, work: Coroutine[Any, Any, T]) -> T:
-        """Run ``work`` on the library's loop thread and wait for it (from code not on that loop)."""
-        thread = self._thread
-        if thread is None:
+        """Run ``work`` on the library's own loop and wait for it (from code not on that loop)."""
+        driven = self._driven
+        if driven is None:
             with self._lock:
-                if self._thread is None and not self._closed:
-                    self._thread = LoopThread("promptdeck-prompts")
-                thread = self._thread
-        if self._closed or thread is None:
+                if self._driven is None and not self._closed:
+                    self._driven = DrivenLoop()
+                driven = self._driven
+        if self._closed or driven is None:
             work.close()
             raise ConnectionFailed(f"the prompts of {self.url} are closed")
-        return thread.run(work)
+        return driven.run(work)
 
     async def acall(self, work: Coroutine[Any, Any, T]) -> T:
         """``call`` from a coroutine: ``work`` runs right here, on the caller's loop and its connection."""
@@ -174,19 +175,19 @@ class RemoteLibrary:
         return await work
 
     def close(self) -> None:
-        """End every connection: the loop thread's here (waited for), another loop's on that loop (soon)."""
+        """End every connection: the library's own loop's here (waited for), another loop's on that loop (soon)."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            links, thread = list(self._links.values()), self._thread
+            links, driven = list(self._links.values()), self._driven
         for link in links:
-            if thread is not None and link.loop is thread.loop:
+            if driven is not None and link.loop is driven.loop:
                 continue
             if link.keeper is not None and not link.loop.is_closed():
                 with contextlib.suppress(RuntimeError):  # a loop closed meanwhile: its connection went with it
                     link.loop.call_soon_threadsafe(link.keeper.cancel)
-        if thread is None:
+        if driven is None:
             return
 
         async def end() -> None:
@@ -198,8 +199,8 @@ class RemoteLibrary:
             await asyncio.gather(*rest, return_exceptions=True)
 
         with contextlib.suppress(Exception):
-            thread.run(end())
-        thread.close(self.timeout)
+            driven.run(end())
+        driven.close()
 
     # -- on the caller's loop -------------------------------------------------------------------
 
