@@ -111,11 +111,17 @@ class Response:
         self._timeout = timeout
 
     async def _chunks(self) -> AsyncIterator[bytes]:
+        with self._payload_errors():
+            async for chunk in self._raw.content.iter_any():
+                yield chunk
+
+    @contextmanager
+    def _payload_errors(self) -> Iterator[None]:
+        """aiohttp's errors while the body is read, as ``TransportError``s."""
         import aiohttp
 
         try:
-            async for chunk in self._raw.content.iter_any():
-                yield chunk
+            yield
         except aiohttp.ClientPayloadError as exc:
             raise TransportError(f"the server closed the connection before its answer ended ({exc})") from None
         except aiohttp.ClientError as exc:
@@ -138,14 +144,8 @@ class Response:
 
     async def _body(self, limit: int, declared: int | None) -> bytes:
         if declared is not None:  # at most ``declared`` bytes (under the limit) come: read them at once
-            import aiohttp
-
-            try:
+            with self._payload_errors():
                 return await self._raw.content.read()
-            except aiohttp.ClientPayloadError as exc:
-                raise TransportError(f"the server closed the connection before its answer ended ({exc})") from None
-            except aiohttp.ClientError as exc:
-                raise TransportError(f"{self.url}: {exc}") from None
         parts: list[bytes] = []
         size = 0
         async for chunk in self._chunks():
