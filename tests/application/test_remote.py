@@ -272,3 +272,23 @@ def test_the_breaker_stops_asking_a_failing_server(fallback: Path, tmp_path: Pat
         with pytest.raises(ConnectionFailed, match="is not being asked: 3 failures in a row, the last: RequestTimeout"):
             prompts.render("crlf", who="x")
         assert time.monotonic() - started < 0.3
+
+
+def test_arender_keeps_the_retries_the_breaker_and_the_fallback(fallback: Path, tmp_path: Path) -> None:
+    """On the caller's loop as from a thread: a server that never answers is tried ``retries`` more times, the
+    breaker opens after BREAKER_FAILURES failures, and the fallback folder renders meanwhile."""
+    with http_peer(lambda port: script("bad_http.py", "hang-modern", str(port), str(tmp_path / "log"))) as url, \
+            Prompts(url, timeout=0.5, retries=1) as prompts, \
+            Prompts(url, timeout=0.5, retries=0, fallback=str(fallback)) as fallen:
+        async def renders() -> None:
+            for _ in range(BREAKER_FAILURES):
+                with pytest.raises(ConnectionFailed, match=r"\(prompts/get, 2 tries\): .*no answer within 0.5 s"):
+                    await prompts.arender("crlf", who="x")
+            started = time.monotonic()
+            with pytest.raises(ConnectionFailed, match="is not being asked: 3 failures in a row"):
+                await prompts.arender("crlf", who="x")
+            assert time.monotonic() - started < 0.3
+            rendered = await fallen.arender("greet", who="Ada")
+            assert rendered.stale and rendered.text() == "Fallback hello, Ada!"
+
+        asyncio.run(renders())
