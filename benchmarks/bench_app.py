@@ -1,7 +1,7 @@
 """``promptdeck.Prompts`` in an application, side by side with its peers, in one run.
 
     .venv/bin/python benchmarks/bench_app.py [--rounds 5] [--quick] [--renders N] [--json FILE] [--strict]
-                                             [--baseline SRC]
+                                             [--baseline SRC] [--layers]
 
 In-process (no network per render), a plain text prompt of a generated library (``libgen.py``: a
 required ``topic``, an optional ``tone``, a two-line body using both):
@@ -130,6 +130,7 @@ from promptdeck import Prompts
 url, name, renders, mode, topic, tone = sys.argv[1:]
 renders = int(renders)
 
+
 def timed(render):
     for _ in range(200):
         render()
@@ -138,19 +139,48 @@ def timed(render):
         last = render()
     return time.perf_counter() - clock, time.process_time() - cpu, last
 
-with Prompts(url) as prompts:
-    if mode == "render":
-        took, cpu, last = timed(lambda: prompts.render(name, topic=topic, tone=tone))
-    else:
-        async def main():
-            for _ in range(200):
-                await prompts.arender(name, topic=topic, tone=tone)
-            clock, cpu = time.perf_counter(), time.process_time()
-            for _ in range(renders):
-                last = await prompts.arender(name, topic=topic, tone=tone)
-            return time.perf_counter() - clock, time.process_time() - cpu, last
-        took, cpu, last = asyncio.run(main())
-print(json.dumps([took / renders, cpu / renders, last.text()]))
+
+async def atimed(render):
+    for _ in range(200):
+        await render()
+    clock, cpu = time.perf_counter(), time.process_time()
+    for _ in range(renders):
+        last = await render()
+    return time.perf_counter() - clock, time.process_time() - cpu, last
+
+
+async def layer():
+    # What a render costs below Prompts: promptdeck's Client, and a bare aiohttp POST of the same request.
+    if mode == "client":
+        from promptdeck import connect
+        async with connect(url) as client:
+            took, cpu, last = await atimed(lambda: client.get_prompt(name, topic=topic, tone=tone))
+        return took, cpu, last.messages[0].content.text
+    import aiohttp
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {
+        "name": name, "arguments": {"topic": topic, "tone": tone}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}}}).encode()
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+               "mcp-protocol-version": "2026-07-28", "mcp-method": "prompts/get", "mcp-name": name}
+    async with aiohttp.ClientSession() as http:
+        async def post():
+            async with http.post(url, data=body, headers=headers) as response:
+                return json.loads(await response.read())
+        took, cpu, last = await atimed(post)
+    return took, cpu, last["result"]["messages"][0]["content"]["text"]
+
+
+if mode in ("client", "aiohttp"):
+    took, cpu, text = asyncio.run(layer())
+else:
+    with Prompts(url) as prompts:
+        if mode == "render":
+            took, cpu, last = timed(lambda: prompts.render(name, topic=topic, tone=tone))
+        else:
+            took, cpu, last = asyncio.run(atimed(lambda: prompts.arender(name, topic=topic, tone=tone)))
+        text = last.text()
+print(json.dumps([took / renders, cpu / renders, text]))
 """
 
 
@@ -162,7 +192,7 @@ def remote_side(tree: Path, url: str, name: str, renders: int, mode: str) -> tup
     if done.returncode != 0:
         raise SystemExit(f"Prompts(url).{mode} from {tree} failed: {done.stderr[-2000:]}")
     took, cpu, text = json.loads(done.stdout.strip().splitlines()[-1])
-    check(text, f"Prompts(url).{mode} ({tree})")
+    check(text, f"{mode} ({tree})")
     return took, cpu
 
 
@@ -175,6 +205,8 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--baseline", type=Path, help="another promptdeck tree to measure Prompts(url) from too")
+    parser.add_argument("--layers", action="store_true",
+                        help="time below Prompts too: Client.get_prompt, a bare aiohttp POST")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.renders, args.remote = 1, 5_000, 200
@@ -207,6 +239,13 @@ def main() -> int:
                             return took
 
                         sides[f"Prompts(url).{mode}{suffix}"] = remote
+                for mode, side in (("client", "Client.get_prompt"), ("aiohttp", "aiohttp POST")) if args.layers else ():
+                    def below(side: str = side, mode: str = mode) -> float:
+                        took, spent = remote_side(REPO, url, name, args.remote, mode)
+                        cpu.setdefault(side, []).append(spent)
+                        return took
+
+                    sides[side] = below
                 sides["SDK ClientSession.get_prompt"] = lambda: asyncio.run(sdk_per_call(url, name, args.remote))
                 for round_ in range(args.rounds):
                     order = list(sides) if round_ % 2 == 0 else list(reversed(sides))

@@ -231,7 +231,9 @@ class RemoteLibrary:
     async def entries(self) -> dict[str, dict[str, Any]]:
         """The listing: name -> ``prompts/list`` entry (JSON values), cached as the module says."""
         link = self._link()
-        client = await self._guarded(self._connected, "prompts/list", request=False)
+        client = link.client  # connected already: no lock, no breaker for what needs no request
+        if client is None:
+            client = await self._guarded(self._connected, "prompts/list", request=False)
         listing = client.prompts if link.watching is not None and not link.watching.done() else None
         if listing is None:
             if client.era == "legacy" and link.listing is not None \
@@ -317,6 +319,8 @@ class RemoteLibrary:
 
     async def _connected(self) -> Client:
         link = self._link()
+        if link.client is not None:
+            return link.client
         async with link.connecting:
             if link.client is not None:
                 return link.client
