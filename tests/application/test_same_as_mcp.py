@@ -19,6 +19,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from promptdeck import Prompts
+from promptdeck.application.rendered import Rendered
 from promptdeck.sources.store.database import Store
 from tests.support.client_servers import http_peer, script
 from tests.support.http_server import http_server
@@ -130,12 +131,18 @@ def test_during_a_rollout_each_key_renders_the_version_prompts_get_gives_that_ke
         with Prompts(served if kind == "remote" else url) as prompts:
             rendered = {key: prompts.render("greet", who="Al", key=key) for key in KEYS}
             again = {key: prompts.render("greet", {"who": "Al"}, key=key) for key in reversed(KEYS)}
+
+            async def awaited() -> dict[str, Rendered]:
+                return {key: await prompts.arender("greet", who="Al", key=key) for key in KEYS}
+
+            coroutines = asyncio.run(awaited())
     for key in KEYS:
         meta = expected[key]["_meta"]
         assert rendered[key].messages == expected[key]["messages"], key
         assert (rendered[key].version, rendered[key].label, rendered[key].rollout) == \
             (meta["promptdeck.dev/version"], meta["promptdeck.dev/label"], meta.get("promptdeck.dev/rollout")), key
         assert again[key] == rendered[key], key  # sticky: the same version (and all else) at every render
+        assert coroutines[key] == rendered[key], key  # and from a coroutine, on its own loop
         assert rendered[key].text() == {1: "Hello Al!", 2: "Hi Al!"}[rendered[key].version], key  # type: ignore[index]
     arms = Counter((r.version, r.rollout) for r in rendered.values())
     assert set(arms) == {(1, None), (2, rollout)}
