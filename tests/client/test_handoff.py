@@ -92,3 +92,31 @@ def test_a_caller_already_on_another_loop_is_served_by_a_thread() -> None:
     wait_for(lambda: driven.run(where()) == "MainThread", "this thread to run the loop again")
     driven.close()
     assert driven.loop.is_closed()
+
+
+def test_closed_while_a_thread_runs_it_the_loop_is_closed_by_that_thread() -> None:
+    driven = DrivenLoop()
+    running = threading.Event()
+
+    async def slow() -> str:
+        running.set()
+        await asyncio.sleep(0.2)
+        return "done"
+
+    results: list[str] = []
+    worker = threading.Thread(target=lambda: results.append(driven.run(slow())))
+    worker.start()
+    assert running.wait(30)
+    driven.close()  # the worker runs the loop: it closes it when its work is done
+    assert not driven.loop.is_closed()
+    worker.join(30)
+    assert results == ["done"] and driven.loop.is_closed()
+
+    async def late() -> None:
+        return None
+
+    work = late()
+    with pytest.raises(RuntimeError, match="closed"):
+        driven.run(work)
+    work.close()
+    assert not driven._driven  # the refusal left no thread marked as running the loop

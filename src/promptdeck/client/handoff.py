@@ -34,6 +34,7 @@ class DrivenLoop:
         self.loop = asyncio.new_event_loop()
         self._state = threading.Condition(threading.Lock())
         self._driven = False  # a thread is running the loop
+        self._closing = False  # close() was called while a thread ran it: that thread closes it
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
         """Run ``work`` on the loop and give its result (or raise its error), from any thread."""
@@ -42,11 +43,12 @@ class DrivenLoop:
                 mine = not self._driven
                 self._driven = True
             if mine:
-                task = self.loop.create_task(work)
+                task: asyncio.Task[T] | None = None
                 try:
+                    task = self.loop.create_task(work)
                     return self.loop.run_until_complete(task)
                 finally:
-                    if not task.done():  # interrupted (KeyboardInterrupt): nobody waits for it any more
+                    if task is not None and not task.done():  # interrupted (KeyboardInterrupt): nobody waits
                         task.cancel()
                     self._hand_over()
         return self._wait(work)
@@ -62,6 +64,8 @@ class DrivenLoop:
                     self._state.wait()
                 if future.done():
                     return future.result()
+                if self.loop.is_closed():  # closed by the thread that ran it last, with this work left undone
+                    raise RuntimeError("the event loop was closed before this work was done")
                 self._driven = True
             if able:
                 self._drive_until(future)
@@ -84,11 +88,14 @@ class DrivenLoop:
     def _hand_over(self) -> None:
         with self._state:
             self._driven = False
+            if self._closing and not self.loop.is_closed():
+                self.loop.close()
             self._state.notify_all()
 
     def close(self) -> None:
         """Close the loop (what ran on it should have ended: ``run`` a coroutine that ends it first)."""
         with self._state:
+            self._closing = True
             if not self._driven and not self.loop.is_closed():
                 self.loop.close()
 
