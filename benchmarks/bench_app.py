@@ -1,6 +1,7 @@
 """``promptdeck.Prompts`` in an application, side by side with its peers, in one run.
 
     .venv/bin/python benchmarks/bench_app.py [--rounds 5] [--quick] [--renders N] [--json FILE] [--strict]
+                                             [--baseline SRC] [--layers]
 
 In-process (no network per render), a plain text prompt of a generated library (``libgen.py``: a
 required ``topic``, an optional ``tone``, a two-line body using both):
@@ -14,9 +15,12 @@ required ``topic``, an optional ``tone``, a two-line body using both):
 
 Remote, one ``promptdeck serve --http`` process on the same library:
 
-- ``Prompts(url).render`` (sync, from the main thread), against
+- ``Prompts(url).render`` (sync, from the main thread) and ``await Prompts(url).arender`` (on the caller's
+  loop), each in a process of its own (``remote_side``), which also reports its CPU time per render, against
 - the official MCP SDK's client: ``ClientSession.get_prompt`` over ``streamable_http_client``,
-  sequential on its own event loop.
+  sequential on its own event loop;
+- with ``--baseline SRC``, the same two from another source tree (an older commit's ``git archive``, say):
+  before and after in one run, the ratio printed.
 
 Rounds alternate who goes first; the table shows medians of per-render times over rounds, and ratios.
 Every result is checked (the topic and tone sent appear in the text).
@@ -118,6 +122,80 @@ async def sdk_per_call(url: str, name: str, renders: int) -> float:
             return took
 
 
+#: One side of the remote comparison, run in a process of its own with a given tree's promptdeck on the path:
+#: prints the seconds per render, the process's CPU seconds per render, and the last render's text.
+REMOTE_SIDE = """
+import asyncio, json, sys, time
+from promptdeck import Prompts
+url, name, renders, mode, topic, tone = sys.argv[1:]
+renders = int(renders)
+
+
+def timed(render):
+    for _ in range(200):
+        render()
+    clock, cpu = time.perf_counter(), time.process_time()
+    for _ in range(renders):
+        last = render()
+    return time.perf_counter() - clock, time.process_time() - cpu, last
+
+
+async def atimed(render):
+    for _ in range(200):
+        await render()
+    clock, cpu = time.perf_counter(), time.process_time()
+    for _ in range(renders):
+        last = await render()
+    return time.perf_counter() - clock, time.process_time() - cpu, last
+
+
+async def layer():
+    # What a render costs below Prompts: promptdeck's Client, and a bare aiohttp POST of the same request.
+    if mode == "client":
+        from promptdeck import connect
+        async with connect(url) as client:
+            took, cpu, last = await atimed(lambda: client.get_prompt(name, topic=topic, tone=tone))
+        return took, cpu, last.messages[0].content.text
+    import aiohttp
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {
+        "name": name, "arguments": {"topic": topic, "tone": tone}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}}}).encode()
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+               "mcp-protocol-version": "2026-07-28", "mcp-method": "prompts/get", "mcp-name": name}
+    async with aiohttp.ClientSession() as http:
+        async def post():
+            async with http.post(url, data=body, headers=headers) as response:
+                return json.loads(await response.read())
+        took, cpu, last = await atimed(post)
+    return took, cpu, last["result"]["messages"][0]["content"]["text"]
+
+
+if mode in ("client", "aiohttp"):
+    took, cpu, text = asyncio.run(layer())
+else:
+    with Prompts(url) as prompts:
+        if mode == "render":
+            took, cpu, last = timed(lambda: prompts.render(name, topic=topic, tone=tone))
+        else:
+            took, cpu, last = asyncio.run(atimed(lambda: prompts.arender(name, topic=topic, tone=tone)))
+        text = last.text()
+print(json.dumps([took / renders, cpu / renders, text]))
+"""
+
+
+def remote_side(tree: Path, url: str, name: str, renders: int, mode: str) -> tuple[float, float]:
+    """Seconds and client CPU seconds per ``Prompts(url).render`` (``mode`` "render") or ``.arender`` of the
+    promptdeck in ``tree``, in a process of its own."""
+    done = subprocess.run([sys.executable, "-c", REMOTE_SIDE, url, name, str(renders), mode, TOPIC, TONE],
+                          capture_output=True, text=True, timeout=600, env={"PYTHONPATH": str(tree / "src")})
+    if done.returncode != 0:
+        raise SystemExit(f"Prompts(url).{mode} from {tree} failed: {done.stderr[-2000:]}")
+    took, cpu, text = json.loads(done.stdout.strip().splitlines()[-1])
+    check(text, f"{mode} ({tree})")
+    return took, cpu
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -126,18 +204,23 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="1 round, fewer renders")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--baseline", type=Path, help="another promptdeck tree to measure Prompts(url) from too")
+    parser.add_argument("--layers", action="store_true",
+                        help="time below Prompts too: Client.get_prompt, a bare aiohttp POST")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.renders, args.remote = 1, 5_000, 200
     folder = ensure_library(LIBRARY)
     name = prompt_names(LIBRARY)[7]
     samples: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
+    trees = {"": REPO, **({f", {args.baseline}": args.baseline.resolve()} if args.baseline else {})}
     with tempfile.TemporaryDirectory() as work:
         store = f"sqlite:///{work}/prompts.db"
         publish(folder, store)
         server, url = start_server(folder, Path(work))
         try:
-            with Prompts(str(folder), watch=False) as local, Prompts(store) as stored, Prompts(url) as remote:
+            with Prompts(str(folder), watch=False) as local, Prompts(store) as stored:
                 sides: dict[str, Callable[[], float]] = {}
                 for label, prompts in (("folder", local), ("store", stored)):
                     check(prompts.render(name, topic=TOPIC, tone=TONE).text(), label)
@@ -147,9 +230,22 @@ def main() -> int:
                 if langfuse is not None:
                     check(langfuse(), "langfuse")
                     sides["langfuse get_prompt+compile"] = lambda: per_call(langfuse, args.renders)
-                check(remote.render(name, topic=TOPIC, tone=TONE).text(), "remote")
-                sides["Prompts(url).render"] = \
-                    lambda: per_call(lambda: remote.render(name, topic=TOPIC, tone=TONE), args.remote)
+                for suffix, tree in trees.items():
+                    for mode in ("render", "arender"):
+                        def remote(side: str = f"Prompts(url).{mode}{suffix}", tree: Path = tree,
+                                   mode: str = mode) -> float:
+                            took, spent = remote_side(tree, url, name, args.remote, mode)
+                            cpu.setdefault(side, []).append(spent)
+                            return took
+
+                        sides[f"Prompts(url).{mode}{suffix}"] = remote
+                for mode, side in (("client", "Client.get_prompt"), ("aiohttp", "aiohttp POST")) if args.layers else ():
+                    def below(side: str = side, mode: str = mode) -> float:
+                        took, spent = remote_side(REPO, url, name, args.remote, mode)
+                        cpu.setdefault(side, []).append(spent)
+                        return took
+
+                    sides[side] = below
                 sides["SDK ClientSession.get_prompt"] = lambda: asyncio.run(sdk_per_call(url, name, args.remote))
                 for round_ in range(args.rounds):
                     order = list(sides) if round_ % 2 == 0 else list(reversed(sides))
@@ -160,27 +256,36 @@ def main() -> int:
             server.stop()
     medians = {side: statistics.median(found) * 1e6 for side, found in samples.items()}
     print(f"\nPrompts in an application: {name} of a {LIBRARY:,}-prompt library, medians of {args.rounds} rounds\n")
-    print("| render | µs per render |")
-    print("|---|---:|")
+    print("| render | µs per render | client CPU µs per render |")
+    print("|---|---:|---:|")
     for side, micro in medians.items():
-        print(f"| {side} | {micro:,.1f} |")
+        spent = f"{statistics.median(cpu[side]) * 1e6:,.1f}" if side in cpu else ""
+        print(f"| {side} | {micro:,.1f} | {spent} |")
     ratios: dict[str, float] = {}
     if "langfuse get_prompt+compile" in medians:
         for label in ("folder", "store"):
             ours = medians[f"Prompts({label}).render"]
             ratios[f"{label} vs langfuse"] = medians["langfuse get_prompt+compile"] / ours
-    ratios["remote vs SDK"] = medians["SDK ClientSession.get_prompt"] / medians["Prompts(url).render"]
+    sdk = medians["SDK ClientSession.get_prompt"]
+    for suffix in trees:
+        for mode in ("render", "arender"):
+            ratios[f"remote {mode}{suffix} vs SDK"] = sdk / medians[f"Prompts(url).{mode}{suffix}"]
+            if suffix:
+                ratios[f"remote {mode}: this tree vs{suffix[1:]}"] = \
+                    medians[f"Prompts(url).{mode}{suffix}"] / medians[f"Prompts(url).{mode}"]
     print()
     for what, ratio in ratios.items():
         print(f"{what}: {ratio:.2f}x (how many times faster Prompts is)")
     missed = [f"in-process {label} render {medians[f'Prompts({label}).render']:.1f} µs >= 50 µs"
               for label in ("folder", "store") if medians[f"Prompts({label}).render"] >= 50]
-    if ratios["remote vs SDK"] < 3:
-        missed.append(f"remote render only {ratios['remote vs SDK']:.2f}x the SDK client's")
+    for mode in ("render", "arender"):
+        if ratios[f"remote {mode} vs SDK"] < 4:
+            missed.append(f"remote {mode} only {ratios[f'remote {mode} vs SDK']:.2f}x the SDK client's")
     for miss in missed:
         print(f"target missed: {miss}")
     if args.json is not None:
-        args.json.write_text(json.dumps({"samples_s": samples, "medians_us": medians, "ratios": ratios}, indent=1))
+        args.json.write_text(json.dumps({"samples_s": samples, "cpu_s": cpu, "medians_us": medians, "ratios": ratios},
+                                        indent=1))
     return 1 if missed and args.strict else 0
 
 

@@ -4,8 +4,10 @@ for when it cannot be reached, bounded whatever the server does (real server pro
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import stat
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +17,7 @@ import pytest
 
 from promptdeck import ConnectionFailed, InvalidParams, LibraryError, Prompts, connect
 from promptdeck.client.library import BREAKER_FAILURES
+from promptdeck.server.http.runner import KEEP_ALIVE_SECONDS
 from tests.support.application import MODELLED, SCOPED, in_threads, wait_for
 from tests.support.client_servers import http_peer, script
 from tests.support.http_server import free_port, http_server
@@ -67,6 +70,61 @@ def test_remote_renders_from_many_threads_and_coroutines(server: str) -> None:
         assert asyncio.run(many()) == [f"Hello, {i}!" for i in range(20)]
 
 
+def test_a_coroutine_renders_on_its_own_loop_over_one_connection(server: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``arender`` runs on the caller's event loop (no thread is started, nothing is handed over), over one
+    connection for every render on that loop, which ends with the loop; sync renders, from any thread, share
+    another one, on a loop the calling threads run themselves (no thread is started for them either)."""
+    from promptdeck.client import session
+
+    connected: list[str] = []
+    start = session._start
+
+    async def counted(client: session.Client, *args: Any) -> None:
+        connected.append(threading.current_thread().name)
+        await start(client, *args)
+
+    monkeypatch.setattr(session, "_start", counted)
+    with Prompts(server) as prompts:
+        async def renders() -> set[str]:
+            loop = asyncio.get_running_loop()
+            threads = set()
+            for turn in range(10):
+                rendered = await prompts.arender("greet", who=str(turn))
+                assert rendered.text() == f"Hello, {turn}!" and asyncio.get_running_loop() is loop
+                threads.add(threading.current_thread().name)
+            done = await asyncio.gather(*(prompts.arender("greet", who=str(i)) for i in range(20)))
+            assert [r.text() for r in done] == [f"Hello, {i}!" for i in range(20)]
+            return threads
+
+        assert asyncio.run(renders()) == {"MainThread"}
+        assert "promptdeck-prompts" not in {thread.name for thread in threading.enumerate()}
+        assert connected == ["MainThread"]
+        assert asyncio.run(renders()) == {"MainThread"}  # a new loop: its own connection, the last one closed
+        assert connected == ["MainThread"] * 2
+
+        def sync(index: int) -> None:
+            for turn in range(5):
+                assert prompts.render("greet", who=f"{index}.{turn}").text() == f"Hello, {index}.{turn}!"
+
+        in_threads(4, sync)
+        sync(4)
+        assert len(connected) == 3 and connected[:2] == ["MainThread"] * 2
+        assert "promptdeck-prompts" not in {thread.name for thread in threading.enumerate()}
+
+
+def test_a_render_after_the_server_closed_an_idle_connection_goes_out_on_a_new_one(
+        folder: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Between sync renders nobody reads the connection; the server closes it after its keep-alive (5 s). The
+    next render must see that before it sends, not fail on the dead connection and be tried again."""
+    with http_server(str(folder), "--no-watch") as url, Prompts(url, retries=0) as prompts:
+        assert prompts.render("greet", who="first").text() == "Hello, first!"
+        time.sleep(KEEP_ALIVE_SECONDS + 1.5)
+        with caplog.at_level(logging.INFO, "promptdeck.client"):
+            assert prompts.render("greet", who="later").text() == "Hello, later!"
+        assert not [r for r in caplog.records if "failed" in r.getMessage()], caplog.text
+
+
 def test_the_listing_is_not_fetched_per_render(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After the first render, renders send prompts/get alone: the listing is fresh per its ttlMs, and the
     subscription that follows list changes holds it current meanwhile."""
@@ -82,8 +140,10 @@ def test_the_listing_is_not_fetched_per_render(folder: Path, monkeypatch: pytest
     monkeypatch.setattr(session.Client, "_call", counted)
     with http_server(str(folder), "--no-watch") as url, Prompts(url) as prompts:
         assert prompts.render("greet", who="first").model is not None
-        # The first listing, then the subscription's own (it lists once it is acknowledged).
-        wait_for(lambda: sent.count("prompts/list") == 2 and "subscriptions/listen" in sent, "the subscription")
+        # The first listing, then the subscription's own (it lists once it is acknowledged). It goes on while the
+        # library's loop runs, which for sync callers is while one of their calls waits: here, names().
+        wait_for(lambda: prompts.names() == ["greet"] and sent.count("prompts/list") == 2
+                 and "subscriptions/listen" in sent, "the subscription")
         for who in range(20):
             assert prompts.render("greet", who=str(who)).model is not None
         assert prompts.names() == ["greet"]
@@ -212,3 +272,23 @@ def test_the_breaker_stops_asking_a_failing_server(fallback: Path, tmp_path: Pat
         with pytest.raises(ConnectionFailed, match="is not being asked: 3 failures in a row, the last: RequestTimeout"):
             prompts.render("crlf", who="x")
         assert time.monotonic() - started < 0.3
+
+
+def test_arender_keeps_the_retries_the_breaker_and_the_fallback(fallback: Path, tmp_path: Path) -> None:
+    """On the caller's loop as from a thread: a server that never answers is tried ``retries`` more times, the
+    breaker opens after BREAKER_FAILURES failures, and the fallback folder renders meanwhile."""
+    with http_peer(lambda port: script("bad_http.py", "hang-modern", str(port), str(tmp_path / "log"))) as url, \
+            Prompts(url, timeout=0.5, retries=1) as prompts, \
+            Prompts(url, timeout=0.5, retries=0, fallback=str(fallback)) as fallen:
+        async def renders() -> None:
+            for _ in range(BREAKER_FAILURES):
+                with pytest.raises(ConnectionFailed, match=r"\(prompts/get, 2 tries\): .*no answer within 0.5 s"):
+                    await prompts.arender("crlf", who="x")
+            started = time.monotonic()
+            with pytest.raises(ConnectionFailed, match="is not being asked: 3 failures in a row"):
+                await prompts.arender("crlf", who="x")
+            assert time.monotonic() - started < 0.3
+            rendered = await fallen.arender("greet", who="Ada")
+            assert rendered.stale and rendered.text() == "Fallback hello, Ada!"
+
+        asyncio.run(renders())

@@ -1,14 +1,15 @@
 """``Prompts.render`` gives exactly the messages ``prompts/get`` gives, for every example prompt and every kind
 of source: a folder, a SQLite store, a PostgreSQL store (each rendered in-process), a remote server
 (rendered through it) and a bundle of the store's label (``promptdeck bundle``, rendered in-process while its
-store cannot be reached). The other side of each comparison is the official MCP SDK's client asking a real
-``promptdeck serve --http`` process on the same source."""
+store cannot be reached), and during a store's rollout, for each rollout key. The other side of each comparison
+is the official MCP SDK's client asking a real ``promptdeck serve --http`` process on the same source."""
 
 from __future__ import annotations
 
 import asyncio
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,13 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from promptdeck import Prompts
+from promptdeck.application.rendered import Rendered
+from promptdeck.sources.store.database import Store
 from tests.support.client_servers import http_peer, script
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLE_ARGS, EXAMPLES
 from tests.support.postgres import cluster, new_database
+from tests.support.publishing import greet_store
 
 
 def publish(folder: Path, url: str) -> None:
@@ -105,3 +109,52 @@ def test_a_server_built_on_the_sdk_renders_as_its_prompts_get_gives_it(api: str)
             assert rendered.messages == expected[name]["messages"], name
             assert rendered.version is None and rendered.model is None and not rendered.stale
         assert prompts.get("greet").arguments[0]["name"] == "name"
+
+
+#: The rollout keys of the rollout test: users of an application, each of whom must keep one version.
+KEYS = [f"user-{number}" for number in range(200)]
+ROLLOUT_KEY = "promptdeck.dev/rollout-key"
+
+
+async def sdk_keyed_renders(url: str) -> dict[str, dict[str, Any]]:
+    """greet as the SDK's client gets it from the server at ``url`` with each of ``KEYS`` as its rollout key."""
+    async with httpx2.AsyncClient(timeout=30) as http, \
+            streamable_http_client(url, http_client=http) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return {key: (await session.get_prompt("greet", {"who": "Al"}, meta={ROLLOUT_KEY: key}))
+                .model_dump(mode="json", by_alias=True, exclude_none=True) for key in KEYS}
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql", "remote"])
+def test_during_a_rollout_each_key_renders_the_version_prompts_get_gives_that_key(kind: str, tmp_path: Path,
+                                                                                  request: pytest.FixtureRequest
+                                                                                  ) -> None:
+    """A live 50% rollout of greet version 2 over production's version 1: each key renders in-process (SQLite,
+    PostgreSQL) or through a server (remote) the version, label and rollout ``prompts/get`` gives that key,
+    the same at every render, and the keys split about evenly."""
+    url = new_database(request.getfixturevalue("postgres_cluster")) if kind == "postgresql" \
+        else f"sqlite:///{tmp_path / 'prompts.db'}"
+    greet_store(tmp_path, url)
+    with Store(url) as store:
+        rollout = store.governance.start_rollout("production", "greet", 2, 5_000, author="t").id
+    with http_server("", "--store", url) as served:
+        expected = asyncio.run(sdk_keyed_renders(served))
+        with Prompts(served if kind == "remote" else url) as prompts:
+            rendered = {key: prompts.render("greet", who="Al", key=key) for key in KEYS}
+            again = {key: prompts.render("greet", {"who": "Al"}, key=key) for key in reversed(KEYS)}
+
+            async def awaited() -> dict[str, Rendered]:
+                return {key: await prompts.arender("greet", who="Al", key=key) for key in KEYS}
+
+            coroutines = asyncio.run(awaited())
+    for key in KEYS:
+        meta = expected[key]["_meta"]
+        assert rendered[key].messages == expected[key]["messages"], key
+        assert (rendered[key].version, rendered[key].label, rendered[key].rollout) == \
+            (meta["promptdeck.dev/version"], meta["promptdeck.dev/label"], meta.get("promptdeck.dev/rollout")), key
+        assert again[key] == rendered[key], key  # sticky: the same version (and all else) at every render
+        assert coroutines[key] == rendered[key], key  # and from a coroutine, on its own loop
+        assert rendered[key].text() == {1: "Hello Al!", 2: "Hi Al!"}[rendered[key].version], key  # type: ignore[index]
+    arms = Counter((r.version, r.rollout) for r in rendered.values())
+    assert set(arms) == {(1, None), (2, rollout)}
+    assert 0.4 < arms[2, rollout] / len(KEYS) < 0.6, arms

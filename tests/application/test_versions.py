@@ -5,9 +5,12 @@ the rollout's version while its listing still names the label's, and ``Rendered.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 
-from promptdeck import Prompts
+import pytest
+
+from promptdeck import InvalidParams, Prompts
 from promptdeck.application import tracing
 from promptdeck.application.rendered import Rendered
 from promptdeck.sources.store.database import Store
@@ -58,8 +61,10 @@ def prompts_from_cache(url: str, tmp_path: Path) -> Rendered:
         return prompts.render("greet", who="Al")
 
 
-def test_a_store_rendered_in_process_names_the_labels_version(store_url: str, tmp_path: Path) -> None:
-    """In process, no request carries a rollout key, and no render is split (docs/store.md#rollouts)."""
+def test_a_store_rendered_in_process_without_a_key_names_the_labels_version(store_url: str,
+                                                                            tmp_path: Path) -> None:
+    """In process, a render given no rollout key (and no token) is not split, as a keyless anonymous request is
+    not (docs/store.md#rollouts)."""
     greet_store(tmp_path, store_url)
     with Store(store_url) as store:
         store.governance.start_rollout("production", "greet", 2, 10_000, author="t")
@@ -67,3 +72,48 @@ def test_a_store_rendered_in_process_names_the_labels_version(store_url: str, tm
         rendered = prompts.render("greet", who="Al")
         assert same_version_as_text(rendered) and rendered.version == 1 and rendered.rollout is None
         assert rendered.label == "production" and not rendered.stale
+
+
+def test_a_key_function_keys_each_render_and_a_key_given_wins(store_url: str, tmp_path: Path) -> None:
+    greet_store(tmp_path, store_url)
+    with Store(store_url) as store:
+        store.governance.start_rollout("production", "greet", 2, 5_000, author="t")
+    user: ContextVar[str | None] = ContextVar("user", default=None)  # who the application serves now
+    with Prompts(store_url, key=user.get) as prompts:
+        versions = {}
+        for number in range(60):
+            user.set(f"user-{number}")
+            versions[f"user-{number}"] = prompts.render("greet", who="Al").version
+        assert set(versions.values()) == {1, 2}
+        user.set("user-0")
+        for key, version in versions.items():
+            rendered = prompts.render("greet", who="Al", key=key)  # the key given, not the function's
+            assert rendered.version == version and same_version_as_text(rendered)
+        user.set(None)
+        assert prompts.render("greet", who="Al").version == 1
+        # The server's rule, in its words: a key is 1 to 256 characters.
+        with pytest.raises(InvalidParams, match='"promptdeck.dev/rollout-key" must be a string of 1 to 256'):
+            prompts.render("greet", who="Al", key="")
+
+
+def test_a_token_keeps_the_version_its_principal_gets_over_mcp(store_url: str, tmp_path: Path) -> None:
+    """With a token and no key, a render in-process sticks to the version the server gives the token's principal
+    (``Principal.rollout_key``), as a render through the server does."""
+    greet_store(tmp_path, store_url)
+    with Store(store_url) as store:
+        store.governance.start_rollout("production", "greet", 2, 5_000, author="t")
+    tokens = tmp_path / "tokens"
+    names = [f"app{number}" for number in range(24)]
+    tokens.write_text("".join(f"{name}:{name}-token-0123456789abcdef\n" for name in names))
+    seen = set()
+    with http_server("", "--store", store_url, "--token-file", str(tokens)) as url:
+        for name in names:
+            token = f"{name}-token-0123456789abcdef"
+            with Prompts(store_url, token=token, tokens=str(tokens)) as local, Prompts(url, token=token) as remote:
+                here, there = local.render("greet", who="Al"), remote.render("greet", who="Al")
+                assert (here.version, here.rollout, here.messages) == (there.version, there.rollout, there.messages)
+                seen.add(here.version)
+        assert seen == {1, 2}
+        with Prompts(url, token="app0-token-0123456789abcdef") as remote, \
+                pytest.raises(InvalidParams, match='"promptdeck.dev/rollout-key" must be a string of 1 to 256'):
+            remote.render("greet", who="Al", key="k" * 257)

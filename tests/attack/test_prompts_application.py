@@ -38,7 +38,7 @@ def test_hostile_arguments_are_the_servers_invalid_params(library: Path, argumen
             return caught.value
 
     with Prompts(str(library)) as prompts, pytest.raises(InvalidParams) as caught:
-        prompts.render("greet", **arguments)
+        prompts.render("greet", arguments)
     expected = asyncio.run(over_mcp())
     assert (caught.value.message, caught.value.data) == (expected.message, expected.data)
 

@@ -89,3 +89,10 @@ def test_bad_settings_are_refused() -> None:
         RemoteLibrary("http://127.0.0.1:1/mcp", retries=-1)
     with pytest.raises(ValueError, match="give a token or an auth, not both"):
         RemoteLibrary("http://127.0.0.1:1/mcp", token="t", auth=object())
+
+
+def test_the_rollout_key_is_sent_where_the_server_reads_it() -> None:
+    from promptdeck.client import library
+    from promptdeck.server import handlers
+
+    assert library.META_ROLLOUT_KEY == handlers.META_ROLLOUT_KEY

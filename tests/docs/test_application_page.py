@@ -44,6 +44,8 @@ def test_every_example_of_the_page_runs_as_written(tmp_path: Path) -> None:
     shown = "\n".join(outputs)
     assert "MCP servers offer prompts." in shown  # the first example printed its render
     assert "Write a short, warm greeting for Ada. False" in shown  # the server's render, not stale
+    # arender from coroutines, on their loop
+    assert "['Write a short, warm greeting for Ada.', 'Write a short, warm greeting for Bea.']" in shown
     assert "1 production" in shown
     assert "payroll" in shown  # the hidden prompt's InvalidParams
     assert "bundle of position 1 with" in shown and "(greet is offline) True" in shown

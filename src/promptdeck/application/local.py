@@ -112,14 +112,21 @@ class LocalLibrary:
         """What a principal holding ``scopes`` (None: trusted, as a local stdio client is) may see now."""
         return self._server.catalog.view(scopes)
 
-    def find(self, name: str, arguments: dict[str, Any], scopes: frozenset[str] | None) -> Offered:
-        p = decode(GetPrompt, {"name": name, "arguments": arguments})  # refused as a prompts/get's would be
-        return self.catalog(scopes).require(p.name)
+    def find(self, name: str, arguments: dict[str, Any], scopes: frozenset[str] | None, key: str | None = None,
+             sticky: str | None = None) -> Offered:
+        """The prompt a ``prompts/get`` of ``name`` renders for this principal: during a store's rollout, the
+        version its rollout key gives (``key``, sent as the request's ``_meta`` key, else ``sticky``: the
+        principal's), chosen and counted for usage by the server's own ``handlers.chosen``: a render finds its
+        prompt here first."""
+        asked: dict[str, Any] = {"name": name, "arguments": arguments}
+        if key is not None:
+            asked["_meta"] = {handlers.META_ROLLOUT_KEY: key}
+        p = decode(GetPrompt, asked)  # refused as a prompts/get's would be
+        return handlers.chosen(self._server, self.catalog(scopes).require(p.name), p.meta, sticky, self.client)
 
     def render(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """The ``prompts/get`` result for ``prompt``: inline for templates (bounded by ``run_bounded``), on a
         private event loop for a render that must be awaited (a Python prompt's)."""
-        prompt = handlers.chosen(self._server, prompt, None, None, self.client)
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if isinstance(result, dict):
             return result
@@ -128,7 +135,6 @@ class LocalLibrary:
     async def arender(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """``render`` from a coroutine: blocking work (a template, a first parse) runs in the render threads,
         as it does for a server on an event loop."""
-        prompt = handlers.chosen(self._server, prompt, None, None, self.client)
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if inspect.isawaitable(result):
             return await result

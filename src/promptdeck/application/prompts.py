@@ -61,7 +61,7 @@ class Prompts:
                  cache: str | None = None, timeout: float = TIMEOUT, retries: int = 2, watch: bool = True,
                  trace: bool | None = None, span: bool = False, bundle: str | None = None,
                  bundle_key: str | bytes | None = None, refresh: float = 30.0,
-                 app: str | None = None) -> None:
+                 app: str | None = None, key: Callable[[], str | None] | None = None) -> None:
         """``label``: a store's label to follow. ``token``: who asks (see the module); ``auth``, for a server,
         what supplies its bearer token instead (an ``OAuth()``, docs/client.md). ``fallback``: a folder
         rendered when the source cannot be reached (refused now if ``promptdeck check`` would find a problem
@@ -75,7 +75,8 @@ class Prompts:
         ``promptdeck bundle`` for this source and label, served (stale) until the source answers, tried every
         ``refresh`` seconds; ``bundle_key``: the PEM Ed25519 public key (or a file holding it) its signature
         must match. ``app``: the application's name, which its renders are counted under in usage
-        (``promptdeck usage``), as an MCP client's ``clientInfo.name`` is."""
+        (``promptdeck usage``), as an MCP client's ``clientInfo.name`` is. ``key``: called at each render that is
+        given no ``key=``, its rollout key (say the user's or the tenant's id; None: none)."""
         self.source = source
         self.label = label
         self._app = app
@@ -89,10 +90,15 @@ class Prompts:
         self._bundled: Bundled | None = None
         self._revalidation: Revalidation | None = None
         self._swap = threading.Lock()
-        self._listings: dict[int, tuple[Offered, PromptListing]] = {}
+        #: id of a prompt (or of a server's listing entry) -> (it, its listing): made once, not per render
+        self._listings: dict[int, tuple[object, PromptListing]] = {}
         self._listings_lock = threading.Lock()
         self._cached_listing: object = None
         self._scopes: frozenset[str] | None = None
+        #: what keeps a token's renders on one arm of a rollout when no key is given: its principal's key, as
+        #: the server has it (``Principal.rollout_key``); None without a token
+        self._sticky: str | None = None
+        self._key = key
         self.remote = source.startswith(("http://", "https://"))
         self._closed = False
         _check_options(source, self.remote, tokens=tokens, auth=auth, fallback=fallback, cache=cache, bundle=bundle)
@@ -118,7 +124,7 @@ class Prompts:
                 if bundle is not None:
                     self._start_from(bundle, bundle_key, refresh, watch)
             else:
-                self._scopes = _scopes_of(token, tokens)
+                self._scopes, self._sticky = _principal_of(token, tokens)
                 if bundle is not None:
                     self._start_from(bundle, bundle_key, refresh, watch)
                     return
@@ -199,17 +205,24 @@ class Prompts:
 
     # -- rendering ------------------------------------------------------------------------------
 
-    def render(self, name: str, /, **arguments: Any) -> Rendered:
-        """Render ``name`` with ``arguments``: the messages ``prompts/get`` gives. An unknown prompt or
-        argument raises ``InvalidParams`` naming it; a server that cannot be reached, with nothing to fall
-        back on, ``ConnectionFailed`` naming the server and the cause. Safe from any number of threads."""
-        return self._traced(name, lambda: self._render(name, arguments))
+    def render(self, name: str, arguments: Mapping[str, Any] | None = None, /, *, key: str | None = None,
+               **more: Any) -> Rendered:
+        """Render ``name`` with ``arguments`` (a mapping, and/or as keywords): the messages ``prompts/get``
+        gives. ``key``: the rollout key (the request's ``_meta["promptdeck.dev/rollout-key"]``): during a store's
+        rollout, the version it gives is rendered, the same for the same key, as for an MCP client sending it
+        (default: the ``key`` function given to ``Prompts``). An unknown prompt or argument raises
+        ``InvalidParams`` naming it; a server that cannot be reached, with nothing to fall back on,
+        ``ConnectionFailed`` naming the server and the cause. Safe from any number of threads."""
+        asked = _arguments(arguments, more)
+        return self._traced(name, lambda: self._render(name, asked, self._key_of(key)))
 
-    async def arender(self, name: str, /, **arguments: Any) -> Rendered:
+    async def arender(self, name: str, arguments: Mapping[str, Any] | None = None, /, *, key: str | None = None,
+                      **more: Any) -> Rendered:
         """``render`` for coroutines: it never blocks the event loop."""
+        asked = _arguments(arguments, more)
         trace = tracing.api(self._trace)
         with tracing.own_span(trace, name) if trace is not None and self._span else nullcontext() as span:
-            rendered = await self._arender(name, arguments)
+            rendered = await self._arender(name, asked, self._key_of(key))
             if trace is not None:
                 tracing.record(trace, rendered, span)
             return rendered
@@ -223,25 +236,28 @@ class Prompts:
             tracing.record(trace, rendered, span)
             return rendered
 
-    def _render(self, name: str, arguments: dict[str, Any]) -> Rendered:
+    def _key_of(self, key: str | None) -> str | None:
+        return key if key is not None or self._key is None else self._key()
+
+    def _render(self, name: str, arguments: dict[str, Any], key: str | None) -> Rendered:
         self._check_open()
         if self._local is not None:
-            return self._rendered_locally(self._local, name, arguments, self._scopes, False)
+            return self._rendered_locally(self._local, name, arguments, self._scopes, False, key)
         bundled = self._on_bundle()
         if bundled is not None:
             return self._from_bundle(bundled, name, arguments)
         if self._remote is None:  # a store that could not be opened
             return self._from_fallback(name, arguments)
         try:
-            result, entry = self._remote.call(self._remote.render(name, arguments))
+            result, entry = self._remote.call(self._remote.render(name, arguments, key))
         except ConnectionFailed as exc:
             return self._instead(name, arguments, exc)
         return self._rendered_remotely(name, arguments, result, entry)
 
-    async def _arender(self, name: str, arguments: dict[str, Any]) -> Rendered:
+    async def _arender(self, name: str, arguments: dict[str, Any], key: str | None) -> Rendered:
         self._check_open()
         if self._local is not None:
-            prompt = self._local.find(name, arguments, self._scopes)
+            prompt = self._local.find(name, arguments, self._scopes, key, self._sticky)
             result = await self._local.arender(prompt, arguments)
             return self._made(self._local, prompt, result, False)
         bundled = self._on_bundle()
@@ -250,14 +266,14 @@ class Prompts:
         if self._remote is None:
             return self._from_fallback(name, arguments)
         try:
-            result, entry = await self._remote.acall(self._remote.render(name, arguments))
+            result, entry = await self._remote.acall(self._remote.render(name, arguments, key))
         except ConnectionFailed as exc:
             return self._instead(name, arguments, exc)
         return self._rendered_remotely(name, arguments, result, entry)
 
     def _rendered_locally(self, library: LocalLibrary, name: str, arguments: dict[str, Any],
-                          scopes: frozenset[str] | None, stale: bool) -> Rendered:
-        prompt = library.find(name, arguments, scopes)
+                          scopes: frozenset[str] | None, stale: bool, key: str | None = None) -> Rendered:
+        prompt = library.find(name, arguments, scopes, key, self._sticky)
         return self._made(library, prompt, library.render(prompt, arguments), stale)
 
     def _made(self, library: LocalLibrary, prompt: Offered, result: dict[str, Any], stale: bool) -> Rendered:
@@ -267,7 +283,7 @@ class Prompts:
 
     def _rendered_remotely(self, name: str, arguments: dict[str, Any], result: dict[str, Any],
                            entry: Mapping[str, Any] | None) -> Rendered:
-        listing = PromptListing.from_wire(entry) if entry is not None else PromptListing(name)
+        listing = self._listing_of(entry) if entry is not None else PromptListing(name)
         if self._cache is not None:
             self._cache.put_render(name, arguments, result)
             self._keep_listing()
@@ -355,15 +371,17 @@ class Prompts:
             self._cached_listing = entries
             self._cache.put_listing(list(entries.values()))
 
-    def _listing_of(self, prompt: Offered) -> PromptListing:
-        held = self._listings.get(id(prompt))
-        if held is not None and held[0] is prompt:
+    def _listing_of(self, listed: Offered | Mapping[str, Any]) -> PromptListing:
+        """The listing of a prompt, or of a server's ``prompts/list`` entry (replaced, never changed, when the
+        server's listing changes)."""
+        held = self._listings.get(id(listed))
+        if held is not None and held[0] is listed:
             return held[1]
-        listing = PromptListing.from_wire(prompt.listing())
+        listing = PromptListing.from_wire(listed if isinstance(listed, Mapping) else listed.listing())
         with self._listings_lock:
             if len(self._listings) >= _MAX_LISTINGS:
                 self._listings.clear()
-            self._listings[id(prompt)] = (prompt, listing)
+            self._listings[id(listed)] = (listed, listing)
         return listing
 
     # -- ending ---------------------------------------------------------------------------------
@@ -429,13 +447,20 @@ def _key_bytes(key: str | bytes | None) -> bytes | None:
         raise LibraryError(f"the bundle key {key}: {exc.strerror}") from None
 
 
-def _scopes_of(token: str | None, tokens: str | None) -> frozenset[str] | None:
-    """The scopes of the principal ``token`` names in the server's token configuration; None (trusted, as a
-    local client) without a token."""
+def _arguments(arguments: Mapping[str, Any] | None, more: dict[str, Any]) -> dict[str, Any]:
+    """A render's arguments: the mapping (where an argument named ``key`` goes) and the keywords, together."""
+    if arguments is None:
+        return more
+    return {**arguments, **more} if more else dict(arguments)
+
+
+def _principal_of(token: str | None, tokens: str | None) -> tuple[frozenset[str] | None, str | None]:
+    """The scopes and rollout key of the principal ``token`` names in the server's token configuration; (None,
+    None) without a token: trusted, as a local client is, and keyed only by what a render gives."""
     if token is None:
         if tokens is not None:
             raise ValueError("tokens= names who may ask; give the token= that asks too")
-        return None
+        return None, None
     from ..server.security.tokens import BearerTokens
 
     known = BearerTokens.load(tokens)
@@ -445,7 +470,7 @@ def _scopes_of(token: str | None, tokens: str | None) -> frozenset[str] | None:
     principal = known.principal(f"Bearer {token}")
     if principal is None:
         raise LibraryError(f"the token is not one of those in {tokens or '$PROMPTDECK_TOKENS'}")
-    return principal.scopes
+    return principal.scopes, principal.rollout_key
 
 
 __all__ = ["Prompts"]

@@ -22,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import codecs
+import contextlib
+import re
 import ssl
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -48,6 +50,7 @@ REQUEST_TIMER: ContextVar[asyncio.Timeout | None] = ContextVar("promptdeck_reque
 #: Connections kept open per host.
 POOL_SIZE = 16
 _REDIRECTS = frozenset((301, 302, 303, 307, 308))
+_UNBOUNDED = contextlib.nullcontext()
 _DEFAULT = object()
 
 
@@ -108,32 +111,48 @@ class Response:
         self._timeout = timeout
 
     async def _chunks(self) -> AsyncIterator[bytes]:
+        with self._payload_errors():
+            async for chunk in self._raw.content.iter_any():
+                yield chunk
+
+    @contextmanager
+    def _payload_errors(self) -> Iterator[None]:
+        """aiohttp's errors while the body is read, as ``TransportError``s."""
         import aiohttp
 
         try:
-            async for chunk in self._raw.content.iter_any():
-                yield chunk
+            yield
         except aiohttp.ClientPayloadError as exc:
             raise TransportError(f"the server closed the connection before its answer ended ({exc})") from None
         except aiohttp.ClientError as exc:
             raise TransportError(f"{self.url}: {exc}") from None
 
     async def read(self, limit: int = MAX_BODY) -> bytes:
-        """The whole body (at most ``limit`` bytes, else ``TransportError``), within the client's timeout."""
+        """The whole body (at most ``limit`` bytes, else ``TransportError``), within the client's timeout (or
+        the timer of the request it answers, ``REQUEST_TIMER``, which bounds the whole exchange)."""
         declared = self._raw.content_length
         if declared is not None and declared > limit:
             raise TransportError(f"the answer from {self.url} is over {limit} bytes")
-        parts: list[bytes] = []
-        size = 0
+        timer = REQUEST_TIMER.get()
+        if timer is not None and timer.when() is not None:
+            return await self._body(limit, declared)  # one timer per request, not two
         try:
             async with asyncio.timeout(self._timeout):
-                async for chunk in self._chunks():
-                    size += len(chunk)
-                    if size > limit:
-                        raise TransportError(f"the answer from {self.url} is over {limit} bytes")
-                    parts.append(chunk)
+                return await self._body(limit, declared)
         except TimeoutError:
             raise TransportError(f"{self.url} stopped sending its answer (no end within {self._timeout:g} s)") from None
+
+    async def _body(self, limit: int, declared: int | None) -> bytes:
+        if declared is not None:  # at most ``declared`` bytes (under the limit) come: read them at once
+            with self._payload_errors():
+                return await self._raw.content.read()
+        parts: list[bytes] = []
+        size = 0
+        async for chunk in self._chunks():
+            size += len(chunk)
+            if size > limit:
+                raise TransportError(f"the answer from {self.url} is over {limit} bytes")
+            parts.append(chunk)
         return b"".join(parts)
 
     def lines(self) -> AsyncIterator[str]:
@@ -237,9 +256,13 @@ def _origin(url: str) -> tuple[str, str]:
     return parts.scheme.lower(), parts.netloc.lower()
 
 
+_BAD_NAME = re.compile("[\r\n\0: ]").search
+_BAD_VALUE = re.compile("[\r\n\0]").search
+
+
 def _check_header(name: str, value: str) -> None:
     """Refuse what would end the header early (CR, LF, NUL): it could smuggle headers or requests."""
-    if any(c in name for c in "\r\n\0: ") or any(c in value for c in "\r\n\0"):
+    if _BAD_NAME(name) or _BAD_VALUE(value):
         raise TransportError(f"header {name!r} holds a line break or NUL, which HTTP/1.1 headers cannot carry")
 
 
@@ -399,7 +422,8 @@ class HttpClient:
             body = b""
         session = self._open()
         try:
-            async with asyncio.timeout(timeout):
+            # No timer at all when the caller's bounds the exchange (a channel's request): each costs a heap entry.
+            async with asyncio.timeout(timeout) if timeout is not None else _UNBOUNDED:
                 for attempt in (1, 2):
                     try:
                         raw = await session.request(method, url, data=body, headers=sent, allow_redirects=False,

@@ -1,7 +1,12 @@
 """Another MCP server's prompts rendered for an application (``promptdeck.Prompts`` on an http(s) URL).
 
-``RemoteLibrary`` renders through the server (``prompts/get``) on a loop of its own, in a thread, so that
-code in any thread (or on any event loop) can call it. What it adds to the ``Client``:
+``RemoteLibrary`` renders through the server (``prompts/get``) from any thread or event loop. Its connection
+is held per event loop (``_Link``): a coroutine renders on its own loop, with no thread in between (an
+application on asyncio has one connection, on its loop); code with no loop renders on the library's own loop
+(``handoff.DrivenLoop``, run by the calling threads themselves while they wait), whose connection every
+thread shares.
+A link ends with its loop: ``asyncio.run`` cancels the task that keeps it, which closes the connection. What it
+adds to the ``Client``:
 
 - **the listing cached**: for the ``ttlMs`` a 2026-07-28 server gives; while the server announces
   ``listChanged``, a watch keeps it current (a 2026-07-28 subscription, a legacy session's stream);
@@ -27,6 +32,7 @@ import logging
 import threading
 import time
 from collections.abc import Coroutine
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import msgspec
@@ -34,6 +40,7 @@ import msgspec
 from ..protocol.content import messages_to_wire
 from ..protocol.errors import ClientError, ConnectionFailed, InvalidParams, McpError, ProtocolViolation, RequestTimeout
 from ..protocol.revisions import LATEST
+from .handoff import DrivenLoop
 from .session import Client, connect
 from .types import PromptInfo, RenderedPrompt
 
@@ -49,6 +56,8 @@ BREAKER_SECONDS = 30.0
 RETRY_PAUSE = 0.05
 #: The revision rendered messages are shaped for (``application.local.REVISION`` too).
 REVISION = LATEST
+#: Where a request names its rollout key (``server.handlers.META_ROLLOUT_KEY``, which the server reads).
+META_ROLLOUT_KEY = "promptdeck.dev/rollout-key"
 _to_builtins = msgspec.to_builtins
 
 
@@ -100,6 +109,22 @@ def _worth_retrying(exc: ClientError) -> bool:
     return status is None or status == 429 or status >= 500
 
 
+@dataclass(eq=False)
+class _Link:
+    """The connection of one event loop to the server, and the listing read through it."""
+
+    loop: asyncio.AbstractEventLoop
+    client: Client | None = None
+    stack: contextlib.AsyncExitStack | None = None
+    connecting: asyncio.Lock = field(default_factory=asyncio.Lock)
+    watching: asyncio.Task[None] | None = None
+    #: the task whose end (its loop's shutdown, or ``close``) closes the connection
+    keeper: asyncio.Task[None] | None = None
+    listed_at: float = 0.0
+    listing: tuple[PromptInfo, ...] | None = None
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
 class RemoteLibrary:
     """The prompts of the MCP server at ``url``, rendered through it."""
 
@@ -121,38 +146,49 @@ class RemoteLibrary:
         self.timeout = timeout
         self.retries = retries
         self.breaker = breaker or Breaker()
-        self._client: Client | None = None
-        self._stack: contextlib.AsyncExitStack | None = None
-        self._connecting: asyncio.Lock | None = None
-        self._watching: asyncio.Task[None] | None = None
-        self._listed_at = 0.0
-        self._listing: tuple[PromptInfo, ...] | None = None
+        self._links: dict[asyncio.AbstractEventLoop, _Link] = {}
         self._entries: dict[str, dict[str, Any]] = {}
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="promptdeck-prompts", daemon=True)
-        self._thread.start()
+        self._driven: DrivenLoop | None = None
+        self._lock = threading.Lock()
         self._closed = False
 
     # -- from any thread ------------------------------------------------------------------------
 
     def call(self, work: Coroutine[Any, Any, T]) -> T:
-        """Run ``work`` on the library's loop and wait for it (from a thread that is not that loop's)."""
-        if self._closed:
+        """Run ``work`` on the library's own loop and wait for it (from code not on that loop)."""
+        driven = self._driven
+        if driven is None:
+            with self._lock:
+                if self._driven is None and not self._closed:
+                    self._driven = DrivenLoop()
+                driven = self._driven
+        if self._closed or driven is None:
             work.close()
             raise ConnectionFailed(f"the prompts of {self.url} are closed")
-        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+        return driven.run(work)
 
     async def acall(self, work: Coroutine[Any, Any, T]) -> T:
-        """``call`` from a coroutine on another event loop."""
+        """``call`` from a coroutine: ``work`` runs right here, on the caller's loop and its connection."""
         if self._closed:
             work.close()
             raise ConnectionFailed(f"the prompts of {self.url} are closed")
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self._loop))
+        return await work
 
     def close(self) -> None:
-        if self._closed:
+        """End every connection: the library's own loop's here (waited for), another loop's on that loop (soon)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            links, driven = list(self._links.values()), self._driven
+        for link in links:
+            if driven is not None and link.loop is driven.loop:
+                continue
+            if link.keeper is not None and not link.loop.is_closed():
+                with contextlib.suppress(RuntimeError):  # a loop closed meanwhile: its connection went with it
+                    link.loop.call_soon_threadsafe(link.keeper.cancel)
+        if driven is None:
             return
-        self._closed = True
 
         async def end() -> None:
             await self._drop()
@@ -163,45 +199,72 @@ class RemoteLibrary:
             await asyncio.gather(*rest, return_exceptions=True)
 
         with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(end(), self._loop).result(self.timeout)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(self.timeout)
-        if not self._thread.is_alive():
-            self._loop.close()
+            driven.run(end())
+        driven.close()
 
-    # -- on the library's loop ------------------------------------------------------------------
+    # -- on the caller's loop -------------------------------------------------------------------
+
+    def _link(self) -> _Link:
+        """The running loop's link, made on its first use there."""
+        loop = asyncio.get_running_loop()
+        link = self._links.get(loop)
+        if link is None:
+            with self._lock:
+                if self._closed:
+                    raise ConnectionFailed(f"the prompts of {self.url} are closed")
+                for gone in [other for other in self._links if other.is_closed()]:
+                    del self._links[gone]  # a loop closed with its tasks still pending (never asyncio.run's)
+                link = self._links[loop] = _Link(loop)
+            link.keeper = loop.create_task(self._keep(link))
+        return link
+
+    async def _keep(self, link: _Link) -> None:
+        """Wait for the end of the link's loop (``asyncio.run`` cancels what is left), then close it."""
+        try:
+            await link.loop.create_future()
+        finally:
+            with self._lock:
+                if self._links.get(link.loop) is link:
+                    del self._links[link.loop]
+            await self._drop(link)
 
     async def entries(self) -> dict[str, dict[str, Any]]:
         """The listing: name -> ``prompts/list`` entry (JSON values), cached as the module says."""
-        client = await self._guarded(self._connected, "prompts/list", request=False)
-        listing = client.prompts if self._watching is not None and not self._watching.done() else None
+        link = self._link()
+        client = link.client  # connected already: no lock, no breaker for what needs no request
+        if client is None:
+            client = await self._guarded(self._connected, "prompts/list", request=False)
+        listing = client.prompts if link.watching is not None and not link.watching.done() else None
         if listing is None:
-            if client.era == "legacy" and self._listing is not None \
-                    and time.monotonic() - self._listed_at < LISTING_SECONDS:
-                listing = self._listing
+            if client.era == "legacy" and link.listing is not None \
+                    and time.monotonic() - link.listed_at < LISTING_SECONDS:
+                listing = link.listing
             else:
                 listing = await self._guarded(self._list, "prompts/list")
-                self._listed_at = time.monotonic()
-        if listing is not self._listing:
-            self._listing = listing
-            self._entries = {info.name: _to_builtins(info) for info in listing}
-        return self._entries
+                link.listed_at = time.monotonic()
+        if listing is not link.listing:
+            link.listing = listing
+            link.entries = {info.name: _to_builtins(info) for info in listing}
+        self._entries = link.entries
+        return link.entries
 
     @property
     def last_entries(self) -> dict[str, dict[str, Any]]:
         """The listing ``entries`` gave last (replaced whole, never changed, when the listing changes)."""
         return self._entries
 
-    async def render(self, name: str, arguments: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    async def render(self, name: str, arguments: dict[str, str],
+                     key: str | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The ``prompts/get`` result (description, messages as JSON values, its ``_meta``), and the prompt's
-        listing entry."""
+        listing entry. ``key``: the rollout key, sent in the request's ``_meta`` (``META_ROLLOUT_KEY``)."""
         entries = await self.entries()
-        for key, value in arguments.items():
+        for argument, value in arguments.items():
             if not isinstance(value, str):
                 # In the words a promptdeck server uses (prompts.arguments.bind): MCP arguments are strings.
-                raise InvalidParams(f"prompt {name!r}: argument {key!r} must be a string on the wire, got "
-                                    f"{type(value).__name__}", {"argument": key})
-        got = await self._guarded(lambda: self._get(name, arguments), "prompts/get")
+                raise InvalidParams(f"prompt {name!r}: argument {argument!r} must be a string on the wire, got "
+                                    f"{type(value).__name__}", {"argument": argument})
+        meta = {META_ROLLOUT_KEY: key} if key is not None else None
+        got = await self._guarded(lambda: self._get(name, arguments, meta), "prompts/get")
         result: dict[str, Any] = {}
         if got.description is not None:
             result["description"] = got.description
@@ -251,15 +314,16 @@ class RemoteLibrary:
     async def _list(self) -> tuple[PromptInfo, ...]:
         return await (await self._connected()).list_prompts()
 
-    async def _get(self, name: str, arguments: dict[str, str]) -> RenderedPrompt:
-        return await (await self._connected()).get_prompt(name, **arguments)
+    async def _get(self, name: str, arguments: dict[str, str], meta: dict[str, str] | None) -> RenderedPrompt:
+        return await (await self._connected()).get_prompt_with(name, arguments, meta=meta)
 
     async def _connected(self) -> Client:
-        if self._connecting is None:
-            self._connecting = asyncio.Lock()
-        async with self._connecting:
-            if self._client is not None:
-                return self._client
+        link = self._link()
+        if link.client is not None:
+            return link.client
+        async with link.connecting:
+            if link.client is not None:
+                return link.client
             stack = contextlib.AsyncExitStack()
             # ``auth`` is passed only when given: connect takes it once the client's OAuth is in (branch t33-oauth).
             extra: dict[str, Any] = {"auth": self.auth} if self.auth is not None else {}
@@ -269,10 +333,10 @@ class RemoteLibrary:
             except BaseException:
                 await stack.aclose()
                 raise
-            self._stack, self._client = stack, client
+            link.stack, link.client = stack, client
             prompts = client.capabilities.get("prompts")
             if isinstance(prompts, dict) and prompts.get("listChanged"):
-                self._watching = asyncio.ensure_future(self._watch(client))
+                link.watching = asyncio.ensure_future(self._watch(client))
             return client
 
     async def _watch(self, client: Client) -> None:
@@ -286,11 +350,14 @@ class RemoteLibrary:
         except Exception as exc:  # the listing is then fetched per ttl: nothing is lost but freshness
             log.info("the prompt list of %s is no longer watched: %s", self.url, exc)
 
-    async def _drop(self) -> None:
-        """Forget the connection (a failed one): the next call connects again."""
-        watching, stack = self._watching, self._stack
-        self._watching = self._stack = self._client = None
-        self._listing = None
+    async def _drop(self, link: _Link | None = None) -> None:
+        """Forget the connection of ``link`` (the running loop's; a failed one): the next call connects again."""
+        link = link if link is not None else self._links.get(asyncio.get_running_loop())
+        if link is None:
+            return
+        watching, stack = link.watching, link.stack
+        link.watching = link.stack = link.client = None
+        link.listing = None
         if watching is not None:
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
@@ -298,4 +365,3 @@ class RemoteLibrary:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(self.timeout):
                     await stack.aclose()
-

@@ -230,10 +230,18 @@ class Client(ResourceMethods):
 
     async def get_prompt(self, name: str, /, **arguments: str) -> RenderedPrompt:
         """Render a prompt with string arguments: ``get_prompt("review", language="python")``."""
+        return await self.get_prompt_with(name, arguments)
+
+    async def get_prompt_with(self, name: str, arguments: Mapping[str, str], *,
+                              meta: Mapping[str, Any] | None = None) -> RenderedPrompt:
+        """``get_prompt`` with the arguments as a mapping, and the request's ``_meta`` (say a rollout key:
+        ``{"promptdeck.dev/rollout-key": "user-7"}``), added to the era's own."""
         for key, value in arguments.items():
             if not isinstance(value, str):
                 raise TypeError(f"argument {key!r} of prompt {name!r} must be a string, not {type(value).__name__}")
-        asked: dict[str, Any] = {"name": name, "arguments": arguments} if arguments else {"name": name}
+        asked: dict[str, Any] = {"name": name, "arguments": dict(arguments)} if arguments else {"name": name}
+        if meta:
+            asked["_meta"] = dict(meta)
         params = asked
         for _ in range(MAX_INPUT_ROUNDS):
             got = _decode(_Got, await self._call("prompts/get", params, name=name), "prompts/get")
