@@ -94,7 +94,12 @@ class LocalLibrary:
 
     def render(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """The ``prompts/get`` result for ``prompt``: inline for templates (bounded by ``run_bounded``), on a
-        private event loop for a render that must be awaited (a Python prompt's)."""
+        private event loop for a render that must be awaited (a Python prompt's). A plain prompt (text that
+        only substitutes names) takes ``plain_render``, the one-pass way the HTTP server answers it: the same
+        result, without the general path's deadline, render context and message objects."""
+        plain = handlers.plain_render(self._server, prompt, arguments or None)
+        if plain is not None:
+            return plain
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if isinstance(result, dict):
             return result
@@ -102,7 +107,10 @@ class LocalLibrary:
 
     async def arender(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """``render`` from a coroutine: blocking work (a template, a first parse) runs in the render threads,
-        as it does for a server on an event loop."""
+        as it does for a server on an event loop; a plain prompt's render is too short to be worth a thread."""
+        plain = handlers.plain_render(self._server, prompt, arguments or None)
+        if plain is not None:
+            return plain
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if inspect.isawaitable(result):
             return await result

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
-from ..prompts.arguments import bind
 from ..prompts.execution import off_loop
 from ..protocol.errors import InvalidParams, MethodNotFound
 from ..protocol.revisions import NEWEST_MODERN, SUPPORTED, Revision
@@ -300,28 +299,19 @@ def plain_get(server: Served, scopes: frozenset[str] | None, p: params.GetPrompt
     name, given = p.name, p.arguments
     try:
         offered = server.catalog.view(scopes).get(name)
-        prompt = None if offered is None or offered.unprepared() is not None else offered.parsed()
-        if prompt is None or prompt.plain is None or name in server.rolling_out():
+        if offered is None or offered.unprepared() is not None or name in server.rolling_out():
             return None  # a rollout's choice needs the request's key: the general path
+        prompt = offered.parsed()
+        if prompt.plain is None:
+            return None
         if forms:
             from ..prompts.forms import missing  # only where a form may be sent: not on stdio's start-up path
 
             if missing(prompt.arguments, given or {}):
                 return None  # a form to send: the era's
-        values = bind(prompt.arguments, given, name)
-        messages = []
-        for role, template in prompt.plain:
-            text = template.render(values)
-            if text.strip():  # as render_blocks: a message whose text renders blank is left out
-                messages.append({"role": role, "content": {"type": "text", "text": text}})
     except Exception:
-        return None  # an argument refused, a render fault, a store that failed: the general path says which
-    result: dict[str, Any] = {} if prompt.description is None else {"description": prompt.description}
-    result["messages"] = messages
-    served = handlers.served_meta(prompt)
-    if served:
-        result["_meta"] = served
-    return result
+        return None  # a store that failed: the general path says which
+    return handlers.plain_render(server, offered, given)
 
 
 def _complete(t: Turn, p: params.Complete) -> Any:
