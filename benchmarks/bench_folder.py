@@ -74,7 +74,8 @@ def child(lib: str, trace: bool, profile: bool) -> dict[str, Any]:
     update_s = time.perf_counter() - start
     import promptdeck
 
-    return {"code": str(Path(promptdeck.__file__).parent), "files": len(listed), "errors": len(errors), "load_s": round(load_s, 2), "rss_mib": round(rss_mib),
+    return {"code": str(Path(promptdeck.__file__).parent), "files": len(listed), "errors": len(errors),
+            "load_s": round(load_s, 2), "rss_mib": round(rss_mib),
             "traced_peak_mib": None if peak is None else round(peak / 2**20), "walk_s": round(walk_s, 2),
             "gc_collections": len(pauses), "max_gc_pause_ms": round(max(pauses, default=0) * 1000, 1),
             "one_file_update_s": round(update_s, 3)}
