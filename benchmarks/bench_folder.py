@@ -96,7 +96,10 @@ def main() -> int:
     for _ in range(args.runs):
         cmd = [sys.executable, __file__, "--child", str(lib)] + ["--tracemalloc"] * args.tracemalloc
         cmd += ["--profile"] * args.profile
-        out = subprocess.run(cmd, check=True, capture_output=not args.profile, text=True, env=os.environ).stdout
+        # the working tree's promptdeck, installed or not, as the other benchmarks measure it
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent / "src"),
+                                                                         os.environ.get("PYTHONPATH")]))}
+        out = subprocess.run(cmd, check=True, capture_output=not args.profile, text=True, env=env).stdout
         print(out.strip() if out else "")
     return 0
 
