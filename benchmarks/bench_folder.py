@@ -1,0 +1,108 @@
+"""Load a large prompt folder: time, memory and the first walk's garbage-collection pauses (issue 42 item 5).
+
+    .venv/bin/python benchmarks/bench_folder.py --prompts 100000 [--profile]
+
+Each measure runs in a fresh child process (so peak RSS is the load's own, not an earlier run's):
+``FileSource(lib).load()``'s wall time, the process's peak RSS after it (``ru_maxrss``), then the longest
+garbage-collection pause (``gc.callbacks``) during the first listing walk (``prompts()`` and reading every
+prompt's name, description and arguments, as ``prompts/list`` does), and the time of a one-file change
+(``update([path])``, as server/watch.py calls it). ``--tracemalloc`` adds the traced peak (slower);
+``--profile`` prints cProfile's top functions of the load instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from libgen import ensure_library  # noqa: E402
+
+
+def child(lib: str, trace: bool, profile: bool) -> dict[str, Any]:
+    from promptdeck.sources.files.source import FileSource
+
+    if trace:
+        import tracemalloc
+
+        tracemalloc.start()
+    source = FileSource(lib)
+    if profile:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        prof.enable()
+    start = time.perf_counter()
+    errors = source.load()
+    load_s = time.perf_counter() - start
+    if profile:
+        prof.disable()
+        pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
+    peak = tracemalloc.get_traced_memory()[1] if trace else None
+    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    pauses: list[float] = []
+    began: list[float] = []
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began.append(time.perf_counter())
+        elif began:
+            pauses.append(time.perf_counter() - began.pop())
+
+    gc.callbacks.append(on_gc)
+    start = time.perf_counter()
+    listed = [(p.name, p.description, [a.name for a in p.arguments]) for p in source.prompts()]
+    walk_s = time.perf_counter() - start
+    gc.callbacks.remove(on_gc)
+    one = next(iter(sorted(source._prompts)))
+    path = Path(lib) / one
+    path.write_bytes(path.read_bytes())
+    start = time.perf_counter()
+    source.update([str(path)])
+    source.prompts()
+    update_s = time.perf_counter() - start
+    import promptdeck
+
+    return {"code": str(Path(promptdeck.__file__).parent), "files": len(listed), "errors": len(errors),
+            "load_s": round(load_s, 2), "rss_mib": round(rss_mib),
+            "traced_peak_mib": None if peak is None else round(peak / 2**20), "walk_s": round(walk_s, 2),
+            "gc_collections": len(pauses), "max_gc_pause_ms": round(max(pauses, default=0) * 1000, 1),
+            "one_file_update_s": round(update_s, 3)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--prompts", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--tracemalloc", action="store_true")
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.tracemalloc, args.profile)))
+        return 0
+    lib = ensure_library(args.prompts)
+    for _ in range(args.runs):
+        cmd = [sys.executable, __file__, "--child", str(lib)] + ["--tracemalloc"] * args.tracemalloc
+        cmd += ["--profile"] * args.profile
+        # the working tree's promptdeck, installed or not, as the other benchmarks measure it
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent / "src"),
+                                                                         os.environ.get("PYTHONPATH")]))}
+        out = subprocess.run(cmd, check=True, capture_output=not args.profile, text=True, env=env).stdout
+        print(out.strip() if out else "")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
