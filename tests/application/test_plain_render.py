@@ -6,6 +6,7 @@ and an optional one that the template uses left out."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,45 @@ def test_a_refused_argument_is_said_by_the_general_path(folder: Path) -> None:
         assert handlers.plain_render(local._server, offered, {"topic": "t", "count": "many"}) is None
         assert handlers.plain_render(local._server, offered, {"topic": "t"}) is None
         assert handlers.plain_render(local._server, offered, {"topic": "t", "note": "n"}) is not None
+
+
+def test_a_plain_prompt_renders_by_its_precompiled_render(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Prompts.render`` checks and joins by ``prompts.plain.PlainRender`` made once per prompt: neither
+    ``plain_render`` nor the general path runs, and every render is still a ``Rendered`` of its own."""
+    def other(*_: object) -> dict[str, Any]:
+        raise AssertionError("a plain prompt's render did not take its precompiled render")
+
+    with Prompts(str(folder), watch=False) as prompts:
+        first = prompts.render("plain", topic="a", note="n")
+        monkeypatch.setattr(handlers, "plain_render", other)
+        monkeypatch.setattr(handlers, "render", other)
+        again = prompts.render("plain", topic="b", note="n")
+        assert again.messages != first.messages and "about b" in again.text()
+        assert (again.name, again.description, again.source, again.stale) == \
+            (first.name, first.description, first.source, first.stale)
+
+
+def test_a_changed_file_is_rendered_as_changed(folder: Path) -> None:
+    """The precompiled render is the prompt object's: a file changed on disk makes a new one."""
+    with Prompts(str(folder), watch=True) as prompts:
+        assert "about t" in prompts.render("plain", topic="t", note="n").text()
+        (folder / "plain.md").write_text(PLAIN.replace("Tell me", "Now tell me"), encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while "Now tell me" not in prompts.render("plain", topic="t", note="n").text():
+            assert time.monotonic() < deadline, "the change was never rendered"
+            time.sleep(0.05)
+
+
+def test_a_scoped_plain_prompt_is_refused_to_a_token_without_its_scope(tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "secret.md").write_text(
+        "---\nscopes: [hr]\narguments: [{name: who, required: true}]\n---\nPay {{ who }}\n", encoding="utf-8")
+    tokens = tmp_path / "tokens"
+    tokens.write_text("ann:ann-token-0123456789 hr\nbob:bob-token-0123456789\n")
+    with Prompts(str(tmp_path / "lib"), token="ann-token-0123456789", tokens=str(tokens), watch=False) as ann:
+        for _ in range(3):
+            assert ann.render("secret", who="x").text() == "Pay x"
+    with Prompts(str(tmp_path / "lib"), token="bob-token-0123456789", tokens=str(tokens), watch=False) as bob:
+        for _ in range(3):
+            with pytest.raises(InvalidParams, match="secret"):
+                bob.render("secret", who="x")

@@ -89,8 +89,9 @@ class LocalLibrary:
         return self._server.catalog.view(scopes)
 
     def find(self, name: str, arguments: dict[str, Any], scopes: frozenset[str] | None) -> Offered:
-        p = decode(GetPrompt, {"name": name, "arguments": arguments})  # refused as a prompts/get's would be
-        return self.catalog(scopes).require(p.name)
+        if type(name) is not str or type(arguments) is not dict:  # noqa: E721 - exactly these, as decoded
+            decode(GetPrompt, {"name": name, "arguments": arguments})  # refused as a prompts/get's would be
+        return self.catalog(scopes).require(name)
 
     def render(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """The ``prompts/get`` result for ``prompt``: inline for templates (bounded by ``run_bounded``), on a

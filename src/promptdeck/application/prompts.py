@@ -20,7 +20,9 @@ from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
+from ..prompts.plain import PlainRender
 from ..protocol.errors import ConnectionFailed, LibraryError
+from ..server import handlers
 from ..sources.store.model import StoreError
 from . import tracing
 from .local import LocalLibrary, folder_problems, is_store_url
@@ -69,6 +71,7 @@ class Prompts:
         self._fallback: LocalLibrary | None = None
         self._listings: dict[int, tuple[Offered, PromptListing]] = {}
         self._listings_lock = threading.Lock()
+        self._plains: dict[int, tuple[Offered, tuple[PlainRender, Rendered] | None]] = {}
         self._cached_listing: object = None
         self._scopes: frozenset[str] | None = None
         self.remote = source.startswith(("http://", "https://"))
@@ -110,7 +113,13 @@ class Prompts:
         """Render ``name`` with ``arguments``: the messages ``prompts/get`` gives. An unknown prompt or
         argument raises ``InvalidParams`` naming it; a server that cannot be reached, with nothing to fall
         back on, ``ConnectionFailed`` naming the server and the cause. Safe from any number of threads."""
-        return self._traced(name, lambda: self._render(name, arguments))
+        trace = tracing.api(self._trace)
+        if trace is None or not self._span:
+            rendered = self._render(name, arguments)
+            if trace is not None:
+                tracing.record(trace, rendered)
+            return rendered
+        return self._traced(trace, name, lambda: self._render(name, arguments))
 
     async def arender(self, name: str, /, **arguments: Any) -> Rendered:
         """``render`` for coroutines: it never blocks the event loop."""
@@ -121,11 +130,8 @@ class Prompts:
                 tracing.record(trace, rendered, span)
             return rendered
 
-    def _traced(self, name: str, render: Callable[[], Rendered]) -> Rendered:
-        trace = tracing.api(self._trace)
-        if trace is None:
-            return render()
-        with tracing.own_span(trace, name) if self._span else nullcontext() as span:
+    def _traced(self, trace: Any, name: str, render: Callable[[], Rendered]) -> Rendered:
+        with tracing.own_span(trace, name) as span:
             rendered = render()
             tracing.record(trace, rendered, span)
             return rendered
@@ -159,7 +165,39 @@ class Prompts:
     def _rendered_locally(self, library: LocalLibrary, name: str, arguments: dict[str, Any],
                           scopes: frozenset[str] | None, stale: bool) -> Rendered:
         prompt = library.find(name, arguments, scopes)
+        plain = self._plain_of(library, prompt)
+        if plain is not None:
+            messages = plain[0].messages(arguments)
+            if messages is not None:
+                return plain[1].with_messages(messages, stale or library.unreachable)
         return self._made(library, prompt, library.render(prompt, arguments), stale)
+
+    def _plain_of(self, library: LocalLibrary, prompt: Offered) -> tuple[PlainRender, Rendered] | None:
+        """For a plain prompt (text that only substitutes names), its precompiled render (``prompts.plain``) and
+        what every render of it says besides its messages, made on its first render; None for any other.
+
+        Its renders are then a check of the arguments, a join per message and one ``Rendered``: what
+        ``library.render`` then ``_made`` make of it, without the calls between (``prompts/get``'s params, the
+        general render, the result's ``_meta`` read back). Scopes were applied in finding ``prompt``; a plain
+        prompt reads no file and cannot loop, so no deadline is needed (``plain_render``)."""
+        held = self._plains.get(id(prompt))
+        if held is not None and held[0] is prompt:
+            return held[1]
+        if prompt.unprepared() is not None:  # not parsed yet: the general way parses it, off any event loop
+            return None
+        parsed = prompt.parsed()
+        made = PlainRender.of(parsed)
+        plain = None
+        if made is not None:
+            result: dict[str, Any] = {"description": parsed.description, "messages": [],
+                                      "_meta": handlers.served_meta(prompt)}
+            plain = made, Rendered.of_result(prompt.name, result, self._listing_of(prompt), False, library.shown,
+                                             library.label)
+        with self._listings_lock:
+            if len(self._plains) >= _MAX_LISTINGS:
+                self._plains.clear()
+            self._plains[id(prompt)] = (prompt, plain)
+        return plain
 
     def _made(self, library: LocalLibrary, prompt: Offered, result: dict[str, Any], stale: bool) -> Rendered:
         # A store serving its last good copy because it cannot be reached renders stale too.
