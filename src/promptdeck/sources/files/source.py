@@ -46,7 +46,7 @@ from .paths import (
     is_prompt_path,
     may_hold_prompts,
     prompt_format,
-    read_confined,
+    read_confined_all,
 )
 from .skillset import FolderSkills
 
@@ -151,12 +151,10 @@ def _stage_files(job: tuple[str, list[str], str]) -> list[tuple[str, Staged]]:
     """Worker: read and stage a batch of files below ``root``, whose paths start with its ``prefix``."""
     root, rels, prefix = job
     out: list[tuple[str, Staged]] = []
-    for rel in rels:
-        real = rel[len(prefix):]
-        try:
-            data = read_confined(root, real, MAX_PROMPT_FILE_BYTES)
-        except InvalidParams as exc:
-            out.append((rel, [(exc.message.replace(f"file {real!r} ", "file ", 1), None)]))
+    reals = [rel[len(prefix):] for rel in rels]
+    for rel, real, data in zip(rels, reals, read_confined_all(root, reals, MAX_PROMPT_FILE_BYTES), strict=True):
+        if isinstance(data, InvalidParams):
+            out.append((rel, [(data.message.replace(f"file {real!r} ", "file ", 1), None)]))
             continue
         out.append((rel, stage_file(rel, data)))
     return out
