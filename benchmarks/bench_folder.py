@@ -81,12 +81,13 @@ def child(lib: str, trace: bool, profile: bool) -> dict[str, Any]:
         listed = [(p.name, p.description, [a.name for a in p.arguments]) for p in source.prompts()]
     walk_s = time.perf_counter() - start
     gc.callbacks.remove(on_gc)
+    walked_mib = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)  # a store reads its listing here
     import promptdeck
 
     if stored:
         return {"code": str(Path(promptdeck.__file__).parent), "store": lib, "files": len(listed),
                 "errors": len(errors), "load_s": round(load_s, 2), "rss_mib": round(rss_mib),
-                "walk_s": round(walk_s, 2), "gc_collections": len(pauses),
+                "rss_after_walk_mib": walked_mib, "walk_s": round(walk_s, 2), "gc_collections": len(pauses),
                 "max_gc_pause_ms": round(max(pauses, default=0) * 1000, 1)}
     one = next(iter(sorted(source._prompts)))
     path = Path(lib) / one
@@ -96,7 +97,7 @@ def child(lib: str, trace: bool, profile: bool) -> dict[str, Any]:
     source.prompts()
     update_s = time.perf_counter() - start
     return {"code": str(Path(promptdeck.__file__).parent), "files": len(listed), "errors": len(errors),
-            "load_s": round(load_s, 2), "rss_mib": round(rss_mib),
+            "load_s": round(load_s, 2), "rss_mib": round(rss_mib), "rss_after_walk_mib": walked_mib,
             "traced_peak_mib": None if peak is None else round(peak / 2**20), "walk_s": round(walk_s, 2),
             "gc_collections": len(pauses), "max_gc_pause_ms": round(max(pauses, default=0) * 1000, 1),
             "one_file_update_s": round(update_s, 3)}
@@ -117,7 +118,9 @@ def main() -> int:
         return 0
     lib = ensure_library(args.prompts)
     # the working tree's promptdeck, installed or not, as the other benchmarks measure it
-    trees = [("this tree", HERE.parent / "src")] + [("baseline", args.baseline.resolve())] * bool(args.baseline)
+    trees = [("this tree", HERE.parent / "src")]
+    if args.baseline is not None:
+        trees.append(("baseline", args.baseline.resolve()))
     store = published(lib, args.prompts) if args.store else None
     for _ in range(args.runs):
         todo = [(name, tree, str(lib)) for name, tree in trees] + [("store", HERE.parent / "src", store)] * bool(store)
