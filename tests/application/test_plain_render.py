@@ -118,6 +118,7 @@ def test_a_plain_prompt_renders_by_its_precompiled_render(folder: Path, monkeypa
         monkeypatch.setattr(handlers, "render", other)
         again = prompts.render("plain", topic="b", note="n")
         assert again.messages != first.messages and "about b" in again.text()
+        assert asyncio.run(prompts.arender("plain", topic="b", note="n")) == again
         assert (again.name, again.description, again.source, again.stale) == \
             (first.name, first.description, first.source, first.stale)
 

@@ -152,6 +152,9 @@ class Prompts:
         self._check_open()
         if self._local is not None:
             prompt = self._local.find(name, arguments, self._scopes)
+            rendered = self._plainly(self._local, prompt, arguments, False)
+            if rendered is not None:
+                return rendered
             result = await self._local.arender(prompt, arguments)
             return self._made(self._local, prompt, result, False)
         if self._remote is None:
@@ -165,12 +168,19 @@ class Prompts:
     def _rendered_locally(self, library: LocalLibrary, name: str, arguments: dict[str, Any],
                           scopes: frozenset[str] | None, stale: bool) -> Rendered:
         prompt = library.find(name, arguments, scopes)
-        plain = self._plain_of(library, prompt)
-        if plain is not None:
-            messages = plain[0].messages(arguments)
-            if messages is not None:
-                return plain[1].with_messages(messages, stale or library.unreachable)
+        rendered = self._plainly(library, prompt, arguments, stale)
+        if rendered is not None:
+            return rendered
         return self._made(library, prompt, library.render(prompt, arguments), stale)
+
+    def _plainly(self, library: LocalLibrary, prompt: Offered, arguments: dict[str, Any],
+                 stale: bool) -> Rendered | None:
+        """``prompt`` rendered by its precompiled render (``_plain_of``); None when it has none or cannot."""
+        plain = self._plain_of(library, prompt)
+        if plain is None:
+            return None
+        messages = plain[0].messages(arguments)
+        return None if messages is None else plain[1].with_messages(messages, stale or library.unreachable)
 
     def _plain_of(self, library: LocalLibrary, prompt: Offered) -> tuple[PlainRender, Rendered] | None:
         """For a plain prompt (text that only substitutes names), its precompiled render (``prompts.plain``) and
