@@ -308,16 +308,11 @@ def read_confined(root: str, rel: str, limit: int) -> bytes:
 
 
 def read_confined_all(root: str, rels: list[str], limit: int) -> list[bytes | InvalidParams]:
-    """``read_confined`` of each of ``rels`` (in order; its ``InvalidParams`` in place of a file it refuses),
-    with the confinement checked once per folder rather than once per file: a large library's load paid ~13%
-    of its time resolving every component of every file's path (issue 42).
-
-    The guarantee is ``read_confined``'s. A folder is resolved once, checked to lie inside ``root`` and opened
-    (``O_DIRECTORY``, ``O_NOFOLLOW``); each of its files is opened relative to that open folder with
-    ``READ_FLAGS``, so it is that folder's own entry and never a link (``O_NOFOLLOW``), whatever the folder's
-    path is made to point at meanwhile. A file that is a link, or that cannot be opened so, and every file of
-    a folder that cannot be, go through ``read_confined`` itself, which follows the link and refuses one that
-    leads out, in its words."""
+    """``read_confined`` of each of ``rels`` (its ``InvalidParams`` in place of a file it refuses), confinement
+    checked once per folder, not per file (~13% of a large load resolved every file's path; issue 42). Same
+    guarantee: a folder resolved, checked inside ``root`` and opened; each file opened in that open folder with
+    ``O_NOFOLLOW``, so it is the folder's own entry, never a link. A link, or any file not opened so, goes
+    through ``read_confined``, which follows it and refuses one that leads out."""
     out: list[bytes | InvalidParams] = []
     folder_fd: int | None = None
     folder: str | None = None
@@ -341,8 +336,7 @@ def read_confined_all(root: str, rels: list[str], limit: int) -> list[bytes | In
 
 def _open_folder(root: str, parent: str) -> int | None:
     """The folder ``root/parent`` opened, if it resolves to ``root`` or a folder below it; else None."""
-    real = os.path.realpath(os.path.join(root, parent))
-    top = root.rstrip(os.sep)
+    real, top = os.path.realpath(os.path.join(root, parent)), root.rstrip(os.sep)
     if real != top and not real.startswith(top + os.sep):
         return None
     try:
@@ -353,10 +347,8 @@ def _open_folder(root: str, parent: str) -> int | None:
 
 def _open_in(folder_fd: int | None, name: str) -> int | None:
     """``name`` opened in the open folder ``folder_fd`` if it is a file there and not a link; else None."""
-    if folder_fd is None:
-        return None
     try:
-        return os.open(name, READ_FLAGS, dir_fd=folder_fd)
+        return None if folder_fd is None else os.open(name, READ_FLAGS, dir_fd=folder_fd)
     except OSError:  # a link (ELOOP under O_NOFOLLOW) or a failure: read_confined follows, checks and says
         return None
 
