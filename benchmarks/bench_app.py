@@ -7,11 +7,16 @@ In-process (no network per render), a plain text prompt of a generated library (
 required ``topic``, an optional ``tone``, a two-line body using both):
 
 - ``Prompts(folder).render`` and ``Prompts(sqlite store).render``, warm;
-- the Langfuse SDK's warm fetch-and-compile, the peer's own hot path: ``get_prompt`` finding the prompt in
-  its ``PromptCache`` (key made, item read, expiry checked) and ``TextPromptClient.compile(**vars)``. Made
-  offline from a ``Prompt_Text`` holding the same text (Langfuse's ``{{var}}`` syntax); no server is
-  involved (none can run here), so this is Langfuse's floor, not its network path. Skipped when the
-  ``langfuse`` package is not installed (it is not in any extra: ``pip install langfuse`` to run it).
+- the Langfuse SDK's warm ``Langfuse.get_prompt(name).compile(**vars)``, the peer's own hot path: its client
+  fetches the prompt once from its prompt API (served here by a small fake on 127.0.0.1 holding the same
+  text in Langfuse's ``{{var}}`` syntax: ``GET /api/public/v2/prompts/NAME``), then finds it in its
+  ``PromptCache`` on every call (key made, item read, expiry checked) and compiles it. Tracing off
+  (``tracing_enabled=False``): nothing is sent. Skipped when the ``langfuse`` package is not installed (the dev
+  extra ``make .venv`` installs pins it, for the importers' tests).
+
+``--count`` also counts, under valgrind's callgrind, the instructions of one in-process render of each (a
+run of N renders minus a run of none, after the same warm-up, divided by N, as count_http.py does): figures
+that do not move with the machine's load.
 
 Remote, one ``promptdeck serve --http`` process on the same library:
 
@@ -31,12 +36,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -72,27 +81,88 @@ def check(text: str, who: str) -> None:
         raise SystemExit(f"{who}: the render lacks the topic or tone sent: {text[:200]!r}")
 
 
+def fake_langfuse(folder: Path) -> ThreadingHTTPServer:
+    """Langfuse's prompt API on 127.0.0.1, enough for its SDK's ``get_prompt``: each library file's body as a
+    text prompt in Langfuse's ``{{var}}`` syntax, labelled production. Its address: ``server_address``."""
+
+    class Api(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            name = self.path.split("?", 1)[0].rsplit("/", 1)[-1]
+            file = folder / f"{name}.md"
+            if not self.path.startswith("/api/public/v2/prompts/") or not file.is_file():
+                self.send_error(404)
+                return
+            text = file.read_text().split("---\n", 2)[2].replace("{{ ", "{{").replace(" }}", "}}")
+            body = json.dumps({"type": "text", "name": name, "version": 1, "prompt": text, "config": {},
+                               "labels": ["production"], "tags": []}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Api)
+    threading.Thread(target=server.serve_forever, name="fake-langfuse", daemon=True).start()
+    return server
+
+
 def langfuse_render(folder: Path, name: str) -> Callable[[], str] | None:
-    """Langfuse's warm get_prompt + compile of the same prompt text, or None without langfuse."""
+    """Langfuse's warm ``get_prompt(name).compile(...)`` against ``fake_langfuse``, or None without langfuse."""
     try:
-        from langfuse._utils.prompt_cache import PromptCache
-        from langfuse.api.prompts.types.prompt import Prompt_Text
-        from langfuse.model import TextPromptClient
+        from langfuse import Langfuse
     except ImportError:
         return None
-    body = (folder / f"{name}.md").read_text().split("---\n", 2)[2]
-    cache = PromptCache()
-    prompt = TextPromptClient(Prompt_Text(prompt=body.replace("{{ ", "{{").replace(" }}", "}}"), name=name, version=1,
-                                          config={}, labels=["production"], tags=[]))
-    cache.set(PromptCache.generate_cache_key(name, version=None, label="production"), prompt, 60)
+    api = fake_langfuse(folder)
+    client = Langfuse(public_key="pk-lf-bench", secret_key="sk-lf-bench", tracing_enabled=False,
+                      base_url=f"http://{api.server_address[0]}:{api.server_address[1]}")
 
     def render() -> str:
-        item = cache.get(PromptCache.generate_cache_key(name, version=None, label="production"))
-        assert item is not None and not item.is_expired()
-        compiled: str = item.value.compile(topic=TOPIC, tone=TONE)
+        compiled: str = client.get_prompt(name).compile(topic=TOPIC, tone=TONE)
         return compiled
 
+    render()  # the one fetch; every later call is answered from its cache
     return render
+
+
+def count_child(side: str, renders: int) -> None:
+    """The counted process of ``--count``: one side's warm-up, then ``renders`` renders (none when negative)."""
+    folder = ensure_library(LIBRARY)
+    name = prompt_names(LIBRARY)[7]
+    import langfuse  # noqa: F401 - both sides run with it (and so OpenTelemetry) imported, as in the timed run
+
+    if side == "langfuse":
+        found = langfuse_render(folder, name)
+        assert found is not None
+        call = found
+    else:
+        prompts = Prompts(str(folder), watch=False)
+
+        def call() -> str:
+            return prompts.render(name, topic=TOPIC, tone=TONE).text()
+    for _ in range(2_000):
+        check(call(), side)
+    for _ in range(max(renders, 0)):
+        call()
+
+
+def count(renders: int, work: Path) -> dict[str, float]:
+    """Instructions per warm in-process render of each side, counted by callgrind (as count_http.py)."""
+    counted: dict[str, float] = {}
+    for side in ("promptdeck", "langfuse"):
+        both = []
+        for n in (-renders, renders):
+            out = work / f"{side}-{n}.callgrind"
+            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
+                            __file__, "--count-child", side, str(n)], check=True, capture_output=True,
+                           env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+            both.append(next(int(line.split()[1]) for line in out.read_text(errors="replace").splitlines()
+                             if line.startswith(("summary:", "totals:"))))
+        counted[side] = (both[1] - both[0]) / renders
+        print(f"{side}: {counted[side]:,.0f} instructions a render", file=sys.stderr)
+    return counted
 
 
 def publish(folder: Path, url: str) -> None:
@@ -207,7 +277,13 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, help="another promptdeck tree to measure Prompts(url) from too")
     parser.add_argument("--layers", action="store_true",
                         help="time below Prompts too: Client.get_prompt, a bare aiohttp POST")
+    parser.add_argument("--count", type=int, metavar="N", help="also count instructions of N in-process renders "
+                        "of each side under callgrind (needs valgrind and langfuse)")
+    parser.add_argument("--count-child", nargs=2, metavar=("SIDE", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.count_child:
+        count_child(args.count_child[0], int(args.count_child[1]))
+        return 0
     if args.quick:
         args.rounds, args.renders, args.remote = 1, 5_000, 200
     folder = ensure_library(LIBRARY)
@@ -278,14 +354,25 @@ def main() -> int:
         print(f"{what}: {ratio:.2f}x (how many times faster Prompts is)")
     missed = [f"in-process {label} render {medians[f'Prompts({label}).render']:.1f} µs >= 50 µs"
               for label in ("folder", "store") if medians[f"Prompts({label}).render"] >= 50]
+    if ratios.get("folder vs langfuse", 1.0) < 1:
+        missed.append(f"in-process folder render only {ratios['folder vs langfuse']:.2f}x Langfuse's cached compile")
     for mode in ("render", "arender"):
         if ratios[f"remote {mode} vs SDK"] < 4:
             missed.append(f"remote {mode} only {ratios[f'remote {mode} vs SDK']:.2f}x the SDK client's")
+    counted: dict[str, float] = {}
+    if args.count:
+        if shutil.which("valgrind") is None:
+            raise SystemExit("--count needs valgrind")
+        with tempfile.TemporaryDirectory() as work:
+            counted = count(args.count, Path(work))
+        print(f"\ninstructions a warm in-process render (callgrind, {args.count:,} renders): Prompts(folder) "
+              f"{counted['promptdeck']:,.0f}, Langfuse {counted['langfuse']:,.0f} "
+              f"({counted['langfuse'] / counted['promptdeck']:.2f}x)")
     for miss in missed:
         print(f"target missed: {miss}")
     if args.json is not None:
-        args.json.write_text(json.dumps({"samples_s": samples, "cpu_s": cpu, "medians_us": medians, "ratios": ratios},
-                                        indent=1))
+        args.json.write_text(json.dumps({"samples_s": samples, "cpu_s": cpu, "medians_us": medians, "ratios": ratios,
+                                         "instructions": counted}, indent=1))
     return 1 if missed and args.strict else 0
 
 

@@ -117,16 +117,23 @@ class LocalLibrary:
         """The prompt a ``prompts/get`` of ``name`` renders for this principal: during a store's rollout, the
         version its rollout key gives (``key``, sent as the request's ``_meta`` key, else ``sticky``: the
         principal's), chosen and counted for usage by the server's own ``handlers.chosen``: a render finds its
-        prompt here first."""
-        asked: dict[str, Any] = {"name": name, "arguments": arguments}
+        prompt here first (the precompiled render of ``Prompts`` too)."""
+        meta: dict[str, Any] | None = None
         if key is not None:
-            asked["_meta"] = {handlers.META_ROLLOUT_KEY: key}
-        p = decode(GetPrompt, asked)  # refused as a prompts/get's would be
-        return handlers.chosen(self._server, self.catalog(scopes).require(p.name), p.meta, sticky, self.client)
+            p = decode(GetPrompt, {"name": name, "arguments": arguments, "_meta": {handlers.META_ROLLOUT_KEY: key}})
+            name, meta = p.name, p.meta
+        elif type(name) is not str or type(arguments) is not dict:  # noqa: E721 - exactly these, as decoded
+            decode(GetPrompt, {"name": name, "arguments": arguments})  # refused as a prompts/get's would be
+        return handlers.chosen(self._server, self.catalog(scopes).require(name), meta, sticky, self.client)
 
     def render(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """The ``prompts/get`` result for ``prompt``: inline for templates (bounded by ``run_bounded``), on a
-        private event loop for a render that must be awaited (a Python prompt's)."""
+        private event loop for a render that must be awaited (a Python prompt's). A plain prompt (text that
+        only substitutes names) takes ``plain_render``, the one-pass way the HTTP server answers it: the same
+        result, without the general path's deadline, render context and message objects."""
+        plain = handlers.plain_render(self._server, prompt, arguments or None)
+        if plain is not None:
+            return plain
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if isinstance(result, dict):
             return result
@@ -134,7 +141,10 @@ class LocalLibrary:
 
     async def arender(self, prompt: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
         """``render`` from a coroutine: blocking work (a template, a first parse) runs in the render threads,
-        as it does for a server on an event loop."""
+        as it does for a server on an event loop; a plain prompt's render is too short to be worth a thread."""
+        plain = handlers.plain_render(self._server, prompt, arguments or None)
+        if plain is not None:
+            return plain
         result = handlers.render(self._server, prompt, arguments or None, None, REVISION, _ignore)
         if inspect.isawaitable(result):
             return await result

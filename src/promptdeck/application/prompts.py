@@ -25,7 +25,9 @@ from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
+from ..prompts.plain import PlainRender
 from ..protocol.errors import ConnectionFailed, LibraryError
+from ..server import handlers
 from ..sources.store.model import StoreError
 from . import tracing
 from .bundled import Bundled, Revalidation, refresh_seconds
@@ -93,6 +95,7 @@ class Prompts:
         #: id of a prompt (or of a server's listing entry) -> (it, its listing): made once, not per render
         self._listings: dict[int, tuple[object, PromptListing]] = {}
         self._listings_lock = threading.Lock()
+        self._plains: dict[int, tuple[Offered, tuple[PlainRender, Rendered] | None]] = {}
         self._cached_listing: object = None
         self._scopes: frozenset[str] | None = None
         #: what keeps a token's renders on one arm of a rollout when no key is given: its principal's key, as
@@ -213,8 +216,14 @@ class Prompts:
         (default: the ``key`` function given to ``Prompts``). An unknown prompt or argument raises
         ``InvalidParams`` naming it; a server that cannot be reached, with nothing to fall back on,
         ``ConnectionFailed`` naming the server and the cause. Safe from any number of threads."""
-        asked = _arguments(arguments, more)
-        return self._traced(name, lambda: self._render(name, asked, self._key_of(key)))
+        asked, chosen = _arguments(arguments, more), self._key_of(key)
+        trace = tracing.api(self._trace)
+        if trace is None or not self._span:
+            rendered = self._render(name, asked, chosen)
+            if trace is not None:
+                tracing.record(trace, rendered)
+            return rendered
+        return self._traced(trace, name, lambda: self._render(name, asked, chosen))
 
     async def arender(self, name: str, arguments: Mapping[str, Any] | None = None, /, *, key: str | None = None,
                       **more: Any) -> Rendered:
@@ -227,11 +236,8 @@ class Prompts:
                 tracing.record(trace, rendered, span)
             return rendered
 
-    def _traced(self, name: str, render: Callable[[], Rendered]) -> Rendered:
-        trace = tracing.api(self._trace)
-        if trace is None:
-            return render()
-        with tracing.own_span(trace, name) if self._span else nullcontext() as span:
+    def _traced(self, trace: Any, name: str, render: Callable[[], Rendered]) -> Rendered:
+        with tracing.own_span(trace, name) as span:
             rendered = render()
             tracing.record(trace, rendered, span)
             return rendered
@@ -258,6 +264,9 @@ class Prompts:
         self._check_open()
         if self._local is not None:
             prompt = self._local.find(name, arguments, self._scopes, key, self._sticky)
+            rendered = self._plainly(self._local, prompt, arguments, False)
+            if rendered is not None:
+                return rendered
             result = await self._local.arender(prompt, arguments)
             return self._made(self._local, prompt, result, False)
         bundled = self._on_bundle()
@@ -274,7 +283,46 @@ class Prompts:
     def _rendered_locally(self, library: LocalLibrary, name: str, arguments: dict[str, Any],
                           scopes: frozenset[str] | None, stale: bool, key: str | None = None) -> Rendered:
         prompt = library.find(name, arguments, scopes, key, self._sticky)
+        rendered = self._plainly(library, prompt, arguments, stale)
+        if rendered is not None:
+            return rendered
         return self._made(library, prompt, library.render(prompt, arguments), stale)
+
+    def _plainly(self, library: LocalLibrary, prompt: Offered, arguments: dict[str, Any],
+                 stale: bool) -> Rendered | None:
+        """``prompt`` rendered by its precompiled render (``_plain_of``); None when it has none or cannot."""
+        plain = self._plain_of(library, prompt)
+        if plain is None:
+            return None
+        messages = plain[0].messages(arguments)
+        return None if messages is None else plain[1].with_messages(messages, stale or library.unreachable)
+
+    def _plain_of(self, library: LocalLibrary, prompt: Offered) -> tuple[PlainRender, Rendered] | None:
+        """For a plain prompt (text that only substitutes names), its precompiled render (``prompts.plain``) and
+        what every render of it says besides its messages, made on its first render; None for any other.
+
+        Its renders are then a check of the arguments, a join per message and one ``Rendered``: what
+        ``library.render`` then ``_made`` make of it, without the calls between (``prompts/get``'s params, the
+        general render, the result's ``_meta`` read back). Scopes were applied in finding ``prompt``; a plain
+        prompt reads no file and cannot loop, so no deadline is needed (``plain_render``)."""
+        held = self._plains.get(id(prompt))
+        if held is not None and held[0] is prompt:
+            return held[1]
+        if prompt.unprepared() is not None:  # not parsed yet: the general way parses it, off any event loop
+            return None
+        parsed = prompt.parsed()
+        made = PlainRender.of(parsed)
+        plain = None
+        if made is not None:
+            result: dict[str, Any] = {"description": parsed.description, "messages": [],
+                                      "_meta": handlers.served_meta(prompt)}
+            plain = made, Rendered.of_result(prompt.name, result, self._listing_of(prompt), False, library.shown,
+                                             library.label)
+        with self._listings_lock:
+            if len(self._plains) >= _MAX_LISTINGS:
+                self._plains.clear()
+            self._plains[id(prompt)] = (prompt, plain)
+        return plain
 
     def _made(self, library: LocalLibrary, prompt: Offered, result: dict[str, Any], stale: bool) -> Rendered:
         # A store serving its last good copy because it cannot be reached renders stale too.

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 #: Where a prompt's listing carries what Prompts reads of it (sources.files.native, sources.store.catalog).
 META_MODEL = "promptdeck.dev/model"
 META_VERSION = "promptdeck.dev/version"
@@ -64,12 +66,14 @@ def _version(value: object) -> int | str | None:
     return value if isinstance(value, int | str) and not isinstance(value, bool) else None
 
 
-@dataclass(frozen=True, slots=True)
-class Rendered:
+class Rendered(msgspec.Struct, frozen=True):
     """A rendered prompt: the messages to send to the model, and where they came from.
 
     ``stale`` is True when the source could not be reached and a fallback (a folder, or the cache of an
     earlier sync) rendered it instead.
+
+    A frozen ``msgspec.Struct`` rather than a frozen dataclass: one is made per render, and a frozen
+    dataclass's ``__init__`` (``object.__setattr__`` per field) cost ~1.8 µs of it, this 0.15 µs (issue 42).
     """
 
     name: str
@@ -102,6 +106,12 @@ class Rendered:
                    version if version is not None else listing.version,
                    _text(meta.get(META_LABEL)) or listing.label or label, listing.model, stale, source,
                    rollout if isinstance(rollout, int) and not isinstance(rollout, bool) else None)
+
+    def with_messages(self, messages: list[dict[str, Any]], stale: bool) -> Rendered:
+        """This render's origin (name, version, label, model, source, rollout) with other ``messages``: a plain
+        prompt's renders are made so from one made once (``Prompts``), with the same fields ``of_result`` gives."""
+        return Rendered(self.name, messages, self.description, self.version, self.label, self.model, stale,
+                        self.source, self.rollout)
 
     def text(self) -> str:
         """The text of every message (text blocks, and embedded text resources), blank-line separated."""

@@ -415,6 +415,11 @@ class TemplateText:
     def names(self) -> tuple[str, ...]:
         return tuple(self._plan[1::2]) if self._plan is not None else ()
 
+    @property
+    def plan(self) -> tuple[str, ...] | None:
+        """When ``simple``, what ``render`` joins: literal text and names alternating (``prompts.plain``)."""
+        return tuple(self._plan) if self._plan is not None else None
+
     def compile(self) -> frozenset[str]:
         """Compile now and return the names the template reads from outside (``TemplateSyntax`` if bad)."""
         if self._plan is not None:

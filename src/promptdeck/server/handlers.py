@@ -145,6 +145,38 @@ def render_ready(server: Renders, offered: Offered, arguments: dict[str, Any] | 
     return get_result(rendered, prompt.description, rev, server.text_resources, served)
 
 
+def plain_render(server: Renders, offered: Offered, given: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The ``prompts/get`` result of a plain prompt (``Prompt.plain``: text messages that only substitute
+    names) ready to read, at any revision; None for anything else, a failure included: nothing here has an
+    effect, so the general way (``render``) runs again and says what went wrong, in its words.
+
+    No deadline is kept and no clock is read: a plain render is one pass over the template's parts joining
+    literal text and ``str`` of already converted argument values (``TemplateText.render``, its size capped),
+    with no Jinja, no loop over a value, no read and no composition, so it cannot run long. Scopes were applied
+    in choosing ``offered``; a plain prompt reads no file, so the reading scopes have nothing to govern."""
+    if offered.unprepared() is not None:
+        return None
+    prompt = offered.parsed()
+    plain = prompt.plain
+    if plain is None:
+        return None
+    try:
+        values = bind(prompt.arguments, given, prompt.name)
+        messages = []
+        for role, template in plain:
+            text = template.render(values)
+            if text.strip():  # as render_blocks: a message whose text renders blank is left out
+                messages.append({"role": role, "content": {"type": "text", "text": text}})
+    except Exception:
+        return None
+    result: dict[str, Any] = {} if prompt.description is None else {"description": prompt.description}
+    result["messages"] = messages
+    served = served_meta(prompt)
+    if served:
+        result["_meta"] = served
+    return result
+
+
 async def _rendered(pending: Awaitable[Any], description: str | None, rev: Revision,
                     text_resources: bool, served: dict[str, Any]) -> dict[str, Any]:
     return get_result(await pending, description, rev, text_resources, served)

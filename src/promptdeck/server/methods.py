@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
-from ..prompts.arguments import bind
 from ..prompts.execution import off_loop
 from ..prompts.usage import NO_ARM
 from ..protocol.errors import InvalidParams, MethodNotFound
@@ -305,38 +304,31 @@ def plain_get(server: Served, scopes: frozenset[str] | None, p: params.GetPrompt
     name, given = p.name, p.arguments
     try:
         offered = server.catalog.view(scopes).get(name)
-        prompt = None if offered is None or offered.unprepared() is not None else offered.parsed()
-        if prompt is None or prompt.plain is None or name in server.rolling_out():
+        if offered is None or offered.unprepared() is not None or name in server.rolling_out():
             return None  # a rollout's choice needs the request's key: the general path
+        prompt = offered.parsed()
+        if prompt.plain is None:
+            return None
         if forms:
             from ..prompts.forms import missing  # only where a form may be sent: not on stdio's start-up path
 
             if missing(prompt.arguments, given or {}):
                 return None  # a form to send: the era's
-        values = bind(prompt.arguments, given, name)
-        messages = []
-        for role, template in prompt.plain:
-            text = template.render(values)
-            if text.strip():  # as render_blocks: a message whose text renders blank is left out
-                messages.append({"role": role, "content": {"type": "text", "text": text}})
     except Exception:
-        return None  # an argument refused, a render fault, a store that failed: the general path says which
-    # Counted as ``handlers.chosen`` counts, written out (the arm is known: a prompt under rollout never comes
-    # here): every one-pass get comes this way, and the calls cost more than the count.
-    meta = p.meta
-    info = meta.get(META_CLIENT_INFO) if type(meta) is dict else None
-    key = (prompt, NO_ARM, info.get("name") if type(info) is dict else None)
-    window = server.usage.window
-    n = window.get(key)
-    if n is None:
-        server.usage.count(*key)
-    else:
-        window[key] = n + 1
-    result: dict[str, Any] = {} if prompt.description is None else {"description": prompt.description}
-    result["messages"] = messages
-    served = handlers.served_meta(prompt)
-    if served:
-        result["_meta"] = served
+        return None  # a store that failed: the general path says which
+    result = handlers.plain_render(server, offered, given)
+    if result is not None:
+        # Counted as ``handlers.chosen`` counts, written out (the arm is known: a prompt under rollout never
+        # comes here): every one-pass get comes this way, and the calls cost more than the count.
+        meta = p.meta
+        info = meta.get(META_CLIENT_INFO) if type(meta) is dict else None
+        key = (offered, NO_ARM, info.get("name") if type(info) is dict else None)
+        window = server.usage.window
+        n = window.get(key)
+        if n is None:
+            server.usage.count(*key)
+        else:
+            window[key] = n + 1
     return result
 
 

@@ -942,3 +942,23 @@ def test_reading_a_small_file_never_allocates_up_to_the_limit(tmp_path: Path) ->
     with pytest.raises(InvalidParams, match="larger than 1000 bytes"):
         read_confined(str(tmp_path), "big.md", 1000)
     assert read_confined(str(tmp_path), "big.md", 2000) == b"y" * 2000
+
+
+def test_large_load_freezes_its_catalog_and_a_reload_unfreezes_the_last(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first listing after a large load must not pay a full collection over the whole catalog (issue 42)."""
+    import gc
+
+    (tmp_path / "a.md").write_text("Hello\n")
+    monkeypatch.setattr(files_module, "FREEZE_MIN_FILES", 1)
+    gc.unfreeze()
+    try:
+        source = files_module.FileSource(tmp_path)
+        source.load()
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        monkeypatch.setattr(files_module, "FREEZE_MIN_FILES", 10)
+        source.load()  # a small load: the earlier frozen catalog is given back to the collector, nothing frozen
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()

@@ -307,6 +307,52 @@ def read_confined(root: str, rel: str, limit: int) -> bytes:
     return read_real(real, rel, limit)
 
 
+def read_confined_all(root: str, rels: list[str], limit: int) -> list[bytes | InvalidParams]:
+    """``read_confined`` of each of ``rels`` (its ``InvalidParams`` in place of a file it refuses), confinement
+    checked once per folder, not per file (~13% of a large load resolved every file's path; issue 42). Same
+    guarantee: a folder resolved, checked inside ``root`` and opened; each file opened in that open folder with
+    ``O_NOFOLLOW``, so it is the folder's own entry, never a link. A link, or any file not opened so, goes
+    through ``read_confined``, which follows it and refuses one that leads out."""
+    out: list[bytes | InvalidParams] = []
+    folder_fd: int | None = None
+    folder: str | None = None
+    try:
+        for rel in rels:
+            parent, _, name = rel.rpartition("/")
+            if parent != folder:
+                if folder_fd is not None:
+                    os.close(folder_fd)
+                folder, folder_fd = parent, _open_folder(root, parent)
+            fd = _open_in(folder_fd, name)
+            try:
+                out.append(read_opened(fd, rel, limit) if fd is not None else read_confined(root, rel, limit))
+            except InvalidParams as exc:
+                out.append(exc)
+    finally:
+        if folder_fd is not None:
+            os.close(folder_fd)
+    return out
+
+
+def _open_folder(root: str, parent: str) -> int | None:
+    """The folder ``root/parent`` opened, if it resolves to ``root`` or a folder below it; else None."""
+    real, top = os.path.realpath(os.path.join(root, parent)), root.rstrip(os.sep)
+    if real != top and not real.startswith(top + os.sep):
+        return None
+    try:
+        return os.open(real, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+
+
+def _open_in(folder_fd: int | None, name: str) -> int | None:
+    """``name`` opened in the open folder ``folder_fd`` if it is a file there and not a link; else None."""
+    try:
+        return None if folder_fd is None else os.open(name, READ_FLAGS, dir_fd=folder_fd)
+    except OSError:  # a link (ELOOP under O_NOFOLLOW) or a failure: read_confined follows, checks and says
+        return None
+
+
 def read_real(real: str, rel: str, limit: int) -> bytes:
     """The bytes of ``real``, a path ``os.path.realpath`` gave and that was found inside the library (by
     ``read_confined``, or ``LibraryRoot.readable``), named ``rel`` in errors: opened without following a
