@@ -66,7 +66,7 @@ def bundle(folder: str | None, url: str | None, label: str, output: str, for_sou
             source = for_source
         data = bundles.make(files, source=_shown_source(source), label=label, position=position,
                             versions=versions, cut=cut, key=signing)
-        bundles.write(output, data)
+        bundles.save(output, data)
     except PromptdeckError as exc:
         fail(str(exc))
     except OSError as exc:

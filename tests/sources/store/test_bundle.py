@@ -46,7 +46,7 @@ def encoded() -> dict[str, bytes]:
 
 def test_a_bundle_reads_back_what_it_was_made_of(tmp_path: Path) -> None:
     path = tmp_path / "b.json"
-    bundle.write(path, bundle.make(encoded(), source="sqlite:///s.db", label="production", position=3,
+    bundle.save(path, bundle.make(encoded(), source="sqlite:///s.db", label="production", position=3,
                                    versions={"greet.md": 2, "gone.md": 1}))
     read = bundle.read(path, source="sqlite:///s.db", label="production")
     assert read.contents() == encoded() and read.position == 3 and read.cut is None
@@ -76,7 +76,7 @@ def test_parts_only_hidden_prompts_use_stay_when_a_visible_prompt_may_name_any_f
 
 def test_a_cut_bundle_says_whom_it_was_cut_to(tmp_path: Path) -> None:
     path = tmp_path / "b.json"
-    bundle.write(path, bundle.make(encoded(), source="s", label="l", cut=("bob", frozenset({"prompts:it"}))))
+    bundle.save(path, bundle.make(encoded(), source="s", label="l", cut=("bob", frozenset({"prompts:it"}))))
     read = bundle.read(path, source="s", label="l")
     assert read.cut is not None and (read.cut.principal, read.cut.scopes) == ("bob", ["prompts:it"])
     assert "payroll.md" not in read.contents() and "skills/hr/salaries.md" not in read.contents()
@@ -85,7 +85,7 @@ def test_a_cut_bundle_says_whom_it_was_cut_to(tmp_path: Path) -> None:
 def test_a_signed_bundle_is_checked_against_the_public_key(tmp_path: Path) -> None:
     private, public = pem_pair()
     path = tmp_path / "b.json"
-    bundle.write(path, bundle.make(encoded(), source="s", label="l", key=private))
+    bundle.save(path, bundle.make(encoded(), source="s", label="l", key=private))
     assert bundle.read(path, source="s", label="l", key=public).signature is not None
     other = pem_pair()[1]
     with pytest.raises(BundleError, match=f"bundle {path}: its signature does not match the key given"):
@@ -98,7 +98,7 @@ def test_a_signed_bundle_is_checked_against_the_public_key(tmp_path: Path) -> No
 
 def test_a_digest_covers_what_the_bundle_says_besides_the_files(tmp_path: Path) -> None:
     path = tmp_path / "b.json"
-    bundle.write(path, bundle.make(encoded(), source="s", label="l", position=1, versions={"greet.md": 1}))
+    bundle.save(path, bundle.make(encoded(), source="s", label="l", position=1, versions={"greet.md": 1}))
     raw = msgspec.json.decode(path.read_bytes())
     raw["versions"]["greet.md"] = 9  # a newer-looking version, files untouched
     path.write_bytes(msgspec.json.encode(raw))

@@ -193,7 +193,7 @@ def make(files: Mapping[str, bytes], *, source: str, label: str, position: int |
     return data
 
 
-def write(path: str | os.PathLike[str], data: bytes) -> None:
+def save(path: str | os.PathLike[str], data: bytes) -> None:
     """Write a bundle whole: a reader sees the old file or the new one, never half of one."""
     where = Path(path)
     fd, temporary = tempfile.mkstemp(prefix=".promptdeck-bundle.", dir=where.parent)
