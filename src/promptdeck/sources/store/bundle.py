@@ -308,4 +308,4 @@ def _public_key(pem: bytes) -> Any:
     return key
 
 
-__all__ = ["Bundle", "BundleError", "Cut", "label_files", "make", "read", "visible", "write"]
+__all__ = ["Bundle", "BundleError", "Cut", "label_files", "make", "read", "save", "visible"]
