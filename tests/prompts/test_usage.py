@@ -53,7 +53,8 @@ def test_ten_thousand_client_names_keep_the_rows_bounded() -> None:
     usage = Usage()
     for i in range(10_000):
         usage.count(R, "", f"client-{i}")
-    assert len(usage.window) == MAX_KEYS + 1  # the window too: new keys past the cap count as OTHER
+    # the window too: names past the cap count as OTHER
+    assert list(usage.window) == [R] and len(usage.window[R]) == MAX_KEYS + 1 and usage.window[R][OTHER] > 0
     rows = usage.drain(now=HOUR)
     assert len(rows) == MAX_CLIENTS + 1 and sum(rows.values()) == 10_000
     assert rows[Key("greet", HOUR, 3, "production", "", OTHER)] == 10_000 - MAX_CLIENTS
@@ -77,9 +78,22 @@ def test_the_window_is_keyed_by_the_prompt_served_and_the_name_as_given() -> Non
         usage.count(prompt, "", "a")
     usage.count(R, "", None)
     usage.count(R, "", None)
-    assert len(usage.window) == 3 and usage.window[(R, "", None)] == 2  # no name given: one key, not a miss each
+    # one entry per prompt object served; no name given is one key, not a miss each time
+    assert usage.window == {R: {"a": 2, None: 2}, copy: {"a": 1}}
     assert usage.drain(now=HOUR) == {Key("greet", HOUR, 3, "production", "", "a"): 3,
                                      Key("greet", HOUR, 3, "production", "", UNKNOWN): 2}
+
+
+def test_a_render_under_a_rollout_is_kept_apart_by_its_arm() -> None:
+    usage = Usage()
+    usage.count(R, "", "a")
+    usage.count(R4, "rollout", "a")
+    usage.count(R, "label", "a")
+    usage.count(R, "label", "a")
+    assert usage.window == {R: {"a": 1}, (R4, "rollout"): {"a": 1}, (R, "label"): {"a": 2}}
+    assert usage.drain(now=HOUR) == {Key("greet", HOUR, 3, "production", "", "a"): 1,
+                                     Key("greet", HOUR, 4, "production", "rollout", "a"): 1,
+                                     Key("greet", HOUR, 3, "production", "label", "a"): 2}
 
 
 def test_a_name_that_is_not_clean_is_never_a_key() -> None:
@@ -88,7 +102,7 @@ def test_a_name_that_is_not_clean_is_never_a_key() -> None:
     for _ in range(3):
         usage.count(R, "", huge)
         usage.count(R, "", "evil\nline")
-    assert usage.window == {(R, "", "x" * MAX_CLIENT_CHARS): 3, (R, "", "evilline"): 3}
+    assert usage.window == {R: {"x" * MAX_CLIENT_CHARS: 3, "evilline": 3}}
     assert client_name("claude-code") is not None and client_name(s := "ok-name") is s  # clean: itself
 
 

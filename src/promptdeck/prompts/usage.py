@@ -100,14 +100,17 @@ class Usage:
     drained hour (``hours``).
 
     The window is keyed by what the render path already holds: the prompt object the catalog served (hashed
-    and compared by identity), the arm, and the client's name as the request gave it. Nothing is looked up,
-    decoded or cleaned per render; ``drain``, off the request's path, turns keys into rows (version and label
-    from the prompt's ``meta``, the name through ``client_name``). A name that is not clean is never a key:
-    ``_first`` counts it under its cleaned form, so the window holds at most ``MAX_KEYS`` keys of bounded
-    size whatever the clients send."""
+    and compared by identity; with its arm, ``(prompt, arm)``, for a render under a rollout), then the
+    client's name as the request gave it. Two dict look-ups and an increment, no tuple made or hashed for the
+    common render, nothing decoded or cleaned: ``drain``, off the request's path, turns them into rows
+    (version and label from the prompt's ``meta``, the name through ``client_name``). A name that is not
+    clean is never a key: ``_first`` counts it under its cleaned form, and past ``MAX_KEYS`` names in all
+    under ``OTHER``, so the window stays bounded whatever the clients send."""
 
     def __init__(self, keep: bool = True) -> None:
-        self.window: dict[tuple[Counted, str, object], int] = {}
+        #: prompt (or ``(prompt, arm)``) -> client's name as given -> renders
+        self.window: dict[object, dict[object, int]] = {}
+        self._names = 0  # client names the window holds, all prompts together
         #: kept here when no store takes the drained counts (a folder-served library)
         self.keep = keep
         self.hours: dict[Key, int] = {}
@@ -116,29 +119,32 @@ class Usage:
         self._ticking: threading.Event | None = None
 
     def count(self, prompt: Counted, arm: str, client: object) -> None:
-        """One render of ``prompt`` (the version chosen) for ``client`` (``clientInfo.name`` as given, or an
-        application's name). On the request's path, so a dict increment and no more; unlocked: a count lost
-        to a race with a drain is tolerable, a key is never lost."""
-        key = (prompt, arm, client)
-        window = self.window
-        n = window.get(key)
+        """One render of ``prompt`` (the version chosen) on ``arm`` for ``client`` (``clientInfo.name`` as
+        given, or an application's name). On the request's path, so a dict increment and no more (the hot
+        paths write it out: ``handlers.chosen``, ``methods.plain_get``); unlocked: a count lost to a race with
+        a drain is tolerable, a key is never lost."""
+        clients = self.window.get((prompt, arm) if arm else prompt)
+        n = None if clients is None else clients.get(client)
         if n is None:
-            self._first(key)
+            self._first(prompt, arm, client)
         else:
-            window[key] = n + 1
+            clients[client] = n + 1  # type: ignore[index]
 
-    def _first(self, key: tuple[Counted, str, object]) -> None:
-        """A key the window does not hold: its client made safe (``client_name``) and, past ``MAX_KEYS``,
-        ``OTHER``."""
-        prompt, arm, raw = key
-        if raw is not None:  # None (no name given) stays a key: such renders must not all come here
-            client = client_name(raw)
-            if client is not raw:
-                key = (prompt, arm, client)
-        window = self.window
-        if key not in window and len(window) >= MAX_KEYS:
-            key = (prompt, arm, OTHER)
-        window[key] = window.get(key, 0) + 1
+    def _first(self, prompt: Counted, arm: str, raw: object) -> None:
+        """A name the window does not hold for this prompt: made safe (``client_name``) and, past ``MAX_KEYS``
+        names, ``OTHER``."""
+        # None (no name given) stays a key: such renders must not all come here
+        client = raw if raw is None else client_name(raw)
+        where = (prompt, arm) if arm else prompt
+        clients = self.window.get(where)
+        if clients is None:
+            clients = self.window[where] = {}
+        if client not in clients:
+            if self._names >= MAX_KEYS:
+                client = OTHER
+            if client not in clients:
+                self._names += 1
+        clients[client] = clients.get(client, 0) + 1
 
     def drain(self, now: float | None = None) -> dict[Key, int]:
         """The window's counts as rows of the hour of ``now``, clients past ``MAX_CLIENTS`` a prompt folded
@@ -148,14 +154,17 @@ class Usage:
             return self._drain(now)
 
     def _drain(self, now: float | None) -> dict[Key, int]:
-        window, self.window = self.window, {}
+        window, self.window, self._names = self.window, {}, 0
         hour = hour_of(time.time() if now is None else now)
+        counted: list[tuple[int, Rendered, object]] = []
+        for where, clients in window.items():
+            r = rendered(*where) if type(where) is tuple else rendered(where, NO_ARM)  # type: ignore[arg-type]
+            counted += [(n, r, client) for client, n in clients.items()]
         rows: dict[Key, int] = {}
-        clients: dict[str, set[str]] = {}
-        for (prompt, arm, client), n in sorted(window.items(), key=lambda item: -item[1]):
-            r = rendered(prompt, arm)
-            key = Key(r.prompt, hour, r.version, r.label, r.arm, _kept(clients.setdefault(r.prompt, set()),
-                                                                          client_name(client)))
+        kept: dict[str, set[str]] = {}
+        for n, r, client in sorted(counted, key=lambda item: -item[0]):
+            key = Key(r.prompt, hour, r.version, r.label, r.arm, _kept(kept.setdefault(r.prompt, set()),
+                                                                       client_name(client)))
             rows[key] = rows.get(key, 0) + n
         if self.keep:
             fold(self.hours, rows)

@@ -38,6 +38,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 ELICIT_SECONDS = 300.0
 
 
+#: what ``rolling_out`` answers when no source can split
+_NO_ROLLOUTS: frozenset[str] = frozenset()
+
 class PromptServer:
     """A prompt library served over MCP.
 
@@ -294,7 +297,9 @@ class PromptServer:
     def rolling_out(self) -> frozenset[str]:
         """The names of prompts under a rollout now (``sources.store.splits``): their renders need the request's
         rollout key. Empty at once when no source can split (no store is served)."""
-        names: frozenset[str] = frozenset()
+        if not self._splitting:  # every render asks: answered without a call or a new set
+            return _NO_ROLLOUTS
+        names: frozenset[str] = _NO_ROLLOUTS
         for source in self._splitting:
             more = source.rolling_out()
             names = (names | more if names else more) if more else names

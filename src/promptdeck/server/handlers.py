@@ -103,13 +103,12 @@ def chosen(server: Splits, prompt: Offered, meta: object, sticky: str | None, cl
     else:
         arm = NO_ARM
     # ``Usage.count`` written out: every get comes here, and the call cost more than the count
-    key = (prompt, arm, client)
-    window = server.usage.window
-    n = window.get(key)
+    clients = server.usage.window.get((prompt, arm) if arm else prompt)
+    n = None if clients is None else clients.get(client)
     if n is None:
         server.usage.count(prompt, arm, client)
     else:
-        window[key] = n + 1
+        clients[client] = n + 1  # type: ignore[index]
     return prompt
 
 
@@ -156,7 +155,11 @@ def plain_render(server: Renders, offered: Offered, given: dict[str, Any] | None
     in choosing ``offered``; a plain prompt reads no file, so the reading scopes have nothing to govern."""
     if offered.unprepared() is not None:
         return None
-    prompt = offered.parsed()
+    return plain_result(offered.parsed(), given)
+
+
+def plain_result(prompt: Prompt, given: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``plain_render`` of a prompt already parsed (the one-pass get has it in hand: no second look-up)."""
     plain = prompt.plain
     if plain is None:
         return None

@@ -316,19 +316,19 @@ def plain_get(server: Served, scopes: frozenset[str] | None, p: params.GetPrompt
                 return None  # a form to send: the era's
     except Exception:
         return None  # a store that failed: the general path says which
-    result = handlers.plain_render(server, offered, given)
+    result = handlers.plain_result(prompt, given)
     if result is not None:
         # Counted as ``handlers.chosen`` counts, written out (the arm is known: a prompt under rollout never
         # comes here): every one-pass get comes this way, and the calls cost more than the count.
         meta = p.meta
         info = meta.get(META_CLIENT_INFO) if type(meta) is dict else None
-        key = (offered, NO_ARM, info.get("name") if type(info) is dict else None)
-        window = server.usage.window
-        n = window.get(key)
+        client = info.get("name") if type(info) is dict else None
+        clients = server.usage.window.get(offered)
+        n = None if clients is None else clients.get(client)
         if n is None:
-            server.usage.count(*key)
+            server.usage.count(offered, NO_ARM, client)
         else:
-            window[key] = n + 1
+            clients[client] = n + 1  # type: ignore[index]
     return result
 
 
