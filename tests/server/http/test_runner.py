@@ -191,3 +191,25 @@ def test_shutdown_ends_the_apps_streams_first() -> None:
     with serving(app):
         assert not app.ended.is_set()
     assert app.ended.is_set()
+
+
+def test_a_worker_that_cannot_serve_says_why_and_its_parent_says_it_stopped() -> None:
+    """A ``--workers`` child that raises used to exit 1 with nothing said: a real parent process forks two
+    workers whose app cannot be made; each logs its traceback, and the parent names each one that stopped."""
+    import subprocess
+    import sys
+
+    with closing(socket.socket()) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    script = ("import logging, sys\n"
+              "logging.basicConfig(stream=sys.stderr, level=logging.INFO)\n"
+              "from promptdeck.server.http import runner\n"
+              "def make_app():\n"
+              "    raise RuntimeError('no app for this worker')\n"
+              f"runner.run_workers(make_app, '127.0.0.1', {port}, 2)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr  # the parent fails once its workers have gone, saying how many
+    assert "LibraryError: 2 of 2 workers stopped with an error (logged above)" in done.stderr
+    assert done.stderr.count("RuntimeError: no app for this worker") == 2, done.stderr
+    assert done.stderr.count("stopped with exit code 1") == 2, done.stderr

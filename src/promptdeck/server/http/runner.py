@@ -24,11 +24,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import logging
 import socket
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...protocol.errors import LibraryError
+
+log = logging.getLogger("promptdeck.http")
 
 if TYPE_CHECKING:
     from ..app import PromptServer
@@ -210,6 +213,8 @@ def run_workers(make_app: Any, host: str, port: int, workers: int, **extra: Any)
                 server(make_app(), host, port, **extra).run(sockets=[bind(host, port, shared=True)])
             except BaseException:
                 code = 1
+                # its parent sees only the exit: the worker says why it stopped, in the log they share
+                log.exception("worker %d stopped", os.getpid())
             finally:
                 os._exit(code)
         children.append(pid)
@@ -226,15 +231,22 @@ def run_workers(make_app: Any, host: str, port: int, workers: int, **extra: Any)
     signal.signal(signal.SIGINT, stop)
     if callable(signal.getsignal(signal.SIGHUP)):  # the workers re-read their token file: tell each of them
         signal.signal(signal.SIGHUP, forward)
+    failed = 0
     for child in children:
         while True:
             try:
-                os.waitpid(child, 0)
+                _, status = os.waitpid(child, 0)
+                code = os.waitstatus_to_exitcode(status)
+                if code != 0:  # the others go on serving; this one is said, not silently gone
+                    log.error("worker %d stopped with exit code %d", child, code)
+                    failed += 1
                 break
             except InterruptedError:  # pragma: no cover - retried by Python since 3.5
                 continue
             except ChildProcessError:
                 break
+    if failed:  # a supervisor restarts a server whose workers all failed only if it hears of it
+        raise LibraryError(f"{failed} of {workers} workers stopped with an error (logged above)")
 
 
 def serve(server: PromptServer | Mapping[str, PromptServer], host: str, port: int, *,
