@@ -12,7 +12,7 @@ import pytest
 
 from promptdeck.sources.store import private
 from promptdeck.sources.store.model import StoreError
-from promptdeck.sources.store.private import private_folder, release, write_new
+from promptdeck.sources.store.private import private_folder, release, replace_whole, write_new
 
 
 def test_a_private_folder_is_the_owners_alone_and_released_whole() -> None:
@@ -62,3 +62,15 @@ def test_write_new_writes_every_byte_and_never_overwrites(tmp_path: Path) -> Non
     with pytest.raises(FileExistsError, match="f.md"):
         write_new(str(path), b"other")
     assert path.read_bytes() == data
+
+
+def test_replace_whole_puts_the_new_bytes_in_place_and_leaves_nothing_when_it_fails(tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_bytes(b"old")
+    replace_whole(target, b"new", ".t.")
+    assert target.read_bytes() == b"new" and os.listdir(tmp_path) == ["file"]
+    assert oct(target.stat().st_mode & 0o777) == oct(0o600)  # made by mkstemp: never readable by others
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(IsADirectoryError):
+        replace_whole(tmp_path / "folder", b"x", ".t.")  # a rename over a folder fails: the temporary file goes
+    assert sorted(os.listdir(tmp_path)) == ["file", "folder"] and target.read_bytes() == b"new"

@@ -39,7 +39,6 @@ import stat
 import tempfile
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -50,6 +49,7 @@ from ..files.library import file_scopes
 from ..files.paths import is_prompt_path, skill_folder_of
 from ..files.tests import sidecar_of
 from .model import is_safe_path
+from .private import replace_whole
 from .reads import Reads
 from .schema import MAX_FILE_BYTES
 
@@ -195,15 +195,7 @@ def make(files: Mapping[str, bytes], *, source: str, label: str, position: int |
 
 def save(path: str | os.PathLike[str], data: bytes) -> None:
     """Write a bundle whole: a reader sees the old file or the new one, never half of one."""
-    where = Path(path)
-    fd, temporary = tempfile.mkstemp(prefix=".promptdeck-bundle.", dir=where.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(temporary, where)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_whole(path, data, ".promptdeck-bundle.")
 
 
 def read(path: str | os.PathLike[str], *, source: str, label: str, key: bytes | None = None,

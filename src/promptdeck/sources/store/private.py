@@ -89,3 +89,19 @@ def write_new(path: str, data: bytes) -> None:
             view = view[os.write(fd, view):]
     finally:
         os.close(fd)
+
+
+def replace_whole(path: str | os.PathLike[str], data: bytes, prefix: str) -> None:
+    """Write ``data`` to a new file beside ``path`` (``mkstemp``: 0600, named ``prefix`` and a random tail) and
+    rename it over ``path``: a reader sees the old file or the new one, never half of one, and a failure
+    leaves nothing behind."""
+    folder = os.path.dirname(os.fspath(path)) or "."
+    fd, temporary = tempfile.mkstemp(prefix=prefix, dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise

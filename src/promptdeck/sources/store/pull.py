@@ -16,11 +16,11 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .model import StoreConflict, StoreError, is_safe_path
+from .private import replace_whole
 from .schema import MAX_FILE_BYTES
 
 
@@ -136,11 +136,4 @@ def _write(root: Path, path: str, data: bytes) -> None:
     if not where.parent.is_dir():
         where.parent.mkdir(parents=True, exist_ok=True)
         _inside(root, path)  # the folders just made are folders, not links
-    fd, temporary = tempfile.mkstemp(prefix=".promptdeck-pull.", dir=where.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(temporary, where)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_whole(where, data, ".promptdeck-pull.")

@@ -18,7 +18,6 @@ import hashlib
 import os
 import re
 import stat
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import NamedTuple
 
 from .connection import Connection
 from .model import StoreConflict, StoreError, is_label
+from .private import replace_whole
 from .reads import Reads
 
 #: The file in a library folder that records its labels' bases (docs/store.md#git).
@@ -116,14 +116,7 @@ def write_base(folder: str | os.PathLike[str], label: str, position: int) -> Pat
         bases = {}
     bases[label] = position
     text = _HEADER + "".join(f"{name} {at}\n" for name, at in sorted(bases.items()))
-    fd, temporary = tempfile.mkstemp(prefix=BASE_FILE + ".", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_whole(path, text.encode("utf-8"), BASE_FILE + ".")
     return path
 
 
