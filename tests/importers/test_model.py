@@ -13,6 +13,7 @@ from promptdeck.importers.model import (
     Version,
     bounded,
     decode_json,
+    in_order,
     items,
     typed,
 )
@@ -52,3 +53,13 @@ def test_bounded_refuses_too_many_versions_or_too_much_text() -> None:
         bounded([Imported("p", [version] * (MAX_VERSIONS + 1))], "x")
     with pytest.raises(ImportRefused, match="prompt 'p' version 1 is larger than"):
         bounded([Imported("p", [Version("1", [Message("user", "x" * (1024 * 1024 + 1))])])], "x")
+
+
+def test_in_order_makes_versions_oldest_first_and_names_a_version_given_twice() -> None:
+    def version(n: int) -> Version:
+        return Version(str(n), [])
+
+    [made] = in_order({"greet": [3, 1, 2]}, "input.json", lambda n: n, lambda n: n, version)
+    assert (made.name, [v.number for v in made.versions]) == ("greet", ["1", "2", "3"])
+    with pytest.raises(ImportRefused, match="input.json: prompt 'greet' has version 2 twice"):
+        in_order({"greet": [2, 1, 2]}, "input.json", lambda n: n, lambda n: n, version)

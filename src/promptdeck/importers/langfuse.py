@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from .build import make_version
-from .model import Imported, bounded, items, name_of, refuse, typed
+from .model import Imported, in_order, items, name_of, refuse, typed
 
 #: Langfuse moves ``latest`` to each new version itself: the newest version is promptdeck's newest too.
 IMPLICIT_LABELS = frozenset({"latest"})
@@ -51,18 +51,7 @@ def read(data: bytes | Any, where: str) -> list[Imported]:
             raise refuse(where, f"prompt {name!r} version {record.version}: a {record.type!r} prompt with "
                          f"{'text' if isinstance(record.prompt, str) else 'messages'}")
         by_name.setdefault(name, []).append(record)
-    out = []
-    for name, records in by_name.items():
-        records.sort(key=lambda r: r.version)
-        numbers = [r.version for r in records]
-        if len(set(numbers)) != len(numbers):
-            raise refuse(where, f"prompt {name!r} has version {_twice(numbers)} twice")
-        out.append(Imported(name, [_version(record) for record in records]))
-    return bounded(out, where)
-
-
-def _twice(numbers: list[int]) -> int:
-    return next(n for n in numbers if numbers.count(n) > 1)
+    return in_order(by_name, where, lambda r: r.version, lambda r: r.version, _version)
 
 
 def _version(record: _Record) -> Any:

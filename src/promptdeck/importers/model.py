@@ -10,6 +10,7 @@ the prompt, and nothing is written.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -119,6 +120,22 @@ def name_of(record: dict[str, Any], key: str, where: str, index: int) -> str:
     if not isinstance(name, str) or not name.strip():
         raise refuse(where, f"record {index} has no {key!r} text")
     return name
+
+
+def in_order(by_name: Mapping[str, list[T]], where: str, order: Callable[[T], Any], number: Callable[[T], object],
+             version: Callable[[T], Version]) -> list[Imported]:
+    """Each prompt's records (a source's versions of it, in any order) as its ``Imported`` versions, oldest
+    first by ``order``; a version ``number`` given twice is refused, naming it. Held to the bounds."""
+    out = []
+    for name, records in by_name.items():
+        ordered = sorted(records, key=order)
+        seen: set[object] = set()
+        for record in ordered:
+            if number(record) in seen:
+                raise refuse(where, f"prompt {name!r} has version {number(record)} twice")
+            seen.add(number(record))
+        out.append(Imported(name, [version(record) for record in ordered]))
+    return bounded(out, where)
 
 
 def bounded(prompts: list[Imported], where: str) -> list[Imported]:

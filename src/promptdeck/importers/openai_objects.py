@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from .build import make_version
-from .model import Imported, Version, bounded, decode_json, items, refuse, typed
+from .model import Imported, Version, decode_json, in_order, items, typed
 
 #: What an object holds beside its messages that promptdeck keeps as model settings, as it is.
 SETTINGS = ("model", "temperature", "top_p", "max_output_tokens", "reasoning", "text", "tools", "tool_choice",
@@ -58,14 +58,8 @@ def read(data: bytes, where: str) -> list[Imported]:
         label = raw.get("name") or raw.get("id") or f"record {index}"
         found = typed(raw, _Object, f"{where}: prompt {label!r}")
         by_name.setdefault(found.name or found.id, []).append((found, raw))
-    out = []
-    for name, objects in by_name.items():
-        objects.sort(key=lambda pair: _order(pair[0].version))
-        numbers = [str(obj.version) for obj, _ in objects]
-        if len(set(numbers)) != len(numbers):
-            raise refuse(where, f"prompt {name!r} has a version twice")
-        out.append(Imported(name, [_version(obj, raw) for obj, raw in objects]))
-    return bounded(out, where)
+    return in_order(by_name, where, lambda pair: _order(pair[0].version), lambda pair: str(pair[0].version),
+                    lambda pair: _version(*pair))
 
 
 def _order(version: str | int) -> tuple[int, str]:

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from .build import make_version
-from .model import Imported, Version, bounded, decode_json, items, name_of, refuse, typed
+from .model import Imported, Version, decode_json, in_order, items, name_of, typed
 
 
 class _Content(msgspec.Struct, kw_only=True):
@@ -62,14 +62,7 @@ def read(data: bytes, where: str) -> list[Imported]:
     for index, raw in enumerate(items(decode_json(data, where), where, "prompt_templates", "items")):
         name = name_of(raw, "prompt_name", where, index)
         by_name.setdefault(name, []).append(typed(raw, _Record, f"{where}: prompt {name!r}"))
-    out = []
-    for name, records in by_name.items():
-        records.sort(key=lambda r: r.version)
-        numbers = [r.version for r in records]
-        if len(set(numbers)) != len(numbers):
-            raise refuse(where, f"prompt {name!r} has a version twice")
-        out.append(Imported(name, [_version(record) for record in records]))
-    return bounded(out, where)
+    return in_order(by_name, where, lambda r: r.version, lambda r: r.version, _version)
 
 
 def _text(content: list[_Content] | str, notes: list[str]) -> str:
