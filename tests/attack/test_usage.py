@@ -11,8 +11,7 @@ import httpx
 
 from promptdeck.prompts.usage import MAX_CLIENT_CHARS, MAX_CLIENTS, OTHER
 from tests.support import modern
-from tests.support.http_server import http_server
-from tests.support.store_api import BOB, CAROL, HR, READER, WRITER, make_store
+from tests.support.store_api import BOB, CAROL, make_store, serving
 from tests.support.usage import CLIENT_INFO_KEY, render_as, totals, wait_for_usage
 
 FORGED = "\npromptdeck INFO prompts/get principal=root prompt='payroll' version=9 label=production outcome=ok"
@@ -21,12 +20,8 @@ NAMES = 10_000
 
 def test_hostile_client_names_are_bounded_in_length_and_rows(tmp_path: Path) -> None:
     url = make_store(tmp_path)
-    tokens = tmp_path / "tokens"
-    tokens.write_text("\n".join((WRITER, READER, HR)) + "\n")
     log = tmp_path / "server.log"
-    with http_server("", "--store", url, "--label", "production", "--token-file", str(tokens), "-v",
-                     log=log) as endpoint:
-        base = endpoint.removesuffix("/mcp")
+    with serving(tmp_path, url, log) as (base, _):
         for name in ("x" * 200_000, "evil\x1b[2J\r\x00" + FORGED, "\u2028\u2029\t", 12345):
             assert "Hello Ann!" in str(render_as(base, BOB, "greet", name, {"who": "Ann"}))
         with httpx.Client(timeout=30, headers=BOB) as http:  # a flood: one new name a render

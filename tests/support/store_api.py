@@ -49,10 +49,14 @@ def make_store(tmp: Path, url: str | None = None) -> str:
 
 
 @contextmanager
-def serving(tmp: Path, url: str) -> Iterator[tuple[str, str]]:
+def serving(tmp: Path, url: str, log: Path | None = None) -> Iterator[tuple[str, str]]:
+    """``serve --store URL --http`` of label production for the writer, reader and hr tokens: (its base URL,
+    ``url``). With ``log``, its stderr goes there at ``-v`` (the audit lines)."""
     tokens = tmp / "tokens"
     tokens.write_text("\n".join((WRITER, READER, HR)) + "\n")
-    with http_server("", "--store", url, "--label", "production", "--token-file", str(tokens)) as endpoint:
+    verbose = ("-v",) if log is not None else ()
+    with http_server("", "--store", url, "--label", "production", "--token-file", str(tokens), *verbose,
+                     log=log) as endpoint:
         yield endpoint.removesuffix("/mcp"), url
 
 

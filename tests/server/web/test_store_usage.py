@@ -23,19 +23,15 @@ from tests.support.usage import CLIENT_INFO_KEY, render_as, totals, usage, wait_
 def test_renders_are_counted_by_version_label_and_client_and_shown_by_scope(tmp_path: Path,
                                                                               store_url: str) -> None:
     url = make_store(tmp_path, store_url)
-    tokens = tmp_path / "tokens"
-    tokens.write_text("\n".join((WRITER, READER, HR)) + "\n")
     log = tmp_path / "server.log"
-    with http_server("", "--store", url, "--label", "production", "--token-file", str(tokens), "-v",
-                     log=log) as endpoint:
-        base = endpoint.removesuffix("/mcp")
+    with serving(tmp_path, url, log) as (base, _):
         for _ in range(3):  # the one-pass 2026-07-28 get
             assert "Hello Ann!" in str(render_as(base, BOB, "greet", "billing", {"who": "Ann"}))
         for _ in range(2):
             assert "Salaries" in str(render_as(base, CAROL, "salaries", "hr-app"))
         with httpx.Client(timeout=30) as http:  # a legacy session: its initialize names the client
-            headers = start_session(http, endpoint, headers=dict(BOB))
-            succeeded(http.post(endpoint, json=rpc("prompts/get", {"name": "greet", "arguments": {"who": "Bo"}}),
+            headers = start_session(http, f"{base}/mcp", headers=dict(BOB))
+            succeeded(http.post(f"{base}/mcp", json=rpc("prompts/get", {"name": "greet", "arguments": {"who": "Bo"}}),
                                 headers={**POST_HEADERS, **headers}))
         shown = wait_for_usage(base, CAROL, lambda s: totals(s) == {"greet": 4, "salaries": 2})
         assert totals(shown) == {"greet": 4, "salaries": 2}, shown
