@@ -62,14 +62,15 @@ export class Catalog {
     return this.byName.get(name) || null;
   }
 
-  /** keep(entry): a further test a row must pass; order(a, b): the rows' order (else the listing's). */
-  filter(query, tag, keep = null, order = null) {
+  /** keep(entry): a further test a row must pass; order(a, b): the rows' order (else the listing's).
+   * fresh: the user chose another search, tag, sort or filter, so the list starts again at its first page. */
+  filter(query, tag, keep = null, order = null, fresh = true) {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
     this.matches = this.prompts.filter((entry) =>
       (!tag || entry.tags.includes(tag)) && words.every((word) => entry.haystack.includes(word)) &&
       (!keep || keep(entry)));
     if (order) this.matches.sort(order);  // stable: equally used prompts keep the listing's order
-    this.shown = PAGE;
+    if (fresh) this.shown = PAGE;
   }
 }
 
@@ -87,6 +88,7 @@ export class CatalogView {
     this.more = $("more");
     this.knownTags = 0;
     this.rendered = null;
+    this.choice = null;  // the search, tag, sort and filter the rows were last chosen by
     let pending = false;
     // Typing fast costs one filter per frame, not one per keystroke.
     const refresh = () => {
@@ -130,7 +132,11 @@ export class CatalogView {
     const keep = days ? (entry) => usage.idle(entry.prompt.name, days) : null;
     const order = usage.loaded && this.sort.value === "use"
       ? (a, b) => usage.renders(b.prompt.name) - usage.renders(a.prompt.name) : null;
-    this.catalog.filter(this.search.value, this.tag.value, keep, order);
+    // A page of the listing or the usage answer arriving late must not take back the rows the user asked for
+    // with "Show more" (nor the focus on them): only a choice of the user's starts the list again.
+    const choice = JSON.stringify([this.search.value, this.tag.value, days, Boolean(order)]);
+    this.catalog.filter(this.search.value, this.tag.value, keep, order, choice !== this.choice);
+    this.choice = choice;
     this.render();
   }
 
