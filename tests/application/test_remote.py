@@ -236,6 +236,21 @@ def test_the_cache_renders_what_was_rendered_when_the_server_is_gone(folder: Pat
         prompts.render("greet", who="Ada")
 
 
+def test_the_cache_gives_a_rollout_key_only_what_was_rendered_for_that_key(folder: Path, tmp_path: Path) -> None:
+    """During a rollout two keys may be given two versions: the copy kept for one key is not the other's."""
+    cache = tmp_path / "cache"
+    port = free_port()
+    with http_server(str(folder), "--no-watch", port=port) as url:
+        with Prompts(url, cache=str(cache)) as prompts:
+            live = prompts.render("greet", who="Ada", key="tenant-a")
+    with Prompts(url, cache=str(cache), timeout=1, retries=0) as prompts:
+        cached = prompts.render("greet", who="Ada", key="tenant-a")
+        assert (cached.messages, cached.stale) == (live.messages, True)
+        for other in ("tenant-b", None):
+            with pytest.raises(ConnectionFailed, match="the cache holds no render of it"):
+                prompts.render("greet", who="Ada", key=other)
+
+
 def test_without_a_fallback_one_error_names_the_server_and_the_cause() -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
     with Prompts(url, timeout=1, retries=1) as prompts, pytest.raises(ConnectionFailed) as caught:

@@ -25,6 +25,18 @@ def test_the_render_key_does_not_depend_on_argument_order() -> None:
     assert render_key("p", {"a": "1"}) != render_key("q", {"a": "1"}) != render_key("p", {"a": "2"})
 
 
+def test_renders_asked_with_different_rollout_keys_are_kept_apart(tmp_path: Path) -> None:
+    cache = RenderCache(tmp_path / "c", SERVER, None)
+    cache.put_render("a", {}, RESULT, "key-1")
+    assert render_key("a", {}, "key-1") != render_key("a", {}, "key-2") != render_key("a", {})
+    assert cache.render("a", {}, "key-1") == RESULT
+    assert cache.render("a", {}, "key-2") is None and cache.render("a", {}) is None
+    # A file renamed to another key's name is not taken for it: the key it was asked with is read back too.
+    kept = tmp_path / "c" / "renders" / f"{render_key('a', {}, 'key-1')}.json"
+    kept.rename(tmp_path / "c" / "renders" / f"{render_key('a', {}, 'key-2')}.json")
+    assert cache.render("a", {}, "key-2") is None
+
+
 def test_an_empty_cache_has_nothing_and_writes_nothing_until_a_success(tmp_path: Path) -> None:
     cache = RenderCache(tmp_path / "c", SERVER, None)
     assert cache.listing() is None and cache.render("p", {}) is None

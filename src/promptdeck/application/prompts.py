@@ -257,8 +257,8 @@ class Prompts:
         try:
             result, entry = self._remote.call(self._remote.render(name, arguments, key))
         except ConnectionFailed as exc:
-            return self._instead(name, arguments, exc)
-        return self._rendered_remotely(name, arguments, result, entry)
+            return self._instead(name, arguments, key, exc)
+        return self._rendered_remotely(name, arguments, key, result, entry)
 
     async def _arender(self, name: str, arguments: dict[str, Any], key: str | None) -> Rendered:
         self._check_open()
@@ -277,8 +277,8 @@ class Prompts:
         try:
             result, entry = await self._remote.acall(self._remote.render(name, arguments, key))
         except ConnectionFailed as exc:
-            return self._instead(name, arguments, exc)
-        return self._rendered_remotely(name, arguments, result, entry)
+            return self._instead(name, arguments, key, exc)
+        return self._rendered_remotely(name, arguments, key, result, entry)
 
     def _rendered_locally(self, library: LocalLibrary, name: str, arguments: dict[str, Any],
                           scopes: frozenset[str] | None, stale: bool, key: str | None = None) -> Rendered:
@@ -329,19 +329,20 @@ class Prompts:
         return Rendered.of_result(prompt.name, result, self._listing_of(prompt), stale or library.unreachable,
                                   library.shown, library.label)
 
-    def _rendered_remotely(self, name: str, arguments: dict[str, Any], result: dict[str, Any],
+    def _rendered_remotely(self, name: str, arguments: dict[str, Any], key: str | None, result: dict[str, Any],
                            entry: Mapping[str, Any] | None) -> Rendered:
         listing = self._listing_of(entry) if entry is not None else PromptListing(name)
         if self._cache is not None:
-            self._cache.put_render(name, arguments, result)
+            self._cache.put_render(name, arguments, result, key)
             self._keep_listing()
         return Rendered.of_result(name, result, listing, False, self.source)
 
-    def _instead(self, name: str, arguments: dict[str, Any], failure: ConnectionFailed) -> Rendered:
-        """What renders when the server cannot be reached: the cache's copy of exactly this render, else the
-        fallback folder; else ``failure``, saying what was tried."""
+    def _instead(self, name: str, arguments: dict[str, Any], key: str | None, failure: ConnectionFailed) -> Rendered:
+        """What renders when the server cannot be reached: the cache's copy of exactly this render (the same
+        arguments and rollout key, so a key is never given another arm's copy), else the fallback folder; else
+        ``failure``, saying what was tried."""
         if self._cache is not None:
-            result = self._cache.render(name, arguments)
+            result = self._cache.render(name, arguments, key)
             if result is not None:
                 entry = next((e for e in self._cache.listing() or () if e.get("name") == name), None)
                 listing = PromptListing.from_wire(entry) if entry is not None else PromptListing(name)

@@ -47,8 +47,11 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def render_key(name: str, arguments: dict[str, Any]) -> str:
-    return _digest(json.dumps([name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+def render_key(name: str, arguments: dict[str, Any], key: str | None = None) -> str:
+    """The file a render is kept in. ``key``: the rollout key it was asked with, as two keys may be given two
+    versions during a rollout (a render asked with none keeps the name it had before keys were kept)."""
+    asked: list[Any] = [name, arguments] if key is None else [name, arguments, key]
+    return _digest(json.dumps(asked, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
 class RenderCache:
@@ -128,10 +131,11 @@ class RenderCache:
         except (OSError, LibraryError) as exc:
             log.warning("the prompt cache %s cannot be written: %s", self.path, exc)
 
-    def put_render(self, name: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:
+    def put_render(self, name: str, arguments: dict[str, Any], result: dict[str, Any],
+                   rollout_key: str | None = None) -> None:
         """Keep ``result``; a render the same as the one kept is not written again (no disk write per render)."""
-        key = render_key(name, arguments)
-        body = json.dumps({**self._mark(), "name": name, "arguments": arguments, "result": result},
+        key = render_key(name, arguments, rollout_key)
+        body = json.dumps({**self._mark(), "name": name, "arguments": arguments, "key": rollout_key, "result": result},
                           ensure_ascii=False).encode()
         digest = hashlib.sha256(body).digest()
         if self._written.get(key) == digest:
@@ -182,14 +186,15 @@ class RenderCache:
         return [e for e in entries if isinstance(e, dict) and isinstance(e.get("name"), str)] \
             if isinstance(entries, list) else None
 
-    def render(self, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
-        """The cached result of exactly these arguments, or None; raises LibraryError for a folder that is not
-        ours alone."""
+    def render(self, name: str, arguments: dict[str, Any], rollout_key: str | None = None) -> dict[str, Any] | None:
+        """The cached result of exactly these arguments and rollout key, or None; raises LibraryError for a folder
+        that is not ours alone."""
         if not self.usable:
             return None
         self._check()
-        found = self._read(self._renders / f"{render_key(name, arguments)}.json")
-        if not self._mine(found) or found.get("name") != name or found.get("arguments") != arguments:
+        found = self._read(self._renders / f"{render_key(name, arguments, rollout_key)}.json")
+        if not self._mine(found) or found.get("name") != name or found.get("arguments") != arguments \
+                or found.get("key") != rollout_key:
             return None
         result = found.get("result")
         return result if isinstance(result, dict) and isinstance(result.get("messages"), list) else None
