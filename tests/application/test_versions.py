@@ -16,6 +16,7 @@ from promptdeck.application.rendered import Rendered
 from promptdeck.sources.store.database import Store
 from tests.support.application import wait_for
 from tests.support.http_server import http_server
+from tests.support.cli import pd
 from tests.support.publishing import greet_store
 
 #: greet's text in each version of ``greet_store``'s store (version 3 takes another argument)
@@ -54,6 +55,26 @@ def test_a_remote_render_names_the_version_a_rollout_rendered_not_the_listings(s
     # The server gone, the cache's copy of that render names the version it holds.
     cached = prompts_from_cache(url, tmp_path)
     assert cached.stale and same_version_as_text(cached) and cached.version == 1
+
+
+def test_a_rollouts_render_names_its_own_versions_model_in_process_and_remotely(store_url: str,
+                                                                                 tmp_path: Path) -> None:
+    """The listing gives the label's model settings; a render of the rollout's version names that version's."""
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    for model, label in (("model-one", ["--label", "production"]), ("model-two", [])):
+        (folder / "greet.md").write_text(f"---\nmodel:\n  model: {model}\narguments:\n  - name: who\n---\n"
+                                         f"Hi {{{{ who }}}} from {model}\n")
+        pd("publish", str(folder), "--store", store_url, *label)
+    with Store(store_url) as store:  # every keyed render gets version 2 while the label stays on version 1
+        store.governance.start_rollout("production", "greet", 2, 10_000, author="t")
+    with http_server("", "--store", store_url) as url:
+        for source in (store_url, url):
+            with Prompts(source) as prompts:
+                assert prompts.get("greet").model == {"model": "model-one"}, source  # the label's
+                rendered = prompts.render("greet", who="Al", key="k")
+                assert (rendered.version, rendered.text(), rendered.model) == \
+                    (2, "Hi Al from model-two", {"model": "model-two"}), source
 
 
 def prompts_from_cache(url: str, tmp_path: Path) -> Rendered:

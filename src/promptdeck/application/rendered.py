@@ -102,9 +102,11 @@ class Rendered(msgspec.Struct, frozen=True):
         meta = meta if isinstance(meta, dict) else {}
         version = _version(meta.get(META_VERSION))
         rollout = meta.get(META_ROLLOUT)
+        model = meta.get(META_MODEL)  # a rollout's version names its own (the listing's is the label's)
         return cls(name, result["messages"], result.get("description"),
                    version if version is not None else listing.version,
-                   _text(meta.get(META_LABEL)) or listing.label or label, listing.model, stale, source,
+                   _text(meta.get(META_LABEL)) or listing.label or label,
+                   model if isinstance(model, dict) else listing.model, stale, source,
                    rollout if isinstance(rollout, int) and not isinstance(rollout, bool) else None)
 
     def with_messages(self, messages: list[dict[str, Any]], stale: bool) -> Rendered:

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 #: Where the full argument schema goes in a prompt's ``_meta`` (2025-06-18 and later).
 META_ARGUMENTS = "promptdeck.dev/arguments"
 META_TAGS = "promptdeck.dev/tags"
+#: Where a prompt's ``meta`` holds the settings its format gives the model (model, tools, agent, ...), as written.
+META_MODEL = "promptdeck.dev/model"
 NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}\Z")
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..prompts.arguments import bind
 from ..prompts.completion import complete as complete_argument
 from ..prompts.execution import run_render, when_ready
-from ..prompts.spec import Offered, Prompt, RenderContext
+from ..prompts.spec import META_MODEL, Offered, Prompt, RenderContext
 from ..prompts.usage import NO_ARM, Usage
 from ..protocol import jsonrpc
 from ..protocol.content import META_TEXT_RESOURCES, as_text, messages_to_wire
@@ -87,9 +87,15 @@ def meta_client(meta: object) -> object:
 
 
 def served_meta(prompt: Offered) -> dict[str, Any]:
-    """What a result says of the version rendered: the ``SERVED_META`` its prompt carries (none from a folder)."""
+    """What a result says of the version rendered: the ``SERVED_META`` its prompt carries (none from a folder).
+    A rollout's version also names its model settings: the listing gives the label's, which may differ."""
     meta = prompt.meta
-    return {key: meta[key] for key in SERVED_META if key in meta} if meta else {}
+    if not meta:
+        return {}
+    served = {key: meta[key] for key in SERVED_META if key in meta}
+    if SERVED_META[2] in served and META_MODEL in meta:
+        served[META_MODEL] = meta[META_MODEL]
+    return served
 
 
 def chosen(server: Splits, prompt: Offered, meta: object, sticky: str | None, client: object) -> Offered:

@@ -18,6 +18,7 @@ from ....prompts.execution import LIGHT
 from ....prompts.limits import MAX_OUTPUT_CHARS
 from ....prompts.render import run_bounded
 from ....prompts.sandbox import RenderLimitError
+from ....prompts.spec import META_MODEL as META_MODEL
 from ....prompts.spec import NAME_RE, Prompt, RenderContext
 from ....protocol.content import Message, Text
 from ....protocol.errors import LineError
@@ -25,8 +26,6 @@ from ..frontmatter import line_of_key, read_front_matter, split_front_matter
 
 #: The format a prompt was read from, in its ``_meta`` (``promptdeck``'s own files carry none).
 META_FORMAT = "promptdeck.dev/format"
-#: The settings a format gives the model (model, tools, agent, ...), as written, in its ``_meta``.
-META_MODEL = "promptdeck.dev/model"
 #: Deepest nesting kept when front matter values are published: YAML is bounded to 32 levels already.
 _MAX_JSON_DEPTH = 32
 
