@@ -15,8 +15,8 @@ from promptdeck.application import tracing
 from promptdeck.application.rendered import Rendered
 from promptdeck.sources.store.database import Store
 from tests.support.application import wait_for
-from tests.support.http_server import http_server
 from tests.support.cli import pd
+from tests.support.http_server import http_server
 from tests.support.publishing import greet_store
 
 #: greet's text in each version of ``greet_store``'s store (version 3 takes another argument)
