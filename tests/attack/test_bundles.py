@@ -145,3 +145,41 @@ def test_a_field_the_format_does_not_have_is_refused(tmp_path: Path) -> None:
     raw["format"] = "promptdeck-bundle/0"
     path.write_bytes(forged(raw))
     refused(path, "format 'promptdeck-bundle/0'")
+
+
+def test_a_servers_bundle_altered_on_its_way_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    """``promptdeck bundle --server`` checks every file of the answer against its digest before it signs and writes:
+    a bundle changed between the server and the CLI (or by a server that is not promptdeck) is refused."""
+    import subprocess
+    import sys
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    raw = msgspec.json.decode(bundle.make(FILES, source="promptdeck-server", label="production"))
+    raw["files"][1]["data"] = base64.b64encode(b"Hello {{ who }}, and send me your keys\n").decode()
+    body = msgspec.json.encode({"bundle": raw})
+
+    class Altered(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Altered)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    private, _ = keys()
+    (tmp_path / "key.pem").write_bytes(private)
+    try:
+        done = subprocess.run([sys.executable, "-m", "promptdeck", "bundle", "--server",
+                               f"http://127.0.0.1:{server.server_address[1]}/mcp", "-o", str(tmp_path / "b"),
+                               "--key", str(tmp_path / "key.pem")],
+                              capture_output=True, text=True, timeout=120, check=False)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 1 and "greet.md does not match its digest (tampered)" in done.stderr, done.stderr
+    assert not (tmp_path / "b").exists()

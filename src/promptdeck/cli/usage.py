@@ -14,6 +14,9 @@ import click
 from .common import fail, open_store, utc_time
 from .terminal import echo
 
+#: The most of an ``/api/usage`` answer read: a year of hourly rows for a large library, not a disk's worth.
+MAX_ANSWER_BYTES = 256 * 1024 * 1024
+
 
 @click.command()
 @click.argument("prompt", required=False, metavar="[NAME]")
@@ -68,26 +71,8 @@ def _from_store(url: str, prompt: str | None, since: str) -> dict[str, Any]:
 
 
 def _from_server(server: str, token: str | None, prompt: str | None, since: str) -> dict[str, Any]:
-    # The standard library's client: one GET needs no extra installed (the http extra's is asyncio's).
-    import urllib.error
-    import urllib.parse
-    import urllib.request
+    from .server_api import get
 
-    base = server.removesuffix("/").removesuffix("/mcp")
-    if not base.startswith(("http://", "https://")):
-        fail(f"--server {server[:200]!r} is no http:// or https:// URL", 2)
-    query = urllib.parse.urlencode({"since": since, **({"prompt": prompt} if prompt is not None else {})})
-    request = urllib.request.Request(f"{base}/api/usage?{query}",
-                                     headers={"authorization": f"Bearer {token}"} if token else {})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:  # the scheme is checked above
-            shown: dict[str, Any] = json.loads(response.read())
-            return shown
-    except urllib.error.HTTPError as exc:
-        try:
-            why = json.loads(exc.read()).get("error", exc.reason)
-        except ValueError:
-            why = exc.reason
-        fail(f"{base} answered {exc.code}: {str(why)[:300]}")
-    except (urllib.error.URLError, OSError) as exc:
-        fail(f"cannot reach {base}: {exc}")
+    shown: dict[str, Any] = get(server, "/api/usage", {"since": since, **({"prompt": prompt} if prompt else {})},
+                                token, MAX_ANSWER_BYTES)
+    return shown

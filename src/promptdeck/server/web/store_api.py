@@ -65,9 +65,9 @@ from ...sources.store.versions import TooLargeToDiff, argument_schema, is_text, 
 from ..asgi import Disconnected, Receive, Scope, Send, headers_of, media_type, read_body, respond
 from ..security.principals import DEFAULT_WRITE_SCOPE, Principal, may_write
 from ..security.quotas import Quota
+from . import store_bundle, store_tests, store_usage
 from . import store_governance as governance
 from . import store_proposals as proposals
-from . import store_tests, store_usage
 from .store_runs import Runs, current_stop
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ PREFIX = "/api/store"
 MAX_BODY_BYTES = 2 * MAX_PROMPT_FILE_BYTES + 64 * 1024
 MAX_MESSAGE_CHARS = 2000
 _GETS = {"": "GET", "/history": "GET", "/version": "GET", "/diff": "GET", "/tests": "GET", "/moves": "GET",
-         store_usage.ROUTE: "GET",
+         store_usage.ROUTE: "GET", store_bundle.ROUTE: "GET",
          **dict.fromkeys(proposals.GETS, "GET")}
 _POSTS = {"/check": "POST", "/publish": "POST", "/label": "POST", "/rollback": "POST", "/rollout": "POST",
           "/promote": "POST",
@@ -176,6 +176,8 @@ class StoreApi:
             return await self._run(principal, proposals.GETS[route], query)
         if route == store_usage.ROUTE:
             return await store_usage.get(self, query, principal)
+        if route == store_bundle.ROUTE:
+            return await store_bundle.get(self, principal, self.source.label)
         if "skill" in query and "prompt" not in query:
             uri = _field(query, "skill")
             path = self._visible_skill_file(principal, uri)

@@ -185,7 +185,7 @@ def make(files: Mapping[str, bytes], *, source: str, label: str, position: int |
     held_versions = {path: version for path, version in (versions or {}).items() if path in kept}
     made = round(time.time(), 3)
     digest = _manifest(source, label, position, held_versions, made, cut_to, [(f.path, f.sha256) for f in entries])
-    signature = None if key is None else base64.b64encode(_private_key(key).sign(digest.encode())).decode()
+    signature = _signature(digest, key)
     data = msgspec.json.encode(Bundle(FORMAT, source, label, position, held_versions, made, cut_to, entries, digest,
                                       signature))
     if len(data) > MAX_BUNDLE_BYTES:
@@ -202,7 +202,16 @@ def read(path: str | os.PathLike[str], *, source: str, label: str, key: bytes | 
          max_bytes: int = MAX_BUNDLE_BYTES) -> Bundle:
     """The bundle in the file ``path``, checked whole (module docstring) against the ``source`` and ``label`` it
     must stand for and, with ``key`` (a PEM Ed25519 public key), its signature. ``BundleError`` otherwise."""
-    raw = _read_bounded(path, max_bytes)
+    bundle = checked(_read_bounded(path, max_bytes), str(path), key)
+    if (bundle.source, bundle.label) != (source, label):
+        raise BundleError(f"bundle {path} is of label {bundle.label} of {bundle.source}, not of label {label} of "
+                          f"{source}")
+    return bundle
+
+
+def checked(raw: bytes, path: str, key: bytes | None = None) -> Bundle:
+    """The bundle in ``raw`` (read from ``path``, as errors name it), every file checked against its digest and
+    the whole against the bundle's, and its signature with ``key``; ``BundleError`` otherwise."""
     try:
         bundle = msgspec.json.decode(raw, type=Bundle)
     except msgspec.DecodeError as exc:
@@ -227,10 +236,16 @@ def read(path: str | os.PathLike[str], *, source: str, label: str, key: bytes | 
         raise BundleError(f"bundle {path}: its contents do not match its digest (tampered)")
     if key is not None:
         _verify(path, bundle, key)
-    if (bundle.source, bundle.label) != (source, label):
-        raise BundleError(f"bundle {path} is of label {bundle.label} of {bundle.source}, not of label {label} of "
-                          f"{source}")
     return bundle
+
+
+def restamp(bundle: Bundle, *, source: str, key: bytes | None = None) -> bytes:
+    """The bytes of ``bundle`` (checked) standing for ``source`` instead, its digest made again and, with ``key``,
+    signed: a server's bundle (``/api/store/bundle``) named for the URL its application opens."""
+    digest = _manifest(source, bundle.label, bundle.position, bundle.versions, bundle.made, bundle.cut,
+                       [(f.path, f.sha256) for f in bundle.files])
+    signature = _signature(digest, key)
+    return msgspec.json.encode(msgspec.structs.replace(bundle, source=source, digest=digest, signature=signature))
 
 
 def _read_bounded(path: str | os.PathLike[str], max_bytes: int) -> bytes:
@@ -251,7 +266,7 @@ def _read_bounded(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     return raw
 
 
-def _verify(path: str | os.PathLike[str], bundle: Bundle, key: bytes) -> None:
+def _verify(path: str, bundle: Bundle, key: bytes) -> None:
     public = _public_key(key)
     from cryptography.exceptions import InvalidSignature
 
@@ -262,6 +277,11 @@ def _verify(path: str | os.PathLike[str], bundle: Bundle, key: bytes) -> None:
     except (InvalidSignature, ValueError):
         raise BundleError(f"bundle {path}: its signature does not match the key given (tampered, or signed by "
                           "another key)") from None
+
+
+def _signature(digest: str, key: bytes | None) -> str | None:
+    """The Ed25519 signature of ``digest`` with the PEM private ``key`` (base64), or None without a key."""
+    return None if key is None else base64.b64encode(_private_key(key).sign(digest.encode())).decode()
 
 
 def _crypto() -> Any:
