@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +74,14 @@ class Pages:
                 if message.type == "error" and "Failed to load resource" not in message.text else None)
         page.goto(url)
         return page
+
+    def wait_for_problems(self, page: Page, enough: Callable[[list[str]], bool]) -> list[str]:
+        """The problems recorded once ``enough`` holds of them. A console message reaches this process after
+        the page said it, so one the page has already said may not be recorded yet: each turn waits for the
+        page's next message (recorded by the listener ``open`` added before this waiter) until they suffice."""
+        while not enough(self.problems):
+            page.wait_for_event("console", timeout=WAIT_MS)
+        return list(self.problems)
 
     def close(self) -> None:
         for context in self._contexts:
