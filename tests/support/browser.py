@@ -107,6 +107,9 @@ def shown_names(page: Page) -> list[str]:
 
 
 def catalog_ready(page: Page) -> None:
+    """The list is shown, every page of it read. The count stays as it was while a prompt is open, so after
+    going back from one it says nothing until the list is shown again: both are waited for."""
+    expect(page.locator("#catalog")).to_be_visible()
     expect(page.locator("#count")).to_have_text(re.compile(r"^\d+( of \d+)? prompts?$"))
 
 

@@ -182,6 +182,43 @@ def test_the_editor_shows_problems_at_their_line_and_saves_a_new_version(pages: 
         expect_chips(page, 3, [])
 
 
+def test_a_check_answered_after_the_save_does_not_undo_what_the_save_said(pages: Pages, tmp_path: Path) -> None:
+    """Typing stops, a check is asked, and the save goes out before its answer: the check's late answer put
+    "No problems found." over "Saved version 3". Here the check's answer is held until the save is done."""
+    from playwright.sync_api import Route, expect
+
+    with versioned(tmp_path) as served:
+        page = open_greet(pages, served, ALICE)
+        page.click("#edit-open")
+        expect(page.locator("#editor-base")).to_contain_text("Starting from version 2")
+        held: list[Route] = []
+        page.route("**/api/store/check", lambda route: held.append(route))
+        # Set once the page has read a check's answer and run what follows it (the task after its last await).
+        page.evaluate("""() => {
+            const fetched = window.fetch;
+            window.fetch = async (...args) => {
+                const answer = await fetched(...args);
+                if (!String(args[0]).endsWith("/check")) return answer;
+                const text = answer.text.bind(answer);
+                answer.text = async () => {
+                    const body = await text();
+                    setTimeout(() => { window.__checked = true; });
+                    return body;
+                };
+                return answer;
+            };
+        }""")
+        with page.expect_request("**/api/store/check"):
+            page.locator("#editor-text").fill(FIXED)  # checked once typing stops
+        page.fill("#editor-message", "saved before the check answered")
+        page.click("#editor-submit")
+        expect(page.locator("#editor-state")).to_have_text("Saved version 3 of greet.md.")
+        held[0].continue_()
+        page.wait_for_function("window.__checked === true")
+        expect(page.locator("#editor-state")).to_have_text("Saved version 3 of greet.md.")
+        page.unroute_all(behavior="ignoreErrors")
+
+
 def test_a_save_can_point_a_label_at_the_new_version(pages: Pages, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
