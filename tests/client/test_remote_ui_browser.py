@@ -28,7 +28,7 @@ def test_the_page_shows_and_renders_the_sdk_servers_prompts(pages: Pages, tmp_pa
         page.click("#back")
         catalog_ready(page)
         assert sorted(shown_names(page)) == ["farewell", "greet"]
-        assert page.inner_text("#count") == "2 prompts"
+        expect(page.locator("#count")).to_have_text("2 prompts")
         page.evaluate("location.hash = '#/p/greet'")
         page.wait_for_selector("#fields .field")
         page.click("#render")  # the SDK's server has no say here: the required argument is checked first

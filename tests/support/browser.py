@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +75,14 @@ class Pages:
         page.goto(url)
         return page
 
+    def wait_for_problems(self, page: Page, enough: Callable[[list[str]], bool]) -> list[str]:
+        """The problems recorded once ``enough`` holds of them. A console message reaches this process after
+        the page said it, so one the page has already said may not be recorded yet: each turn waits for the
+        page's next message (recorded by the listener ``open`` added before this waiter) until they suffice."""
+        while not enough(self.problems):
+            page.wait_for_event("console", timeout=WAIT_MS)
+        return list(self.problems)
+
     def close(self) -> None:
         for context in self._contexts:
             context.close()
@@ -99,6 +107,9 @@ def shown_names(page: Page) -> list[str]:
 
 
 def catalog_ready(page: Page) -> None:
+    """The list is shown, every page of it read. The count stays as it was while a prompt is open, so after
+    going back from one it says nothing until the list is shown again: both are waited for."""
+    expect(page.locator("#catalog")).to_be_visible()
     expect(page.locator("#count")).to_have_text(re.compile(r"^\d+( of \d+)? prompts?$"))
 
 

@@ -67,3 +67,12 @@ def open_greet(pages: Pages, served: Served, token: str, **options: Any) -> Page
 
 def chips(page: Page, version: int) -> list[str]:
     return page.locator(f"#history .version[data-version='{version}'] .chip").all_inner_texts()
+
+
+def expect_chips(page: Page, version: int, labels: list[str]) -> None:
+    """Waits until version ``version`` of the history shows exactly ``labels`` (none: ``[]``). The history is
+    read again after every write and every change to the library, so a list read at once may be the old one."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(f"#history .version[data-version='{version}']")).to_have_count(1)
+    expect(page.locator(f"#history .version[data-version='{version}'] .chip")).to_have_text(labels)

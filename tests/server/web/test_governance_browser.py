@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from tests.support.browser import Pages
-from tests.support.versions_page import ALICE, RITA, V1, chips, open_greet, promptdeck, versioned
+from tests.support.versions_page import ALICE, RITA, V1, expect_chips, open_greet, promptdeck, versioned
 
 V1_WARMER = V1.replace("Hello", "Hello there")  # version 2: version 1's arguments
 
@@ -31,16 +31,18 @@ def test_the_panel_shows_protection_and_rollouts_and_offers_moves_only_to_who_ma
         expect(rollout).to_have_text(re.compile(r"^Rollout 1: 25% of the renders get version 1, the rest version 2 "
                                                 r"\(started by release, [^\[\]]*\d[^\[\]]*\)\.$"))
         expect(page.locator("#rollback-what")).to_be_visible()  # what a rollback would do is still said
-        assert page.locator(".promote, #rollback").count() == 0  # but no move is offered
+        expect(page.locator(".promote, #rollback")).to_have_count(0)  # but no move is offered
         page.click("#edit-open")
-        assert page.locator("#editor-labels option").count() == 0  # nor suggested for a save
+        # the editor opens once its text is read: its suggestions are filled in then, not at the click
+        expect(page.locator("#editor-base")).to_contain_text("Starting from version 2")
+        expect(page.locator("#editor-labels option")).to_have_count(0)  # nor suggested for a save
         releaser = open_greet(pages, served, RITA)  # holds release: offered, and the move is made
         expect(releaser.locator("#label-protected")).to_have_text(
             "The label production is protected: moving it needs the scope release.")
         expect(releaser.locator("#rollback")).to_have_count(1)
         releaser.click("text=Promote version 1 to production")
         expect(releaser.locator("#history .version[data-version='1'] .chip")).to_have_text(["production"])
-        assert chips(releaser, 2) == []
+        expect_chips(releaser, 2, [])
         promptdeck("unprotect", "production", "--store", served.store)
         page.reload()
         expect(page.locator("#history .version")).to_have_count(2)

@@ -83,3 +83,27 @@ def test_a_refused_promotion_is_shown_as_the_server_says_it(pages: Pages, tmp_pa
         expect(page.locator("#promote-error")).to_have_text(
             "Choose two different labels: a label already holds what it holds.")
         expect(page.locator("#promote-confirm")).to_be_hidden()
+
+
+def test_the_labels_chosen_stay_chosen_when_the_panel_is_read_again(pages: Pages, tmp_path: Path) -> None:
+    """The panel is read again whenever the library changes (a label moved elsewhere, say): the labels chosen
+    stay as chosen. Two the same were set back to another source, so "Promote…" then asked about a move the
+    user never chose instead of saying the two are the same."""
+    from playwright.sync_api import expect
+
+    from tests.support.versions_page import expect_chips
+
+    with versioned(tmp_path, V2, V1) as served:  # production: greet 2
+        promptdeck("label", "greet@2", "staging", "--store", served.store)
+        page = open_greet(pages, served, RITA)
+        expect(page.locator("#promote-source")).to_have_value("staging")
+        page.select_option("#promote-source", "production")
+        page.select_option("#promote-target", "production")
+        promptdeck("label", "greet@1", "production", "--store", served.store, "--author", "carol")
+        expect_chips(page, 1, ["production"])  # the move was seen: the panel was read again
+        expect(page.locator("#promote-source")).to_have_value("production")
+        expect(page.locator("#promote-target")).to_have_value("production")
+        page.click("#promote-ask")
+        expect(page.locator("#promote-error")).to_have_text(
+            "Choose two different labels: a label already holds what it holds.")
+        expect(page.locator("#promote-confirm")).to_be_hidden()

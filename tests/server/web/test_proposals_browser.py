@@ -8,7 +8,7 @@ from pathlib import Path
 
 from promptdeck.sources.store.database import Store
 from tests.support.browser import Pages, sign_in
-from tests.support.versions_page import ALICE, BOB, RITA, V1, V2, chips, open_greet, promptdeck, versioned
+from tests.support.versions_page import ALICE, BOB, RITA, V1, V2, expect_chips, open_greet, promptdeck, versioned
 
 
 def test_open_proposals_are_reviewed_on_the_page(pages: Pages, tmp_path: Path) -> None:
@@ -69,10 +69,45 @@ def test_a_save_on_the_page_can_propose_its_version_rather_than_move_the_label(p
         page.click("#editor-submit")
         expect(page.locator("#editor-state")).to_have_text(
             "Saved version 3 of greet.md; proposal 1 proposes it for production.")
-        assert chips(page, 2) == ["production"] and chips(page, 3) == []  # the label did not move
+        # The label did not move. The state line is written before the history is read again: version 3
+        # must be in the history first, or its lack of chips says nothing.
+        expect_chips(page, 3, [])
+        expect_chips(page, 2, ["production"])
         page.reload()
         expect(page.locator("#proposal-list .proposal[data-proposal='1']")).to_contain_text(
             "Proposal 1 for production by alice")
     with Store(served.store) as store:
         assert store.proposals.get(1).files == {"greet.md": 3}
         assert store.reads.position("production").files["greet.md"] == 2  # type: ignore[union-attr]
+
+
+def test_a_review_being_written_stays_open_when_the_library_changes(pages: Pages, tmp_path: Path) -> None:
+    """The list is read again on every change to the library (a label moved by someone else, say): a review
+    open there stays open, with the comment typed so far and the focus. It was closed, the comment lost."""
+    from playwright.sync_api import expect
+
+    with versioned(tmp_path) as served:  # production: greet 2
+        library = tmp_path / "library"
+        (library / "greet.md").write_text(V2 + "Line three.\n")
+        promptdeck("publish", str(library), "--store", served.store, "--label", "production", "--propose",
+                   "--author", "rita", "-m", "one more line")
+        page = pages.open(served.base)
+        sign_in(page, ALICE)
+        item = page.locator("#proposal-list .proposal[data-proposal='1']")
+        item.locator("button.review").click()
+        comment = item.locator(".proposal-comment")
+        comment.fill("half a thought")
+        # Meanwhile: another proposal, then production moves (the page hears of that one).
+        promptdeck("label", "greet@2", "staging", "--store", served.store)
+        (library / "greet.md").write_text(V2 + "Line four.\n")
+        promptdeck("publish", str(library), "--store", served.store, "--label", "staging", "--propose", "-m", "four")
+        promptdeck("label", "greet@1", "production", "--store", served.store)
+        expect(page.locator("#proposal-list .proposal[data-proposal='2']")).to_have_count(1)  # read again
+        expect(item.locator(".proposal-details")).to_be_visible()
+        expect(comment).to_have_value("half a thought")
+        expect(comment).to_be_focused()
+        item.locator("button.comment").click()
+        expect(item.locator(".proposal-details")).to_be_hidden()  # an action here reads the list afresh
+    with Store(served.store) as store:
+        assert [(r.kind, r.principal, r.message) for r in store.proposals.reviews(1)][-1] == \
+            ("comment", "alice", "half a thought")

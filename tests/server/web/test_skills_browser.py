@@ -4,17 +4,12 @@ server that serves no skills. Debian's chromium driven by Playwright against ``p
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from tests.support.browser import Pages
+from tests.support.browser import Pages, catalog_ready
 from tests.support.http_server import http_server
 from tests.support.libraries import EXAMPLES
-
-if TYPE_CHECKING:
-    from playwright.sync_api import Page
 
 try:
     from playwright.sync_api import expect
@@ -22,10 +17,6 @@ except ImportError:  # the browser fixture says so, as a skip (or a failure in C
     expect = None  # type: ignore[assignment]
 
 HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
-
-
-def catalog_ready(page: Page) -> None:
-    expect(page.locator("#count")).to_have_text(re.compile(r"^\d+( of \d+)? prompts?$"))
 
 
 def test_the_example_skill_is_listed_and_opens_with_its_files(pages: Pages) -> None:

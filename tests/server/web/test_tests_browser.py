@@ -35,10 +35,11 @@ def test_the_served_versions_tests_and_the_editors(pages: Pages, tmp_path: Path)
         expect(panel.locator(".tests-summary")).to_contain_text("2 of 2 test cases pass")
         cases = panel.locator(".test-case")
         expect(cases).to_have_count(2)
-        assert cases.nth(0).locator(".chip").inner_text() == "pass"
-        assert "greets by name" in cases.nth(0).inner_text() and 'who="Ada"' in cases.nth(0).inner_text()
-        assert "expects error -32602 with “missing”" in cases.nth(1).inner_text()
-        assert page.locator("img").count() == 0  # an assertion's value is text, never markup
+        expect(cases.nth(0).locator(".chip")).to_have_text("pass")
+        expect(cases.nth(0)).to_contain_text("greets by name")
+        expect(cases.nth(0)).to_contain_text('who="Ada"')
+        expect(cases.nth(1)).to_contain_text("expects error -32602 with “missing”")
+        expect(page.locator("img")).to_have_count(0)  # an assertion's value is text, never markup
 
         # The editor tests its text as it is checked: a change that breaks the first case shows it failing.
         page.click("#edit-open")
@@ -79,4 +80,4 @@ def test_a_reader_sees_the_tests_may_not_run_them_and_may_not_save(pages: Pages,
         page.click("#edit-open")
         page.click("#editor-check")
         expect(page.locator("#editor-tests .tests-summary")).to_contain_text(not_run)
-        assert page.locator("#editor-save").is_hidden()
+        expect(page.locator("#editor-save")).to_be_hidden()

@@ -110,7 +110,7 @@ async function loadSkills() {
   const fresh = await new Skills(client).load();
   skills = fresh;
   renderSkillList(fresh);
-  proposals.load();  // a store's open proposals, under the list (none shown without a store)
+  proposals.load(true);  // a store's open proposals, under the list (none shown without a store), reviews kept open
   if (/^#\/s\//.test(location.hash)) route();
 }
 

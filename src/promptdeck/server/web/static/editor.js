@@ -163,6 +163,10 @@ export class Editor {
 
   async save() {
     if (this.prompt === null) return;
+    // The save checks the text too: a check asked before it (typing stopped just then) must not answer
+    // after it, putting "No problems found." over what the save said.
+    clearTimeout(this.timer);
+    this.asked++;
     const message = $("editor-message").value.trim();
     const label = $("editor-label").value.trim();
     const button = $("editor-submit");

@@ -43,9 +43,11 @@ export class Promotion {
     target.replaceChildren(...movable.map((l) => h("option", { value: l.name }, l.name)));
     source.replaceChildren(...labels.map((l) => h("option", { value: l.name }, `${l.name} (position ${l.position})`)));
     const has = (select, name) => [...select.options].some((o) => o.value === name);
-    // By default the served label takes what another label holds (staging into production, say).
-    target.value = has(target, kept[1]) ? kept[1] : has(target, overview.label) ? overview.label : movable[0].name;
-    source.value = has(source, kept[0]) && kept[0] !== target.value
+    // By default the served label takes what another label holds (staging into production, say). Choices made
+    // stay as made, even two the same (ask says so): this runs again on every change to the library.
+    const keepTarget = has(target, kept[1]);
+    target.value = keepTarget ? kept[1] : has(target, overview.label) ? overview.label : movable[0].name;
+    source.value = has(source, kept[0]) && (keepTarget || kept[0] !== target.value)
       ? kept[0] : (labels.find((l) => l.name !== target.value) || labels[0]).name;
     $("promote-prompt").textContent = prompt;
   }

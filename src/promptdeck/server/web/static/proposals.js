@@ -12,8 +12,12 @@ export class Proposals {
     this.api = api;
   }
 
-  /** Read the open proposals again and show them; a server without a store (404) shows no section. */
-  async load() {
+  /**
+   * Read the open proposals again and show them; a server without a store (404) shows no section. With `keep`
+   * (read again because the library changed, not for an action here), a review open stays open, with the
+   * comment typed in it so far.
+   */
+  async load(keep = false) {
     let answer;
     try {
       answer = await this.api.get("/proposals");
@@ -23,17 +27,20 @@ export class Proposals {
       return;
     }
     const list = Array.isArray(answer.proposals) ? answer.proposals : [];
-    $("proposal-list").replaceChildren(...list.map((p) => this.item(p)));
+    const open = keep ? reviewing() : new Map();
+    $("proposal-list").replaceChildren(...list.map((p) => this.item(p, open.get(String(p.id)))));
     $("proposals-count").textContent = `(${list.length})`;
     show($("proposals"), list.length > 0);
   }
 
-  item(p) {
+  /** kept: the review was open before the list was read again ({comment, focused}). */
+  item(p, kept = null) {
     const needed = Number(p.approvals?.needed) || 0;
     const by = Array.isArray(p.approvals?.by) ? p.approvals.by : [];
     const details = h("div", { className: "proposal-details", hidden: true });
     const toggle = h("button", { type: "button", className: "review", "aria-expanded": "false",
       onclick: () => this.toggle(p.id, details, toggle) }, `Review proposal ${p.id}`);
+    if (kept) this.toggle(p.id, details, toggle, kept);
     return h("li", { className: "proposal", "data-proposal": String(p.id) },
       h("p", {}, h("strong", {}, `Proposal ${p.id} for ${String(p.label)}`),
         ` by ${String(p.author)} · ${when(p.created).text} · ${p.files} file${p.files === 1 ? "" : "s"} · `,
@@ -43,14 +50,14 @@ export class Proposals {
       toggle, details);
   }
 
-  async toggle(id, details, toggle) {
+  async toggle(id, details, toggle, kept = null) {
     const open = details.hidden;
     toggle.setAttribute("aria-expanded", String(open));
     show(details, open);
-    if (open) await this.fill(id, details);
+    if (open) await this.fill(id, details, kept);
   }
 
-  async fill(id, details) {
+  async fill(id, details, kept = null) {
     let p;
     try {
       p = await this.api.get("/proposal", { id, tests: 1 });
@@ -68,7 +75,8 @@ export class Proposals {
         r.message ? `: ${String(r.message)}` : "", ` · ${when(r.created).text}`)));
     const tests = h("div", { className: "proposal-tests" }, h("h3", {}, "Tests"),
       testsOf(p.tests));
-    const text = h("textarea", { className: "proposal-comment", rows: 2, "aria-label": `Comment on proposal ${id}` });
+    const text = h("textarea", { className: "proposal-comment", rows: 2, "aria-label": `Comment on proposal ${id}`,
+      value: kept?.comment ?? "" });
     const error = h("p", { className: "error", role: "alert", hidden: true });
     const act = (action) => async () => {
       show(error, false);
@@ -86,7 +94,20 @@ export class Proposals {
       h("button", { type: "button", className: action, onclick: act(action) },
         action[0].toUpperCase() + action.slice(1)));
     details.replaceChildren(...changes, tests, h("h3", {}, "Reviews"), reviews, text, h("p", {}, buttons), error);
+    if (kept?.focused && document.activeElement === document.body) text.focus();  // unless the user moved on
   }
+}
+
+/** The reviews open in the list, by proposal id: the comment typed in each so far, and whether it has the focus. */
+function reviewing() {
+  const open = new Map();
+  for (const item of $("proposal-list").children) {
+    const details = item.querySelector(".proposal-details");
+    if (!details || details.hidden) continue;
+    const text = details.querySelector(".proposal-comment");
+    open.set(item.dataset.proposal, { comment: text?.value ?? "", focused: Boolean(text) && text === document.activeElement });
+  }
+  return open;
 }
 
 /** The server's word on the merge's tests: not run (and why), none, or a summary and the first failures. */
