@@ -95,30 +95,6 @@ def test_a_large_library_is_shown_a_capped_list_at_a_time(pages: Pages, tmp_path
         expect(page.locator("#results .result-name")).to_have_text([names[1199]])
 
 
-def test_rows_shown_stay_when_the_usage_is_read_again(pages: Pages, tmp_path: Path) -> None:
-    """Back from a prompt the usage is read again; its answer, arriving late, once put the list back to its first
-    page, so the row the user came back to (and the focus on it) was gone."""
-    from tests.support.libraries import write_prompts
-
-    names = sorted(write_prompts(tmp_path / "lib", 300))
-    with http_server(str(tmp_path / "lib"), "--no-watch") as endpoint:
-        page = pages.open(endpoint.removesuffix("mcp"))
-        expect(page.locator("#count")).to_have_text("300 prompts", timeout=60_000)
-        expect(page.locator("#usage-filters")).to_be_visible()  # the first usage answer is in
-        rows = page.locator("#results .result")
-        page.click("#more")
-        expect(rows).to_have_count(200)
-        rows.nth(150).locator("a").click()
-        expect(page.locator("#prompt-title")).to_be_visible()
-        page.evaluate("document.querySelector('#results .result').dataset.before = 'yes'")
-        page.go_back()
-        # The rows are built again once the usage read on coming back is in.
-        expect(page.locator("#results .result[data-before]")).to_have_count(0)
-        expect(rows).to_have_count(200)
-        expect(rows.nth(150).locator("a")).to_be_focused()
-        assert rows.nth(150).locator("code").text_content() == names[150]
-
-
 # -- the playground ----------------------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tests.support.browser import Pages, catalog_ready, shown_names, sign_in
+from tests.support.http_server import http_server
 from tests.support.store_api import ALICE, BOB, CAROL, make_store, post, serving
 from tests.support.usage import (
     ALICE_AUTH,
@@ -161,3 +162,27 @@ def test_a_store_servers_usage_panel_and_catalog(pages: Pages, tmp_path: Path) -
         expect(page.locator("#results .result-name")).to_have_text(["note", "greet"])
         assert "salaries" not in page.locator("main").inner_text()
         assert pages.problems == [], pages.problems
+
+
+def test_rows_shown_stay_when_the_usage_is_read_again(pages: Pages, tmp_path: Path) -> None:
+    """Back from a prompt the usage is read again; its answer, arriving late, once put the list back to its first
+    page, so the row the user came back to (and the focus on it) was gone."""
+    from tests.support.libraries import write_prompts
+
+    names = sorted(write_prompts(tmp_path / "lib", 300))
+    with http_server(str(tmp_path / "lib"), "--no-watch") as endpoint:
+        page = pages.open(endpoint.removesuffix("mcp"))
+        expect(page.locator("#count")).to_have_text("300 prompts", timeout=60_000)
+        expect(page.locator("#usage-filters")).to_be_visible()  # the first usage answer is in
+        rows = page.locator("#results .result")
+        page.click("#more")
+        expect(rows).to_have_count(200)
+        rows.nth(150).locator("a").click()
+        expect(page.locator("#prompt-title")).to_be_visible()
+        page.evaluate("document.querySelector('#results .result').dataset.before = 'yes'")
+        page.go_back()
+        # The rows are built again once the usage read on coming back is in.
+        expect(page.locator("#results .result[data-before]")).to_have_count(0)
+        expect(rows).to_have_count(200)
+        expect(rows.nth(150).locator("a")).to_be_focused()
+        assert rows.nth(150).locator("code").text_content() == names[150]
