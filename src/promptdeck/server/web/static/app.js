@@ -166,6 +166,7 @@ function followOpenPrompt(entry) {
 
 async function route() {
   if (!$("login").hidden) return;
+  const asked = location.hash;
   const skillAt = /^#\/s\/(.+)$/.exec(location.hash);
   if (skillAt) {
     openSkillPage(decodeURIComponent(skillAt[1]));
@@ -190,6 +191,8 @@ async function route() {
   const name = decodeURIComponent(match[1]);
   show($("catalog"), false);
   const entry = await catalog.find(name);
+  // The rest of a large catalog may take a while: the user may have gone elsewhere meanwhile, and that route wins.
+  if (location.hash !== asked) return;
   if (!entry) {
     show($("catalog"));
     banner(`No prompt named ${name} here (or not one you may see).`);
