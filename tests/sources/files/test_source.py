@@ -26,6 +26,7 @@ from promptdeck.protocol.errors import InternalError, InvalidParams, LibraryErro
 from promptdeck.sources.files import library as library_module
 from promptdeck.sources.files import source as files_module
 from promptdeck.sources.files.library import TemplateFolder
+from promptdeck.sources.files.native import Native
 from promptdeck.sources.files.paths import LibraryRoot, guess_mime, is_prompt_path, is_text_mime, read_confined
 from promptdeck.sources.files.source import FileSource, prompt_name_for
 from tests.support.files import PNG, Files, load, only, prompts, render, write
@@ -962,3 +963,15 @@ def test_large_load_freezes_its_catalog_and_a_reload_unfreezes_the_last(tmp_path
         assert gc.get_freeze_count() == 0
     finally:
         gc.unfreeze()
+
+
+@given(st.lists(st.sampled_from(["```", "~~~", "\n", "\r\n", " ", "x", "user", "assistant", ":", "{a}", "---\n"]),
+                max_size=12).map("".join))
+def test_a_body_is_split_at_role_lines_alike_with_or_without_its_shortcut(body: str) -> None:
+    """``stage_file`` takes a body with no role word for one user message at once; ``_segments`` says the same."""
+    staged = files_module.stage_file("p.md", f"---\nname: p\n---\n{body}".encode())
+    if isinstance(staged, list):  # nothing to send
+        assert not body.strip(), staged
+        return
+    assert not isinstance(staged, Native)
+    assert staged[2] == list(files_module._segments(body, 4)), body

@@ -28,17 +28,17 @@ from ...protocol.errors import LineError
 
 _KEY_TEXT = r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*"
 _KEY = re.compile(_KEY_TEXT)
-# One line of block YAML: its indent, a sequence item's "-" (with the spaces after it), a key and the rest, trailing
-# spaces dropped. A line that is neither an item nor a key has its whole content as the rest.
-_LINE = re.compile(rf"( *)(- +|-$)?(?:({_KEY_TEXT}):(?: +|$))?(.*?) *$")
+# One line of block YAML: its indent, a sequence item's "-" (with the spaces after it), a key and the rest (trailing
+# spaces and all). A line that is neither an item nor a key has its whole content as the rest.
+_LINE = re.compile(rf"( *)(- +|-$)?(?:({_KEY_TEXT}):(?: +|$))?(.*)")
 # What no text this reader reads holds: what YAML does not allow (PyYAML refuses control characters, surrogates,
 # U+FFFE), and what this reader does not read: tabs, CR, the other line breaks (U+0085, U+2028, U+2029) and a
 # byte order mark.
 _UNSURE_TEXT = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
-# A plain scalar that is certainly text (or one of the words in ``_WORDS``): it starts with no indicator, no digit,
-# sign or dot (numbers, dates, .inf), no "<", "=" or "~"; holds no "#" and no ":" but one followed by text. In flow
-# context (``_FLOW_TEXT``) no ",[]{}:" at all.
-_TEXT = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`0-9+.<=~ ](?:[^#:]|:(?=[^ ]))*")
+# A plain scalar that is certainly text (or one of the words in ``_WORDS``): it starts with none of ``_NOT_TEXT_START``
+# (indicators; digits, signs and dots: numbers, dates, .inf; "<<", "=", "~"); holds no "#" and no ":" but one followed
+# by text (checked in ``_inline``). In flow context (``_FLOW_TEXT``) no ",[]{}:" at all.
+_NOT_TEXT_START = frozenset("-?:,[]{}#&*!|>'\"%@`0123456789+.<=~ ")
 _FLOW_TEXT = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`0-9+.<=~ ][^#:,\[\]{}]*")
 # "[a, b, c]": a flow sequence with no nested collection and no quotes, read by splitting it at its commas.
 _FLAT_SEQUENCE = re.compile(r"\[([^\[\]{}'\"]*)\]")
@@ -101,6 +101,8 @@ def safe_yaml(text: str, *, load: bool = True) -> Any:
     return yaml.load(text, Loader=loader) if load else None
 
 
+_CLOSING = re.compile(r"---[ \t]*\r?$", re.MULTILINE)
+
 #: Why a prompt file with no text below its front matter (or none at all) is refused: it would be served,
 #: listed and saved as a version, a prompt that sends nothing.
 EMPTY_PROMPT = "the prompt is empty: it has no text to send; write it below the front matter"
@@ -113,11 +115,16 @@ def split_front_matter(text: str) -> tuple[str | None, str, int]:
         text = text[1:]
     if not (text.startswith("---\n") or text.startswith("---\r\n")):
         return None, text, 1
-    end = re.search(r"^---[ \t]*\r?$", text[4:], re.MULTILINE)
-    if end is None:
-        raise LineError("front matter starts with '---' but has no closing '---' line", 1)
-    front = text[4:4 + end.start()]
-    rest = text[4 + end.end():]
+    # The first line from the fifth character on that is the closing fence: tried where a line starts with "---"
+    # (found at C speed), not at every character.
+    end, start = _CLOSING.match(text, 4), 4
+    while end is None:
+        start = text.find("\n---", start) + 1
+        if not start:
+            raise LineError("front matter starts with '---' but has no closing '---' line", 1)
+        end = _CLOSING.match(text, start)
+    front = text[4:end.start()]
+    rest = text[end.end():]
     if rest.startswith("\r\n"):
         rest = rest[2:]
     elif rest.startswith("\n"):
@@ -346,7 +353,7 @@ def _token(raw: str) -> _Token:
     match = _LINE.match(raw)
     assert match is not None  # every part of it may be empty
     indent, dash, key, rest = match.group(1, 2, 3, 4)
-    dash, key = dash or "", key or ""
+    dash, key, rest = dash or "", key or "", rest.rstrip(" ")
     value: Any = None
     if not (dash or key):
         value = _NOT_TEXT
@@ -436,8 +443,8 @@ def _sequence(lines: _Lines, i: int, indent: int, depth: int) -> tuple[list[Any]
 
 def _inline(text: str, depth: int = 1) -> Any:
     """The value ``text`` (the rest of a line) gives; a collection, at ``depth`` (a block's count theirs)."""
-    if _TEXT.fullmatch(text):
-        return _WORDS.get(text, text)
+    if text[0] not in _NOT_TEXT_START and "#" not in text and ": " not in text and text[-1] != ":":
+        return _WORDS.get(text, text)  # the common case, at C speed: text for certain, but for a few words
     first = text[0]
     if first == "[" and depth <= MAX_DEPTH:
         flat = _FLAT_SEQUENCE.fullmatch(text)
@@ -479,7 +486,7 @@ def _quoted(text: str, pos: int) -> tuple[str, int]:
 
 
 def _plain(token: str, *, flow: bool) -> Any:
-    if (_FLOW_TEXT if flow else _TEXT).fullmatch(token):
+    if flow and _FLOW_TEXT.fullmatch(token):
         return _WORDS.get(token, token)
     if not token or token[0] in _INDICATORS or token.endswith(":") or ": " in token or "#" in token:
         raise _Unsure

@@ -134,7 +134,11 @@ def stage_file(rel: str, data: bytes) -> Staged:
         meta = read_front_matter(front) if front is not None else {}
     except LineError as exc:
         return [(str(exc), exc.line)]
-    return (front or "", meta, list(_segments(body, body_line))) if body.strip() else [(EMPTY_PROMPT, None)]
+    if not body.strip():
+        return [(EMPTY_PROMPT, None)]
+    if "user:" not in body and "assistant:" not in body:  # no role line: one user message, as ``_segments`` says
+        return front or "", meta, [("user", None, body, body_line, body_line)]
+    return front or "", meta, list(_segments(body, body_line))
 
 
 def _plain_signals() -> None:
