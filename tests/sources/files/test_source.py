@@ -975,3 +975,33 @@ def test_a_body_is_split_at_role_lines_alike_with_or_without_its_shortcut(body: 
         return
     assert not isinstance(staged, Native)
     assert staged[2] == list(files_module._segments(body, 4)), body
+
+
+def test_worker_processes_load_a_library_as_one_process_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The staged files come back from the workers in batches, without their paths (the parent pairs them with
+    the paths it sent): every prompt and every problem lands on its own file, in batches of any size."""
+    front = "arguments:\n  - name: topic\n---\nAbout {{ topic }}"
+    files: Files = {f"f{i:02d}/p{i:02d}.md": f"---\ndescription: Prompt {i}\n{front} {i}\n" for i in range(12)}
+    files |= {"bad/unknown.md": "---\ncolour: red\n---\nHi\n", "bad/empty.md": "---\nname: e\n---\n",
+              "bad/binary.md": b"\xff\xfe", ".claude/commands/fix.md": "Fix $ARGUMENTS\n",
+              "roles.md": "Hi\nassistant:\nHello\nuser:\nBye\n"}
+    write(tmp_path, files)
+
+    def loaded() -> tuple[list[tuple[str, str, str | None, list[str]]], list[str]]:
+        source = FileSource(tmp_path)
+        errors = sorted(str(e) for e in source.load())
+        return [(p.source, p.name, p.description, [a.name for a in p.arguments]) for p in source.prompts()], errors
+
+    alone = loaded()
+    assert len(alone[0]) == 14 and len(alone[1]) == 3, alone
+    monkeypatch.setattr(files_module, "PARALLEL_MIN_FILES", 2)
+    monkeypatch.setattr(files_module, "stage_workers", lambda: 2)
+    for batch in (1, 4, 1000):
+        monkeypatch.setattr(files_module, "PARALLEL_BATCH", batch)
+        assert loaded() == alone, batch
+
+
+def test_the_workers_leave_this_process_a_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    for cores, workers in [(1, 0), (2, 1), (4, 3), (64, 8)]:
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _, n=cores: set(range(n)))
+        assert files_module.stage_workers() == workers
