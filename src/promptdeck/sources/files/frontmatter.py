@@ -326,7 +326,7 @@ def fast_load(text: str) -> dict[str, Any] | None:
         return None
     try:
         value, end = _mapping(lines, 0, 0, 1)
-    except (_Unsure, IndexError):
+    except (_Unsure, IndexError, RecursionError):
         return None
     return value if end == len(lines) else None
 
@@ -360,7 +360,7 @@ def _token(raw: str) -> _Token:
     elif rest:
         try:
             value = _inline(rest)
-        except _Unsure:
+        except (_Unsure, IndexError, RecursionError):
             value = _UNSURE
         if type(value) is list and all(type(v) in _SCALARS for v in value):
             value = tuple(value)
