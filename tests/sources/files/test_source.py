@@ -995,10 +995,11 @@ def test_worker_processes_load_a_library_as_one_process_does(tmp_path: Path, mon
     alone = loaded()
     assert len(alone[0]) == 14 and len(alone[1]) == 3, alone
     monkeypatch.setattr(files_module, "PARALLEL_MIN_FILES", 2)
-    monkeypatch.setattr(files_module, "stage_workers", lambda: 2)
-    for batch in (1, 4, 1000):
-        monkeypatch.setattr(files_module, "PARALLEL_BATCH", batch)
-        assert loaded() == alone, batch
+    for workers in (2, 0):  # 0: one core, a batch at a time in this process
+        monkeypatch.setattr(files_module, "stage_workers", lambda n=workers: n)
+        for batch in (1, 4, 1000):
+            monkeypatch.setattr(files_module, "PARALLEL_BATCH", batch)
+            assert loaded() == alone, (workers, batch)
 
 
 def test_the_workers_leave_this_process_a_core(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -427,10 +427,11 @@ class FileSource(Source):
 
             if "fork" not in mp.get_all_start_methods():
                 workers = 0
-        if not workers:
-            yield from zip(paths, _stage_files((root, paths, self.prefix)), strict=True)
-            return
         batches = [(root, paths[i:i + PARALLEL_BATCH], self.prefix) for i in range(0, len(paths), PARALLEL_BATCH)]
+        if not workers:  # a batch at a time: the whole library's bytes and staged files at once took ~500 MiB
+            for job in batches:
+                yield from zip(job[1], _stage_files(job), strict=True)
+            return
         # fork: the workers need nothing but this module, which the parent has already imported.
         with mp.get_context("fork").Pool(workers, initializer=_plain_signals) as pool:
             for (_, rels, _), staged in zip(batches, pool.imap(_stage_files, batches), strict=True):
