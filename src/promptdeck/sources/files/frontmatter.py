@@ -308,12 +308,6 @@ def _line_of(event: Any) -> int:
 
 def fast_load(text: str) -> dict[str, Any] | None:
     """The mapping ``yaml.safe_load(text)`` would give, or None when PyYAML must decide."""
-    # Left to PyYAML whole: what it refuses or this reader does not read (``_UNSURE_TEXT``). Printable as Python
-    # (checked at C speed) is printable as YAML with none of those; only other text needs the expression.
-    if "&" in text or "*" in text or "\\" in text or " #" in text:
-        return None
-    if not text.replace("\n", " ").isprintable() and _UNSURE_TEXT.search(text):
-        return None
     lines: _Lines = []
     tokens = _TOKENS
     for raw in text.split("\n"):
@@ -321,6 +315,8 @@ def fast_load(text: str) -> dict[str, Any] | None:
         if token is None:
             token = _token(raw)
         if token is not _BLANK:
+            if token is _REFUSED:  # the whole text is PyYAML's
+                return None
             lines.append(token)
     if not lines or lines[0][0]:
         return None
@@ -342,6 +338,7 @@ _Lines = list[_Token]
 _TOKENS: dict[str, _Token] = {}
 _MAX_TOKENS = 4096
 _BLANK: _Token = (0, "", "", "", None)  # a blank line or a whole-line comment
+_REFUSED: _Token = (-1, "", "", "", None)  # a line that leaves the whole text to PyYAML (``_token``)
 _AGAIN = object()
 _UNSURE = object()  # a rest this reader is not sure of: reading it raises ``_Unsure``
 _NOT_TEXT = object()  # the rest of a line that is neither a key nor an item (which no reader takes)
@@ -350,6 +347,11 @@ _SCALARS = {str, int, float, bool, type(None)}
 
 def _token(raw: str) -> _Token:
     """``raw`` read as a line (``_Token``), and kept in ``_TOKENS``."""
+    # Left to PyYAML: what it refuses or this reader does not read (``_UNSURE_TEXT``). Printable as Python (checked
+    # at C speed) is printable as YAML with none of those; only other text needs the expression. Checked here, a
+    # line at a time, so a line seen before is not checked again.
+    if "&" in raw or "*" in raw or "\\" in raw or " #" in raw or (not raw.isprintable() and _UNSURE_TEXT.search(raw)):
+        return _keep(raw, _REFUSED)
     match = _LINE.match(raw)
     assert match is not None  # every part of it may be empty
     indent, dash, key, rest = match.group(1, 2, 3, 4)
@@ -367,7 +369,10 @@ def _token(raw: str) -> _Token:
         elif type(value) not in _SCALARS and value is not _UNSURE:
             value = _AGAIN
     blank = value is _NOT_TEXT and (not rest or rest[0] == "#")
-    token = _BLANK if blank else (len(indent), dash, key, rest, value)
+    return _keep(raw, _BLANK if blank else (len(indent), dash, key, rest, value))
+
+
+def _keep(raw: str, token: _Token) -> _Token:
     if len(_TOKENS) >= _MAX_TOKENS:
         _TOKENS.clear()
     _TOKENS[raw] = token
