@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptdeck.protocol.errors import LineError
-from promptdeck.sources.files.frontmatter import fast_load, key_line, load_yaml_file, read_json_front_matter
+from promptdeck.sources.files.frontmatter import (
+    YamlRefused,
+    fast_load,
+    key_line,
+    load_yaml_file,
+    read_json_front_matter,
+    safe_yaml,
+)
 
 # Scalars chosen to hit YAML 1.1's corners: booleans, nulls, octal-looking and sexagesimal numbers,
 # dates, floats without a dot, indicators, quotes and colons.
@@ -19,7 +26,10 @@ TRICKY = ["yes", "No", "ON", "off", "true", "False", "null", "~", "Null", "0", "
           "1e5", ".5", "1_000", "0x1F", "1:30", "2024-01-01", "2024-01-01 10:00:00", ".inf", "-.Inf", ".NaN",
           "a: b", "a:b", "x #y", "#z", "- item", "[x]", "{y}", "a, b", "it's", 'say "hi"', "&anchor", "*ref",
           "!tag", "|", ">", "%", "@", "`", "?", "<<", "=", "plain words", "C#", "under_score", "Ünïcode",
-          "trailing:", "", " ", "'quoted'", '"dq"', "back\\slash", "tab\there"]
+          "trailing:", "", " ", "'quoted'", '"dq"', "back\\slash", "tab\there",
+          # what Python's str methods take for spaces or line breaks and YAML does not (or the reverse), and what
+          # PyYAML refuses outright
+          "\xa0x", "a\xa0", "\u3000", "x\u2028y", "x\x85y", "\ufeffx", "a\x01", "a\x7f", "~x", "<b>", "a::b", "Q&A"]
 scalar_text = st.one_of(st.sampled_from(TRICKY), st.text(alphabet="ab1:-# '\"[]{},.", max_size=8))
 key = st.one_of(st.sampled_from(["name", "title", "description", "arguments", "enum", "yes", "on", "a-b",
                                  "required", "x_1", "default", "min"]),
@@ -84,7 +94,11 @@ def agree(text: str) -> Any:
     fast = fast_load(text)
     if fast is None:
         return None
-    assert fast == yaml.safe_load(text), text
+    try:
+        expected = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise AssertionError(f"read text PyYAML refuses: {text!r}") from None
+    assert fast == expected, text
     # bool is an int to ==; the types must match too.
     assert repr(fast) == repr(yaml.safe_load(text)), text
     return fast
@@ -97,7 +111,7 @@ def test_fast_reader_agrees_with_pyyaml(lines: list[str]) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="ab:-#'\"[]{}, \n\t|>1.", max_size=60))
+@given(st.text(alphabet="ab:-#'\"[]{}, \n\t|>1.\xa0\x01\u2028", max_size=60))
 def test_fast_reader_on_noise_agrees_or_declines(text: str) -> None:
     try:
         expected = yaml.safe_load(text)
@@ -132,6 +146,37 @@ def test_typical_front_matter_takes_the_fast_path() -> None:
             {"name": "words", "type": "integer", "min": 10, "max": 500},
         ],
     }
+
+
+@pytest.mark.parametrize("text", [
+    "a: b\x01\n", "a: x\x7f\n", "\x0c\na: b\n", "a: b\u2028c\n",  # PyYAML refuses these
+    "a: [\xa0x]\n", "a: {\xa0k: v}\n", "a: [x\u3000]\n",  # spaces to Python, text to YAML
+])
+def test_text_python_and_yaml_read_differently_agrees_or_declines(text: str) -> None:
+    agree(text)
+
+
+def test_a_line_read_before_gives_fresh_values() -> None:
+    text = "tags: [a, b]\nmodel: {name: m, tools: [x]}\nname: n\n"
+    first = agree(text)
+    first["tags"].append("c")
+    first["model"]["tools"].append("y")
+    assert agree(text) == {"tags": ["a", "b"], "model": {"name": "m", "tools": ["x"]}, "name": "n"}
+
+
+@pytest.mark.parametrize("blocks", [0, 10, 20, 31])
+def test_nesting_counts_block_and_flow_levels_together(blocks: int) -> None:
+    """Block levels and the flow levels in a line's value add up, as PyYAML's depth check counts them: what it
+    refuses is never read here (it was, for a deep flow value below a few block levels)."""
+    for flow in range(1, 40):
+        for value in ["[" * flow + "x" + "]" * flow, "{a: " * flow + "x" + "}" * flow]:
+            text = "".join(" " * i + f"k{i}:\n" for i in range(blocks)) + " " * blocks + f"k: {value}\n"
+            try:
+                safe_yaml(text)
+            except YamlRefused:
+                assert fast_load(text) is None, (blocks, flow)
+            else:
+                assert flow > 2 or agree(text) is not None, (blocks, flow)
 
 
 def test_uncertain_shapes_are_left_to_pyyaml() -> None:

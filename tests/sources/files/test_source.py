@@ -26,6 +26,7 @@ from promptdeck.protocol.errors import InternalError, InvalidParams, LibraryErro
 from promptdeck.sources.files import library as library_module
 from promptdeck.sources.files import source as files_module
 from promptdeck.sources.files.library import TemplateFolder
+from promptdeck.sources.files.native import Native
 from promptdeck.sources.files.paths import LibraryRoot, guess_mime, is_prompt_path, is_text_mime, read_confined
 from promptdeck.sources.files.source import FileSource, prompt_name_for
 from tests.support.files import PNG, Files, load, only, prompts, render, write
@@ -962,3 +963,46 @@ def test_large_load_freezes_its_catalog_and_a_reload_unfreezes_the_last(tmp_path
         assert gc.get_freeze_count() == 0
     finally:
         gc.unfreeze()
+
+
+@given(st.lists(st.sampled_from(["```", "~~~", "\n", "\r\n", " ", "x", "user", "assistant", ":", "{a}", "---\n"]),
+                max_size=12).map("".join))
+def test_a_body_is_split_at_role_lines_alike_with_or_without_its_shortcut(body: str) -> None:
+    """``stage_file`` takes a body with no role word for one user message at once; ``_segments`` says the same."""
+    staged = files_module.stage_file("p.md", f"---\nname: p\n---\n{body}".encode())
+    if isinstance(staged, list):  # nothing to send
+        assert not body.strip(), staged
+        return
+    assert not isinstance(staged, Native)
+    assert staged[2] == list(files_module._segments(body, 4)), body
+
+
+def test_worker_processes_load_a_library_as_one_process_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The staged files come back from the workers in batches, without their paths (the parent pairs them with
+    the paths it sent): every prompt and every problem lands on its own file, in batches of any size."""
+    front = "arguments:\n  - name: topic\n---\nAbout {{ topic }}"
+    files: Files = {f"f{i:02d}/p{i:02d}.md": f"---\ndescription: Prompt {i}\n{front} {i}\n" for i in range(12)}
+    files |= {"bad/unknown.md": "---\ncolour: red\n---\nHi\n", "bad/empty.md": "---\nname: e\n---\n",
+              "bad/binary.md": b"\xff\xfe", ".claude/commands/fix.md": "Fix $ARGUMENTS\n",
+              "roles.md": "Hi\nassistant:\nHello\nuser:\nBye\n"}
+    write(tmp_path, files)
+
+    def loaded() -> tuple[list[tuple[str, str, str | None, list[str]]], list[str]]:
+        source = FileSource(tmp_path)
+        errors = sorted(str(e) for e in source.load())
+        return [(p.source, p.name, p.description, [a.name for a in p.arguments]) for p in source.prompts()], errors
+
+    alone = loaded()
+    assert len(alone[0]) == 14 and len(alone[1]) == 3, alone
+    monkeypatch.setattr(files_module, "PARALLEL_MIN_FILES", 2)
+    for workers in (2, 0):  # 0: one core, a batch at a time in this process
+        monkeypatch.setattr(files_module, "stage_workers", lambda n=workers: n)
+        for batch in (1, 4, 1000):
+            monkeypatch.setattr(files_module, "PARALLEL_BATCH", batch)
+            assert loaded() == alone, (workers, batch)
+
+
+def test_the_workers_leave_this_process_a_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    for cores, workers in [(1, 0), (2, 1), (4, 3), (64, 8)]:
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _, n=cores: set(range(n)))
+        assert files_module.stage_workers() == workers

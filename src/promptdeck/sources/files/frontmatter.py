@@ -11,6 +11,11 @@ Plain scalars it resolves only when the answer is certain under YAML 1.1 as
 PyYAML implements it (decimal integers without leading zeros, simple decimals,
 true/false/yes/no/on/off, null/~); anything that might be a date, an octal,
 a sexagesimal number and so on goes to PyYAML.
+
+It reads a front matter line by line, and keeps each line it has read (by its
+text) with its parts and its value: the files of one library repeat most of
+their lines (an argument's ``required: true``), so a large library's front
+matter costs a dict look-up a line, ~5 us a file against ~30 read afresh.
 """
 
 from __future__ import annotations
@@ -21,7 +26,22 @@ from typing import Any
 
 from ...protocol.errors import LineError
 
-_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*):(?: +(.*))?$")
+_KEY_TEXT = r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*"
+_KEY = re.compile(_KEY_TEXT)
+# One line of block YAML: its indent, a sequence item's "-" (with the spaces after it), a key and the rest (trailing
+# spaces and all). A line that is neither an item nor a key has its whole content as the rest.
+_LINE = re.compile(rf"( *)(- +|-$)?(?:({_KEY_TEXT}):(?: +|$))?(.*)")
+# What no text this reader reads holds: what YAML does not allow (PyYAML refuses control characters, surrogates,
+# U+FFFE), and what this reader does not read: tabs, CR, the other line breaks (U+0085, U+2028, U+2029) and a
+# byte order mark.
+_UNSURE_TEXT = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# A plain scalar that is certainly text (or one of the words in ``_WORDS``): it starts with none of ``_NOT_TEXT_START``
+# (indicators; digits, signs and dots: numbers, dates, .inf; "<<", "=", "~"); holds no "#" and no ":" but one followed
+# by text (checked in ``_inline``). In flow context (``_FLOW_TEXT``) no ",[]{}:" at all.
+_NOT_TEXT_START = frozenset("-?:,[]{}#&*!|>'\"%@`0123456789+.<=~ ")
+_FLOW_TEXT = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`0-9+.<=~ ][^#:,\[\]{}]*")
+# "[a, b, c]": a flow sequence with no nested collection and no quotes, read by splitting it at its commas.
+_FLAT_SEQUENCE = re.compile(r"\[([^\[\]{}'\"]*)\]")
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\.[0-9]+$")
 _BOOLS = {
@@ -31,6 +51,8 @@ _BOOLS = {
     "off": False, "Off": False, "OFF": False,
 }
 _NULLS = {"null", "Null", "NULL", "~"}
+#: the plain words YAML 1.1 reads as something other than text
+_WORDS: dict[str, bool | None] = {**_BOOLS, **dict.fromkeys(_NULLS)}
 _RESERVED_KEYS = set(_BOOLS) | _NULLS
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 _MAYBE_NUMBER = set("0123456789+-.")
@@ -79,6 +101,8 @@ def safe_yaml(text: str, *, load: bool = True) -> Any:
     return yaml.load(text, Loader=loader) if load else None
 
 
+_CLOSING = re.compile(r"---[ \t]*\r?$", re.MULTILINE)
+
 #: Why a prompt file with no text below its front matter (or none at all) is refused: it would be served,
 #: listed and saved as a version, a prompt that sends nothing.
 EMPTY_PROMPT = "the prompt is empty: it has no text to send; write it below the front matter"
@@ -91,11 +115,16 @@ def split_front_matter(text: str) -> tuple[str | None, str, int]:
         text = text[1:]
     if not (text.startswith("---\n") or text.startswith("---\r\n")):
         return None, text, 1
-    end = re.search(r"^---[ \t]*\r?$", text[4:], re.MULTILINE)
-    if end is None:
-        raise LineError("front matter starts with '---' but has no closing '---' line", 1)
-    front = text[4:4 + end.start()]
-    rest = text[4 + end.end():]
+    # The first line from the fifth character on that is the closing fence: tried where a line starts with "---"
+    # (found at C speed), not at every character.
+    end, start = _CLOSING.match(text, 4), 4
+    while end is None:
+        start = text.find("\n---", start) + 1
+        if not start:
+            raise LineError("front matter starts with '---' but has no closing '---' line", 1)
+        end = _CLOSING.match(text, start)
+    front = text[4:end.start()]
+    rest = text[end.end():]
     if rest.startswith("\r\n"):
         rest = rest[2:]
     elif rest.startswith("\n"):
@@ -279,97 +308,160 @@ def _line_of(event: Any) -> int:
 
 def fast_load(text: str) -> dict[str, Any] | None:
     """The mapping ``yaml.safe_load(text)`` would give, or None when PyYAML must decide."""
-    if "\t" in text or "\r" in text or " #" in text or "\\" in text or "&" in text or "*" in text:
-        return None
-    lines: list[tuple[int, str]] = []
+    lines: _Lines = []
+    tokens = _TOKENS
     for raw in text.split("\n"):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if stripped in ("---", "...") or stripped.startswith(("--- ", "%")):
-            return None
-        lines.append((len(raw) - len(raw.lstrip(" ")), raw.rstrip(" ").lstrip(" ")))
-    if not lines:
+        token = tokens.get(raw)
+        if token is None:
+            token = _token(raw)
+        if token is not _BLANK:
+            if token is _REFUSED:  # the whole text is PyYAML's
+                return None
+            lines.append(token)
+    if not lines or lines[0][0]:
         return None
     try:
-        if lines[0][0] != 0:
-            return None
-        value, end = _mapping(lines, 0, 0)
-    except (_Unsure, IndexError, RecursionError):  # deep block nesting: PyYAML's check reports it
+        value, end = _mapping(lines, 0, 0, 1)
+    except (_Unsure, IndexError, RecursionError):
         return None
     return value if end == len(lines) else None
 
 
-def _mapping(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[dict[str, Any], int]:
+#: A line, read: (indent, "- " of an item with the spaces after it, key, the rest, the rest's value). A value that is
+#: a collection (mutable, so never shared) is ``_AGAIN`` and read from the rest each time, but for a flat flow
+#: sequence ("[a, b]"), kept as a tuple and given out as a new list.
+_Token = tuple[int, str, str, str, Any]
+_Lines = list[_Token]
+#: The lines read so far, by their text: the lines of a library's front matters repeat from file to file
+#: ("  - name: topic", "    required: true"), and a line read once is read again from here (a dict look-up,
+#: against a regular expression and a value's checks).
+_TOKENS: dict[str, _Token] = {}
+_MAX_TOKENS = 4096
+_BLANK: _Token = (0, "", "", "", None)  # a blank line or a whole-line comment
+_REFUSED: _Token = (-1, "", "", "", None)  # a line that leaves the whole text to PyYAML (``_token``)
+_AGAIN = object()
+_UNSURE = object()  # a rest this reader is not sure of: reading it raises ``_Unsure``
+_NOT_TEXT = object()  # the rest of a line that is neither a key nor an item (which no reader takes)
+_SCALARS = {str, int, float, bool, type(None)}
+
+
+def _token(raw: str) -> _Token:
+    """``raw`` read as a line (``_Token``), and kept in ``_TOKENS``."""
+    # Left to PyYAML: what it refuses or this reader does not read (``_UNSURE_TEXT``). Printable as Python (checked
+    # at C speed) is printable as YAML with none of those; only other text needs the expression. Checked here, a
+    # line at a time, so a line seen before is not checked again.
+    if "&" in raw or "*" in raw or "\\" in raw or " #" in raw or (not raw.isprintable() and _UNSURE_TEXT.search(raw)):
+        return _keep(raw, _REFUSED)
+    match = _LINE.match(raw)
+    assert match is not None  # every part of it may be empty
+    indent, dash, key, rest = match.group(1, 2, 3, 4)
+    dash, key, rest = dash or "", key or "", rest.rstrip(" ")
+    value: Any = None
+    if not (dash or key):
+        value = _NOT_TEXT
+    elif rest:
+        try:
+            value = _inline(rest)
+        except (_Unsure, IndexError, RecursionError):
+            value = _UNSURE
+        if type(value) is list and all(type(v) in _SCALARS for v in value):
+            value = tuple(value)
+        elif type(value) not in _SCALARS and value is not _UNSURE:
+            value = _AGAIN
+    blank = value is _NOT_TEXT and (not rest or rest[0] == "#")
+    return _keep(raw, _BLANK if blank else (len(indent), dash, key, rest, value))
+
+
+def _keep(raw: str, token: _Token) -> _Token:
+    if len(_TOKENS) >= _MAX_TOKENS:
+        _TOKENS.clear()
+    _TOKENS[raw] = token
+    return token
+
+
+def _value(value: Any, rest: str, depth: int) -> Any:
+    """The value of a line's rest, from what ``_token`` kept of it, as a collection at ``depth``."""
+    if type(value) in _SCALARS:
+        return value
+    if type(value) is tuple and depth <= MAX_DEPTH:
+        return list(value)
+    if value is _AGAIN:
+        return _inline(rest, depth)
+    raise _Unsure
+
+
+def _mapping(lines: _Lines, i: int, indent: int, depth: int) -> tuple[dict[str, Any], int]:
+    if depth > MAX_DEPTH:
+        raise _Unsure  # PyYAML's check names the line
     out: dict[str, Any] = {}
-    while i < len(lines):
-        ind, content = lines[i]
-        if ind < indent:
-            break
-        if ind > indent or content.startswith("- ") or content == "-":
+    count = len(lines)
+    while i < count:
+        ind, dash, key, rest, value = lines[i]
+        if ind != indent:
+            if ind < indent:
+                break
             raise _Unsure
-        match = _KEY.match(content)
-        if match is None or match.group(1) in _RESERVED_KEYS:
+        if dash or not key or key in _RESERVED_KEYS:
             raise _Unsure
-        key, rest = match.group(1), match.group(2)
         i += 1
         if rest:
-            out[key] = _inline(rest)
-            continue
-        if i < len(lines) and lines[i][0] > indent:
-            out[key], i = _block(lines, i, lines[i][0])
-        elif i < len(lines) and lines[i][0] == indent and _is_item(lines[i][1]):
-            out[key], i = _sequence(lines, i, indent)
+            out[key] = value if type(value) in _SCALARS else _value(value, rest, depth + 1)
+        elif i < count and lines[i][0] > indent:
+            out[key], i = (_sequence if lines[i][1] else _mapping)(lines, i, lines[i][0], depth + 1)
+        elif i < count and lines[i][0] == indent and lines[i][1]:
+            out[key], i = _sequence(lines, i, indent, depth + 1)
         else:
             out[key] = None
     return out, i
 
 
-def _is_item(content: str) -> bool:
-    return content.startswith("- ") or content == "-"
-
-
-def _block(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[Any, int]:
-    if _is_item(lines[i][1]):
-        return _sequence(lines, i, indent)
-    return _mapping(lines, i, indent)
-
-
-def _sequence(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[list[Any], int]:
+def _sequence(lines: _Lines, i: int, indent: int, depth: int) -> tuple[list[Any], int]:
+    if depth > MAX_DEPTH:
+        raise _Unsure
     out: list[Any] = []
-    while i < len(lines):
-        ind, content = lines[i]
-        if ind < indent or (ind == indent and not _is_item(content)):
+    count = len(lines)
+    while i < count:
+        ind, dash, key, rest, value = lines[i]
+        if ind != indent or not dash:
+            if ind > indent:
+                raise _Unsure
             break
-        if ind > indent:
-            raise _Unsure
-        item = content[1:].lstrip(" ")
-        if not item:
+        if key:
+            # "- key: value" opens a mapping whose keys line up with "key".
+            column = indent + len(dash)
+            lines[i] = (column, "", key, rest, value)
+            mapping, i = _mapping(lines, i, column, depth + 1)
+            out.append(mapping)
+        elif rest:
+            out.append(value if type(value) in _SCALARS else _value(value, rest, depth + 1))
             i += 1
-            if i < len(lines) and lines[i][0] > indent:
-                value, i = _block(lines, i, lines[i][0])
-                out.append(value)
+        else:
+            i += 1
+            if i < count and lines[i][0] > indent:
+                block: Any
+                block, i = (_sequence if lines[i][1] else _mapping)(lines, i, lines[i][0], depth + 1)
+                out.append(block)
             else:
                 out.append(None)
-        elif _KEY.match(item) and not item.startswith(("[", "{", '"', "'")):
-            # "- key: value" opens a mapping whose keys line up with "key".
-            column = indent + len(content) - len(item)
-            lines[i] = (column, item)
-            value, i = _mapping(lines, i, column)
-            out.append(value)
-        else:
-            out.append(_inline(item))
-            i += 1
     return out, i
 
 
-def _inline(text: str) -> Any:
-    if text[0] in "[{":
-        value, pos = _flow(text, 0)
-        if text[pos:].strip():
+def _inline(text: str, depth: int = 1) -> Any:
+    """The value ``text`` (the rest of a line) gives; a collection, at ``depth`` (a block's count theirs)."""
+    if text[0] not in _NOT_TEXT_START and "#" not in text and ": " not in text and text[-1] != ":":
+        return _WORDS.get(text, text)  # the common case, at C speed: text for certain, but for a few words
+    first = text[0]
+    if first == "[" and depth <= MAX_DEPTH:
+        flat = _FLAT_SEQUENCE.fullmatch(text)
+        if flat:
+            items = flat.group(1)
+            return [_plain(item.strip(" "), flow=True) for item in items.split(",")] if items.strip(" ") else []
+    if first in "[{":
+        value, pos = _flow(text, 0, depth)
+        if text[pos:].strip(" "):
             raise _Unsure
         return value
-    if text[0] in "\"'":
+    if first in "\"'":
         value, pos = _quoted(text, 0)
         if pos != len(text):
             raise _Unsure
@@ -399,6 +491,8 @@ def _quoted(text: str, pos: int) -> tuple[str, int]:
 
 
 def _plain(token: str, *, flow: bool) -> Any:
+    if flow and _FLOW_TEXT.fullmatch(token):
+        return _WORDS.get(token, token)
     if not token or token[0] in _INDICATORS or token.endswith(":") or ": " in token or "#" in token:
         raise _Unsure
     if flow and any(c in token for c in ",[]{}:"):
@@ -439,8 +533,8 @@ def _flow(text: str, pos: int, depth: int = 1) -> tuple[Any, int]:
             colon = text.find(":", pos)
             if colon < 0:
                 raise _Unsure
-            key = text[pos:colon].strip()
-            if not _KEY.match(key + ":") or key in _RESERVED_KEYS:
+            key = text[pos:colon].rstrip(" ")
+            if not _KEY.fullmatch(key) or key in _RESERVED_KEYS:
                 raise _Unsure
             if colon + 1 >= len(text) or text[colon + 1] != " ":
                 raise _Unsure
@@ -471,4 +565,4 @@ def _flow_value(text: str, pos: int, depth: int) -> tuple[Any, int]:
     end = pos
     while end < len(text) and text[end] not in ",]}":
         end += 1
-    return _plain(text[pos:end].strip(), flow=True), end
+    return _plain(text[pos:end].strip(" "), flow=True), end

@@ -323,9 +323,12 @@ def read_confined_all(root: str, rels: list[str], limit: int) -> list[bytes | In
                 if folder_fd is not None:
                     os.close(folder_fd)
                 folder, folder_fd = parent, _open_folder(root, parent)
-            fd = _open_in(folder_fd, name)
+            try:  # a link (ELOOP under O_NOFOLLOW) or a failure: read_confined follows, checks and says
+                fd = -1 if folder_fd is None else os.open(name, READ_FLAGS, dir_fd=folder_fd)
+            except OSError:
+                fd = -1
             try:
-                out.append(read_opened(fd, rel, limit) if fd is not None else read_confined(root, rel, limit))
+                out.append(read_opened(fd, rel, limit) if fd >= 0 else read_confined(root, rel, limit))
             except InvalidParams as exc:
                 out.append(exc)
     finally:
@@ -342,14 +345,6 @@ def _open_folder(root: str, parent: str) -> int | None:
     try:
         return os.open(real, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError:
-        return None
-
-
-def _open_in(folder_fd: int | None, name: str) -> int | None:
-    """``name`` opened in the open folder ``folder_fd`` if it is a file there and not a link; else None."""
-    try:
-        return None if folder_fd is None else os.open(name, READ_FLAGS, dir_fd=folder_fd)
-    except OSError:  # a link (ELOOP under O_NOFOLLOW) or a failure: read_confined follows, checks and says
         return None
 
 
@@ -371,27 +366,32 @@ READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXE
 
 def read_opened(fd: int, rel: str, limit: int) -> bytes:
     """The bytes of the file open at ``fd`` (closed here), named ``rel`` in errors: a regular file of at
-    most ``limit`` bytes, or ``InvalidParams``."""
+    most ``limit`` bytes, or ``InvalidParams``. Read with ``os.read``: a file object costs more than the read."""
     try:
-        # Checked before ``open``, which refuses a directory with its own OSError and leaves ``fd`` open.
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise InvalidParams(f"file {rel!r} is not a regular file")
-        fh = open(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-    with fh:
         if info.st_size > limit:
             raise InvalidParams(f"file {rel!r} is larger than {limit} bytes")
         # Ask for what fstat said, not for ``limit``: a buffer of ``limit`` bytes per read is mapped
         # and then shrunk, and 100,000 small files left 100,000 mappings, past the kernel's cap.
-        data = fh.read(min(info.st_size, limit) + 1)
+        data = _read(fd, info.st_size + 1)
         if len(data) > info.st_size:  # it grew after fstat: read on, up to just past the limit
-            data += fh.read(limit + 1 - len(data))
+            data += _read(fd, limit + 1 - len(data))
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise InvalidParams(f"file {rel!r} is larger than {limit} bytes")
     return data
+
+
+def _read(fd: int, size: int) -> bytes:
+    """``size`` bytes from ``fd``, or fewer at its end."""
+    chunks = []
+    while size > 0 and (chunk := os.read(fd, size)):
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _posix(rel: str) -> str:

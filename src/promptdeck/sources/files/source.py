@@ -134,7 +134,11 @@ def stage_file(rel: str, data: bytes) -> Staged:
         meta = read_front_matter(front) if front is not None else {}
     except LineError as exc:
         return [(str(exc), exc.line)]
-    return (front or "", meta, list(_segments(body, body_line))) if body.strip() else [(EMPTY_PROMPT, None)]
+    if not body.strip():
+        return [(EMPTY_PROMPT, None)]
+    if "user:" not in body and "assistant:" not in body:  # no role line: one user message, as ``_segments`` says
+        return front or "", meta, [("user", None, body, body_line, body_line)]
+    return front or "", meta, list(_segments(body, body_line))
 
 
 def _plain_signals() -> None:
@@ -147,17 +151,26 @@ def _plain_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _stage_files(job: tuple[str, list[str], str]) -> list[tuple[str, Staged]]:
-    """Worker: read and stage a batch of files below ``root``, whose paths start with its ``prefix``."""
+def _stage_files(job: tuple[str, list[str], str]) -> list[Staged]:
+    """Worker: read and stage a batch of files below ``root``, whose paths start with its ``prefix``; what each
+    gave, in their order (the parent knows their paths: they are not sent back)."""
     root, rels, prefix = job
-    out: list[tuple[str, Staged]] = []
+    out: list[Staged] = []
     reals = [rel[len(prefix):] for rel in rels]
     for rel, real, data in zip(rels, reals, read_confined_all(root, reals, MAX_PROMPT_FILE_BYTES), strict=True):
         if isinstance(data, InvalidParams):
-            out.append((rel, [(data.message.replace(f"file {real!r} ", "file ", 1), None)]))
+            out.append([(data.message.replace(f"file {real!r} ", "file ", 1), None)])
             continue
-        out.append((rel, stage_file(rel, data)))
+        out.append(stage_file(rel, data))
     return out
+
+
+def stage_workers() -> int:
+    """How many worker processes stage a large library: a core is left to this process, which builds the
+    prompts as the workers send them and is the slower side (~30 us a file against their ~20): with a worker
+    on every core, it shared one with them and the load took longer. Up to 8; 0 on one core (no workers)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return min(cores - 1, 8)
 
 
 def build_prompt(library: TemplateFolder, rel: str, staged: Staged, *, compile_now: bool = True,
@@ -405,22 +418,24 @@ class FileSource(Source):
         return rel[len(self.prefix):]
 
     def _staged(self, paths: list[str]) -> Iterable[tuple[str, Staged]]:
-        """Read and stage files; a large library is staged by worker processes, one per core."""
+        """Read and stage files; a large library is staged by worker processes, one per core but the one this
+        process builds prompts on (``stage_workers``)."""
         root = str(self.root)
-        workers = min(os.cpu_count() or 1, 8)
-        if len(paths) < PARALLEL_MIN_FILES or workers < 2:
-            yield from _stage_files((root, paths, self.prefix))
-            return
-        import multiprocessing as mp
+        workers = stage_workers() if len(paths) >= PARALLEL_MIN_FILES else 0
+        if workers:
+            import multiprocessing as mp  # only for a large library
 
-        if "fork" not in mp.get_all_start_methods():
-            yield from _stage_files((root, paths, self.prefix))
-            return
+            if "fork" not in mp.get_all_start_methods():
+                workers = 0
         batches = [(root, paths[i:i + PARALLEL_BATCH], self.prefix) for i in range(0, len(paths), PARALLEL_BATCH)]
+        if not workers:  # a batch at a time: the whole library's bytes and staged files at once took ~500 MiB
+            for job in batches:
+                yield from zip(job[1], _stage_files(job), strict=True)
+            return
         # fork: the workers need nothing but this module, which the parent has already imported.
         with mp.get_context("fork").Pool(workers, initializer=_plain_signals) as pool:
-            for batch in pool.imap(_stage_files, batches):
-                yield from batch
+            for (_, rels, _), staged in zip(batches, pool.imap(_stage_files, batches), strict=True):
+                yield from zip(rels, staged, strict=True)
 
     def _keep(self, rel: str, parsed: ParsedFile) -> None:
         if self.prefix:  # problems name the file as the user knows it
@@ -438,7 +453,7 @@ class FileSource(Source):
             self._prompts[rel] = parsed.prompt
 
     def _load_one(self, rel: str, compile_now: bool) -> None:
-        ((_, staged),) = _stage_files((str(self.root), [rel], self.prefix))
+        (staged,) = _stage_files((str(self.root), [rel], self.prefix))
         self._keep(rel, build_prompt(self.library, rel, staged, compile_now=compile_now, prefix=self.prefix))
 
     def update(self, changed: Iterable[str]) -> set[str]:
