@@ -310,6 +310,21 @@ def test_equal_lists_share_one_parsed_tuple() -> None:
     assert parse_arguments([{"name": "shared_a"}, {"name": "shared_b", "type": "integer", "default": 1}]) != first
 
 
+def test_lists_that_differ_share_the_arguments_they_declare_alike() -> None:
+    """Files of a large library often differ in one argument (a description naming the file): the others are
+    one ``Argument`` each, not a copy per file."""
+    tone = {"name": "tone_alike", "enum": ["calm", "loud"], "default": "calm"}
+    first = parse_arguments([{"name": "topic", "description": "for file 1"}, dict(tone)])
+    second = parse_arguments([{"name": "topic", "description": "for file 2"}, dict(tone)])
+    assert first is not second and first[1] is second[1]
+    assert first[0].description == "for file 1" and second[0].description == "for file 2"
+    # a different spelling is its own declaration, as for whole lists
+    spelled = parse_arguments([{"name": "topic"}, {**tone, "enum": ["calm", "loud"], "default": "calm", "min": None}])
+    assert spelled[1] is not first[1] and spelled[1] == first[1]
+    with pytest.raises(SpecError, match="declared twice"):  # still checked per list
+        parse_arguments([dict(tone), dict(tone)])
+
+
 # -- binding a client's arguments ---------------------------------------------------------------------
 
 
