@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 from typing import Any
 
@@ -323,6 +324,22 @@ def test_lists_that_differ_share_the_arguments_they_declare_alike() -> None:
     assert spelled[1] is not first[1] and spelled[1] == first[1]
     with pytest.raises(SpecError, match="declared twice"):  # still checked per list
         parse_arguments([dict(tone), dict(tone)])
+
+
+@pytest.mark.parametrize("value", [1, 1.0, True, "1", "true", None, [1], {"a": 1}, {1: 1}, b"1",
+                                   datetime.date(2024, 1, 1), "2024-01-01", -0.0, 0.0, 0, False, 10**30])
+def test_a_declaration_is_known_by_its_value_and_types(value: object) -> None:
+    """Two declarations share one parsed value only when equal and of the same types: a YAML date and the
+    same text quoted are different declarations (the date is refused, the text is not)."""
+    others = [other for other in (1, 1.0, True, "1", "true", None, [1], {"a": 1}, {1: 1}, b"1",
+                                  datetime.date(2024, 1, 1), "2024-01-01", -0.0, 0.0, 0, False, 10**30)
+              if not (type(other) is type(value) and repr(other) == repr(value))]
+    key = arguments_module._declaration([{"name": "x", "default": value}])
+    assert all(arguments_module._declaration([{"name": "x", "default": other}]) != key for other in others)
+    assert arguments_module._declaration([{"name": "x", "default": value}]) == key
+    with pytest.raises(SpecError, match="must be a scalar"):
+        parse_arguments([{"name": "when", "default": datetime.date(2024, 1, 1)}])
+    assert parse_arguments([{"name": "when", "default": "2024-01-01"}])[0].default == "2024-01-01"
 
 
 # -- binding a client's arguments ---------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...prompts.access import reading_as
 from ...prompts.catalog import close_names
-from ...prompts.composition import Uses
+from ...prompts.composition import NO_USES, Uses
 from ...prompts.execution import LIGHT
 from ...prompts.spec import NAME_RE, NO_NAMES, Prompt, Reach
 from ...protocol.errors import InvalidParams, LibraryError, LineError, PromptFileError
@@ -228,14 +228,17 @@ def build_prompt(library: TemplateFolder, rel: str, staged: Staged, *, compile_n
     if errors:
         return ParsedFile(None, errors)
     path_args = declared.path_args
-    files = frozenset(block.file for block in blocks if block.file is not None)
     built = tuple(blocks)
     work = work_of(built, path_args)
-    # Templates not compiled yet (a large library) are read for what they compose on first ask; a template that
-    # only substitutes names composes nothing, so most prompts hold no callable.
-    uses: Uses | Callable[[], Uses] = (lambda: compiled_uses(library, built)) \
-        if not compile_now and work != LIGHT and not all(uncompiled_simple(block) for block in built) \
-        else Uses.union(block.uses for block in built)
+    files: frozenset[str] = NO_NAMES
+    uses: Uses | Callable[[], Uses] = NO_USES  # text that only substitutes names names no file, composes nothing
+    if work != LIGHT:
+        files = frozenset(block.file for block in built if block.file is not None)
+        # Templates not compiled yet (a large library) are read for what they compose on first ask; a template
+        # that only substitutes names composes nothing, so most prompts hold no callable.
+        uses = (lambda: compiled_uses(library, built)) \
+            if not compile_now and not all(uncompiled_simple(block) for block in built) \
+            else Uses.union(block.uses for block in built)
     prompt = Prompt(
         name,
         render_blocks(library, built, path_args, declared.optional, scopes),
