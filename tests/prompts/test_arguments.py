@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 from typing import Any
 
@@ -308,6 +309,37 @@ def test_equal_lists_share_one_parsed_tuple() -> None:
     spelled = parse_arguments([{"name": "shared_a"}, {"name": "shared_b", "default": "1"}])
     assert spelled == first and spelled[1].default == "1"
     assert parse_arguments([{"name": "shared_a"}, {"name": "shared_b", "type": "integer", "default": 1}]) != first
+
+
+def test_lists_that_differ_share_the_arguments_they_declare_alike() -> None:
+    """Files of a large library often differ in one argument (a description naming the file): the others are
+    one ``Argument`` each, not a copy per file."""
+    tone = {"name": "tone_alike", "enum": ["calm", "loud"], "default": "calm"}
+    first = parse_arguments([{"name": "topic", "description": "for file 1"}, dict(tone)])
+    second = parse_arguments([{"name": "topic", "description": "for file 2"}, dict(tone)])
+    assert first is not second and first[1] is second[1]
+    assert first[0].description == "for file 1" and second[0].description == "for file 2"
+    # a different spelling is its own declaration, as for whole lists
+    spelled = parse_arguments([{"name": "topic"}, {**tone, "enum": ["calm", "loud"], "default": "calm", "min": None}])
+    assert spelled[1] is not first[1] and spelled[1] == first[1]
+    with pytest.raises(SpecError, match="declared twice"):  # still checked per list
+        parse_arguments([dict(tone), dict(tone)])
+
+
+@pytest.mark.parametrize("value", [1, 1.0, True, "1", "true", None, [1], {"a": 1}, {1: 1}, b"1",
+                                   datetime.date(2024, 1, 1), "2024-01-01", -0.0, 0.0, 0, False, 10**30])
+def test_a_declaration_is_known_by_its_value_and_types(value: object) -> None:
+    """Two declarations share one parsed value only when equal and of the same types: a YAML date and the
+    same text quoted are different declarations (the date is refused, the text is not)."""
+    others = [other for other in (1, 1.0, True, "1", "true", None, [1], {"a": 1}, {1: 1}, b"1",
+                                  datetime.date(2024, 1, 1), "2024-01-01", -0.0, 0.0, 0, False, 10**30)
+              if not (type(other) is type(value) and repr(other) == repr(value))]
+    key = arguments_module._declaration([{"name": "x", "default": value}])
+    assert all(arguments_module._declaration([{"name": "x", "default": other}]) != key for other in others)
+    assert arguments_module._declaration([{"name": "x", "default": value}]) == key
+    with pytest.raises(SpecError, match="must be a scalar"):
+        parse_arguments([{"name": "when", "default": datetime.date(2024, 1, 1)}])
+    assert parse_arguments([{"name": "when", "default": "2024-01-01"}])[0].default == "2024-01-01"
 
 
 # -- binding a client's arguments ---------------------------------------------------------------------

@@ -65,6 +65,8 @@ def jinja(source: str, values: dict[str, Any]) -> str:
     ("no placeholders at all", ()),
     ("{{ x }} and {{ x }} again", ("x", "x")),
     ("a } and a { alone", ()),
+    ("{ {{ x }} }", ("x",)),
+    ("{{ x }}\r\n{{y}}\n", ("x", "y")),
 ])
 def test_substitution_only_templates_take_the_fast_path(source: str, names: tuple[str, ...]) -> None:
     text = TemplateText(source, ENVS)
@@ -83,10 +85,30 @@ def test_substitution_only_templates_take_the_fast_path(source: str, names: tupl
     "{{{ x }}}",
     "{{ x }} {{ 1 + 1 }}",
     "{{ 9lives }}",
+    # decided in one scan (``render._is_simple``): marks that only meet once the substitutions are taken out
+    "{{{ x }}#",
+    "{{{ x }}%}",
+    "{{ x }}}",
+    "{{ x }}{%",
+    "{#{{ x }}",
+    "a -}} b",
+    "{{ x }}{{-",
 ])
 def test_anything_else_goes_to_jinja(source: str) -> None:
     text = TemplateText(source, ENVS)
     assert not text.simple and text.names == ()
+
+
+def test_a_fast_template_makes_its_plan_on_first_render() -> None:
+    """A large library renders few of its templates: a plan (a list and a string per part) made at load was
+    half of what each loaded prompt held (issue 42)."""
+    text = TemplateText("Hi {{ who }},\r\nbye {{ who }}\n", ENVS)
+    assert text.simple and not text._plan  # known simple, no plan yet
+    assert text.names == ("who", "who") and not text._plan
+    assert text.render({"who": "you"}) == "Hi you,\nbye you"
+    made = text._plan
+    assert made == ["Hi ", "who", ",\nbye ", "who", ""]
+    assert text.plan == tuple(made) and text.render({"who": "me"}) == "Hi me,\nbye me" and text._plan is made
 
 
 def test_a_fast_template_never_imports_or_makes_an_environment() -> None:

@@ -373,7 +373,11 @@ check_deadline = _check_deadline
 
 
 class TemplateText:
-    """One template string: a fast substitution plan, or Jinja compiled on first use."""
+    """One template string: a fast substitution plan, or Jinja compiled on first use.
+
+    Whether it is simple is known at once (``simple``); its plan is made on its first render. A large library
+    holds a template per message and renders few of them: the plan (a list and a string per part) was about
+    half of what a loaded prompt held."""
 
     __slots__ = ("source", "line", "literal_calls", "uses", "_plan", "_compiled", "_envs")
 
@@ -382,29 +386,26 @@ class TemplateText:
         self.line = line
         self._envs = envs
         self._compiled: Template | None = None
-        self._plan: list[str] | None = None
+        #: None: not simple (Jinja renders it); ``_UNPLANNED``: simple, its plan not made yet; else the plan
+        self._plan: list[str] | tuple[()] | None = _UNPLANNED if _is_simple(source) else None
         #: (function, text, line) of each call like ``read("notes.md")``, known once compiled
         self.literal_calls: tuple[tuple[str, str, int], ...] = ()
         #: the partials, files and prompts it names (``composition.template_uses``), known once compiled
         self.uses: TemplateUses | None = None
-        stripped = _SIMPLE.sub("", source)
-        simple = not _JINJA_MARK.search(stripped) and "-}}" not in source and "{{-" not in source
-        if simple:
-            for match in _SIMPLE.finditer(source):
-                # Jinja reads these as literals, and "{{{ x }}}" is a syntax error there: leave both to Jinja.
-                if match.group(1) in _LITERALS or source[match.start() - 1:match.start()] == "{" \
-                        or source[match.end():match.end() + 1] == "}":
-                    simple = False
-                    break
-        if simple:
-            # Alternate literal text and names: [text, name, text, name, text]. Like Jinja's lexer,
-            # literal text gets \n for every newline sequence.
-            plan = _SIMPLE.split(source)
-            plan[::2] = [_NEWLINES.sub("\n", text) for text in plan[::2]]
-            self._plan = plan
-            if self._plan[-1].endswith("\n"):
-                # Jinja drops one trailing newline (keep_trailing_newline=False); do the same.
-                self._plan[-1] = self._plan[-1][:-1]
+
+    def _planned(self) -> list[str]:
+        """The plan of a simple template, made now if not yet: literal text and names alternating,
+        [text, name, text, name, text]. Like Jinja's lexer, literal text gets \\n for every newline sequence,
+        and one trailing newline is dropped (keep_trailing_newline=False)."""
+        plan = self._plan
+        if plan:
+            return plan
+        plan = _SIMPLE.split(self.source)
+        plan[::2] = [_NEWLINES.sub("\n", text) for text in plan[::2]]
+        if plan[-1].endswith("\n"):
+            plan[-1] = plan[-1][:-1]
+        self._plan = plan  # two threads may both make it: equal lists, either is kept
+        return plan
 
     @property
     def simple(self) -> bool:
@@ -413,12 +414,12 @@ class TemplateText:
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(self._plan[1::2]) if self._plan is not None else ()
+        return tuple(_SIMPLE.findall(self.source)) if self._plan is not None else ()
 
     @property
     def plan(self) -> tuple[str, ...] | None:
         """When ``simple``, what ``render`` joins: literal text and names alternating (``prompts.plain``)."""
-        return tuple(self._plan) if self._plan is not None else None
+        return tuple(self._planned()) if self._plan is not None else None
 
     def compile(self) -> frozenset[str]:
         """Compile now and return the names the template reads from outside (``TemplateSyntax`` if bad)."""
@@ -456,6 +457,8 @@ class TemplateText:
     def render(self, values: Mapping[str, Any]) -> str:
         plan = self._plan
         if plan is not None:
+            if not plan:
+                plan = self._planned()
             if len(plan) == 1:
                 return plan[0]
             parts = plan[:]
@@ -478,6 +481,29 @@ class TemplateText:
                 raise RenderLimitError(f"rendered text is longer than {MAX_OUTPUT_CHARS} characters")
             chunks.append(chunk)
         return "".join(chunks)
+
+
+#: ``TemplateText._plan`` of a simple template whose plan is not made yet: empty, so false, as no plan is.
+_UNPLANNED: tuple[()] = ()
+#: What a simple template may hold (``_is_simple``): substitutions, and the marks that make it Jinja's.
+_SUBSTITUTION_OR_MARK = re.compile(_SIMPLE.pattern + r"|\{[{%#]")
+
+
+def _is_simple(source: str) -> bool:
+    """Whether ``source`` only substitutes names: no Jinja mark (``{{``, ``{%``, ``{#``) but in a substitution
+    ``{{ name }}``, no whitespace control, no literal (Jinja reads ``true``/``none`` as values), and no brace
+    next to a substitution (``{{{ x }}}`` is a syntax error in Jinja). One scan: a mark left where the text
+    between substitutions meets (``{`` + ``{{ x }}`` + ``#``) has a brace next to a substitution."""
+    if "-}}" in source or "{{-" in source:
+        return False
+    if "{" not in source:
+        return True
+    for match in _SUBSTITUTION_OR_MARK.finditer(source):
+        name = match.group(1)
+        if name is None or name in _LITERALS or source[match.start() - 1:match.start()] == "{" \
+                or source[match.end():match.end() + 1] == "}":
+            return False
+    return True
 
 
 class RenderFailure(Exception):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol.content import Message
@@ -66,6 +67,14 @@ SyncCompleter = Callable[[str, Mapping[str, str]], Iterable[str]]
 #: message whose text renders blank left out), without the layers a render that might read files or run
 #: Jinja needs; a fault there is left to ``render`` to report.
 PlainMessages = tuple[tuple[str, "TemplateText"], ...]
+
+
+#: The empty set of names (tags, scopes) every prompt without any shares: ``frozenset()`` makes a new one
+#: each call (216 bytes; no singleton since Python 3.10).
+NO_NAMES: frozenset[str] = frozenset()
+#: The empty mapping (``completers``, ``meta``) every prompt without any shares: read-only, so no holder can
+#: fill it for all the others.
+NO_MAPPING: Mapping[str, Any] = MappingProxyType({})
 
 
 class FrozenError(AttributeError):
@@ -144,26 +153,42 @@ class Prompt:
     composes: Uses | Callable[[], Uses] | None
     #: caches, made from the fields above and never part of a copy
     _uses: Uses | None
-    _wire: dict[str, dict[str, Any]]
-    _by_name: dict[str, Argument]
+    _wire: dict[str, dict[str, Any]] | None
+    _by_name: dict[str, Argument] | None
 
     def __init__(self, name: str, render: RenderFn, *, title: str | None = None, description: str | None = None,
                  arguments: tuple[Argument, ...] = (), icons: tuple[dict[str, Any], ...] = (),
-                 tags: frozenset[str] = frozenset(), scopes: frozenset[str] = frozenset(), source: str = "",
+                 tags: frozenset[str] = NO_NAMES, scopes: frozenset[str] = NO_NAMES, source: str = "",
                  completers: Mapping[str, Completer] | None = None, work: str = "code",
                  meta: Mapping[str, Any] | None = None, reach: Reach | None = None,
                  plain: PlainMessages | None = None, tests: PromptTests | None = None,
                  composes: Uses | Callable[[], Uses] | None = None) -> None:
         if not NAME_RE.match(name):
             raise ValueError(f"prompt name {name!r} must be 1-128 letters, digits, '_', '-' or '.'")
-        # Its own copies: a mapping the caller keeps changing must not change a prompt a catalog holds.
-        for field, value in (("name", name), ("render", render), ("title", title), ("description", description),
-                             ("arguments", arguments), ("icons", icons), ("tags", tags), ("scopes", scopes),
-                             ("source", source), ("completers", dict(completers or {})), ("work", work),
-                             ("meta", dict(meta or {})), ("reach", reach), ("plain", plain), ("tests", tests),
-                             ("composes", composes), ("_wire", {}), ("_by_name", {a.name: a for a in arguments}),
-                             ("_uses", None if callable(composes) else composes)):
-            _set(self, field, value)
+        # Field by field, not in a loop over pairs: a 100,000-file library makes as many, and the loop's tuples
+        # cost a third of this. Its own copies: a mapping the caller keeps changing must not change a prompt a
+        # catalog holds. An empty one is the shared ``NO_MAPPING`` or ``NO_NAMES``: most prompts have no tags,
+        # scopes, completers or ``_meta``, and an empty set or dict of their own was 560 bytes of each.
+        _set(self, "name", name)
+        _set(self, "render", render)
+        _set(self, "title", title)
+        _set(self, "description", description)
+        _set(self, "arguments", arguments)
+        _set(self, "icons", icons)
+        _set(self, "tags", tags or NO_NAMES)
+        _set(self, "scopes", scopes or NO_NAMES)
+        _set(self, "source", source)
+        _set(self, "completers", dict(completers) if completers else NO_MAPPING)
+        _set(self, "work", work)
+        _set(self, "meta", dict(meta) if meta else NO_MAPPING)
+        _set(self, "reach", reach)
+        _set(self, "plain", plain)
+        _set(self, "tests", tests)
+        _set(self, "composes", composes)
+        _set(self, "_uses", None if callable(composes) else composes)
+        # caches made on first use (``descriptor``, ``argument``): most prompts of a large library never need one
+        _set(self, "_wire", None)
+        _set(self, "_by_name", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenError(f"cannot assign to field {name!r}: a Prompt is changed by replace()")
@@ -201,7 +226,11 @@ class Prompt:
         return None if self._uses is None and callable(self.composes) else self.uses
 
     def argument(self, name: str) -> Argument | None:
-        return self._by_name.get(name)
+        by_name = self._by_name
+        if by_name is None:
+            by_name = {a.name: a for a in self.arguments}
+            _set(self, "_by_name", by_name)
+        return by_name.get(name)
 
     def unprepared(self) -> Callable[[], object] | None:
         """None when ``parsed`` answers at once, as a ``Prompt``'s does; else the blocking call that makes it
@@ -213,9 +242,13 @@ class Prompt:
         return self
 
     def descriptor(self, rev: Revision) -> dict[str, Any]:
-        cached = self._wire.get(rev.version)  # a cache: filled in place, the record itself never changes
+        wire = self._wire  # a cache: filled in place, the record itself never changes
+        if wire is None:
+            wire = {}
+            _set(self, "_wire", wire)
+        cached = wire.get(rev.version)
         if cached is None:
-            cached = self._wire[rev.version] = for_revision(self.listing(), rev)
+            cached = wire[rev.version] = for_revision(self.listing(), rev)
         return cached
 
     def listing(self) -> dict[str, Any]:

@@ -190,7 +190,18 @@ def _is_static(value: object) -> bool:
 
 
 def build_block(library: TemplateFolder, role: str, spec_text: str | None, body: str, spec_line: int,
-                text_line: int, arguments: tuple[Argument, ...], *, compile_now: bool) -> Block:
+                text_line: int, arguments: tuple[Argument, ...], *, compile_now: bool,
+                known: frozenset[str] | None = None) -> Block:
+    """One message of a prompt file. ``known``: the names of ``arguments``, when the caller has them."""
+    if known is None:
+        known = frozenset(a.name for a in arguments)
+    if spec_text is None:
+        # The common message: text under a bare role line, with no mapping to read or check (as the general
+        # way below makes it of an empty mapping).
+        text_line += len(body) - len(body.lstrip("\n"))
+        text = TemplateText(body.strip("\n").rstrip(), library, text_line)
+        return Block(role, "text", None, text, None, spec_line, None, _compile(library, text, compile_now, known)
+                     or NO_USES)
     spec: dict[str, Any] = {}
     if spec_text is not None:
         import yaml  # role-line mappings are rare: PyYAML loads only for files that have them
@@ -254,10 +265,10 @@ def build_block(library: TemplateFolder, role: str, spec_text: str | None, body:
             raise LineError("resource_link size must be a whole number of bytes", spec_line)
     elif kind in ("image", "audio"):
         raise LineError(f"{kind} must name a library file", spec_line)
-    known = frozenset(a.name for a in arguments)
     found: list[Uses] = []
-    fields = _template(library, {k: v for k, v in spec.items() if k != "annotations"}, spec_line, compile_now,
-                       known, found)
+    # A text message's mapping holds at most its annotations: no fields (None, not an empty dict per message).
+    fields = None if kind == "text" else _template(library, {k: v for k, v in spec.items() if k != "annotations"},
+                                                   spec_line, compile_now, known, found)
     body_tmpl = None
     if takes_body:
         body_tmpl = TemplateText(body.strip("\n").rstrip(), library, text_line)
@@ -376,17 +387,27 @@ def _content(library: TemplateFolder, block: Block, values: Mapping[str, Any]) -
 
 def work_of(blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None]) -> str:
     """``LIGHT`` when every block is text that only substitutes names; ``TEMPLATE`` otherwise."""
-    light = not path_args and all(block.kind == "text" and block.body is not None and block.body.simple
-                                  for block in blocks)
-    return LIGHT if light else TEMPLATE
+    if path_args:
+        return TEMPLATE
+    for block in blocks:
+        if block.kind != "text" or block.body is None or not block.body.simple:
+            return TEMPLATE
+    return LIGHT
 
 
-def plain_messages(blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None]) -> PlainMessages | None:
-    """The blocks as ``PlainMessages`` when each is text that only substitutes names, with no annotations; else
-    None. ``render_blocks`` makes of these blocks exactly what rendering that plan makes."""
-    if work_of(blocks, path_args) != LIGHT or any(block.annotations is not None for block in blocks):
+def plain_messages(blocks: tuple[Block, ...], work: str) -> PlainMessages | None:
+    """The blocks as ``PlainMessages`` when each is text that only substitutes names (``work``: their
+    ``work_of``), with no annotations; else None. ``render_blocks`` makes of these blocks exactly what
+    rendering that plan makes."""
+    if work != LIGHT:
         return None
-    return tuple((block.role, block.body) for block in blocks if block.body is not None)
+    plain = []
+    for block in blocks:
+        if block.annotations is not None:
+            return None
+        if block.body is not None:
+            plain.append((block.role, block.body))
+    return tuple(plain)
 
 
 def render_blocks(library: TemplateFolder, blocks: tuple[Block, ...], path_args: Mapping[str, re.Pattern[str] | None],
@@ -394,28 +415,51 @@ def render_blocks(library: TemplateFolder, blocks: tuple[Block, ...], path_args:
     """The render function of a file prompt. ``path_args``: each path argument and its pattern;
     ``optional``: the arguments a client may leave out that have no default; ``scopes``: the prompt's,
     which decide the prompt files it may read (``prompts.access.covers``)."""
+    # A bound method, not the object with a ``__call__``: CPython calls a bound method of a Python function as
+    # it calls the function, inline, where an object's ``__call__`` costs a trip through C (5% of a render).
+    return BlockRender(library, blocks, path_args, optional, scopes).render
 
-    def render(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
-        with reading_as(scopes):
+
+class BlockRender:
+    """What a file prompt's render function (``render_blocks``) needs: one small object per prompt, where two
+    nested closures and their cells took three times its room in each prompt of a large library."""
+
+    __slots__ = ("library", "blocks", "path_args", "optional", "scopes")
+
+    def __init__(self, library: TemplateFolder, blocks: tuple[Block, ...],
+                 path_args: Mapping[str, re.Pattern[str] | None], optional: frozenset[str],
+                 scopes: frozenset[str]) -> None:
+        self.library = library
+        self.blocks = blocks
+        #: each path argument and its pattern; None when there is none (most prompts), so a render skips them
+        self.path_args = path_args or None
+        self.optional = optional
+        self.scopes = scopes
+
+    def render(self, values: dict[str, Any], ctx: RenderContext) -> list[Message]:
+        with reading_as(self.scopes):
             try:
-                return _render_all(values, ctx)
+                return self._render_all(values, ctx)
             except InvalidParams as exc:
                 if exc.detail is not None:  # refused by the access rule: the client hears "no such file"
                     log.warning("prompt %r: %s", ctx.prompt, exc.detail)
                 raise
 
-    def _render_all(values: dict[str, Any], ctx: RenderContext) -> list[Message]:
+    def _render_all(self, values: dict[str, Any], ctx: RenderContext) -> list[Message]:
         typed: set[str] = set()
-        for name, pattern in path_args.items():
-            if name in values:
-                try:
-                    library.root.gate(values[name], Origin.TYPED, pattern)
-                except InvalidParams as exc:
-                    raise InvalidParams(f"prompt {ctx.prompt!r}: argument {name!r}: {exc.message}",
-                                        {"argument": name}) from None
-                typed.add(values[name])
+        path_args = self.path_args
+        if path_args is not None:
+            for name, pattern in path_args.items():
+                if name in values:
+                    try:
+                        self.library.root.gate(values[name], Origin.TYPED, pattern)
+                    except InvalidParams as exc:
+                        raise InvalidParams(f"prompt {ctx.prompt!r}: argument {name!r}: {exc.message}",
+                                            {"argument": name}) from None
+                    typed.add(values[name])
 
-        def run() -> list[Message]:
+        def run() -> list[Message]:  # its cells: self, values and ctx (each one more is a cell made per render)
+            library, blocks, optional = self.library, self.blocks, self.optional
             out: list[Message] = []
             total = len(blocks)
             for i, block in enumerate(blocks):
@@ -436,8 +480,6 @@ def render_blocks(library: TemplateFolder, blocks: tuple[Block, ...], path_args:
 
         with typed_values(frozenset(typed)):
             return run_bounded(run, ctx.prompt)  # type: ignore[no-any-return]
-
-    return render
 
 
 def _templates(value: Tmpl) -> list[TemplateText]:

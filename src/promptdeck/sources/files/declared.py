@@ -2,14 +2,17 @@
 
 ``check`` reports every independent mistake of a file in one run: a bad argument does not hide the
 template's unknown variable below it. So when some argument is wrong, the file's templates are still
-checked, against the names the list declares (``declared_arguments``).
+checked, against the names the list declares (``declared_arguments``). What a prompt is built with from its
+arguments (``Declared``) is worked out once per argument list, which many files share.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
-from ...prompts.arguments import Argument, SpecError, parse_arguments
+from ...prompts.arguments import MISSING, Argument, SpecError, parse_arguments
+from ...prompts.spec import NO_MAPPING, NO_NAMES
 from ...protocol.errors import PromptFileError
 from .frontmatter import line_of_key
 
@@ -54,3 +57,36 @@ def declared_arguments(front: str, raw: object, rel: str, errors: list[PromptFil
     if len(errors) == before:  # a problem of the list as a whole
         problem(first)
     return tuple(Argument(name=name) for name in seen), False
+
+
+class Declared:
+    """What ``build_prompt`` works out from a prompt's arguments. Argument lists are shared between files
+    (``arguments.parse_arguments``) and immutable, and so is this: one per list, not per file."""
+
+    __slots__ = ("arguments", "known", "path_args", "paths", "optional")
+
+    def __init__(self, arguments: tuple[Argument, ...]) -> None:
+        #: the list itself, held so that its ``id`` (the key of ``_DECLARED``) stays its own
+        self.arguments = arguments
+        #: the names a template may use
+        self.known = frozenset(a.name for a in arguments)
+        paths = tuple(a for a in arguments if a.type == "path")
+        #: each ``path`` argument's name and pattern (an empty mapping shared by all lists without one)
+        self.path_args: Mapping[str, re.Pattern[str] | None] = {a.name: a.pattern for a in paths} or NO_MAPPING
+        self.paths = paths
+        #: what a client may leave out that has no default (``render_blocks``)
+        self.optional = frozenset(a.name for a in arguments if not a.required and a.default is MISSING) or NO_NAMES
+
+
+_DECLARED: dict[int, Declared] = {}
+_DECLARED_MAX = 4096
+
+
+def declared_of(arguments: tuple[Argument, ...]) -> Declared:
+    """The ``Declared`` of ``arguments``: made once per list (by identity), kept while few lists are in use."""
+    found = _DECLARED.get(id(arguments))
+    if found is None or found.arguments is not arguments:
+        if len(_DECLARED) >= _DECLARED_MAX:
+            _DECLARED.clear()
+        found = _DECLARED[id(arguments)] = Declared(arguments)
+    return found

@@ -13,15 +13,16 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...prompts.access import reading_as
-from ...prompts.arguments import MISSING
 from ...prompts.catalog import close_names
-from ...prompts.composition import Uses
-from ...prompts.spec import NAME_RE, Prompt, Reach
+from ...prompts.composition import NO_USES, Uses
+from ...prompts.execution import LIGHT
+from ...prompts.spec import NAME_RE, NO_NAMES, Prompt, Reach
 from ...protocol.errors import InvalidParams, LibraryError, LineError, PromptFileError
 from .. import Source
 from . import native
@@ -35,7 +36,7 @@ from .blocks import (
     validate_icons,
     work_of,
 )
-from .declared import declared_arguments
+from .declared import declared_arguments, declared_of
 from .frontmatter import EMPTY_PROMPT, line_of_key, read_front_matter, scopes_in, split_front_matter
 from .library import TemplateFolder
 from .native import Native
@@ -203,7 +204,7 @@ def build_prompt(library: TemplateFolder, rel: str, staged: Staged, *, compile_n
     tags = meta.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         fail("tags must be a list of words", line_of_key(front, "tags"))
-    scopes = scopes_in(meta)
+    scopes = scopes_in(meta) if meta.get("scopes") else NO_NAMES  # none given: no scopes, nothing to check
     if scopes is None:
         fail("scopes must be a list of scope names", line_of_key(front, "scopes"))
     icons: tuple[dict[str, Any], ...] = ()
@@ -218,14 +219,17 @@ def build_prompt(library: TemplateFolder, rel: str, staged: Staged, *, compile_n
     arguments, parsed = declared_arguments(front, meta.get("arguments"), rel, errors)
     if arguments is None:  # the templates are checked against the arguments' names: not without them
         return ParsedFile(None, errors)
-    scopes = scopes or frozenset()
+    scopes = scopes or NO_NAMES
+    declared = declared_of(arguments)
 
     blocks: list[Block] = []
-    with reading_as(scopes):  # the files its blocks name are checked as this prompt's reads
+    # The files its blocks name are checked as this prompt's reads. Nothing is read when no role line names
+    # anything and no template compiles now: a large library's messages are mostly just that.
+    with reading_as(scopes) if compile_now or any(segment[1] is not None for segment in segments) else nullcontext():
         for role, spec_text, body_text, spec_line, text_line in segments:
             try:
                 blocks.append(build_block(library, role, spec_text, body_text, spec_line, text_line,
-                                          arguments, compile_now=compile_now))
+                                          arguments, compile_now=compile_now, known=declared.known))
             except LineError as exc:
                 errors.append(PromptFileError(rel, str(exc), exc.line))
     tests = None
@@ -236,31 +240,33 @@ def build_prompt(library: TemplateFolder, rel: str, staged: Staged, *, compile_n
         errors += problems
     if errors:
         return ParsedFile(None, errors)
-    path_args = {a.name: a.pattern for a in arguments if a.type == "path"}
-    files = frozenset(block.file for block in blocks if block.file is not None)
-    paths = tuple(a for a in arguments if a.type == "path")
+    path_args = declared.path_args
     built = tuple(blocks)
-    # Templates not compiled yet (a large library) are read for what they compose on first ask; a template that
-    # only substitutes names composes nothing, so most prompts hold no callable.
-    uses: Uses | Callable[[], Uses] = (lambda: compiled_uses(library, built)) \
-        if not compile_now and not all(uncompiled_simple(block) for block in built) \
-        else Uses.union(block.uses for block in blocks)
+    work = work_of(built, path_args)
+    files: frozenset[str] = NO_NAMES
+    uses: Uses | Callable[[], Uses] = NO_USES  # text that only substitutes names names no file, composes nothing
+    if work != LIGHT:
+        files = frozenset(block.file for block in built if block.file is not None)
+        # Templates not compiled yet (a large library) are read for what they compose on first ask; a template
+        # that only substitutes names composes nothing, so most prompts hold no callable.
+        uses = (lambda: compiled_uses(library, built)) \
+            if not compile_now and not all(uncompiled_simple(block) for block in built) \
+            else Uses.union(block.uses for block in built)
     prompt = Prompt(
         name,
-        render_blocks(library, tuple(blocks), path_args,
-                      frozenset(a.name for a in arguments if not a.required and a.default is MISSING), scopes),
+        render_blocks(library, built, path_args, declared.optional, scopes),
         title=meta.get("title"),
         description=meta.get("description"),
         arguments=arguments,
         icons=icons,
-        tags=frozenset(tags),
+        tags=frozenset(tags) if tags else NO_NAMES,
         scopes=scopes,
         source=rel,
-        completers=library.path_completers(arguments) if path_args else {},
-        work=work_of(tuple(blocks), path_args),
-        meta={native.META_MODEL: native.json_safe(model)} if model else {},
-        reach=Reach(library.root, files, paths) if files or paths else None,
-        plain=plain_messages(tuple(blocks), path_args),
+        completers=library.path_completers(arguments) if path_args else None,
+        work=work,
+        meta={native.META_MODEL: native.json_safe(model)} if model else None,
+        reach=Reach(library.root, files, declared.paths) if files or declared.paths else None,
+        plain=plain_messages(built, work),
         tests=tests,
         composes=uses,
     )
