@@ -1,6 +1,6 @@
 """Load a large prompt folder: time, memory and the first walk's garbage-collection pauses (issue 42 item 5).
 
-    .venv/bin/python benchmarks/bench_folder.py --prompts 100000 [--profile] [--store] [--baseline SRC]
+    .venv/bin/python benchmarks/bench_folder.py --prompts 100000 [--varied] [--profile] [--store] [--baseline SRC]
 
 Each measure runs in a fresh child process (so peak RSS is the load's own, not an earlier run's):
 ``FileSource(lib).load()``'s wall time, the process's peak RSS after it (``ru_maxrss``), then the longest
@@ -111,17 +111,18 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--store", action="store_true", help="the same library from a SQLite store too")
     parser.add_argument("--baseline", type=Path, metavar="SRC", help="the folder loaded by this src tree too")
+    parser.add_argument("--varied", action="store_true", help="a library with no line alike in two files (libgen)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.child, args.tracemalloc, args.profile)))
         return 0
-    lib = ensure_library(args.prompts)
+    lib = ensure_library(args.prompts, varied=args.varied)
     # the working tree's promptdeck, installed or not, as the other benchmarks measure it
     trees = [("this tree", HERE.parent / "src")]
     if args.baseline is not None:
         trees.append(("baseline", args.baseline.resolve()))
-    store = published(lib, args.prompts) if args.store else None
+    store = published(lib, args.prompts, args.varied) if args.store else None
     for _ in range(args.runs):
         todo = [(name, tree, str(lib)) for name, tree in trees] + [("store", HERE.parent / "src", store)] * bool(store)
         for name, tree, what in todo:
@@ -133,9 +134,9 @@ def main() -> int:
     return 0
 
 
-def published(lib: Path, prompts: int) -> str:
+def published(lib: Path, prompts: int, varied: bool = False) -> str:
     """The URL of a SQLite store holding ``lib`` under the label production, published once and reused."""
-    db = HERE / ".work" / f"store-{prompts}.db"
+    db = HERE / ".work" / f"store-{'varied-' * varied}{prompts}.db"
     stamp = db.with_suffix(".done")
     if not stamp.exists():
         db.unlink(missing_ok=True)

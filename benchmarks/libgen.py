@@ -52,8 +52,27 @@ Keep it under {words} words and end with one question for the reader.
 """
 
 
-def default_dir(n: int) -> Path:
-    return WORK_DIR / f"lib-{n}"
+#: ``--varied``: every front matter line and the body name the file, so nothing is declared alike in two files
+#: (the worst case for what a load shares between files: arguments, front matter lines).
+_VARIED = """\
+---
+description: Prompt {num} of {total} drafts a note about topic {num}.
+arguments:
+  - name: topic{arg}
+    description: What note {num} is about
+    required: true
+  - name: tone
+    description: Tone of voice for note {num}
+    enum: [neutral, friendly, formal, tone{num}]
+    default: neutral
+---
+Write note {num} about {{{{ topic{arg} }}}} in a {{{{ tone }}}} tone.
+Keep it under {words} words and end with one question for reader {num}.
+"""
+
+
+def default_dir(n: int, varied: bool = False) -> Path:
+    return WORK_DIR / (f"lib-varied-{n}" if varied else f"lib-{n}")
 
 
 def prompt_paths(n: int) -> list[str]:
@@ -75,7 +94,9 @@ def prompt_names(n: int) -> list[str]:
     return [prompt_name(p) for p in prompt_paths(n)]
 
 
-def render_file(num: int, total: int) -> str:
+def render_file(num: int, total: int, varied: bool = False) -> str:
+    if varied:
+        return _VARIED.format(num=num, total=total, arg=num % 97, words=50 + num % 100)
     return _TEMPLATE.format(
         num=num,
         total=total,
@@ -85,20 +106,21 @@ def render_file(num: int, total: int) -> str:
     )
 
 
-def _stamp_ok(folder: Path, n: int) -> bool:
+def _stamp_ok(folder: Path, n: int, varied: bool) -> bool:
     try:
         data = json.loads((folder / STAMP).read_text())
     except (OSError, ValueError):
         return False
-    return isinstance(data, dict) and data.get("n") == n and data.get("format") == FORMAT_VERSION
+    return isinstance(data, dict) and data.get("n") == n and data.get("format") == FORMAT_VERSION \
+        and bool(data.get("varied")) == varied
 
 
-def ensure_library(n: int, folder: Path | None = None, *, force: bool = False) -> Path:
-    """Create (or reuse) a library of N prompts and return its folder."""
+def ensure_library(n: int, folder: Path | None = None, *, force: bool = False, varied: bool = False) -> Path:
+    """Create (or reuse) a library of N prompts and return its folder; ``varied``: no line alike in two files."""
     if n < 1:
         raise ValueError("a library needs at least one prompt")
-    folder = (folder or default_dir(n)).resolve()
-    if not force and _stamp_ok(folder, n):
+    folder = (folder or default_dir(n, varied)).resolve()
+    if not force and _stamp_ok(folder, n, varied):
         return folder
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = folder.with_name(f".{folder.name}.tmp-{os.getpid()}")
@@ -114,11 +136,12 @@ def ensure_library(n: int, folder: Path | None = None, *, force: bool = False) -
         # Raw os.open/os.write: file objects cost about twice as much per file at N=100,000.
         fd = os.open(f"{tmp}/{rel}", _OPEN_FLAGS, 0o644)
         try:
-            os.write(fd, render_file(i, n).encode())
+            os.write(fd, render_file(i, n, varied).encode())
         finally:
             os.close(fd)
     with open(tmp / STAMP, "w", encoding="utf-8") as fh:
-        json.dump({"n": n, "format": FORMAT_VERSION, "layout": "flat" if n <= PER_FOLDER else "folders"}, fh)
+        json.dump({"n": n, "format": FORMAT_VERSION, "varied": varied,
+                   "layout": "flat" if n <= PER_FOLDER else "folders"}, fh)
     if folder.exists():
         # Only ever replace a library this script wrote (or an empty folder), never someone's files.
         if not (folder / STAMP).is_file() and any(folder.iterdir()):
