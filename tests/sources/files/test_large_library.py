@@ -13,7 +13,7 @@ import pytest
 from promptdeck.prompts import arguments
 from promptdeck.protocol.content import Text
 from promptdeck.protocol.revisions import LATEST
-from promptdeck.sources.files import declared
+from promptdeck.sources.files import declared, frontmatter
 from promptdeck.sources.files.source import FileSource
 from tests.support.files import render, write
 
@@ -52,6 +52,7 @@ def held_per_prompt(root: Path) -> tuple[FileSource, float]:
         arguments._PARSED.clear()
         arguments._ITEMS.clear()
         declared._DECLARED.clear()
+        frontmatter._TOKENS.clear()
         gc.collect()
         after = tracemalloc.get_traced_memory()[0]
     finally:
