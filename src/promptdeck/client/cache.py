@@ -27,7 +27,6 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -100,16 +99,12 @@ class RenderCache:
         self._write_bytes(path, json.dumps(value, ensure_ascii=False).encode())
 
     def _write_bytes(self, path: Path, body: bytes) -> None:
+        # The store's whole-file write (mkstemp: 0600, O_EXCL; renamed over; nothing left when it fails), imported
+        # on the first write: a cache that is only read never loads the store's modules.
+        from ..sources.store.private import replace_whole
+
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # mkstemp: 0600, O_EXCL
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(body)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        replace_whole(path, body, ".tmp-")
 
     def _ready(self) -> None:
         make_own_folder(self.path, "the prompt cache", LibraryError)
