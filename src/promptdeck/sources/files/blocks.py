@@ -202,20 +202,17 @@ def build_block(library: TemplateFolder, role: str, spec_text: str | None, body:
         text = TemplateText(body.strip("\n").rstrip(), library, text_line)
         return Block(role, "text", None, text, None, spec_line, None, _compile(library, text, compile_now, known)
                      or NO_USES)
-    spec: dict[str, Any] = {}
-    if spec_text is not None:
-        import yaml  # role-line mappings are rare: PyYAML loads only for files that have them
+    import yaml  # role-line mappings are rare: PyYAML loads only for files that have them
 
-        try:
-            loaded = safe_yaml(spec_text)
-        except YamlRefused as exc:
-            raise LineError(f"the mapping after '{role}:': {exc}", spec_line) from None
-        except yaml.YAMLError as exc:
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise LineError(f"the mapping after '{role}:' is not valid YAML: {problem}", spec_line) from None
-        if not isinstance(loaded, dict):
-            raise LineError(f"after '{role}:' put a mapping like {{image: path.png}}", spec_line)
-        spec = loaded
+    try:
+        spec = safe_yaml(spec_text)
+    except YamlRefused as exc:
+        raise LineError(f"the mapping after '{role}:': {exc}", spec_line) from None
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise LineError(f"the mapping after '{role}:' is not valid YAML: {problem}", spec_line) from None
+    if not isinstance(spec, dict):
+        raise LineError(f"after '{role}:' put a mapping like {{image: path.png}}", spec_line)
     unknown = [k for k in spec if k not in _SPEC_KEYS]
     if unknown:
         raise LineError(f"unknown key {unknown[0]!r} after '{role}:' (known: {', '.join(_SPEC_KEYS)})",
