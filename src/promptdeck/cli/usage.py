@@ -73,6 +73,6 @@ def _from_store(url: str, prompt: str | None, since: str) -> dict[str, Any]:
 def _from_server(server: str, token: str | None, prompt: str | None, since: str) -> dict[str, Any]:
     from .server_api import get
 
-    shown: dict[str, Any] = get(server, "/api/usage", {"since": since, **({"prompt": prompt} if prompt else {})},
-                                token, MAX_ANSWER_BYTES)
+    query = {"since": since} if prompt is None else {"since": since, "prompt": prompt}
+    shown: dict[str, Any] = get(server, "/api/usage", query, token, MAX_ANSWER_BYTES)
     return shown

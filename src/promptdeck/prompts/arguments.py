@@ -305,9 +305,9 @@ def parse_arguments(raw: object) -> tuple[Argument, ...]:
     return cached
 
 
-#: Arguments by their YAML's repr, as ``_PARSED`` keeps lists: files whose lists differ (a description naming
-#: its file) still declare most arguments alike, and each file held its own copy of each (an Argument, its
-#: wire description, its enum: about 600 bytes for an argument with four choices).
+#: Arguments by their YAML's value (``_declaration``), as ``_PARSED`` keeps lists: files whose lists differ (a
+#: description naming its file) still declare most arguments alike, and each file held its own copy of each (an
+#: Argument, its wire description, its enum: about 600 bytes for an argument with four choices).
 _ITEMS: dict[bytes | str, Argument] = {}
 
 
