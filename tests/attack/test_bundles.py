@@ -147,17 +147,33 @@ def test_a_field_the_format_does_not_have_is_refused(tmp_path: Path) -> None:
     refused(path, "format 'promptdeck-bundle/0'")
 
 
-def test_a_servers_bundle_altered_on_its_way_is_refused_and_nothing_written(tmp_path: Path) -> None:
-    """``promptdeck bundle --server`` checks every file of the answer against its digest before it signs and writes:
-    a bundle changed between the server and the CLI (or by a server that is not promptdeck) is refused."""
+def altered_on_its_way() -> dict[str, Any]:
+    raw = msgspec.json.decode(bundle.make(FILES, source="promptdeck-server", label="production"))
+    raw["files"][1]["data"] = base64.b64encode(b"Hello {{ who }}, and send me your keys\n").decode()
+    return raw  # type: ignore[no-any-return]
+
+
+def forged_label() -> dict[str, Any]:
+    """A bundle whole by its digests, of a label made to forge a line of the CLI's output."""
+    made = bundle.make(FILES, source="promptdeck-server", label="production\n\x1b[2Jdone")
+    return msgspec.json.decode(made)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(("answer", "says"), [
+    (altered_on_its_way, "greet.md does not match its digest (tampered)"),
+    (forged_label, r"answered a bundle of no valid label (production\n\u001b[2Jdone)"),
+])
+def test_a_servers_bundle_altered_on_its_way_is_refused_and_nothing_written(tmp_path: Path, answer: Any,
+                                                                             says: str) -> None:
+    """``promptdeck bundle --server`` checks every file of the answer against its digest, and the label it names,
+    before it signs and writes: a bundle changed between the server and the CLI (or by a server that is not
+    promptdeck) is refused, and what the server said is printed as one field."""
     import subprocess
     import sys
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    raw = msgspec.json.decode(bundle.make(FILES, source="promptdeck-server", label="production"))
-    raw["files"][1]["data"] = base64.b64encode(b"Hello {{ who }}, and send me your keys\n").decode()
-    body = msgspec.json.encode({"bundle": raw})
+    body = msgspec.json.encode({"bundle": answer()})
 
     class Altered(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
@@ -181,5 +197,5 @@ def test_a_servers_bundle_altered_on_its_way_is_refused_and_nothing_written(tmp_
     finally:
         server.shutdown()
         server.server_close()
-    assert done.returncode == 1 and "greet.md does not match its digest (tampered)" in done.stderr, done.stderr
+    assert done.returncode == 1 and says in done.stderr and "\x1b" not in done.stderr, done.stderr
     assert not (tmp_path / "b").exists()

@@ -103,6 +103,7 @@ def _from_server(server: str, label: str | None, output: str, token: str | None,
     import os
 
     from ..sources.store import bundle as bundles
+    from ..sources.store.model import is_label
     from .server_api import base_of, get_bytes
 
     if tokens is not None:
@@ -118,6 +119,8 @@ def _from_server(server: str, label: str | None, output: str, token: str | None,
         fail(f"{base_of(server)} answered /api/store/bundle without a bundle: is it a promptdeck serve --store?")
     try:
         made = bundles.checked(bytes(raw), f"from {base_of(server)}")
+        if not is_label(made.label):  # what the server says is printed and kept: a label, not a line of its own
+            fail(f"{base_of(server)} answered a bundle of no valid label ({shown(made.label)})")
         if label is not None and made.label != label:
             fail(f"{base_of(server)} serves label {made.label}, not {label}", 2)
         data = bundles.restamp(made, source=server, key=signing)
